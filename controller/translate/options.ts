@@ -1,0 +1,26 @@
+/** What the translator needs to know about this controller; all plain values, no I/O. */
+export interface TranslateOptions {
+  /** Name of the IngressClass this controller serves. */
+  ingressClassName: string;
+  /** Value of IngressClass spec.controller that marks a class as ours. */
+  controllerName: string;
+  /** HTML body returned with 404 when no rule and no default backend matches. */
+  notFoundPage: string;
+  /** Port used in http -> https redirects (the port clients reach the HTTPS listener on). */
+  httpsRedirectPort: number;
+}
+
+export const defaultNotFoundPage = `<!DOCTYPE html>
+<html><head><title>404 Not Found</title></head>
+<body><h1>404 Not Found</h1><p>No Ingress rule matches this host and path.</p><hr><p>envoy-ingress</p></body></html>
+`;
+
+export const defaultTranslateOptions: TranslateOptions = {
+  ingressClassName: 'envoy-ingress',
+  controllerName: 'envoy-ingress.io/ingress-controller',
+  notFoundPage: defaultNotFoundPage,
+  httpsRedirectPort: 443,
+};
+
+/** Prefix of this controller's own annotations. */
+export const annotationPrefix = 'envoy-ingress.io/';
