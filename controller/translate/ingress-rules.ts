@@ -1,0 +1,85 @@
+// spec.rules of all our Ingresses -> routes per host, settling conflicts by age.
+import { type ResolvedBackend, type ServiceIndex, resolveBackend } from './backend.js';
+import type { Diagnostic } from './diagnostics.js';
+import { catchAllHost, parseHost } from './hostname.js';
+import type { ClusterIR, RouteIR } from './ir.js';
+import { type Ingress, type ObjectRef, refOf } from './kube-objects.js';
+import { describeMatch, matchKey, parsePath } from './path-match.js';
+import { describeOwner } from './owner.js';
+import { Reason } from './reasons.js';
+
+export interface CollectedRules {
+  /** Routes per host (`*` for host-less rules), unsorted and without the fallback route. */
+  routesByHost: Map<string, RouteIR[]>;
+  /** Ingresses with at least one rule for the host (valid or not), oldest first. */
+  contributorsByHost: Map<string, Ingress[]>;
+}
+
+export function ruleRouteName(ingress: ObjectRef, rule: number, path: number): string {
+  return `ingress/${ingress.namespace}/${ingress.name}/rule/${rule}/path/${path}`;
+}
+
+function addOnce<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else if (!list.includes(value)) list.push(value);
+}
+
+/**
+ * Collects rule routes. `ingresses` must be oldest first: the first claim of a host + path + pathType wins and
+ * later claims get a RuleConflict naming the winner. Only winning paths have their backend resolved, so a loser
+ * is reported once, for the conflict. Resolved clusters are added to `clusters`.
+ */
+export function collectRules(
+  ingresses: readonly Ingress[],
+  services: ServiceIndex,
+  clusters: Map<string, ClusterIR>,
+  diagnostics: Diagnostic[],
+): CollectedRules {
+  const routesByHost = new Map<string, RouteIR[]>();
+  const contributorsByHost = new Map<string, Ingress[]>();
+  const claims = new Map<string, { route: RouteIR; owner: ObjectRef }>();
+
+  for (const ingress of ingresses) {
+    const ref = refOf(ingress);
+    const warn = (reason: string, message: string): void => {
+      diagnostics.push({ object: ref, severity: 'Warning', reason, message });
+    };
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      let host = catchAllHost;
+      if (rule.host !== undefined && rule.host !== '') {
+        const parsed = parseHost(rule.host);
+        if (!parsed.valid) {
+          warn(Reason.InvalidHost, `rule ${i}: ${parsed.error}; rule skipped`);
+          return;
+        }
+        host = parsed.host;
+      }
+      addOnce(contributorsByHost, host, ingress);
+      (rule.http?.paths ?? []).forEach((path, j) => {
+        const parsed = parsePath(path.path, path.pathType);
+        if (!parsed.valid) {
+          warn(Reason.InvalidPath, `rule ${i} path ${j}: ${parsed.error}; path skipped`);
+          return;
+        }
+        const name = ruleRouteName(ref, i, j);
+        const claimKey = `${host} ${matchKey(parsed.match)}`;
+        const winner = claims.get(claimKey);
+        if (winner !== undefined) {
+          warn(
+            Reason.RuleConflict,
+            `rule ${i} path ${j}: host ${host} ${describeMatch(parsed.match)} is already claimed by ` +
+              `route ${winner.route.name} of ${describeOwner(winner.owner, ref)}; path skipped`,
+          );
+          return;
+        }
+        const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, services, `rule ${i} path ${j}`, diagnostics);
+        if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
+        const route: RouteIR = { name, match: parsed.match, action: resolved.action, source: ref };
+        claims.set(claimKey, { route, owner: ref });
+        addOnce(routesByHost, host, route);
+      });
+    });
+  }
+  return { routesByHost, contributorsByHost };
+}

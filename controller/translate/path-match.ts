@@ -1,0 +1,81 @@
+// Ingress path + pathType -> PathMatchIR, and the order routes are tried in.
+import type { PathMatchIR, RouteIR } from './ir.js';
+import { compareStrings } from './ordering.js';
+
+export type ParsedPath = { valid: true; match: PathMatchIR } | { valid: false; error: string };
+
+/**
+ * RFC 3986 path characters: unreserved, sub-delims, ':' '@', '/' and percent-encodings. Anything else (space,
+ * '?', '#', quotes, brackets, control or non-ASCII characters) cannot appear in a request path as sent.
+ */
+const pathCharacters = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
+/**
+ * Sequences Kubernetes rejects in Exact and Prefix paths; we reject them for every pathType because Envoy
+ * normalises request paths, so a route containing them could never match.
+ */
+const forbiddenSequences = ['//', '/./', '/../', '%2f', '%2F'];
+const forbiddenSuffixes = ['/..', '/.'];
+
+/**
+ * Translates one HTTPIngressPath. A missing path means `/`. ImplementationSpecific (and a missing pathType,
+ * the pre-v1 default) is treated as Prefix: it is the only prefix semantics Envoy offers that matches the
+ * spec's element-wise rule. Prefix paths lose their trailing slashes (`/foo/` -> `/foo`; `/` stays `/`),
+ * since an element-wise `/foo` prefix already matches `/foo/` and everything below it.
+ */
+export function parsePath(path: string | undefined, pathType: string | undefined): ParsedPath {
+  const value = path === undefined || path === '' ? '/' : path;
+  let kind: PathMatchIR['kind'];
+  switch (pathType) {
+    case 'Exact':
+      kind = 'exact';
+      break;
+    case 'Prefix':
+    case 'ImplementationSpecific':
+    case undefined:
+      kind = 'prefix';
+      break;
+    default:
+      return {
+        valid: false,
+        error: `unknown pathType ${JSON.stringify(pathType)}; accepted: "Exact", "Prefix", "ImplementationSpecific"`,
+      };
+  }
+  if (!value.startsWith('/')) return { valid: false, error: `path ${JSON.stringify(value)} must start with "/"` };
+  if (!pathCharacters.test(value)) {
+    return { valid: false, error: `path ${JSON.stringify(value)} contains characters not allowed in a URL path` };
+  }
+  for (const sequence of forbiddenSequences) {
+    if (value.includes(sequence)) {
+      return { valid: false, error: `path ${JSON.stringify(value)} must not contain ${JSON.stringify(sequence)}` };
+    }
+  }
+  for (const suffix of forbiddenSuffixes) {
+    if (value.endsWith(suffix)) {
+      return { valid: false, error: `path ${JSON.stringify(value)} must not end with ${JSON.stringify(suffix)}` };
+    }
+  }
+  if (kind === 'exact') return { valid: true, match: { kind, path: value } };
+  const trimmed = value.replace(/\/+$/, '');
+  return { valid: true, match: { kind, path: trimmed === '' ? '/' : trimmed } };
+}
+
+/** Identity of a match within one host: two routes with the same key claim the same requests. */
+export function matchKey(match: PathMatchIR): string {
+  return `${match.kind} ${match.path}`;
+}
+
+/** Human-readable form for messages, e.g. `Prefix /foo`. */
+export function describeMatch(match: PathMatchIR): string {
+  return `${match.kind === 'exact' ? 'Exact' : 'Prefix'} ${match.path}`;
+}
+
+/**
+ * Route precedence within a virtual host: longest path first (so the most specific prefix wins), Exact before
+ * Prefix at equal length, then route name so the order never depends on input order.
+ */
+export function compareRoutePrecedence(a: RouteIR, b: RouteIR): number {
+  if (a.match.path.length !== b.match.path.length) return b.match.path.length - a.match.path.length;
+  if (a.match.kind !== b.match.kind) return a.match.kind === 'exact' ? -1 : 1;
+  return compareStrings(a.name, b.name);
+}

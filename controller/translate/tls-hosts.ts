@@ -1,0 +1,99 @@
+// spec.tls of all our Ingresses -> which host is served over TLS with which certificate.
+import type { Diagnostic } from './diagnostics.js';
+import { parseHost } from './hostname.js';
+import type { TlsSecretIR } from './ir.js';
+import { type Ingress, type ObjectRef, type Secret, refOf } from './kube-objects.js';
+import { describeOwner } from './owner.js';
+import { Reason } from './reasons.js';
+import { type ValidatedSecret, secretResourceName, validateTlsSecret } from './tls-secret.js';
+
+export interface TlsHost {
+  host: string;
+  secret: TlsSecretIR;
+  /** The (oldest) Ingress whose entry won the host. */
+  owner: ObjectRef;
+}
+
+export interface CollectedTls {
+  /** Hosts with a valid certificate. */
+  hosts: Map<string, TlsHost>;
+  /** Ingresses naming the host in spec.tls (valid entry or not), oldest first. */
+  contributorsByHost: Map<string, Ingress[]>;
+}
+
+/**
+ * Collects TLS hosts. `ingresses` must be oldest first. Entries whose Secret is missing or invalid are reported
+ * and skipped, so their hosts stay plain HTTP unless another valid entry covers them; among valid entries for one
+ * host the oldest Ingress (then the earlier entry) wins and a different secret elsewhere gets TlsConflict.
+ */
+export function collectTlsHosts(
+  ingresses: readonly Ingress[],
+  secrets: readonly Secret[],
+  diagnostics: Diagnostic[],
+): CollectedTls {
+  const secretsByName = new Map(
+    secrets.map((s) => [secretResourceName(s.metadata.namespace ?? 'default', s.metadata.name), s]),
+  );
+  const validated = new Map<string, ValidatedSecret>();
+  const hosts = new Map<string, TlsHost>();
+  const contributorsByHost = new Map<string, Ingress[]>();
+
+  for (const ingress of ingresses) {
+    const ref = refOf(ingress);
+    const warn = (reason: string, message: string): void => {
+      diagnostics.push({ object: ref, severity: 'Warning', reason, message });
+    };
+    (ingress.spec?.tls ?? []).forEach((entry, i) => {
+      const entryHosts: string[] = [];
+      for (const raw of entry.hosts ?? []) {
+        const parsed = parseHost(raw);
+        if (!parsed.valid) warn(Reason.InvalidHost, `tls ${i}: ${parsed.error}; host skipped`);
+        else if (!entryHosts.includes(parsed.host)) entryHosts.push(parsed.host);
+      }
+      for (const host of entryHosts) {
+        const list = contributorsByHost.get(host);
+        if (list === undefined) contributorsByHost.set(host, [ingress]);
+        else if (!list.includes(ingress)) list.push(ingress);
+      }
+      if (entryHosts.length === 0) {
+        if ((entry.hosts ?? []).length === 0) {
+          warn(Reason.UnsupportedTls, `tls ${i}: entry lists no hosts; this controller needs explicit hosts`);
+        }
+        return;
+      }
+      const plainOnly = `; ${entryHosts.join(', ')} served over plain HTTP only`;
+      if (entry.secretName === undefined || entry.secretName === '') {
+        warn(Reason.UnsupportedTls, `tls ${i}: entry has no secretName and there is no default certificate${plainOnly}`);
+        return;
+      }
+      const name = secretResourceName(ref.namespace, entry.secretName);
+      const secret = secretsByName.get(name);
+      if (secret === undefined) {
+        warn(Reason.SecretNotFound, `tls ${i}: secret ${name} not found${plainOnly}`);
+        return;
+      }
+      let result = validated.get(name);
+      if (result === undefined) {
+        result = validateTlsSecret(secret);
+        validated.set(name, result);
+      }
+      if (!result.valid) {
+        warn(Reason.SecretInvalid, `tls ${i}: ${result.error}${plainOnly}`);
+        return;
+      }
+      for (const host of entryHosts) {
+        const current = hosts.get(host);
+        if (current === undefined) {
+          hosts.set(host, { host, secret: result.secret, owner: ref });
+        } else if (current.secret.name !== name) {
+          warn(
+            Reason.TlsConflict,
+            `tls ${i}: host ${host} already uses secret ${current.secret.name} from ${describeOwner(current.owner, ref)}; ` +
+              `secret ${name} ignored for it`,
+          );
+        }
+      }
+    });
+  }
+  return { hosts, contributorsByHost };
+}

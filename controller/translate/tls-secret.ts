@@ -1,0 +1,69 @@
+// Validation of kubernetes.io/tls Secrets into SDS certificates. Pure computation with node:crypto; no I/O.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { PrivateKey, type TlsSecretIR } from './ir.js';
+import type { Secret } from './kube-objects.js';
+
+export type ValidatedSecret = { valid: true; secret: TlsSecretIR } | { valid: false; error: string };
+
+/** SDS resource name of a Secret: `namespace/name`. */
+export function secretResourceName(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decode(secret: Secret, key: string): { value: string } | { error: string } {
+  const raw = secret.data?.[key];
+  if (raw === undefined || raw === '') return { error: `has no data "${key}"` };
+  const compact = raw.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !base64.test(compact)) return { error: `data "${key}" is not valid base64` };
+  return { value: Buffer.from(compact, 'base64').toString('utf8') };
+}
+
+/**
+ * Checks that a Secret is a usable TLS certificate: type kubernetes.io/tls, `tls.crt` holding PEM certificates
+ * (leaf first), `tls.key` holding an unencrypted PEM private key, and the key matching the leaf certificate.
+ * Expiry is not checked: that would need the clock, and an expired certificate is still the one asked for.
+ */
+export function validateTlsSecret(secret: Secret): ValidatedSecret {
+  const namespace = secret.metadata.namespace ?? 'default';
+  const name = secretResourceName(namespace, secret.metadata.name);
+  const fail = (problem: string): ValidatedSecret => ({ valid: false, error: `secret ${name} ${problem}` });
+
+  if (secret.type !== 'kubernetes.io/tls') {
+    return fail(`has type ${JSON.stringify(secret.type ?? 'Opaque')}, expected "kubernetes.io/tls"`);
+  }
+  const crt = decode(secret, 'tls.crt');
+  if ('error' in crt) return fail(crt.error);
+  const key = decode(secret, 'tls.key');
+  if ('error' in key) return fail(key.error);
+
+  if (!crt.value.includes('-----BEGIN CERTIFICATE-----')) return fail('"tls.crt" holds no PEM certificate');
+  let certificate: X509Certificate;
+  try {
+    // Parses the first (leaf) certificate of the chain.
+    certificate = new X509Certificate(crt.value);
+  } catch (error) {
+    return fail(`"tls.crt" is not a valid PEM certificate (${errorText(error)})`);
+  }
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key.value)) return fail('"tls.key" holds no PEM private key');
+  let privateKey;
+  try {
+    privateKey = createPrivateKey({ key: key.value, format: 'pem' });
+  } catch (error) {
+    return fail(`"tls.key" is not a valid unencrypted PEM private key (${errorText(error)})`);
+  }
+  let matches: boolean;
+  try {
+    matches = certificate.checkPrivateKey(privateKey);
+  } catch {
+    matches = false;
+  }
+  if (!matches) return fail('"tls.key" does not match the certificate in "tls.crt"');
+
+  return { valid: true, secret: { name, certificateChain: crt.value, privateKey: new PrivateKey(key.value) } };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

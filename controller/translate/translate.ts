@@ -1,0 +1,123 @@
+// The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
+// deterministic; best effort: a broken part of an Ingress is reported and only that part is left out.
+import { indexServices } from './backend.js';
+import { selectDefaultBackend } from './default-backend.js';
+import type { Diagnostic } from './diagnostics.js';
+import { catchAllHost } from './hostname.js';
+import { isServedByUs } from './ingress-class.js';
+import { collectRules } from './ingress-rules.js';
+import type { ClusterIR, GatewayIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
+import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
+import { parseAnnotations } from './annotations.js';
+import type { TranslateOptions } from './options.js';
+import { compareByAge, compareStrings } from './ordering.js';
+import { collectTlsHosts } from './tls-hosts.js';
+import {
+  assembleVirtualHost,
+  fallbackRoute,
+  redirectVirtualHost,
+  renameVirtualHost,
+  routeTable,
+} from './virtual-host.js';
+
+export interface TranslationResult {
+  ir: GatewayIR;
+  /** Sorted by object, in the order found for each object. */
+  diagnostics: Diagnostic[];
+  /** Every Ingress of our class, even partly broken ones (their status is ours to write), sorted. */
+  servedIngresses: ObjectRef[];
+}
+
+/** RDS name of the plaintext listener's route table. */
+export const httpRouteTableName = 'http';
+
+/** RDS name of the route table and filter chain of one TLS host. */
+export function httpsName(host: string): string {
+  return `https/${host}`;
+}
+
+function compareRefs(a: ObjectRef, b: ObjectRef): number {
+  return compareStrings(refKey(a), refKey(b));
+}
+
+function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<string, ClusterIR>): ClusterIR[] {
+  const used = new Map<string, ClusterIR>();
+  for (const table of tables) {
+    for (const vhost of table.virtualHosts) {
+      for (const route of vhost.routes) {
+        if (route.action.kind !== 'forward') continue;
+        const cluster = known.get(route.action.cluster);
+        if (cluster !== undefined) used.set(cluster.name, { name: cluster.name, service: { ...cluster.service } });
+      }
+    }
+  }
+  return [...used.values()].sort((a, b) => compareStrings(a.name, b.name));
+}
+
+export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
+  const diagnostics: Diagnostic[] = [];
+  // Oldest first: every conflict below is settled by the first claim.
+  const ingresses = state.ingresses
+    .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
+    .sort(compareByAge);
+
+  const sslRedirect = new Map<Ingress, boolean>(
+    ingresses.map((ingress) => [ingress, parseAnnotations(ingress, diagnostics).sslRedirect]),
+  );
+  const services = indexServices(state.services);
+  const clusters = new Map<string, ClusterIR>();
+  const defaultBackend = selectDefaultBackend(ingresses, services, clusters, diagnostics);
+  const rules = collectRules(ingresses, services, clusters, diagnostics);
+  const tls = collectTlsHosts(ingresses, state.secrets, diagnostics);
+
+  const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
+  const virtualHosts = new Map<string, VirtualHostIR>();
+  for (const [host, routes] of rules.routesByHost) virtualHosts.set(host, assembleVirtualHost(host, routes, fallback));
+  if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
+  const catchAll = virtualHosts.get(catchAllHost) as VirtualHostIR;
+
+  // A TLS host serves exactly what plain HTTP would serve for it: its own virtual host, or, when no rule names
+  // it, the catch-all's routes.
+  const tlsServers: TlsServerIR[] = [];
+  const secrets = new Map<string, TlsSecretIR>();
+  for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
+    const own = virtualHosts.get(host);
+    const vhost = own !== undefined ? renameVirtualHost(own, host) : renameVirtualHost(catchAll, host);
+    tlsServers.push({
+      name: httpsName(host),
+      serverNames: [host],
+      secret: secret.name,
+      routeTable: routeTable(httpsName(host), [vhost]),
+    });
+    secrets.set(secret.name, secret);
+  }
+
+  // A host with TLS redirects plain HTTP to https unless every Ingress contributing to it (by rules or by
+  // spec.tls) opts out with ssl-redirect "false".
+  const redirects = (host: string): boolean => {
+    const contributors = [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
+    return contributors.some((ingress) => sslRedirect.get(ingress) !== false);
+  };
+  const httpHosts: VirtualHostIR[] = [];
+  for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
+    if (tls.hosts.has(host) && redirects(host)) httpHosts.push(redirectVirtualHost(host, options.httpsRedirectPort));
+    else {
+      const vhost = virtualHosts.get(host);
+      if (vhost !== undefined) httpHosts.push(vhost);
+    }
+  }
+  const http = routeTable(httpRouteTableName, httpHosts);
+
+  const ir: GatewayIR = {
+    http,
+    tlsServers,
+    clusters: clustersUsedBy([http, ...tlsServers.map((s) => s.routeTable)], clusters),
+    secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
+  };
+  return {
+    ir,
+    // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
+    diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
+    servedIngresses: ingresses.map(refOf).sort(compareRefs),
+  };
+}
