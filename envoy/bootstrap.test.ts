@@ -1,0 +1,48 @@
+import test from 'ava';
+import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
+import { buildBootstrap } from './bootstrap.js';
+import type { ResourceJson } from './resource-types.js';
+
+const base = {
+  nodeId: 'envoy-ingress-test',
+  nodeCluster: 'envoy-ingress',
+  xdsHost: '127.0.0.1',
+  xdsPort: 18000,
+  adminAddress: '127.0.0.1',
+  adminPort: 0,
+} as const;
+
+function adsConfig(bootstrap: ResourceJson): ResourceJson {
+  return (bootstrap['dynamic_resources'] as ResourceJson)['ads_config'] as ResourceJson;
+}
+
+function xdsCluster(bootstrap: ResourceJson): ResourceJson {
+  return ((bootstrap['static_resources'] as ResourceJson)['clusters'] as ResourceJson[])[0] as ResourceJson;
+}
+
+for (const xdsProtocol of ['sotw', 'delta'] as const) {
+  test(`envoy accepts the ${xdsProtocol} bootstrap`, async (t) => {
+    const result = await validateWithEnvoy(buildBootstrap({ ...base, xdsProtocol }));
+    t.true(result.ok, result.output);
+  });
+}
+
+test('the ADS api type follows the protocol', (t) => {
+  t.is(adsConfig(buildBootstrap({ ...base, xdsProtocol: 'sotw' }))['api_type'], 'GRPC');
+  t.is(adsConfig(buildBootstrap({ ...base, xdsProtocol: 'delta' }))['api_type'], 'DELTA_GRPC');
+});
+
+test('node, admin and xDS address come from the options', (t) => {
+  const bootstrap = buildBootstrap({ ...base, xdsProtocol: 'sotw', adminPort: 9901, xdsPort: 18001 });
+  t.deepEqual(bootstrap['node'], { id: 'envoy-ingress-test', cluster: 'envoy-ingress' });
+  t.deepEqual(bootstrap['admin'], { address: { socket_address: { address: '127.0.0.1', port_value: 9901 } } });
+  t.regex(JSON.stringify(xdsCluster(bootstrap)['load_assignment']), /"address":"127.0.0.1","port_value":18001/);
+});
+
+test('an xDS host given by name is resolved by DNS and still accepted by envoy', async (t) => {
+  const bootstrap = buildBootstrap({ ...base, xdsHost: 'localhost', xdsProtocol: 'delta' });
+  t.is(xdsCluster(bootstrap)['type'], 'STRICT_DNS');
+  t.is(xdsCluster(buildBootstrap({ ...base, xdsProtocol: 'delta' }))['type'], 'STATIC');
+  const result = await validateWithEnvoy(bootstrap);
+  t.true(result.ok, result.output);
+});

@@ -1,0 +1,60 @@
+import { isIP } from 'node:net';
+import { buildSocketAddress } from './address.js';
+import { buildAdsConfigSource } from './config-source.js';
+import type { ResourceJson } from './resource-types.js';
+
+export const xdsClusterName = 'xds_cluster';
+
+const httpProtocolOptionsType = 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+
+export interface BootstrapOptions {
+  nodeId: string;
+  nodeCluster: string;
+  /** IP address or DNS name of the control plane's xDS server. */
+  xdsHost: string;
+  xdsPort: number;
+  adminAddress: string;
+  /** 0 lets the OS choose (read it back with `--admin-address-path`). */
+  adminPort: number;
+  /** State of the world (`GRPC`) or incremental (`DELTA_GRPC`) ADS. */
+  xdsProtocol: 'sotw' | 'delta';
+}
+
+/** The static cluster reaching the xDS server; gRPC needs HTTP/2. */
+export function buildXdsCluster(host: string, port: number): ResourceJson {
+  return {
+    name: xdsClusterName,
+    // STATIC takes only IP addresses; a DNS name (e.g. a Kubernetes Service) needs resolving.
+    type: isIP(host) === 0 ? 'STRICT_DNS' : 'STATIC',
+    connect_timeout: '1s',
+    load_assignment: {
+      cluster_name: xdsClusterName,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: buildSocketAddress(host, port) } }] }],
+    },
+    typed_extension_protocol_options: {
+      'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+        '@type': httpProtocolOptionsType,
+        explicit_http_config: { http2_protocol_options: {} },
+      },
+    },
+  };
+}
+
+/** Envoy's bootstrap: every listener, route, cluster, endpoint and secret comes over one ADS stream. */
+export function buildBootstrap(o: BootstrapOptions): ResourceJson {
+  return {
+    node: { id: o.nodeId, cluster: o.nodeCluster },
+    admin: { address: buildSocketAddress(o.adminAddress, o.adminPort) },
+    dynamic_resources: {
+      ads_config: {
+        api_type: o.xdsProtocol === 'delta' ? 'DELTA_GRPC' : 'GRPC',
+        transport_api_version: 'V3',
+        grpc_services: [{ envoy_grpc: { cluster_name: xdsClusterName } }],
+        set_node_on_first_message_only: true,
+      },
+      lds_config: buildAdsConfigSource(),
+      cds_config: buildAdsConfigSource(),
+    },
+    static_resources: { clusters: [buildXdsCluster(o.xdsHost, o.xdsPort)] },
+  };
+}

@@ -1,0 +1,22 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import test from 'ava';
+import { buildResources } from './build-resources.js';
+import { goldenYaml, loadGoldenCases } from './test-helpers/golden-cases.js';
+
+// testdata/envoy/<case>.in.yaml -> <case>.out.yaml; UPDATE_GOLDEN=1 rewrites the outputs (review the diff).
+const update = process.env['UPDATE_GOLDEN'] === '1';
+
+for (const c of loadGoldenCases()) {
+  test(`golden: ${c.name}`, (t) => {
+    const actual = goldenYaml(buildResources(c.ir, c.endpoints, c.options));
+    if (update) writeFileSync(c.outPath, actual);
+    let expected: string;
+    try {
+      expected = readFileSync(c.outPath, 'utf8');
+    } catch {
+      t.fail(`${c.outPath} is missing; run with UPDATE_GOLDEN=1 to create it`);
+      return;
+    }
+    t.is(actual, expected);
+  });
+}

@@ -1,0 +1,18 @@
+import type { ClusterIR } from '../controller/translate/ir.js';
+import { buildAdsConfigSource } from './config-source.js';
+import type { ResourceJson } from './resource-types.js';
+
+/**
+ * A Cluster for one Service port whose endpoints come over EDS under the cluster's own name. No active health
+ * checking is configured, so `ignore_health_on_host_removal` would change nothing and is left out: a host
+ * removed from EDS is dropped at once.
+ */
+export function buildCluster(cluster: ClusterIR): ResourceJson {
+  return {
+    name: cluster.name,
+    type: 'EDS',
+    eds_cluster_config: { eds_config: buildAdsConfigSource(), service_name: cluster.name },
+    connect_timeout: '5s',
+    lb_policy: 'ROUND_ROBIN',
+  };
+}

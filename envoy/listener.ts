@@ -1,0 +1,43 @@
+import type { RouteTableIR, TlsServerIR } from '../controller/translate/ir.js';
+import { buildSocketAddress } from './address.js';
+import { buildTlsTransportSocket } from './downstream-tls-context.js';
+import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
+import type { ResourceJson } from './resource-types.js';
+
+export const httpListenerName = 'ingress_http';
+export const httpsListenerName = 'ingress_https';
+
+const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
+
+/** The plaintext listener: one filter chain whose routes come from `routeTable`. */
+export function buildHttpListener(routeTable: RouteTableIR, listenAddress: string, port: number): ResourceJson {
+  return {
+    name: httpListenerName,
+    address: buildSocketAddress(listenAddress, port),
+    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name)] }],
+  };
+}
+
+/** One TLS filter chain, selected by SNI, terminating with the server's certificate. */
+export function buildTlsFilterChain(server: TlsServerIR): ResourceJson {
+  return {
+    name: server.name,
+    filter_chain_match: { server_names: [...server.serverNames] },
+    transport_socket: buildTlsTransportSocket(server.secret),
+    filters: [buildHttpConnectionManagerFilter(httpsListenerName, server.routeTable.name)],
+  };
+}
+
+/** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
+export function buildHttpsListener(
+  servers: readonly TlsServerIR[],
+  listenAddress: string,
+  port: number,
+): ResourceJson {
+  return {
+    name: httpsListenerName,
+    address: buildSocketAddress(listenAddress, port),
+    listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
+    filter_chains: servers.map(buildTlsFilterChain),
+  };
+}

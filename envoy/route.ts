@@ -1,0 +1,55 @@
+import type { PathMatchIR, RouteActionIR, RouteIR } from '../controller/translate/ir.js';
+import type { ResourceJson } from './resource-types.js';
+
+const redirectResponseCodes = {
+  301: 'MOVED_PERMANENTLY',
+  302: 'FOUND',
+  307: 'TEMPORARY_REDIRECT',
+  308: 'PERMANENT_REDIRECT',
+} as const;
+
+/** RouteMatch for an Ingress path; `path_separated_prefix` gives the spec's element-wise prefix semantics. */
+export function buildRouteMatch(match: PathMatchIR): ResourceJson {
+  if (match.kind === 'exact') return { path: match.path };
+  if (match.path === '/') return { prefix: '/' };
+  return { path_separated_prefix: match.path };
+}
+
+/** The action fields of a Route: exactly one of `route`, `redirect`, `direct_response` (plus its headers). */
+export function buildRouteAction(action: RouteActionIR): ResourceJson {
+  switch (action.kind) {
+    case 'forward':
+      return { route: { cluster: action.cluster } };
+    case 'https-redirect': {
+      const redirect: ResourceJson = { https_redirect: true };
+      // Without port_redirect Envoy sends the client to the scheme's default port, 443.
+      if (action.port !== undefined && action.port !== 443) redirect['port_redirect'] = action.port;
+      redirect['response_code'] = redirectResponseCodes[action.statusCode];
+      return { redirect };
+    }
+    case 'direct': {
+      const directResponse: ResourceJson = { status: action.status };
+      if (action.body !== undefined) directResponse['body'] = { inline_string: action.body };
+      const fields: ResourceJson = { direct_response: directResponse };
+      if (action.contentType !== undefined) {
+        // Envoy labels a local reply body text/plain unless the route sets the header itself.
+        fields['response_headers_to_add'] = [
+          { header: { key: 'content-type', value: action.contentType }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+        ];
+      }
+      return fields;
+    }
+  }
+}
+
+/**
+ * A Route. `authorityRegex`, when given, is an extra match on the `:authority` header (RE2), used by virtual
+ * hosts whose wildcard domain Envoy would otherwise match too broadly.
+ */
+export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJson {
+  const match = buildRouteMatch(route.match);
+  if (authorityRegex !== undefined) {
+    match['headers'] = [{ name: ':authority', string_match: { safe_regex: { regex: authorityRegex } } }];
+  }
+  return { name: route.name, match, ...buildRouteAction(route.action) };
+}

@@ -1,0 +1,13 @@
+import type { TlsSecretIR } from '../controller/translate/ir.js';
+import type { ResourceJson } from './resource-types.js';
+
+/** An SDS Secret holding a server certificate chain and its private key (revealed only here). */
+export function buildSecret(secret: TlsSecretIR): ResourceJson {
+  return {
+    name: secret.name,
+    tls_certificate: {
+      certificate_chain: { inline_string: secret.certificateChain },
+      private_key: { inline_string: secret.privateKey.reveal() },
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { buildSocketAddress } from './address.js';
+import { downstreamTlsContextType } from './downstream-tls-context.js';
+import { httpConnectionManagerType } from './http-connection-manager.js';
+import type { EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
+
+// `envoy --mode validate` fetches no xDS, so this turns a set of xDS resources into an equivalent static
+// bootstrap: what the xDS references point at is put in place. Only the shapes envoy/ builds are rewritten.
+
+function isObject(value: unknown): value is ResourceJson {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asObjects(value: unknown): ResourceJson[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function lookup(resources: readonly NamedResource[], name: string, kind: string): ResourceJson {
+  const found = resources.find((r) => r.name === name);
+  if (found === undefined) throw new Error(`static bootstrap: ${kind} ${JSON.stringify(name)} is referenced but missing`);
+  return found.resource;
+}
+
+/** HCM with `rds` -> HCM with the named RouteConfiguration inline as `route_config`. */
+function inlineRoutes(hcm: ResourceJson, routeConfigurations: readonly NamedResource[]): ResourceJson {
+  const { rds, ...rest } = hcm;
+  if (!isObject(rds) || typeof rds['route_config_name'] !== 'string') return hcm;
+  return { ...rest, route_config: lookup(routeConfigurations, rds['route_config_name'], 'RouteConfiguration') };
+}
+
+/** DownstreamTlsContext with SDS references -> references (by name only) to static secrets. */
+function referToStaticSecrets(tlsContext: ResourceJson): ResourceJson {
+  const common = tlsContext['common_tls_context'];
+  if (!isObject(common)) return tlsContext;
+  const configs = asObjects(common['tls_certificate_sds_secret_configs']).map(({ sds_config: _sds, ...rest }) => rest);
+  return { ...tlsContext, common_tls_context: { ...common, tls_certificate_sds_secret_configs: configs } };
+}
+
+function inlineFilterChain(chain: ResourceJson, resources: EnvoyResources): ResourceJson {
+  const filters = asObjects(chain['filters']).map((filter) => {
+    const config = filter['typed_config'];
+    if (!isObject(config) || config['@type'] !== httpConnectionManagerType) return filter;
+    return { ...filter, typed_config: inlineRoutes(config, resources.routeConfigurations) };
+  });
+  const result: ResourceJson = { ...chain, filters };
+  const socket = chain['transport_socket'];
+  if (isObject(socket) && isObject(socket['typed_config']) && socket['typed_config']['@type'] === downstreamTlsContextType) {
+    result['transport_socket'] = { ...socket, typed_config: referToStaticSecrets(socket['typed_config']) };
+  }
+  return result;
+}
+
+function inlineListener(listener: ResourceJson, resources: EnvoyResources): ResourceJson {
+  return { ...listener, filter_chains: asObjects(listener['filter_chains']).map((c) => inlineFilterChain(c, resources)) };
+}
+
+/** EDS cluster -> STATIC cluster carrying its ClusterLoadAssignment inline (empty if there is none). */
+function inlineEndpoints(cluster: NamedResource, assignments: readonly NamedResource[]): ResourceJson {
+  const { eds_cluster_config: _eds, ...rest } = cluster.resource;
+  const assignment = assignments.find((a) => a.name === cluster.name)?.resource ?? {
+    cluster_name: cluster.name,
+    endpoints: [],
+  };
+  return { ...rest, type: 'STATIC', load_assignment: assignment };
+}
+
+/** A bootstrap with every resource static, for `envoy --mode validate`. Listener ports are kept (nothing binds). */
+export function inlineIntoStaticBootstrap(resources: EnvoyResources): ResourceJson {
+  return {
+    admin: { address: buildSocketAddress('127.0.0.1', 0) },
+    static_resources: {
+      listeners: resources.listeners.map((l) => inlineListener(l.resource, resources)),
+      clusters: resources.clusters.map((c) => inlineEndpoints(c, resources.clusterLoadAssignments)),
+      secrets: resources.secrets.map((s) => s.resource),
+    },
+  };
+}

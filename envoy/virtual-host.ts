@@ -1,0 +1,42 @@
+import type { RouteIR, VirtualHostIR } from '../controller/translate/ir.js';
+import type { ResourceJson } from './resource-types.js';
+import { buildRoute } from './route.js';
+
+const catchAllHost = '*';
+
+function isWildcard(hostname: string): boolean {
+  return hostname.startsWith('*.');
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}-]/g, '\\$&');
+}
+
+/**
+ * RE2 pattern for the `:authority` values a virtual host should accept, or undefined when Envoy's own domain
+ * matching is already exact. Envoy's `*.example.com` also matches `a.b.example.com`, while an Ingress wildcard
+ * covers exactly one label, so hosts with a wildcard check the authority again. Case-insensitive like host
+ * matching; the optional port is for Host headers that still carry one.
+ */
+export function authorityRegexFor(hostnames: readonly string[]): string | undefined {
+  if (hostnames.includes(catchAllHost) || !hostnames.some(isWildcard)) return undefined;
+  const alternatives = hostnames.map((hostname) =>
+    isWildcard(hostname) ? `[^.]+${escapeRegex(hostname.slice(1))}` : escapeRegex(hostname),
+  );
+  const hosts = alternatives.length === 1 ? (alternatives[0] as string) : `(?:${alternatives.join('|')})`;
+  return `(?i)^${hosts}(:[0-9]+)?$`;
+}
+
+/**
+ * A VirtualHost. `unknownHostRoutes` are the routes of the catch-all virtual host: a request whose host only
+ * looks like it matches a wildcard (more than one label) gets them, exactly as if no host had matched.
+ */
+export function buildVirtualHost(vhost: VirtualHostIR, unknownHostRoutes: readonly RouteIR[] = []): ResourceJson {
+  const authorityRegex = authorityRegexFor(vhost.hostnames);
+  const routes = vhost.routes.map((route) => buildRoute(route, authorityRegex));
+  if (authorityRegex !== undefined) {
+    for (const route of unknownHostRoutes) routes.push(buildRoute({ ...route, name: `host-not-matched/${route.name}` }));
+  }
+  // Envoy compares domains case-insensitively and strip_any_host_port removes ports before matching.
+  return { name: vhost.name, domains: [...vhost.hostnames], routes };
+}
