@@ -1,0 +1,347 @@
+import test from 'ava';
+import { TypeUrl } from '../proto/type-urls.js';
+import { AdsServer } from './ads-server.js';
+import { SnapshotCache, type SnapshotUpdate } from './snapshot-cache.js';
+import { DeltaTestClient, resourceNames, SotwTestClient } from './testing/ads-test-client.js';
+
+const ads = { ads: {}, resource_api_version: 'V3' };
+const node = { id: 'test-envoy', cluster: 'test' };
+
+function cluster(name: string, timeout = '5s') {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.cluster,
+      name,
+      type: 'EDS',
+      connect_timeout: timeout,
+      eds_cluster_config: { eds_config: ads, service_name: name },
+    },
+  };
+}
+
+function endpoints(name: string, ...ports: number[]) {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.clusterLoadAssignment,
+      cluster_name: name,
+      endpoints: [
+        { lb_endpoints: ports.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) },
+      ],
+    },
+  };
+}
+
+function listener(name: string, routeName: string) {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.listener,
+      name,
+      address: { socket_address: { address: '127.0.0.1', port_value: 0 } },
+      filter_chains: [
+        {
+          filters: [
+            {
+              name: 'envoy.filters.network.http_connection_manager',
+              typed_config: {
+                '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+                stat_prefix: name,
+                rds: { route_config_name: routeName, config_source: ads },
+                http_filters: [
+                  { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+function routes(name: string, clusterName: string) {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.routeConfiguration,
+      name,
+      virtual_hosts: [{ name: '*', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
+    },
+  };
+}
+
+function fullUpdate(clusterName = 'default/web/80', port = 9000): SnapshotUpdate {
+  return {
+    cluster: [cluster(clusterName)],
+    clusterLoadAssignment: [endpoints(clusterName, port)],
+    listener: [listener('ingress_http', 'http')],
+    routeConfiguration: [routes('http', clusterName)],
+    secret: [],
+  };
+}
+
+async function start(t: { teardown(fn: () => void | Promise<void>): void }) {
+  const cache = new SnapshotCache();
+  const server = new AdsServer(cache);
+  const port = await server.listen('127.0.0.1', 0);
+  t.teardown(() => server.forceClose());
+  return { cache, server, address: `127.0.0.1:${port}` };
+}
+
+test('SotW: nothing is served before the first snapshot; then the wildcard CDS request gets every cluster', async (t) => {
+  const { cache, address } = await start(t);
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  // The request is parked, not answered with an empty snapshot: the first response carries the clusters.
+  cache.update({ ...fullUpdate(), cluster: [cluster('a/x/80'), cluster('a/y/80')], clusterLoadAssignment: [endpoints('a/x/80', 1), endpoints('a/y/80', 2)] });
+  const res = await client.next();
+  t.is(res.typeUrl, TypeUrl.cluster);
+  t.deepEqual(resourceNames(res).sort(), ['a/x/80', 'a/y/80']);
+  t.truthy(res.versionInfo);
+  t.truthy(res.nonce);
+});
+
+test('SotW: versions change only when that type changes; an endpoint-only change sends only EDS', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate());
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  const cds = await client.next();
+  client.ack(cds);
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNames: ['default/web/80'] });
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment);
+  client.ack(eds, ['default/web/80']);
+  client.send({ typeUrl: TypeUrl.listener });
+  const lds = await client.next();
+  t.is(lds.typeUrl, TypeUrl.listener);
+  client.ack(lds);
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNames: ['http'] });
+  const rds = await client.next();
+  t.is(rds.typeUrl, TypeUrl.routeConfiguration);
+  client.ack(rds, ['http']);
+
+  const versionsBefore = { ...cache.snapshot.versions };
+  const changed = cache.update({ ...fullUpdate(), clusterLoadAssignment: [endpoints('default/web/80', 9000, 9001)] });
+  t.deepEqual(changed, ['clusterLoadAssignment']);
+  t.is(cache.snapshot.versions.cluster, versionsBefore.cluster);
+  t.is(cache.snapshot.versions.listener, versionsBefore.listener);
+  t.is(cache.snapshot.versions.routeConfiguration, versionsBefore.routeConfiguration);
+  t.not(cache.snapshot.versions.clusterLoadAssignment, versionsBefore.clusterLoadAssignment);
+  const next = await client.next();
+  t.is(next.typeUrl, TypeUrl.clusterLoadAssignment);
+  t.not(next.versionInfo, eds.versionInfo);
+  client.ack(next, ['default/web/80']);
+  // Prove nothing else was queued: a new subscription's answer is the very next message.
+  client.send({ typeUrl: TypeUrl.secret, resourceNames: [] });
+  const sds = await client.next();
+  t.is(sds.typeUrl, TypeUrl.secret);
+  t.is(client.queued, 0);
+});
+
+test('SotW: a NACKed version is not resent; the next config change is sent', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update(fullUpdate());
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  const nacks: string[] = [];
+  server.on('nack', (e) => nacks.push(e.message));
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  const first = await client.next();
+  client.send({
+    typeUrl: TypeUrl.cluster,
+    versionInfo: '',
+    responseNonce: first.nonce,
+    errorDetail: { code: 3, message: 'cluster rejected: bad thing' },
+  });
+  // Another type's answer arrives next: the rejected CDS was not sent again in between.
+  client.send({ typeUrl: TypeUrl.secret });
+  const sds = await client.next();
+  t.is(sds.typeUrl, TypeUrl.secret);
+  t.deepEqual(nacks, ['cluster rejected: bad thing']);
+  t.is(server.stats.nacks, 1);
+  t.deepEqual(server.clients()[0]?.types.cluster?.lastNack?.message, 'cluster rejected: bad thing');
+  // A new config is sent.
+  cache.update({ cluster: [cluster('default/web/80', '3s')] });
+  const second = await client.next();
+  t.is(second.typeUrl, TypeUrl.cluster);
+  t.not(second.versionInfo, first.versionInfo);
+});
+
+test('SotW: requests with a stale nonce are ignored', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update(fullUpdate());
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  const first = await client.next();
+  cache.update({ cluster: [cluster('default/web/80', '2s')] }); // not sent yet: first is not ACKed
+  client.send({ typeUrl: TypeUrl.cluster, responseNonce: 'not-a-nonce-we-sent', versionInfo: 'x' });
+  client.ack(first);
+  const second = await client.next();
+  t.is(second.typeUrl, TypeUrl.cluster);
+  t.not(second.versionInfo, first.versionInfo);
+  t.is(server.stats.staleRequests, 1);
+  t.is(server.stats.acks, 1);
+});
+
+test('SotW: a newly requested name is answered even when nothing changed, and names that appear later are pushed', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update({ ...fullUpdate(), cluster: [cluster('a/x/80'), cluster('a/y/80')], clusterLoadAssignment: [endpoints('a/x/80', 1), endpoints('a/y/80', 2)] });
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, node, resourceNames: ['a/x/80'] });
+  const one = await client.next();
+  t.deepEqual(resourceNames(one), ['a/x/80']);
+  client.ack(one, ['a/x/80', 'a/y/80']);
+  const two = await client.next();
+  t.deepEqual(resourceNames(two).sort(), ['a/x/80', 'a/y/80']);
+  client.ack(two, ['a/x/80', 'a/y/80', 'a/z/80']);
+  // a/z/80 does not exist: the answer for the unchanged set is not repeated...
+  cache.update({
+    cluster: [cluster('a/x/80'), cluster('a/y/80'), cluster('a/z/80')],
+    clusterLoadAssignment: [endpoints('a/x/80', 1), endpoints('a/y/80', 2), endpoints('a/z/80', 3)],
+  });
+  // ...and it is pushed once it appears.
+  const three = await client.next();
+  t.deepEqual(resourceNames(three).sort(), ['a/x/80', 'a/y/80', 'a/z/80']);
+});
+
+test('SotW: a reconnecting Envoy that presents the last version gets its first request answered', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate());
+  const first = new SotwTestClient(address);
+  first.send({ typeUrl: TypeUrl.listener, node });
+  const lds = await first.next();
+  first.close();
+  const again = new SotwTestClient(address);
+  t.teardown(() => again.close());
+  again.send({ typeUrl: TypeUrl.listener, node, versionInfo: lds.versionInfo });
+  const res = await again.next();
+  t.is(res.versionInfo, lds.versionInfo);
+  t.deepEqual(resourceNames(res), ['ingress_http']);
+});
+
+test('ordering: listeners and routes wait until clusters and their endpoints are ACKed', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate());
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  // Envoy asks for everything at once.
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  client.send({ typeUrl: TypeUrl.listener });
+  const cds = await client.next();
+  t.is(cds.typeUrl, TypeUrl.cluster);
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNames: ['default/web/80'] });
+  client.ack(cds);
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS comes after CDS is ACKed, before LDS');
+  client.ack(eds, ['default/web/80']);
+  const lds = await client.next();
+  t.is(lds.typeUrl, TypeUrl.listener);
+});
+
+test('make before break: a removed cluster stays in CDS until the routes that stopped using it are ACKed; EDS is resent after CDS changes', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate('default/old/80'));
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNames: ['default/old/80'] });
+  client.ack(await client.next(), ['default/old/80']);
+  client.send({ typeUrl: TypeUrl.listener });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNames: ['http'] });
+  client.ack(await client.next(), ['http']);
+
+  cache.update(fullUpdate('default/new/80'));
+  const cds = await client.next();
+  t.is(cds.typeUrl, TypeUrl.cluster);
+  t.deepEqual(resourceNames(cds).sort(), ['default/new/80', 'default/old/80'], 'old cluster retained');
+  client.ack(cds);
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS resent after the CDS change');
+  client.ack(eds, ['default/new/80', 'default/old/80']);
+  const eds2 = await client.next();
+  // The retained cluster's endpoints are not in the snapshot; SotW EDS omits it, which Envoy does not treat as a
+  // deletion (only LDS and CDS are complete sets), so the old cluster keeps its endpoints until it is removed.
+  t.deepEqual(resourceNames(eds2), ['default/new/80']);
+  client.ack(eds2, ['default/new/80', 'default/old/80']);
+  const rds = await client.next();
+  t.is(rds.typeUrl, TypeUrl.routeConfiguration);
+  t.is(rds.resources.length, 1);
+  client.ack(rds, ['http']);
+  const finalCds = await client.next();
+  t.is(finalCds.typeUrl, TypeUrl.cluster);
+  t.deepEqual(resourceNames(finalCds), ['default/new/80'], 'old cluster removed last');
+});
+
+test('delta: initial request gets everything, then only changes; deletions are in removed_resources', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update({ ...fullUpdate(), cluster: [cluster('a/x/80'), cluster('a/y/80')], clusterLoadAssignment: [endpoints('a/x/80', 1), endpoints('a/y/80', 2)] });
+  const client = new DeltaTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  const first = await client.next();
+  t.deepEqual(first.resources.map((r) => r.name).sort(), ['a/x/80', 'a/y/80']);
+  client.ack(first);
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNamesSubscribe: ['a/x/80', 'a/y/80'] });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['http'] });
+  client.ack(await client.next());
+
+  // Endpoint-only change: exactly one ClusterLoadAssignment travels.
+  cache.update({ clusterLoadAssignment: [endpoints('a/x/80', 1, 7), endpoints('a/y/80', 2)] });
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment);
+  t.deepEqual(eds.resources.map((r) => r.name), ['a/x/80']);
+  client.ack(eds);
+
+  // Remove a cluster: routes do not use it, so it goes at once (routes settled) in removed_resources.
+  cache.update({ cluster: [cluster('a/x/80')], clusterLoadAssignment: [endpoints('a/x/80', 1, 7)] });
+  const cds = await client.next();
+  t.is(cds.typeUrl, TypeUrl.cluster);
+  t.deepEqual(cds.resources, []);
+  t.deepEqual(cds.removedResources, ['a/y/80']);
+});
+
+test('delta: reconnect with initial_resource_versions sends only what differs', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update({ ...fullUpdate(), cluster: [cluster('a/x/80'), cluster('a/y/80')], clusterLoadAssignment: [endpoints('a/x/80', 1), endpoints('a/y/80', 2)] });
+  const first = new DeltaTestClient(address);
+  first.send({ typeUrl: TypeUrl.cluster, node });
+  const res = await first.next();
+  first.close();
+  const versions = Object.fromEntries(res.resources.map((r) => [r.name, r.version]));
+  cache.update({ cluster: [cluster('a/x/80', '1s'), cluster('a/y/80')] });
+  const again = new DeltaTestClient(address);
+  t.teardown(() => again.close());
+  again.send({ typeUrl: TypeUrl.cluster, node, initialResourceVersions: versions });
+  const delta = await again.next();
+  t.deepEqual(delta.resources.map((r) => r.name), ['a/x/80']);
+  t.deepEqual(delta.removedResources, []);
+});
+
+test('delta: NACKed resources are not resent; subscription changes are honoured even with a stale nonce; missing names are reported removed', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update(fullUpdate());
+  const client = new DeltaTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  const cds = await client.next();
+  client.send({ typeUrl: TypeUrl.cluster, responseNonce: cds.nonce, errorDetail: { code: 3, message: 'no' } });
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['nope'], responseNonce: 'stale' });
+  const rds = await client.next();
+  t.is(rds.typeUrl, TypeUrl.routeConfiguration, 'the rejected clusters were not resent before this');
+  t.deepEqual(rds.removedResources, ['nope']);
+  t.is(server.stats.nacks, 1);
+  client.ack(rds);
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['http'], responseNonce: 'also-stale' });
+  const rds2 = await client.next();
+  t.deepEqual(rds2.resources.map((r) => r.name), ['http']);
+});

@@ -1,0 +1,218 @@
+// The gRPC AggregatedDiscoveryService: both StreamAggregatedResources (state of the world) and
+// DeltaAggregatedResources (incremental), fed by one SnapshotCache shared by every stream.
+import { EventEmitter } from 'node:events';
+import * as grpc from '@grpc/grpc-js';
+import type { ResourceKind } from '../proto/type-urls.js';
+import { DeltaSession } from './delta-session.js';
+import {
+  decodeDeltaDiscoveryRequest,
+  decodeDiscoveryRequest,
+  type DeltaDiscoveryRequest,
+  type DiscoveryRequest,
+  type NodeInfo,
+} from './discovery-messages.js';
+import type { SnapshotCache } from './snapshot-cache.js';
+import type { Snapshot } from './snapshot.js';
+import { SotwSession } from './sotw-session.js';
+import type { AckEvent, NackEvent, SessionHooks, StreamSession } from './stream-session.js';
+
+const servicePath = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
+
+const passThrough = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+export const adsServiceDefinition: grpc.ServiceDefinition = {
+  StreamAggregatedResources: {
+    path: `${servicePath}/StreamAggregatedResources`,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: passThrough,
+    requestDeserialize: (b: Buffer) => decodeDiscoveryRequest(b),
+    responseSerialize: passThrough,
+    responseDeserialize: (b: Buffer) => b,
+  },
+  DeltaAggregatedResources: {
+    path: `${servicePath}/DeltaAggregatedResources`,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: passThrough,
+    requestDeserialize: (b: Buffer) => decodeDeltaDiscoveryRequest(b),
+    responseSerialize: passThrough,
+    responseDeserialize: (b: Buffer) => b,
+  },
+};
+
+export interface ClientInfo {
+  streamId: number;
+  protocol: 'sotw' | 'delta';
+  node: NodeInfo | undefined;
+  connectedAt: number;
+  /** Per type: version last ACKed, and the last NACK. */
+  types: Partial<Record<ResourceKind, { ackedVersion?: string; lastNack?: { version: string; message: string; at: number } }>>;
+  /** What the stream has ACKed: per type, resource name -> version. */
+  acked: Record<ResourceKind, Map<string, string>>;
+}
+
+export interface XdsStats {
+  streamsOpened: number;
+  responses: number;
+  acks: number;
+  nacks: number;
+  staleRequests: number;
+}
+
+export interface AdsServerOptions {
+  /** Receive limit; Envoy's delta reconnect requests carry every known resource version. */
+  maxReceiveMessageBytes?: number;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+}
+
+interface Entry {
+  session: StreamSession;
+  protocol: 'sotw' | 'delta';
+  connectedAt: number;
+  acked: Record<ResourceKind, Map<string, string>>;
+}
+
+function emptyAcked(): Record<ResourceKind, Map<string, string>> {
+  return { cluster: new Map(), clusterLoadAssignment: new Map(), secret: new Map(), listener: new Map(), routeConfiguration: new Map() };
+}
+
+export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]; connect: [number]; disconnect: [number] }> {
+  readonly grpcServer: grpc.Server;
+  readonly stats: XdsStats = { streamsOpened: 0, responses: 0, acks: 0, nacks: 0, staleRequests: 0 };
+  readonly #entries = new Map<number, Entry>();
+  readonly #onChange = (snapshot: Snapshot): void => {
+    for (const e of this.#entries.values()) e.session.setSnapshot(snapshot);
+  };
+
+  constructor(
+    private readonly cache: SnapshotCache,
+    private readonly options: AdsServerOptions = {},
+  ) {
+    super();
+    this.grpcServer = new grpc.Server({
+      'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 256 * 1024 * 1024,
+      'grpc.max_send_message_length': -1,
+      'grpc.keepalive_permit_without_calls': 1,
+      'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+    });
+    this.grpcServer.addService(adsServiceDefinition, {
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<DiscoveryRequest, Buffer>) => this.#sotw(call),
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<DeltaDiscoveryRequest, Buffer>) => this.#delta(call),
+    });
+    cache.on('change', this.#onChange);
+  }
+
+  /** Listen on host:port (port 0 picks one); resolves to the bound port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.grpcServer.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      );
+    });
+  }
+
+  clients(): ClientInfo[] {
+    return [...this.#entries.values()].map((e) => {
+      const types: ClientInfo['types'] = {};
+      for (const [kind, st] of e.session.states) {
+        const t: { ackedVersion?: string; lastNack?: { version: string; message: string; at: number } } = {};
+        if (st.ackedVersion !== undefined) t.ackedVersion = st.ackedVersion;
+        if (st.lastNack) t.lastNack = st.lastNack;
+        types[kind] = t;
+      }
+      return { streamId: e.session.id, protocol: e.protocol, node: e.session.node, connectedAt: e.connectedAt, types, acked: e.acked };
+    });
+  }
+
+  #hooks(acked: Record<ResourceKind, Map<string, string>>, protocol: 'sotw' | 'delta'): SessionHooks {
+    return {
+      onAck: (event: AckEvent) => {
+        this.stats.acks += 1;
+        const map = acked[event.kind];
+        if (protocol === 'sotw' && (event.kind === 'listener' || event.kind === 'cluster')) map.clear();
+        event.resourceNames.forEach((n, i) => map.set(n, event.resourceVersions[i]!));
+        for (const n of event.removedNames) map.delete(n);
+        this.options.log?.debug({ node: event.node?.id, type: event.kind, version: event.version }, 'xDS ACK');
+        this.emit('ack', event);
+      },
+      onNack: (event: NackEvent) => {
+        this.stats.nacks += 1;
+        this.options.log?.warn(
+          { node: event.node?.id, type: event.kind, version: event.version, resources: event.resourceNames.slice(0, 20), error: event.message },
+          'Envoy rejected config (NACK); keeping its last good config and not resending this version',
+        );
+        this.emit('nack', event);
+      },
+    };
+  }
+
+  #register<R>(
+    call: grpc.ServerDuplexStream<R, Buffer>,
+    protocol: 'sotw' | 'delta',
+    make: (hooks: SessionHooks, write: (b: Uint8Array) => void) => StreamSession & { handleRequest(r: R): void },
+  ): void {
+    const acked = emptyAcked();
+    const write = (bytes: Uint8Array): void => {
+      this.stats.responses += 1;
+      call.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    };
+    const session = make(this.#hooks(acked, protocol), write);
+    const entry: Entry = { session, protocol, connectedAt: Date.now(), acked };
+    this.#entries.set(session.id, entry);
+    this.stats.streamsOpened += 1;
+    this.emit('connect', session.id);
+    if (this.cache.ready) session.setSnapshot(this.cache.snapshot);
+    const done = (): void => {
+      if (session.closed) return;
+      session.close();
+      this.#entries.delete(session.id);
+      this.options.log?.info({ node: session.node?.id, stream: session.id }, 'xDS stream closed');
+      this.emit('disconnect', session.id);
+    };
+    call.on('data', (req: R) => {
+      try {
+        const wasNode = session.node;
+        session.handleRequest(req);
+        if (!wasNode && session.node) {
+          this.options.log?.info({ node: session.node.id, cluster: session.node.cluster, protocol, stream: session.id }, 'Envoy connected');
+        }
+      } catch (err: unknown) {
+        this.options.log?.warn({ err, stream: session.id }, 'xDS request failed');
+        call.destroy(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    call.on('end', () => {
+      done();
+      call.end();
+    });
+    call.on('error', done);
+    call.on('close', done);
+    call.on('cancelled', done);
+  }
+
+  #sotw(call: grpc.ServerDuplexStream<DiscoveryRequest, Buffer>): void {
+    this.#register(call, 'sotw', (hooks, write) =>
+      new SotwSession(hooks, write, (req) => {
+        this.stats.staleRequests += 1;
+        this.options.log?.debug({ type: req.typeUrl, nonce: req.responseNonce }, 'ignoring stale xDS request');
+      }),
+    );
+  }
+
+  #delta(call: grpc.ServerDuplexStream<DeltaDiscoveryRequest, Buffer>): void {
+    this.#register(call, 'delta', (hooks, write) => new DeltaSession(hooks, write));
+  }
+
+  async close(): Promise<void> {
+    this.cache.off('change', this.#onChange);
+    for (const e of this.#entries.values()) e.session.close();
+    await new Promise<void>((resolve) => this.grpcServer.tryShutdown(() => resolve()));
+  }
+
+  /** Stop at once (streams cut). */
+  forceClose(): void {
+    this.cache.off('change', this.#onChange);
+    this.grpcServer.forceShutdown();
+  }
+}

@@ -1,0 +1,243 @@
+// What state-of-the-world and incremental ADS streams share: per-type subscription state, one outstanding
+// response per type, and the push order that never drops traffic ("make before break"):
+//   CDS -> EDS (after the CDS response is ACKed, and always after a cluster change so warming completes)
+//   -> SDS -> LDS -> RDS (only once clusters and their endpoints are ACKed, so no route names a cluster that
+//   is not warm yet) -> and clusters removed from the snapshot stay in CDS until listeners and routes that no
+//   longer use them are ACKed.
+import type { ResourceKind } from '../proto/type-urls.js';
+import type { NodeInfo } from './discovery-messages.js';
+import type { XdsResource } from './resource.js';
+import type { Snapshot } from './snapshot.js';
+
+export const pushOrder: readonly ResourceKind[] = [
+  'cluster',
+  'clusterLoadAssignment',
+  'secret',
+  'listener',
+  'routeConfiguration',
+];
+
+const wildcardKinds: ReadonlySet<ResourceKind> = new Set(['listener', 'cluster']);
+
+export function isWildcardKind(kind: ResourceKind): boolean {
+  return wildcardKinds.has(kind);
+}
+
+export interface KindState {
+  /** Envoy has asked for this type on this stream. */
+  requested: boolean;
+  wildcard: boolean;
+  /** Explicitly subscribed names (besides the wildcard). */
+  names: Set<string>;
+  /** Nonce of the response awaiting ACK or NACK; at most one per type. */
+  pendingNonce: string | undefined;
+  /** Send at the next opportunity even if the content did not change (EDS after a cluster change). */
+  force: boolean;
+  /** Version last ACKed (SotW version string or delta system version). */
+  ackedVersion: string | undefined;
+  lastNack: { version: string; message: string; at: number } | undefined;
+}
+
+export interface AckEvent {
+  streamId: number;
+  node: NodeInfo | undefined;
+  kind: ResourceKind;
+  /** The snapshot version of that type the ACKed response was built from. */
+  version: string;
+  resourceNames: string[];
+  resourceVersions: string[];
+  removedNames: string[];
+}
+
+export interface NackEvent extends AckEvent {
+  message: string;
+}
+
+export interface SessionHooks {
+  onAck(event: AckEvent): void;
+  onNack(event: NackEvent): void;
+}
+
+export interface SentResponse {
+  kind: ResourceKind;
+  nonce: string;
+  /** Snapshot version of the type when built. */
+  version: string;
+  resourceNames: string[];
+  /** Versions of the resources, parallel to resourceNames. */
+  resourceVersions: string[];
+  removedNames: string[];
+}
+
+let nextStreamId = 1;
+
+export abstract class StreamSession {
+  readonly id = nextStreamId++;
+  node: NodeInfo | undefined;
+  readonly states = new Map<ResourceKind, KindState>();
+  protected snapshot: Snapshot | undefined;
+  protected readonly inFlight = new Map<string, SentResponse>();
+  #nonceCounter = 0;
+  /** Clusters Envoy has (per our responses); removed ones are kept until routes moved off them. */
+  protected clientClusters = new Set<string>();
+  readonly sent: SentResponse[] = [];
+  closed = false;
+
+  constructor(protected readonly hooks: SessionHooks) {}
+
+  state(kind: ResourceKind): KindState {
+    let s = this.states.get(kind);
+    if (!s) {
+      s = {
+        requested: false,
+        wildcard: false,
+        names: new Set(),
+        pendingNonce: undefined,
+        force: false,
+        ackedVersion: undefined,
+        lastNack: undefined,
+      };
+      this.states.set(kind, s);
+    }
+    return s;
+  }
+
+  protected nextNonce(): string {
+    this.#nonceCounter += 1;
+    return `${this.id}-${this.#nonceCounter}`;
+  }
+
+  /** A new snapshot is available (or the first one). */
+  setSnapshot(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    this.pump();
+  }
+
+  /** Resources of a kind this stream should have: all for wildcard, else the subscribed ones that exist. */
+  protected desired(kind: ResourceKind): Map<string, XdsResource> {
+    const snapshot = this.snapshot!;
+    const all = snapshot.resources[kind];
+    const st = this.state(kind);
+    const out = new Map<string, XdsResource>();
+    if (st.wildcard) for (const [n, r] of all) out.set(n, r);
+    for (const n of st.names) {
+      const r = all.get(n);
+      if (r) out.set(n, r);
+    }
+    if (kind === 'cluster' && !this.routesSettled()) {
+      // Make before break: keep clusters Envoy still has until routes that stop using them are ACKed.
+      for (const n of this.clientClusters) {
+        if (!out.has(n)) {
+          const retained = this.retainedCluster(n);
+          if (retained) out.set(n, retained);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The last cluster resource sent to this stream under that name (kept to retain removed clusters). */
+  protected readonly lastSentClusters = new Map<string, XdsResource>();
+
+  private retainedCluster(name: string): XdsResource | undefined {
+    return this.lastSentClusters.get(name);
+  }
+
+  /** Listeners and routes are ACKed and nothing newer is waiting to be sent for them. */
+  protected routesSettled(): boolean {
+    for (const kind of ['listener', 'routeConfiguration'] as const) {
+      const st = this.state(kind);
+      if (!st.requested) continue;
+      if (st.pendingNonce !== undefined || this.hasWork(kind)) return false;
+    }
+    return true;
+  }
+
+  private blockedBy(kind: ResourceKind): ResourceKind[] {
+    switch (kind) {
+      case 'clusterLoadAssignment':
+        return ['cluster'];
+      case 'listener':
+      case 'routeConfiguration':
+        return ['cluster', 'clusterLoadAssignment'];
+      default:
+        return [];
+    }
+  }
+
+  private canSend(kind: ResourceKind): boolean {
+    const st = this.state(kind);
+    if (!st.requested || st.pendingNonce !== undefined) return false;
+    for (const before of this.blockedBy(kind)) {
+      const b = this.state(before);
+      if (!b.requested) continue;
+      if (b.pendingNonce !== undefined || this.hasWork(before)) return false;
+    }
+    return true;
+  }
+
+  /** Send whatever may be sent now, in push order. */
+  pump(): void {
+    if (!this.snapshot || this.closed) return;
+    for (const kind of pushOrder) {
+      if (!this.canSend(kind)) continue;
+      const response = this.buildResponse(kind);
+      if (!response) continue;
+      const st = this.state(kind);
+      st.pendingNonce = response.nonce;
+      st.force = false;
+      this.inFlight.set(response.nonce, response);
+      if (kind === 'cluster') {
+        for (const name of response.resourceNames) {
+          this.clientClusters.add(name);
+          const r = this.snapshot.resources.cluster.get(name);
+          if (r) this.lastSentClusters.set(name, r);
+        }
+        for (const name of response.removedNames) {
+          this.clientClusters.delete(name);
+          this.lastSentClusters.delete(name);
+        }
+        // A cluster that was added or changed warms until its endpoints arrive: send EDS again after it.
+        if (response.resourceNames.length > 0) this.state('clusterLoadAssignment').force = true;
+      }
+      this.sent.push(response);
+      if (this.sent.length > 50) this.sent.shift();
+    }
+  }
+
+  /** Called with the nonce Envoy answered; returns the response it refers to, if it is the pending one. */
+  protected settle(kind: ResourceKind, nonce: string, error: { message: string } | undefined): SentResponse | undefined {
+    const st = this.state(kind);
+    if (nonce === '' || st.pendingNonce !== nonce) return undefined;
+    const response = this.inFlight.get(nonce);
+    this.inFlight.delete(nonce);
+    st.pendingNonce = undefined;
+    if (!response) return undefined;
+    const event: AckEvent = {
+      streamId: this.id,
+      node: this.node,
+      kind,
+      version: response.version,
+      resourceNames: response.resourceNames,
+      resourceVersions: response.resourceVersions,
+      removedNames: response.removedNames,
+    };
+    if (error) {
+      st.lastNack = { version: response.version, message: error.message, at: Date.now() };
+      this.hooks.onNack({ ...event, message: error.message });
+    } else {
+      st.ackedVersion = response.version;
+      this.hooks.onAck(event);
+    }
+    return response;
+  }
+
+  /** Is there something to send for this kind (ignoring whether it may be sent now)? */
+  protected abstract hasWork(kind: ResourceKind): boolean;
+  /** Build (and write) the response for this kind, or return undefined when there is nothing to send. */
+  protected abstract buildResponse(kind: ResourceKind): SentResponse | undefined;
+
+  close(): void {
+    this.closed = true;
+  }
+}
