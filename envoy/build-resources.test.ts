@@ -20,3 +20,26 @@ for (const c of loadGoldenCases()) {
     t.is(actual, expected);
   });
 }
+
+test('TLS servers sharing a route table give one RouteConfiguration', (t) => {
+  const table = { name: 'https/shared', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] };
+  const server = (host: string) => ({ name: `https/${host}`, serverNames: [host], secret: 'default/tls', routeTable: table });
+  const resources = buildResources(
+    {
+      http: { name: 'http', virtualHosts: [] },
+      tlsServers: [server('b.example.com'), server('a.example.com')],
+      clusters: [],
+      secrets: [],
+    },
+    [],
+    { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 },
+  );
+  t.deepEqual(
+    resources.routeConfigurations.map((r) => r.name),
+    ['http', 'https/shared'],
+  );
+  t.deepEqual(
+    resources.listeners.map((l) => l.name),
+    ['ingress_http', 'ingress_https'],
+  );
+});
