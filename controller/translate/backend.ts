@@ -72,7 +72,10 @@ export function resolveBackend(
     return report(Reason.ServiceNotFound, `service ${namespace}/${name} not found`);
   }
   if (service.spec?.type === 'ExternalName') {
-    return report(Reason.UnsupportedBackend, `service ${namespace}/${name} is of type ExternalName, which is not supported`);
+    return report(
+      Reason.UnsupportedBackend,
+      `service ${namespace}/${name} is of type ExternalName, which is not supported`,
+    );
   }
   const ports = (service.spec?.ports ?? []).filter(isTcpServicePort);
   let servicePort: ServicePort | undefined;

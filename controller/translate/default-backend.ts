@@ -37,7 +37,12 @@ export function selectDefaultBackend(
     }
     const resolved = resolveBackend(ingress, backend, services, 'default backend', diagnostics);
     if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
-    winner = { name: defaultBackendRouteName(ref), match: { kind: 'prefix', path: '/' }, action: resolved.action, source: ref };
+    winner = {
+      name: defaultBackendRouteName(ref),
+      match: { kind: 'prefix', path: '/' },
+      action: resolved.action,
+      source: ref,
+    };
   }
   return winner;
 }

@@ -73,7 +73,8 @@ export function collectRules(
           );
           return;
         }
-        const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, services, `rule ${i} path ${j}`, diagnostics);
+        const where = `rule ${i} path ${j}`;
+        const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, services, where, diagnostics);
         if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
         const route: RouteIR = { name, match: parsed.match, action: resolved.action, source: ref };
         claims.set(claimKey, { route, owner: ref });

@@ -63,7 +63,10 @@ export function collectTlsHosts(
       }
       const plainOnly = `; ${entryHosts.join(', ')} served over plain HTTP only`;
       if (entry.secretName === undefined || entry.secretName === '') {
-        warn(Reason.UnsupportedTls, `tls ${i}: entry has no secretName and there is no default certificate${plainOnly}`);
+        warn(
+          Reason.UnsupportedTls,
+          `tls ${i}: entry has no secretName and there is no default certificate${plainOnly}`,
+        );
         return;
       }
       const name = secretResourceName(ref.namespace, entry.secretName);
@@ -88,7 +91,8 @@ export function collectTlsHosts(
         } else if (current.secret.name !== name) {
           warn(
             Reason.TlsConflict,
-            `tls ${i}: host ${host} already uses secret ${current.secret.name} from ${describeOwner(current.owner, ref)}; ` +
+            `tls ${i}: host ${host} already uses secret ${current.secret.name} ` +
+              `from ${describeOwner(current.owner, ref)}; ` +
               `secret ${name} ignored for it`,
           );
         }

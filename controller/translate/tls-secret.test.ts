@@ -1,0 +1,90 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import test from 'ava';
+import { PrivateKey } from './ir.js';
+import type { Secret } from './kube-objects.js';
+import { validateTlsSecret } from './tls-secret.js';
+
+// dist/controller/translate/ -> testdata/translate/pki/ (test-only certificates, see the README there).
+const pki = new URL('../../../testdata/translate/pki/', import.meta.url);
+const pem = (file: string): string => readFileSync(new URL(file, pki), 'utf8');
+
+interface KeyPair {
+  certPem: string;
+  keyPem: string;
+}
+
+const ecA: KeyPair = { certPem: pem('ec-a-cert.pem'), keyPem: pem('ec-a-key.pem') };
+const ecB: KeyPair = { certPem: pem('ec-b-cert.pem'), keyPem: pem('ec-b-key.pem') };
+const rsa: KeyPair = { certPem: pem('rsa-cert.pem'), keyPem: pem('rsa-key.pem') };
+
+const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+
+function secret(data: Record<string, string>, type = 'kubernetes.io/tls'): Secret {
+  return { kind: 'Secret', metadata: { name: 'tls', namespace: 'web' }, type, data };
+}
+
+function tls(certPem: string, keyPem: string, type?: string): Secret {
+  return secret({ 'tls.crt': b64(certPem), 'tls.key': b64(keyPem) }, type);
+}
+
+test('a matching certificate and key give an SDS secret named namespace/name', (t) => {
+  for (const [algorithm, { certPem, keyPem }] of [['ECDSA', ecA], ['RSA', rsa]] as const) {
+    const result = validateTlsSecret(tls(certPem, keyPem));
+    t.true(result.valid, algorithm);
+    if (!result.valid) continue;
+    t.is(result.secret.name, 'web/tls');
+    t.is(result.secret.certificateChain, certPem);
+    t.true(result.secret.privateKey instanceof PrivateKey);
+    t.is(result.secret.privateKey.reveal(), keyPem);
+  }
+});
+
+test('a chain is accepted when its first certificate matches the key', (t) => {
+  const leaf = ecA;
+  const other = ecB;
+  const chain = `${leaf.certPem}\n${other.certPem}`;
+  t.true(validateTlsSecret(tls(chain, leaf.keyPem)).valid);
+  const reversed = `${other.certPem}\n${leaf.certPem}`;
+  t.false(validateTlsSecret(tls(reversed, leaf.keyPem)).valid);
+});
+
+test('the private key never prints', (t) => {
+  const { certPem, keyPem } = ecA;
+  const result = validateTlsSecret(tls(certPem, keyPem));
+  if (!result.valid) return t.fail(result.error);
+  t.false(JSON.stringify(result).includes('PRIVATE KEY'));
+  t.is(String(result.secret.privateKey), '[redacted]');
+  t.false(`${result.secret.privateKey}`.includes(keyPem));
+});
+
+test('each problem is named in the error', (t) => {
+  const good = ecA;
+  const other = rsa;
+  const encrypted = generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' },
+  }).privateKey;
+  const corruptCert = good.certPem.replace(/\n[A-Za-z0-9+/]{10}/, '\nAAAAAAAAAA');
+  const cases: [Secret, RegExp][] = [
+    [tls(good.certPem, good.keyPem, 'Opaque'), /type "Opaque", expected "kubernetes.io\/tls"/],
+    [{ kind: 'Secret', metadata: { name: 'tls', namespace: 'web' }, data: {} }, /type "Opaque"/],
+    [secret({ 'tls.key': b64(good.keyPem) }), /no data "tls.crt"/],
+    [secret({ 'tls.crt': b64(good.certPem) }), /no data "tls.key"/],
+    [secret({ 'tls.crt': 'not*base64', 'tls.key': b64(good.keyPem) }), /"tls.crt" is not valid base64/],
+    [tls('hello', good.keyPem), /"tls.crt" holds no PEM certificate/],
+    [tls(corruptCert, good.keyPem), /"tls.crt" is not a valid PEM certificate/],
+    [tls(good.certPem, 'hello'), /"tls.key" holds no PEM private key/],
+    [tls(good.certPem, encrypted), /"tls.key" is not a valid unencrypted PEM private key/],
+    [tls(good.certPem, other.keyPem), /"tls.key" does not match the certificate/],
+  ];
+  for (const [input, expected] of cases) {
+    const result = validateTlsSecret(input);
+    t.false(result.valid, String(expected));
+    if (!result.valid) {
+      t.regex(result.error, expected);
+      t.true(result.error.startsWith('secret web/tls '));
+    }
+  }
+});

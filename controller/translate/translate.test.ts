@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import test from 'ava';
+import fc from 'fast-check';
+import { clusterStateFromYaml } from './cluster-state-yaml.js';
+import type { ClusterState, Ingress, IngressBackend, Service } from './kube-objects.js';
+import { defaultTranslateOptions } from './options.js';
+import { translate } from './translate.js';
+
+const testdata = new URL('../../../testdata/translate/', import.meta.url);
+const load = (name: string): ClusterState =>
+  clusterStateFromYaml(readFileSync(new URL(`${name}.in.yaml`, testdata), 'utf8')).state;
+
+const ourClass = {
+  kind: 'IngressClass' as const,
+  metadata: { name: 'envoy-ingress' },
+  spec: { controller: defaultTranslateOptions.controllerName },
+};
+const web: Service = {
+  kind: 'Service',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { ports: [{ name: 'http', port: 80 }] },
+};
+
+function ingress(name: string, spec: Ingress['spec'], meta: Partial<Ingress['metadata']> = {}): Ingress {
+  return {
+    kind: 'Ingress',
+    metadata: { name, namespace: 'default', ...meta },
+    spec: { ingressClassName: 'envoy-ingress', ...spec },
+  };
+}
+
+function backend(service: string): IngressBackend {
+  return { service: { name: service, port: { number: 80 } } };
+}
+
+function state(parts: Partial<ClusterState>): ClusterState {
+  const empty = { ingresses: [], endpointSlices: [], endpoints: [], secrets: [] };
+  return { ...empty, ingressClasses: [ourClass], services: [web], ...parts };
+}
+
+test('output does not depend on the order objects are listed in (property)', (t) => {
+  for (const name of ['rule-conflict-oldest-wins', 'tls-conflict', 'ssl-redirect-off', 'default-backend-with-rules']) {
+    const input = load(name);
+    const expected = JSON.stringify(translate(input, defaultTranslateOptions));
+    const permutation = <T>(items: readonly T[]): fc.Arbitrary<T[]> =>
+      fc.shuffledSubarray([...items], { minLength: items.length, maxLength: items.length });
+    t.notThrows(() =>
+      fc.assert(
+        fc.property(
+          fc.record({
+            ingresses: permutation(input.ingresses),
+            ingressClasses: permutation(input.ingressClasses),
+            services: permutation(input.services),
+            endpointSlices: permutation(input.endpointSlices),
+            endpoints: permutation(input.endpoints),
+            secrets: permutation(input.secrets),
+          }),
+          (shuffled) => JSON.stringify(translate(shuffled, defaultTranslateOptions)) === expected,
+        ),
+        { numRuns: 30 },
+      ),
+      name,
+    );
+  }
+});
+
+test('the 404 page and the https port come from the options', (t) => {
+  const input = load('tls-valid');
+  const options = { ...defaultTranslateOptions, notFoundPage: 'nothing here', httpsRedirectPort: 30443 };
+  const { ir } = translate(input, options);
+  const catchAll = ir.http.virtualHosts.at(-1);
+  t.is(catchAll?.name, '*');
+  t.deepEqual(catchAll?.routes.at(-1)?.action, {
+    kind: 'direct',
+    status: 404,
+    body: 'nothing here',
+    contentType: 'text/html',
+  });
+  const secure = ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
+  t.deepEqual(secure?.routes[0]?.action, { kind: 'https-redirect', statusCode: 301, port: 30443 });
+});
+
+test('http and https route tables share no objects', (t) => {
+  const { ir } = translate(load('ssl-redirect-off'), defaultTranslateOptions);
+  const httpRoute = ir.http.virtualHosts.find((v) => v.name === 'optout.example.com')?.routes[0];
+  const httpsServer = ir.tlsServers.find((s) => s.name === 'https/optout.example.com');
+  const httpsRoute = httpsServer?.routeTable.virtualHosts[0]?.routes[0];
+  t.truthy(httpRoute);
+  t.deepEqual(httpRoute, httpsRoute);
+  t.not(httpRoute, httpsRoute);
+  t.not(httpRoute?.match, httpsRoute?.match);
+  t.not(httpRoute?.action, httpsRoute?.action);
+});
+
+test('an Ingress that only provides TLS for a host and keeps the default still makes it redirect', (t) => {
+  const input = load('ssl-redirect-off');
+  const certOnly = ingress('cert-only', { tls: [{ hosts: ['optout.example.com'], secretName: 'example-tls' }] }, {
+    creationTimestamp: '2024-06-01T00:00:00Z',
+  });
+  const { ir } = translate({ ...input, ingresses: [...input.ingresses, certOnly] }, defaultTranslateOptions);
+  const optout = ir.http.virtualHosts.find((v) => v.name === 'optout.example.com');
+  t.is(optout?.routes[0]?.action.kind, 'https-redirect');
+});
+
+test('an Ingress without creationTimestamp counts as the newest', (t) => {
+  const rule = (service: string): Ingress['spec'] => ({
+    rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: backend(service) }] } }],
+  });
+  const api: Service = { ...web, metadata: { name: 'api', namespace: 'default' } };
+  const result = translate(
+    state({
+      services: [web, api],
+      ingresses: [
+        ingress('aaa-undated', rule('api')),
+        ingress('zzz-dated', rule('web'), { creationTimestamp: '2030-01-01T00:00:00Z' }),
+      ],
+    }),
+    defaultTranslateOptions,
+  );
+  t.deepEqual(result.ir.clusters.map((c) => c.name), ['default/web/80']);
+  t.deepEqual(result.diagnostics.map((d) => [d.object.name, d.reason]), [['aaa-undated', 'RuleConflict']]);
+});
+
+test('an Ingress whose every part is broken is still served (its status is ours) and breaks nothing else', (t) => {
+  const broken = ingress('broken', {
+    rules: [
+      { host: 'bad host', http: { paths: [] } },
+      { host: 'b.example.com', http: { paths: [{ path: 'x', pathType: 'Prefix', backend: {} }] } },
+    ],
+    tls: [{ hosts: ['b.example.com'], secretName: 'nope' }],
+  });
+  const good = ingress('good', {
+    rules: [{ host: 'b.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: backend('web') }] } }],
+  });
+  const result = translate(state({ ingresses: [broken, good] }), defaultTranslateOptions);
+  t.deepEqual(result.servedIngresses.map((r) => r.name), ['broken', 'good']);
+  t.deepEqual(result.diagnostics.map((d) => d.reason), ['InvalidHost', 'InvalidPath', 'SecretNotFound']);
+  const vhost = result.ir.http.virtualHosts.find((v) => v.name === 'b.example.com');
+  t.deepEqual(vhost?.routes.map((r) => r.name), ['ingress/default/good/rule/0/path/0', 'fallback']);
+});
+
+test('an empty state still has the catch-all virtual host answering 404', (t) => {
+  const result = translate(state({}), defaultTranslateOptions);
+  t.deepEqual(result.ir, {
+    http: {
+      name: 'http',
+      virtualHosts: [
+        {
+          name: '*',
+          hostnames: ['*'],
+          routes: [
+            {
+              name: 'fallback',
+              match: { kind: 'prefix', path: '/' },
+              action: {
+                kind: 'direct',
+                status: 404,
+                body: defaultTranslateOptions.notFoundPage,
+                contentType: 'text/html',
+              },
+            },
+          ],
+        },
+      ],
+    },
+    tlsServers: [],
+    clusters: [],
+    secrets: [],
+  });
+  t.deepEqual(result.diagnostics, []);
+  t.deepEqual(result.servedIngresses, []);
+});
+
+test('the YAML loader folds Secret stringData into base64 data and reads TranslateOptions', (t) => {
+  const parsed = clusterStateFromYaml(
+    'kind: Secret\nmetadata: {name: s, namespace: n}\ndata: {a: YQ==}\nstringData: {b: "hi"}\n---\nkind: TranslateOptions\nhttpsRedirectPort: 8443\n',
+  );
+  t.deepEqual(parsed.state.secrets, [
+    { kind: 'Secret', metadata: { name: 's', namespace: 'n' }, data: { a: 'YQ==', b: 'aGk=' } },
+  ]);
+  t.deepEqual(parsed.options, { httpsRedirectPort: 8443 });
+  t.throws(() => clusterStateFromYaml('kind: Pod\nmetadata: {name: p}\n'), { message: /unsupported kind "Pod"/ });
+});
