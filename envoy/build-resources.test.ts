@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import test from 'ava';
+import { decodeAnyToJson, encodeAny } from '../proto/proto-json.js';
 import { buildResources } from './build-resources.js';
 import { goldenYaml, loadGoldenCases } from './test-helpers/golden-cases.js';
 
@@ -43,3 +44,16 @@ test('TLS servers sharing a route table give one RouteConfiguration', (t) => {
     ['ingress_http', 'ingress_https'],
   );
 });
+
+for (const c of loadGoldenCases()) {
+  test(`every resource of ${c.name} is a valid, lossless proto3 JSON Any`, (t) => {
+    const resources = buildResources(c.ir, c.endpoints, c.options);
+    for (const list of Object.values(resources)) {
+      for (const { resource } of list) {
+        const any = encodeAny(resource);
+        t.is(any.type_url, resource['@type']);
+        t.deepEqual(decodeAnyToJson(any.type_url, any.value), resource);
+      }
+    }
+  });
+}

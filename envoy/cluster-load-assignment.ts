@@ -1,3 +1,4 @@
+import { TypeUrl } from '../proto/type-urls.js';
 import type { ClusterEndpointsIR, EndpointIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import type { ResourceJson } from './resource-types.js';
@@ -13,12 +14,13 @@ function compareEndpoints(a: EndpointIR, b: EndpointIR): number {
  * answers 503, rather than waiting for endpoints while it warms.
  */
 export function buildClusterLoadAssignment(e: ClusterEndpointsIR): ResourceJson {
+  const assignment: ResourceJson = { '@type': TypeUrl.clusterLoadAssignment, cluster_name: e.cluster };
   const endpoints = [...e.endpoints].sort(compareEndpoints);
-  return {
-    cluster_name: e.cluster,
-    endpoints:
-      endpoints.length === 0
-        ? []
-        : [{ lb_endpoints: endpoints.map((ep) => ({ endpoint: { address: buildSocketAddress(ep.address, ep.port) } })) }],
-  };
+  // Empty lists are left out, as in canonical proto3 JSON (what decoding the binary form gives back).
+  if (endpoints.length > 0) {
+    assignment['endpoints'] = [
+      { lb_endpoints: endpoints.map((ep) => ({ endpoint: { address: buildSocketAddress(ep.address, ep.port) } })) },
+    ];
+  }
+  return assignment;
 }

@@ -1,3 +1,4 @@
+import { TypeUrl } from '../proto/type-urls.js';
 import type { ClusterIR } from '../controller/translate/ir.js';
 import { buildAdsConfigSource } from './config-source.js';
 import type { ResourceJson } from './resource-types.js';
@@ -9,6 +10,7 @@ import type { ResourceJson } from './resource-types.js';
  */
 export function buildCluster(cluster: ClusterIR): ResourceJson {
   return {
+    '@type': TypeUrl.cluster,
     name: cluster.name,
     type: 'EDS',
     eds_cluster_config: { eds_config: buildAdsConfigSource(), service_name: cluster.name },

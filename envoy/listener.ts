@@ -1,3 +1,4 @@
+import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteTableIR, TlsServerIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
@@ -12,6 +13,7 @@ const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.
 /** The plaintext listener: one filter chain whose routes come from `routeTable`. */
 export function buildHttpListener(routeTable: RouteTableIR, listenAddress: string, port: number): ResourceJson {
   return {
+    '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
     filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name)] }],
@@ -35,6 +37,7 @@ export function buildHttpsListener(
   port: number,
 ): ResourceJson {
   return {
+    '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],

@@ -1,7 +1,7 @@
 // Envoy resources as plain objects in proto3 JSON form: snake_case field names as in the .proto files,
 // `"@type"` on every nested Any, durations as strings ("5s"), wrapper types as plain numbers/bools. This is the
 // form Envoy's YAML/JSON bootstrap and /config_dump use; the proto/ codec turns it into protobuf binary.
-// Top-level resources carry no "@type": the xDS layer knows each list's type URL (proto/type-urls.ts).
+// Top-level resources carry their "@type" too (as in /config_dump), so each one is a self-describing Any.
 
 export type ResourceJson = Record<string, unknown>;
 

@@ -14,10 +14,16 @@ function asObjects(value: unknown): ResourceJson[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
+/** An xDS resource as a plain message: without the `@type` it carries as an Any. */
+function withoutType(resource: ResourceJson): ResourceJson {
+  const { '@type': _type, ...message } = resource;
+  return message;
+}
+
 function lookup(resources: readonly NamedResource[], name: string, kind: string): ResourceJson {
   const found = resources.find((r) => r.name === name);
   if (found === undefined) throw new Error(`static bootstrap: ${kind} ${JSON.stringify(name)} is referenced but missing`);
-  return found.resource;
+  return withoutType(found.resource);
 }
 
 /** HCM with `rds` -> HCM with the named RouteConfiguration inline as `route_config`. */
@@ -50,17 +56,15 @@ function inlineFilterChain(chain: ResourceJson, resources: EnvoyResources): Reso
 }
 
 function inlineListener(listener: ResourceJson, resources: EnvoyResources): ResourceJson {
-  return { ...listener, filter_chains: asObjects(listener['filter_chains']).map((c) => inlineFilterChain(c, resources)) };
+  return { ...withoutType(listener), filter_chains: asObjects(listener['filter_chains']).map((c) => inlineFilterChain(c, resources)) };
 }
 
 /** EDS cluster -> STATIC cluster carrying its ClusterLoadAssignment inline (empty if there is none). */
 function inlineEndpoints(cluster: NamedResource, assignments: readonly NamedResource[]): ResourceJson {
-  const { eds_cluster_config: _eds, ...rest } = cluster.resource;
-  const assignment = assignments.find((a) => a.name === cluster.name)?.resource ?? {
-    cluster_name: cluster.name,
-    endpoints: [],
-  };
-  return { ...rest, type: 'STATIC', load_assignment: assignment };
+  const { eds_cluster_config: _eds, ...rest } = withoutType(cluster.resource);
+  const assignment = assignments.find((a) => a.name === cluster.name);
+  const loadAssignment = assignment ? withoutType(assignment.resource) : { cluster_name: cluster.name };
+  return { ...rest, type: 'STATIC', load_assignment: loadAssignment };
 }
 
 /** A bootstrap with every resource static, for `envoy --mode validate`. Listener ports are kept (nothing binds). */
@@ -70,7 +74,7 @@ export function inlineIntoStaticBootstrap(resources: EnvoyResources): ResourceJs
     static_resources: {
       listeners: resources.listeners.map((l) => inlineListener(l.resource, resources)),
       clusters: resources.clusters.map((c) => inlineEndpoints(c, resources.clusterLoadAssignments)),
-      secrets: resources.secrets.map((s) => s.resource),
+      secrets: resources.secrets.map((s) => withoutType(s.resource)),
     },
   };
 }
