@@ -36,10 +36,10 @@ function reversed(state: ClusterState): ClusterState {
 }
 
 function render(state: ClusterState, options: TranslateOptions): string {
-  const { ir, diagnostics, servedIngresses } = translate(state, options);
+  const { ir, diagnostics, servedIngresses, references } = translate(state, options);
   const endpoints = translateEndpoints(state, ir.clusters);
   // Through JSON so PrivateKey prints as its toJSON() `[redacted]`.
-  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, diagnostics, ir, endpoints }));
+  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, references, diagnostics, ir, endpoints }));
   return stringify(plain, { lineWidth: 0 });
 }
 

@@ -181,3 +181,18 @@ test('the YAML loader folds Secret stringData into base64 data and reads Transla
   t.deepEqual(parsed.options, { httpsRedirectPort: 8443 });
   t.throws(() => clusterStateFromYaml('kind: Pod\nmetadata: {name: p}\n'), { message: /unsupported kind "Pod"/ });
 });
+
+test('references list what served Ingresses name, existing or not, and nothing from other Ingresses', (t) => {
+  const served = ingress('served', {
+    defaultBackend: backend('fallback'),
+    rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: backend('web') }] } }],
+    tls: [{ hosts: ['a.example.com'], secretName: 'cert' }],
+  });
+  const foreign = ingress('foreign', {
+    ingressClassName: 'nginx',
+    rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: backend('nginx-only') }] } }],
+    tls: [{ hosts: ['b.example.com'], secretName: 'nginx-cert' }],
+  });
+  const { references } = translate(state({ ingresses: [served, foreign] }), defaultTranslateOptions);
+  t.deepEqual(references, { services: ['default/fallback', 'default/web'], secrets: ['default/cert'] });
+});

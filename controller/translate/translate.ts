@@ -11,6 +11,7 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from '
 import { parseAnnotations } from './annotations.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
+import { type References, collectReferences } from './references.js';
 import { collectTlsHosts } from './tls-hosts.js';
 import {
   assembleVirtualHost,
@@ -26,6 +27,8 @@ export interface TranslationResult {
   diagnostics: Diagnostic[];
   /** Every Ingress of our class, even partly broken ones (their status is ours to write), sorted. */
   servedIngresses: ObjectRef[];
+  /** Services and Secrets the served Ingresses name: events about any other Service or Secret change nothing. */
+  references: References;
 }
 
 /** RDS name of the plaintext listener's route table. */
@@ -119,5 +122,6 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
+    references: collectReferences(ingresses),
   };
 }
