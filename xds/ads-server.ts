@@ -204,10 +204,20 @@ export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]
     this.#register(call, 'delta', (hooks, write) => new DeltaSession(hooks, write));
   }
 
-  async close(): Promise<void> {
+  /** Stop accepting streams; end open ones after `graceMs` (Envoy keeps its config and reconnects elsewhere). */
+  async close(graceMs = 1000): Promise<void> {
     this.cache.off('change', this.#onChange);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.grpcServer.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.grpcServer.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     for (const e of this.#entries.values()) e.session.close();
-    await new Promise<void>((resolve) => this.grpcServer.tryShutdown(() => resolve()));
   }
 
   /** Stop at once (streams cut). */

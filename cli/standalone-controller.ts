@@ -1,0 +1,56 @@
+// Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
+import type { EnvoyOptions } from '../envoy/resource-types.js';
+import { Reconciler } from '../controller/reconciler.js';
+import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
+import { ObjectStore } from '../controller/store.js';
+import type { TranslateOptions } from '../controller/translate/options.js';
+import { AdsServer } from '../xds/ads-server.js';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
+import type { Logger } from './logger.js';
+
+export interface StandaloneOptions {
+  manifestsDir: string;
+  xdsHost: string;
+  xdsPort: number;
+  translate: TranslateOptions;
+  envoy: EnvoyOptions;
+  log: Logger;
+  /** Watch the directory for changes (default true). */
+  watch?: boolean;
+}
+
+export interface StandaloneController {
+  xdsPort: number;
+  store: ObjectStore;
+  cache: SnapshotCache;
+  reconciler: Reconciler;
+  server: AdsServer;
+  source: ManifestDirectorySource;
+  stop(): Promise<void>;
+}
+
+export async function startStandaloneController(o: StandaloneOptions): Promise<StandaloneController> {
+  const store = new ObjectStore();
+  const cache = new SnapshotCache();
+  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
+  const server = new AdsServer(cache, { log: o.log });
+  const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
+  o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
+  const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
+  await source.start();
+  reconciler.markReady();
+  await reconciler.idle();
+  return {
+    xdsPort,
+    store,
+    cache,
+    reconciler,
+    server,
+    source,
+    async stop() {
+      source.stop();
+      reconciler.stop();
+      await server.close();
+    },
+  };
+}

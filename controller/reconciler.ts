@@ -1,0 +1,258 @@
+// Level-triggered, coalescing reconcile: store changes -> translate -> Envoy resources -> snapshot cache.
+// The first change after a quiet period is built at once; changes arriving during a build are folded into one
+// next build. Endpoint-only changes recompute only the affected ClusterLoadAssignments. Nothing is published
+// until every source has synced, and a failed build keeps the last good config.
+import { EventEmitter } from 'node:events';
+import { buildClusterLoadAssignment } from '../envoy/cluster-load-assignment.js';
+import type { EnvoyOptions, NamedResource } from '../envoy/resource-types.js';
+import type { SnapshotCache, SnapshotUpdate } from '../xds/snapshot-cache.js';
+import { buildConfig } from './build-config.js';
+import { referencesOf, type References } from './relevance.js';
+import type { ObjectStore, StoreChange } from './store.js';
+import type { Diagnostic } from './translate/diagnostics.js';
+import { endpointsForCluster, indexEndpointSources, serviceKeyOfSlice } from './translate/endpoints.js';
+import type { ClusterEndpointsIR, GatewayIR } from './translate/ir.js';
+import type { ObjectRef } from './translate/kube-objects.js';
+import type { TranslateOptions } from './translate/options.js';
+
+export interface ReconcileLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface BuildResult {
+  kind: 'full' | 'endpoints';
+  durationMs: number;
+  changedTypes: string[];
+  diagnostics: Diagnostic[];
+  servedIngresses: ObjectRef[];
+  generation: number;
+}
+
+export interface ReconcilerOptions {
+  translate: TranslateOptions;
+  envoy: EnvoyOptions;
+}
+
+function diagnosticKey(d: Diagnostic): string {
+  return `${d.object.kind}/${d.object.namespace}/${d.object.name}|${d.reason}|${d.message}`;
+}
+
+export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [unknown] }> {
+  #ready = false;
+  #running = false;
+  #fullPending = true;
+  /** Services (namespace/name) whose endpoints changed since the last build. */
+  readonly #endpointServices = new Set<string>();
+  #ir: GatewayIR | undefined;
+  #references: References = { services: new Set(), secrets: new Set() };
+  #endpoints = new Map<string, ClusterEndpointsIR>();
+  #diagnostics: Diagnostic[] = [];
+  #served: ObjectRef[] = [];
+  #loggedDiagnostics = new Set<string>();
+  #generation = 0;
+  #idle: (() => void)[] = [];
+  readonly #onChange = (changes: StoreChange[]): void => this.notify(changes);
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly cache: SnapshotCache,
+    private readonly options: ReconcilerOptions,
+    private readonly log: ReconcileLog,
+  ) {
+    super();
+    store.on('change', this.#onChange);
+  }
+
+  get diagnostics(): readonly Diagnostic[] {
+    return this.#diagnostics;
+  }
+
+  get servedIngresses(): readonly ObjectRef[] {
+    return this.#served;
+  }
+
+  get ir(): GatewayIR | undefined {
+    return this.#ir;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Sources have synced: from now on builds are published. Triggers the first build. */
+  markReady(): void {
+    this.#ready = true;
+    this.#fullPending = true;
+    this.#kick();
+  }
+
+  stop(): void {
+    this.store.off('change', this.#onChange);
+  }
+
+  /** Classify store changes: ignore irrelevant ones, note endpoint-only ones, else ask for a full build. */
+  notify(changes: readonly StoreChange[]): void {
+    let relevant = false;
+    for (const c of changes) {
+      const key = `${c.namespace}/${c.name}`;
+      switch (c.kind) {
+        case 'Ingress':
+        case 'IngressClass':
+          this.#fullPending = true;
+          relevant = true;
+          break;
+        case 'Service':
+          if (this.#ir === undefined || this.#references.services.has(key)) {
+            this.#fullPending = true;
+            relevant = true;
+          }
+          break;
+        case 'Secret':
+          if (this.#ir === undefined || this.#references.secrets.has(key)) {
+            this.#fullPending = true;
+            relevant = true;
+          }
+          break;
+        case 'EndpointSlice': {
+          const services = new Set<string>();
+          for (const obj of [c.object, c.previous]) {
+            const svc = obj && obj.kind === 'EndpointSlice' ? serviceKeyOfSlice(obj) : undefined;
+            if (svc) services.add(svc);
+          }
+          for (const svc of services) {
+            if (this.#references.services.has(svc)) {
+              this.#endpointServices.add(svc);
+              relevant = true;
+            }
+          }
+          break;
+        }
+        case 'Endpoints':
+          if (this.#references.services.has(key)) {
+            this.#endpointServices.add(key);
+            relevant = true;
+          }
+          break;
+      }
+    }
+    if (relevant) this.#kick();
+  }
+
+  /** Resolves when no build is running or pending (for tests and orderly shutdown). */
+  idle(): Promise<void> {
+    if (!this.#running && !this.#hasWork()) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #hasWork(): boolean {
+    return this.#ready && (this.#fullPending || this.#endpointServices.size > 0);
+  }
+
+  #kick(): void {
+    if (!this.#ready || this.#running) return;
+    this.#running = true;
+    // setImmediate: events delivered in the same tick (a relist, a directory re-read) form one build.
+    setImmediate(() => this.#loop());
+  }
+
+  #loop(): void {
+    try {
+      while (this.#hasWork()) {
+        if (this.#fullPending || this.#ir === undefined) {
+          this.#fullPending = false;
+          this.#endpointServices.clear();
+          this.#fullBuild();
+        } else {
+          const services = [...this.#endpointServices];
+          this.#endpointServices.clear();
+          this.#endpointBuild(services);
+        }
+      }
+    } finally {
+      this.#running = false;
+      for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  #fullBuild(): void {
+    const started = performance.now();
+    const state = this.store.state();
+    try {
+      const { translation: result, endpoints, resources } = buildConfig(state, this.options);
+      const update: SnapshotUpdate = {
+        listener: resources.listeners,
+        routeConfiguration: resources.routeConfigurations,
+        cluster: resources.clusters,
+        clusterLoadAssignment: resources.clusterLoadAssignments,
+        secret: resources.secrets,
+      };
+      const changed = this.cache.update(update);
+      this.#ir = result.ir;
+      this.#endpoints = endpoints;
+      this.#references = referencesOf(state, result.servedIngresses);
+      this.#diagnostics = result.diagnostics;
+      this.#served = result.servedIngresses;
+      this.#logDiagnostics(result.diagnostics);
+      this.#finish('full', started, changed);
+    } catch (err: unknown) {
+      this.log.error({ err }, 'build failed; Envoy keeps the last good config');
+      this.emit('failed', err);
+    }
+  }
+
+  #endpointBuild(services: readonly string[]): void {
+    const started = performance.now();
+    const ir = this.#ir!;
+    const state = this.store.state();
+    try {
+      const wanted = new Set(services);
+      const index = indexEndpointSources(state);
+      for (const cluster of ir.clusters) {
+        if (!wanted.has(`${cluster.service.namespace}/${cluster.service.name}`)) continue;
+        this.#endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
+      }
+      const clas: NamedResource[] = [...this.#endpoints.values()].map((e) => ({
+        name: e.cluster,
+        resource: buildClusterLoadAssignment(e),
+      }));
+      const changed = this.cache.update({ clusterLoadAssignment: clas });
+      this.#finish('endpoints', started, changed);
+    } catch (err: unknown) {
+      this.log.error({ err }, 'endpoint update failed; Envoy keeps the last good endpoints');
+      this.emit('failed', err);
+    }
+  }
+
+  #finish(kind: 'full' | 'endpoints', started: number, changed: string[]): void {
+    this.#generation += 1;
+    const result: BuildResult = {
+      kind,
+      durationMs: performance.now() - started,
+      changedTypes: changed,
+      diagnostics: this.#diagnostics,
+      servedIngresses: this.#served,
+      generation: this.#generation,
+    };
+    this.log.debug({ kind, durationMs: Math.round(result.durationMs * 10) / 10, changed }, 'config built');
+    this.emit('built', result);
+  }
+
+  /** Log each diagnostic once while it persists; log when it clears. */
+  #logDiagnostics(diagnostics: readonly Diagnostic[]): void {
+    const now = new Set<string>();
+    for (const d of diagnostics) {
+      const key = diagnosticKey(d);
+      now.add(key);
+      if (this.#loggedDiagnostics.has(key)) continue;
+      const { kind, namespace, name } = d.object;
+      this.log.warn({ object: `${kind}/${namespace}/${name}`, reason: d.reason, severity: d.severity }, d.message);
+    }
+    for (const key of this.#loggedDiagnostics) {
+      if (!now.has(key)) this.log.info({ diagnostic: key }, 'problem resolved');
+    }
+    this.#loggedDiagnostics = now;
+  }
+}

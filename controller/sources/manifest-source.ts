@@ -1,0 +1,144 @@
+// The standalone source: every YAML/JSON file under a directory, re-read when the directory changes.
+// A file that stops parsing keeps its last good objects (an editor's half-written save must not drop routes).
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ObjectStore } from '../store.js';
+import type { KubeKind, KubeObject } from '../translate/kube-objects.js';
+import { parseManifest, type ManifestProblem } from './manifest-parser.js';
+
+export interface SourceLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+const allKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+const manifestFile = /\.(ya?ml|json)$/i;
+
+interface FileEntry {
+  mtimeMs: number;
+  size: number;
+  objects: KubeObject[];
+}
+
+export class ManifestDirectorySource {
+  readonly #files = new Map<string, FileEntry>();
+  /** First time an object without creationTimestamp was seen, so "oldest wins" stays stable across reloads. */
+  readonly #firstSeen = new Map<string, string>();
+  #watcher: fs.FSWatcher | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #reading: Promise<void> | undefined;
+  #again = false;
+  #synced = false;
+  problems: ManifestProblem[] = [];
+
+  constructor(
+    readonly dir: string,
+    private readonly store: ObjectStore,
+    private readonly log: SourceLog,
+    private readonly options: { debounceMs?: number; watch?: boolean; now?: () => Date } = {},
+  ) {}
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  async start(): Promise<void> {
+    await this.reload();
+    if (this.options.watch === false) return;
+    this.#watcher = fs.watch(this.dir, { recursive: true }, () => this.#schedule());
+    this.#watcher.on('error', (err) => this.log.warn({ err, dir: this.dir }, 'manifest directory watch failed'));
+  }
+
+  stop(): void {
+    this.#watcher?.close();
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #schedule(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.reload(), this.options.debounceMs ?? 25);
+  }
+
+  /** Re-read the directory (coalesced: a change during a read triggers one more read). */
+  reload(): Promise<void> {
+    if (this.#reading) {
+      this.#again = true;
+      return this.#reading;
+    }
+    this.#reading = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#readAll();
+        } while (this.#again);
+      } finally {
+        this.#reading = undefined;
+      }
+    })();
+    return this.#reading;
+  }
+
+  async #listFiles(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    const entries = await fsp.readdir(dir, { withFileTypes: true });
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) out.push(...(await this.#listFiles(full)));
+      else if ((e.isFile() || e.isSymbolicLink()) && manifestFile.test(e.name)) out.push(full);
+    }
+    return out.sort();
+  }
+
+  async #readAll(): Promise<void> {
+    const files = await this.#listFiles(this.dir);
+    const problems: ManifestProblem[] = [];
+    const present = new Set(files);
+    for (const file of [...this.#files.keys()]) if (!present.has(file)) this.#files.delete(file);
+    for (const file of files) {
+      let stat: fs.Stats;
+      try {
+        stat = await fsp.stat(file);
+      } catch {
+        this.#files.delete(file); // removed while listing
+        continue;
+      }
+      const known = this.#files.get(file);
+      if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) continue;
+      const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      const rel = path.relative(this.dir, file);
+      const parsed = parseManifest(rel, text);
+      if (parsed.problems.length > 0) {
+        problems.push(...parsed.problems);
+        for (const p of parsed.problems) this.log.warn({ file: p.file, document: p.document, reason: 'InvalidManifest' }, p.message);
+        if (known) {
+          // Keep serving what the file said before; remember the new stat so we do not re-parse in a loop.
+          this.#files.set(file, { ...known, mtimeMs: stat.mtimeMs, size: stat.size });
+          continue;
+        }
+      }
+      this.#files.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, objects: parsed.objects });
+    }
+    this.problems = problems;
+    const objects: KubeObject[] = [];
+    for (const entry of this.#files.values()) for (const obj of entry.objects) objects.push(this.#withTimestamp(obj));
+    this.store.replace(allKinds, objects);
+    if (!this.#synced) {
+      this.#synced = true;
+      this.log.info({ dir: this.dir, files: files.length, objects: objects.length }, 'manifests loaded');
+    }
+  }
+
+  #withTimestamp(obj: KubeObject): KubeObject {
+    if (obj.metadata.creationTimestamp) return obj;
+    const key = `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+    let ts = this.#firstSeen.get(key);
+    if (!ts) {
+      ts = (this.options.now?.() ?? new Date()).toISOString();
+      this.#firstSeen.set(key, ts);
+    }
+    return { ...obj, metadata: { ...obj.metadata, creationTimestamp: ts } } as KubeObject;
+  }
+}

@@ -1,0 +1,62 @@
+// Turns an object as read from YAML or the API (client classes, Date timestamps, stringData) into the plain
+// shape the translator reads. Pure.
+import type { KubeKind, KubeObject } from '../translate/kube-objects.js';
+
+const supported: Record<KubeKind, { apiVersions: string[]; namespaced: boolean }> = {
+  Ingress: { apiVersions: ['networking.k8s.io/v1'], namespaced: true },
+  IngressClass: { apiVersions: ['networking.k8s.io/v1'], namespaced: false },
+  Service: { apiVersions: ['v1'], namespaced: true },
+  EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true },
+  Endpoints: { apiVersions: ['v1'], namespaced: true },
+  Secret: { apiVersions: ['v1'], namespaced: true },
+};
+
+export function isSupportedKind(kind: unknown): kind is KubeKind {
+  return typeof kind === 'string' && Object.hasOwn(supported, kind);
+}
+
+export type NormalizeResult =
+  | { ok: true; object: KubeObject }
+  | { ok: false; ignored: true } // a kind we do not read (Deployment, ConfigMap, ...)
+  | { ok: false; ignored: false; error: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Plain JSON copy: Dates become RFC 3339 strings, class instances plain objects, undefined dropped. */
+function toPlain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v instanceof Date ? v.toISOString() : v)));
+}
+
+export function normalizeObject(raw: unknown): NormalizeResult {
+  if (!isRecord(raw)) return { ok: false, ignored: false, error: 'document is not an object' };
+  const kind = raw['kind'];
+  if (!isSupportedKind(kind)) return { ok: false, ignored: true };
+  const apiVersion = raw['apiVersion'];
+  const spec = supported[kind];
+  if (apiVersion !== undefined && !spec.apiVersions.includes(String(apiVersion))) {
+    return { ok: false, ignored: false, error: `${kind} apiVersion ${String(apiVersion)} is not supported (use ${spec.apiVersions.join(' or ')})` };
+  }
+  const obj = toPlain(raw) as Record<string, unknown>;
+  const metadata = obj['metadata'];
+  if (!isRecord(metadata) || typeof metadata['name'] !== 'string' || metadata['name'] === '') {
+    return { ok: false, ignored: false, error: `${kind} has no metadata.name` };
+  }
+  if (spec.namespaced) {
+    if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = 'default';
+  } else {
+    delete metadata['namespace'];
+  }
+  delete metadata['managedFields'];
+  if (kind === 'Secret') {
+    const data: Record<string, string> = isRecord(obj['data']) ? (obj['data'] as Record<string, string>) : {};
+    const stringData = obj['stringData'];
+    if (isRecord(stringData)) {
+      for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    }
+    delete obj['stringData'];
+    obj['data'] = data;
+  }
+  return { ok: true, object: obj as unknown as KubeObject };
+}

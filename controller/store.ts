@@ -1,0 +1,129 @@
+// The object store: the latest version of every watched object, by kind and namespace/name. Sources write it;
+// the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing.
+import { EventEmitter } from 'node:events';
+import type { ClusterState, KubeKind, KubeObject } from './translate/kube-objects.js';
+
+export interface StoreChange {
+  kind: KubeKind;
+  namespace: string;
+  name: string;
+  type: 'added' | 'modified' | 'deleted';
+  object: KubeObject;
+  /** The previous version, for modifications and deletions. */
+  previous?: KubeObject;
+}
+
+const kinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+
+function keyOf(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+}
+
+/** Compares objects while ignoring bookkeeping fields that change on every write. */
+function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject): string => {
+    const { resourceVersion: _rv, ...meta } = o.metadata;
+    return JSON.stringify({ ...o, metadata: { ...meta, managedFields: undefined } });
+  };
+  return strip(a) === strip(b);
+}
+
+export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
+  readonly #objects = new Map<KubeKind, Map<string, KubeObject>>(kinds.map((k) => [k, new Map()]));
+
+  #map(kind: KubeKind): Map<string, KubeObject> {
+    return this.#objects.get(kind)!;
+  }
+
+  get(kind: KubeKind, namespace: string, name: string): KubeObject | undefined {
+    return this.#map(kind).get(`${namespace}/${name}`);
+  }
+
+  list(kind: KubeKind): KubeObject[] {
+    return [...this.#map(kind).values()];
+  }
+
+  count(kind: KubeKind): number {
+    return this.#map(kind).size;
+  }
+
+  /** Add or replace one object. */
+  upsert(obj: KubeObject): void {
+    const change = this.#upsert(obj);
+    if (change) this.emit('change', [change]);
+  }
+
+  delete(kind: KubeKind, namespace: string, name: string): void {
+    const map = this.#map(kind);
+    const key = `${namespace}/${name}`;
+    const previous = map.get(key);
+    if (!previous) return;
+    map.delete(key);
+    this.emit('change', [{ kind, namespace, name, type: 'deleted', object: previous, previous }]);
+  }
+
+  /**
+   * Replace every object of the given kinds with `objects` (a relist, or a re-read of a manifest directory):
+   * emits one change batch with what was added, modified and deleted.
+   */
+  replace(replaceKinds: readonly KubeKind[], objects: readonly KubeObject[]): StoreChange[] {
+    const changes: StoreChange[] = [];
+    const seen = new Map<KubeKind, Set<string>>(replaceKinds.map((k) => [k, new Set()]));
+    for (const obj of objects) {
+      if (!seen.has(obj.kind)) continue;
+      seen.get(obj.kind)!.add(keyOf(obj));
+      const change = this.#upsert(obj);
+      if (change) changes.push(change);
+    }
+    for (const kind of replaceKinds) {
+      const map = this.#map(kind);
+      const keep = seen.get(kind)!;
+      for (const [key, previous] of map) {
+        if (keep.has(key)) continue;
+        map.delete(key);
+        changes.push({
+          kind,
+          namespace: previous.metadata.namespace ?? '',
+          name: previous.metadata.name,
+          type: 'deleted',
+          object: previous,
+          previous,
+        });
+      }
+    }
+    if (changes.length > 0) this.emit('change', changes);
+    return changes;
+  }
+
+  #upsert(obj: KubeObject): StoreChange | undefined {
+    const map = this.#map(obj.kind);
+    const key = keyOf(obj);
+    const previous = map.get(key);
+    if (previous && sameContent(previous, obj)) {
+      map.set(key, obj);
+      return undefined;
+    }
+    map.set(key, obj);
+    const change: StoreChange = {
+      kind: obj.kind,
+      namespace: obj.metadata.namespace ?? '',
+      name: obj.metadata.name,
+      type: previous ? 'modified' : 'added',
+      object: obj,
+    };
+    if (previous) change.previous = previous;
+    return change;
+  }
+
+  /** A consistent view for the translator (arrays are copies; objects are shared and must not be mutated). */
+  state(): ClusterState {
+    return {
+      ingresses: this.list('Ingress') as ClusterState['ingresses'][number][],
+      ingressClasses: this.list('IngressClass') as ClusterState['ingressClasses'][number][],
+      services: this.list('Service') as ClusterState['services'][number][],
+      endpointSlices: this.list('EndpointSlice') as ClusterState['endpointSlices'][number][],
+      endpoints: this.list('Endpoints') as ClusterState['endpoints'][number][],
+      secrets: this.list('Secret') as ClusterState['secrets'][number][],
+    };
+  }
+}
