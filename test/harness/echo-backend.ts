@@ -1,0 +1,111 @@
+/**
+ * An HTTP(S) server that stands for one Kubernetes Service in e2e tests: every request gets 200 and a JSON
+ * description of what arrived, so routing assertions can say exactly which service saw which path and Host.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+export interface EchoBackendOptions {
+  /** Name reported in the body and the `x-echo-service` header. */
+  service: string;
+  /** Address to bind (default 127.0.0.1); on Linux any 127.x.y.z works, handy for several endpoints on one port. */
+  host?: string;
+  /** Port to bind (default 0: chosen by the OS). */
+  port?: number;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
+}
+
+/** What an echo backend answers, as JSON. */
+export interface EchoResponse {
+  service: string;
+  method: string;
+  /** The full request target, query string included. */
+  path: string;
+  /** The Host header (or HTTP/2 :authority) as received. */
+  host: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface EchoBackend {
+  address: string;
+  port: number;
+  /** Base URL, e.g. http://127.0.0.1:12345 */
+  url: string;
+  service: string;
+  /** Number of requests answered so far. */
+  readonly requests: number;
+  /** Number of connections accepted so far (tells fresh connections from reused keep-alive ones). */
+  readonly connections: number;
+  /** Stops listening and drops open connections, so later requests fail to connect. */
+  close(): Promise<void>;
+}
+
+export const ECHO_SERVICE_HEADER = 'x-echo-service';
+
+export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBackend> {
+  const host = opts.host ?? '127.0.0.1';
+  let requests = 0;
+  let connections = 0;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    // Drain the body before answering so clients that send one see a clean exchange.
+    req.resume();
+    req.on('end', () => {
+      requests += 1;
+      const reply: EchoResponse = {
+        service: opts.service,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        host: req.headers.host ?? '',
+        headers: req.headers,
+      };
+      const body = JSON.stringify(reply);
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        [ECHO_SERVICE_HEADER]: opts.service,
+      });
+      res.end(body);
+    });
+  };
+  const server: Server = opts.tls
+    ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+    : createHttpServer(handler);
+
+  // For TLS, count handshaken connections, so a failed handshake is not mistaken for a served client.
+  server.on(opts.tls ? 'secureConnection' : 'connection', () => {
+    connections += 1;
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+
+  return {
+    address,
+    port,
+    url: `${opts.tls ? 'https' : 'http'}://${address}:${port}`,
+    service: opts.service,
+    get requests() {
+      return requests;
+    },
+    get connections() {
+      return connections;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections (e.g. Envoy's upstream pool) would otherwise keep the server half alive.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
