@@ -84,8 +84,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
-    const own = virtualHosts.get(host);
-    const vhost = own !== undefined ? renameVirtualHost(own, host) : renameVirtualHost(catchAll, host);
+    const vhost = renameVirtualHost(virtualHosts.get(host) ?? catchAll, host);
     tlsServers.push({
       name: httpsName(host),
       serverNames: [host],
