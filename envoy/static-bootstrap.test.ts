@@ -3,6 +3,7 @@ import test from 'ava';
 import { PrivateKey } from '../controller/translate/ir.js';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildResources } from './build-resources.js';
+import { buildCluster } from './cluster.js';
 import type { NamedResource, ResourceJson } from './resource-types.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import { loadGoldenCases } from './test-helpers/golden-cases.js';
@@ -64,12 +65,12 @@ test('a cluster without assignment is inlined with no endpoints', (t) => {
   const bootstrap = inlineIntoStaticBootstrap({
     listeners: [],
     routeConfigurations: [],
-    clusters: [{ name: 'a/b/80', resource: { '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster', name: 'a/b/80', type: 'EDS', eds_cluster_config: {}, connect_timeout: '5s' } }],
+    clusters: [{ name: 'a/b/80', resource: buildCluster({ name: 'a/b/80', service: { namespace: 'a', name: 'b', port: 80 } }) }],
     clusterLoadAssignments: [],
     secrets: [],
   });
   t.deepEqual(staticResources(bootstrap).clusters, [
-    { name: 'a/b/80', type: 'STATIC', connect_timeout: '5s', load_assignment: { cluster_name: 'a/b/80' } },
+    { name: 'a/b/80', type: 'STATIC', connect_timeout: '5s', lb_policy: 'ROUND_ROBIN', load_assignment: { cluster_name: 'a/b/80' } },
   ]);
 });
 

@@ -22,7 +22,9 @@ function withoutType(resource: ResourceJson): ResourceJson {
 
 function lookup(resources: readonly NamedResource[], name: string, kind: string): ResourceJson {
   const found = resources.find((r) => r.name === name);
-  if (found === undefined) throw new Error(`static bootstrap: ${kind} ${JSON.stringify(name)} is referenced but missing`);
+  if (found === undefined) {
+    throw new Error(`static bootstrap: ${kind} ${JSON.stringify(name)} is referenced but missing`);
+  }
   return withoutType(found.resource);
 }
 
@@ -49,14 +51,16 @@ function inlineFilterChain(chain: ResourceJson, resources: EnvoyResources): Reso
   });
   const result: ResourceJson = { ...chain, filters };
   const socket = chain['transport_socket'];
-  if (isObject(socket) && isObject(socket['typed_config']) && socket['typed_config']['@type'] === downstreamTlsContextType) {
-    result['transport_socket'] = { ...socket, typed_config: referToStaticSecrets(socket['typed_config']) };
+  const tlsContext = isObject(socket) ? socket['typed_config'] : undefined;
+  if (isObject(socket) && isObject(tlsContext) && tlsContext['@type'] === downstreamTlsContextType) {
+    result['transport_socket'] = { ...socket, typed_config: referToStaticSecrets(tlsContext) };
   }
   return result;
 }
 
 function inlineListener(listener: ResourceJson, resources: EnvoyResources): ResourceJson {
-  return { ...withoutType(listener), filter_chains: asObjects(listener['filter_chains']).map((c) => inlineFilterChain(c, resources)) };
+  const chains = asObjects(listener['filter_chains']).map((chain) => inlineFilterChain(chain, resources));
+  return { ...withoutType(listener), filter_chains: chains };
 }
 
 /** EDS cluster -> STATIC cluster carrying its ClusterLoadAssignment inline (empty if there is none). */

@@ -35,7 +35,9 @@ export function buildVirtualHost(vhost: VirtualHostIR, unknownHostRoutes: readon
   const authorityRegex = authorityRegexFor(vhost.hostnames);
   const routes = vhost.routes.map((route) => buildRoute(route, authorityRegex));
   if (authorityRegex !== undefined) {
-    for (const route of unknownHostRoutes) routes.push(buildRoute({ ...route, name: `host-not-matched/${route.name}` }));
+    for (const route of unknownHostRoutes) {
+      routes.push(buildRoute({ ...route, name: `host-not-matched/${route.name}` }));
+    }
   }
   // Envoy compares domains case-insensitively and strip_any_host_port removes ports before matching.
   return { name: vhost.name, domains: [...vhost.hostnames], routes };

@@ -64,7 +64,9 @@ export function goldenYaml(resources: EnvoyResources): string {
   const copy = structuredClone(resources);
   for (const { resource } of copy.secrets) {
     const tlsCertificate = resource['tls_certificate'] as { private_key?: { inline_string?: string } } | undefined;
-    if (tlsCertificate?.private_key?.inline_string !== undefined) tlsCertificate.private_key.inline_string = '[redacted]';
+    if (tlsCertificate?.private_key?.inline_string !== undefined) {
+      tlsCertificate.private_key.inline_string = '[redacted]';
+    }
   }
   return stringify(copy, { lineWidth: 0 });
 }
