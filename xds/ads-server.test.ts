@@ -226,7 +226,7 @@ test('SotW: a reconnecting Envoy that presents the last version gets its first r
   t.deepEqual(resourceNames(res), ['ingress_http']);
 });
 
-test('ordering: listeners and routes wait until clusters and their endpoints are ACKed', async (t) => {
+test('ordering: EDS follows CDS without waiting for its ACK; listeners and routes wait until both are ACKed', async (t) => {
   const { cache, address } = await start(t);
   cache.update(fullUpdate());
   const client = new SotwTestClient(address);
@@ -236,11 +236,16 @@ test('ordering: listeners and routes wait until clusters and their endpoints are
   client.send({ typeUrl: TypeUrl.listener });
   const cds = await client.next();
   t.is(cds.typeUrl, TypeUrl.cluster);
+  // Envoy ACKs CDS only once the clusters are warm, which needs their endpoints: EDS must flow before that ACK.
   client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNames: ['default/web/80'] });
-  client.ack(cds);
   const eds = await client.next();
-  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS comes after CDS is ACKed, before LDS');
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS answered while CDS is not ACKed yet');
   client.ack(eds, ['default/web/80']);
+  // Listeners are still held back: the clusters are not ACKed. A new subscription of another type is answered
+  // first, which shows nothing else was sent in between.
+  client.send({ typeUrl: TypeUrl.secret });
+  t.is((await client.next()).typeUrl, TypeUrl.secret);
+  client.ack(cds);
   const lds = await client.next();
   t.is(lds.typeUrl, TypeUrl.listener);
 });
@@ -263,15 +268,15 @@ test('make before break: a removed cluster stays in CDS until the routes that st
   const cds = await client.next();
   t.is(cds.typeUrl, TypeUrl.cluster);
   t.deepEqual(resourceNames(cds).sort(), ['default/new/80', 'default/old/80'], 'old cluster retained');
-  client.ack(cds);
   const eds = await client.next();
-  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS resent after the CDS change');
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS resent right after the CDS change');
   client.ack(eds, ['default/new/80', 'default/old/80']);
   const eds2 = await client.next();
   // The retained cluster's endpoints are not in the snapshot; SotW EDS omits it, which Envoy does not treat as a
   // deletion (only LDS and CDS are complete sets), so the old cluster keeps its endpoints until it is removed.
   t.deepEqual(resourceNames(eds2), ['default/new/80']);
   client.ack(eds2, ['default/new/80', 'default/old/80']);
+  client.ack(cds); // the clusters are warm
   const rds = await client.next();
   t.is(rds.typeUrl, TypeUrl.routeConfiguration);
   t.is(rds.resources.length, 1);

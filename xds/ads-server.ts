@@ -63,7 +63,12 @@ export interface XdsStats {
 export interface AdsServerOptions {
   /** Receive limit; Envoy's delta reconnect requests carry every known resource version. */
   maxReceiveMessageBytes?: number;
-  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  log?: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    debug(obj: object, msg: string): void;
+    trace?(obj: object, msg: string): void;
+  };
 }
 
 interface Entry {
@@ -75,6 +80,20 @@ interface Entry {
 
 function emptyAcked(): Record<ResourceKind, Map<string, string>> {
   return { cluster: new Map(), clusterLoadAssignment: new Map(), secret: new Map(), listener: new Map(), routeConfiguration: new Map() };
+}
+
+/** A short, log-friendly view of a request (resource lists can be huge). */
+function summarize(req: unknown): object {
+  const r = req as Partial<DiscoveryRequest & DeltaDiscoveryRequest>;
+  return {
+    type: r.typeUrl?.slice(r.typeUrl.lastIndexOf('.') + 1),
+    nonce: r.responseNonce,
+    version: r.versionInfo,
+    names: r.resourceNames?.length,
+    subscribe: r.resourceNamesSubscribe?.slice(0, 5),
+    unsubscribe: r.resourceNamesUnsubscribe?.slice(0, 5),
+    error: r.errorDetail?.message,
+  };
 }
 
 export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]; connect: [number]; disconnect: [number] }> {
@@ -171,6 +190,7 @@ export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]
       this.emit('disconnect', session.id);
     };
     call.on('data', (req: R) => {
+      this.options.log?.trace?.({ stream: session.id, request: summarize(req) }, 'xDS request');
       try {
         const wasNode = session.node;
         session.handleRequest(req);

@@ -1,6 +1,7 @@
 // What state-of-the-world and incremental ADS streams share: per-type subscription state, one outstanding
 // response per type, and the push order that never drops traffic ("make before break"):
-//   CDS -> EDS (after the CDS response is ACKed, and always after a cluster change so warming completes)
+//   CDS -> EDS (right behind it, and always again after a cluster change so warming completes; Envoy ACKs a
+//   CDS response only once its clusters are warm, i.e. have their endpoints, so EDS must not wait for that ACK)
 //   -> SDS -> LDS -> RDS (only once clusters and their endpoints are ACKed, so no route names a cluster that
 //   is not warm yet) -> and clusters removed from the snapshot stay in CDS until listeners and routes that no
 //   longer use them are ACKed.
@@ -155,8 +156,6 @@ export abstract class StreamSession {
 
   private blockedBy(kind: ResourceKind): ResourceKind[] {
     switch (kind) {
-      case 'clusterLoadAssignment':
-        return ['cluster'];
       case 'listener':
       case 'routeConfiguration':
         return ['cluster', 'clusterLoadAssignment'];
