@@ -1,0 +1,197 @@
+// The Kubernetes source: one ListWatch informer per kind feeding the store. Secrets are watched with a field
+// selector for kubernetes.io/tls only (less memory, less exposure). An informer that fails is restarted with
+// backoff (1 s doubling to 30 s); an expired resourceVersion (410 Gone) makes it relist. `synced` turns true
+// only once every informer has completed its first list, so a restarted controller never publishes a partial
+// view to a running Envoy.
+import {
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  ListWatch,
+  NetworkingV1Api,
+  Watch,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { ObjectStore } from '../store.js';
+import type { KubeKind } from '../translate/kube-objects.js';
+import { normalizeObject } from './normalize.js';
+
+export interface ClusterSourceLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface ClusterSourceOptions {
+  /** Watch only this namespace (IngressClasses are cluster-scoped and always watched). */
+  namespace?: string;
+  /** Called whenever an informer restarts after an error (for metrics). */
+  onRestart?: (kind: KubeKind, error: unknown) => void;
+  /** Backoff bounds, for tests. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+interface KindSpec {
+  kind: KubeKind;
+  path: (ns: string | undefined) => string;
+  list: (ns: string | undefined) => Promise<KubernetesListObject<KubernetesObject>>;
+  fieldSelector?: string;
+}
+
+type AnyList = KubernetesListObject<KubernetesObject>;
+
+export class ClusterSource {
+  readonly #informers = new Map<KubeKind, ListWatch<KubernetesObject>>();
+  readonly #synced = new Set<KubeKind>();
+  /** Kinds whose list call has succeeded at least once. */
+  readonly #listed = new Set<KubeKind>();
+  readonly #backoff = new Map<KubeKind, number>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #stopped = false;
+  #onSynced: (() => void)[] = [];
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly store: ObjectStore,
+    private readonly log: ClusterSourceLog,
+    private readonly options: ClusterSourceOptions = {},
+  ) {}
+
+  get synced(): boolean {
+    return this.#synced.size === this.#specs().length;
+  }
+
+  /** Resolves once every informer has listed once. */
+  whenSynced(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve) => this.#onSynced.push(resolve));
+  }
+
+  #specs(): KindSpec[] {
+    const core = this.kubeConfig.makeApiClient(CoreV1Api);
+    const networking = this.kubeConfig.makeApiClient(NetworkingV1Api);
+    const discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
+    const at = (group: string, resource: string) => (ns: string | undefined) =>
+      ns ? `${group}/namespaces/${ns}/${resource}` : `${group}/${resource}`;
+    const tls = 'type=kubernetes.io/tls';
+    return [
+      {
+        kind: 'IngressClass',
+        path: () => '/apis/networking.k8s.io/v1/ingressclasses',
+        list: () => networking.listIngressClass() as Promise<AnyList>,
+      },
+      {
+        kind: 'Ingress',
+        path: at('/apis/networking.k8s.io/v1', 'ingresses'),
+        list: (ns) => (ns ? networking.listNamespacedIngress({ namespace: ns }) : networking.listIngressForAllNamespaces()) as Promise<AnyList>,
+      },
+      {
+        kind: 'Service',
+        path: at('/api/v1', 'services'),
+        list: (ns) => (ns ? core.listNamespacedService({ namespace: ns }) : core.listServiceForAllNamespaces()) as Promise<AnyList>,
+      },
+      {
+        kind: 'EndpointSlice',
+        path: at('/apis/discovery.k8s.io/v1', 'endpointslices'),
+        list: (ns) =>
+          (ns ? discovery.listNamespacedEndpointSlice({ namespace: ns }) : discovery.listEndpointSliceForAllNamespaces()) as Promise<AnyList>,
+      },
+      {
+        kind: 'Endpoints',
+        path: at('/api/v1', 'endpoints'),
+        list: (ns) => (ns ? core.listNamespacedEndpoints({ namespace: ns }) : core.listEndpointsForAllNamespaces()) as Promise<AnyList>,
+      },
+      {
+        kind: 'Secret',
+        path: at('/api/v1', 'secrets'),
+        fieldSelector: tls,
+        list: (ns) =>
+          (ns
+            ? core.listNamespacedSecret({ namespace: ns, fieldSelector: tls })
+            : core.listSecretForAllNamespaces({ fieldSelector: tls })) as Promise<AnyList>,
+      },
+    ];
+  }
+
+  async start(): Promise<void> {
+    const ns = this.options.namespace;
+    await Promise.all(this.#specs().map((spec) => this.#startKind(spec, ns)));
+  }
+
+  async #startKind(spec: KindSpec, ns: string | undefined): Promise<void> {
+    const listFn = async (): Promise<AnyList> => {
+      const list = await spec.list(ns);
+      this.#listed.add(spec.kind);
+      this.#backoff.delete(spec.kind); // the API answers again: the next failure starts from the short delay
+      return list;
+    };
+    const informer = new ListWatch<KubernetesObject>(
+      spec.path(ns),
+      new Watch(this.kubeConfig),
+      listFn,
+      false,
+      undefined,
+      spec.fieldSelector,
+    );
+    this.#informers.set(spec.kind, informer);
+    const upsert = (obj: KubernetesObject): void => {
+      this.#backoff.delete(spec.kind);
+      const n = normalizeObject({ ...obj, kind: spec.kind });
+      if (n.ok) this.store.upsert(n.object);
+      else if (!n.ignored) this.log.warn({ kind: spec.kind, name: obj.metadata?.name, error: n.error }, 'skipping object');
+    };
+    informer.on('add', upsert);
+    informer.on('update', upsert);
+    informer.on('delete', (obj) => {
+      const namespace = spec.kind === 'IngressClass' ? '' : (obj.metadata?.namespace ?? 'default');
+      this.store.delete(spec.kind, namespace, obj.metadata?.name ?? '');
+    });
+    informer.on('error', (err: unknown) => this.#restart(spec.kind, informer, err));
+    await this.#run(spec.kind, informer);
+  }
+
+  async #run(kind: KubeKind, informer: ListWatch<KubernetesObject>): Promise<void> {
+    await informer.start();
+    // start() resolves after the first list (or after an error was reported, which schedules a restart).
+    if (this.#listed.has(kind) && !this.#synced.has(kind)) {
+      this.#synced.add(kind);
+      this.log.debug({ kind }, 'informer synced');
+      if (this.synced) {
+        this.log.info({ kinds: [...this.#synced] }, 'all informers synced');
+        for (const resolve of this.#onSynced.splice(0)) resolve();
+      }
+    }
+  }
+
+  #restart(kind: KubeKind, informer: ListWatch<KubernetesObject>, err: unknown): void {
+    if (this.#stopped) return;
+    const min = this.options.minBackoffMs ?? 1000;
+    const delay = Math.min(this.#backoff.get(kind) ?? min, this.options.maxBackoffMs ?? 30_000);
+    this.#backoff.set(kind, delay * 2);
+    this.options.onRestart?.(kind, err);
+    this.log.warn({ kind, err: describe(err), retryInMs: delay }, 'watch failed; restarting');
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.#stopped) return;
+      void this.#run(kind, informer).catch((e: unknown) => this.log.warn({ kind, err: describe(e) }, 'informer restart failed'));
+    }, delay);
+    this.#timers.add(timer);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const t of this.#timers) clearTimeout(t);
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'object' && err !== null) {
+    const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
+    return String(e.message ?? e.code ?? e.statusCode ?? JSON.stringify(err));
+  }
+  return String(err);
+}
