@@ -2,10 +2,11 @@
 // per-document errors that name the file and document instead of failing the whole file.
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../translate/kube-objects.js';
-import { normalizeObject } from './normalize.js';
+import { isSupportedKind, normalizeObject } from './normalize.js';
 
 export interface ManifestProblem {
   file: string;
+  /** 0-based index of the YAML document in the file. */
   document: number;
   message: string;
 }
@@ -26,10 +27,16 @@ export function parseManifest(file: string, text: string): ParsedManifest {
       result.problems.push({ file, document: index, message: `YAML error: ${doc.errors[0]!.message}` });
       return;
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    let value: unknown;
+    try {
+      // Resolving aliases can throw (an undefined alias, an alias bomb): that spoils this document only.
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err: unknown) {
+      result.problems.push({ file, document: index, message: `YAML error: ${err instanceof Error ? err.message : String(err)}` });
+      return;
+    }
     if (value === null || value === undefined) return; // empty document
-    const items = isList(value) ? (value as { items: unknown[] }).items : [value];
-    for (const item of items) {
+    for (const item of listItems(value) ?? [value]) {
       const n = normalizeObject(item);
       if (n.ok) result.objects.push(n.object);
       else if (n.ignored) result.ignored += 1;
@@ -39,8 +46,21 @@ export function parseManifest(file: string, text: string): ParsedManifest {
   return result;
 }
 
-function isList(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+/**
+ * The items of a `List` (as `kubectl get -o yaml` writes) or of a typed list such as `ServiceList` (as the API
+ * returns, where items carry no kind or apiVersion: they are those of the list), or undefined for a single object.
+ */
+function listItems(value: unknown): unknown[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
-  return typeof v['kind'] === 'string' && (v['kind'] === 'List' || v['kind'].endsWith('List')) && Array.isArray(v['items']);
+  const kind = v['kind'];
+  const items = v['items'];
+  if (typeof kind !== 'string' || !kind.endsWith('List') || !Array.isArray(items)) return undefined;
+  const itemKind = kind.slice(0, -'List'.length);
+  if (!isSupportedKind(itemKind)) return items;
+  return items.map((item: unknown) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? { kind: itemKind, ...(v['apiVersion'] !== undefined ? { apiVersion: v['apiVersion'] } : {}), ...item }
+      : item,
+  );
 }
