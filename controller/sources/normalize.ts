@@ -24,9 +24,20 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Plain JSON copy: Dates become RFC 3339 strings, class instances plain objects, undefined dropped. */
+/**
+ * Plain JSON copy: class instances become plain objects, undefined is dropped, and Dates (client-node parses
+ * timestamps) become RFC 3339 strings as the API server writes them: whole seconds carry no fraction, so an
+ * object reads the same whether it came from the API or from a manifest.
+ */
 function toPlain(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v instanceof Date ? v.toISOString() : v)));
+  // The replacer sees Date#toJSON's output; the Date itself is still on the holder (`this`).
+  return JSON.parse(
+    JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const original = this[key];
+      if (original instanceof Date && !Number.isNaN(original.getTime())) return original.toISOString().replace(/\.000Z$/, 'Z');
+      return v;
+    }),
+  );
 }
 
 export function normalizeObject(raw: unknown): NormalizeResult {
