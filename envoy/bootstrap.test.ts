@@ -46,3 +46,12 @@ test('an xDS host given by name is resolved by DNS and still accepted by envoy',
   const result = await validateWithEnvoy(bootstrap);
   t.true(result.ok, result.output);
 });
+
+test('with a readiness port, Envoy accepts the bootstrap and answers /ready on that port', async (t) => {
+  const bootstrap = buildBootstrap({ ...base, xdsProtocol: 'delta', readinessPort: 19001 });
+  const result = await validateWithEnvoy(bootstrap);
+  t.true(result.ok, result.output);
+  const listeners = (bootstrap['static_resources'] as ResourceJson)['listeners'] as ResourceJson[];
+  t.is(listeners.length, 1);
+  t.regex(JSON.stringify(listeners[0]), /"exact":"\/ready"/);
+});

@@ -18,6 +18,12 @@ export interface BootstrapOptions {
   adminPort: number;
   /** State of the world (`GRPC`) or incremental (`DELTA_GRPC`) ADS. */
   xdsProtocol: 'sotw' | 'delta';
+  /**
+   * Port of a static listener answering `GET /ready` (200 while serving, 503 once draining or failed), for the
+   * kubelet's readiness probe: the admin interface itself stays on loopback. Static listeners only accept once
+   * Envoy finished initialising (first xDS config applied), so this is also "has config".
+   */
+  readinessPort?: number;
 }
 
 /** The static cluster reaching the xDS server; gRPC needs HTTP/2. */
@@ -55,6 +61,48 @@ export function buildBootstrap(o: BootstrapOptions): ResourceJson {
       lds_config: buildAdsConfigSource(),
       cds_config: buildAdsConfigSource(),
     },
-    static_resources: { clusters: [buildXdsCluster(o.xdsHost, o.xdsPort)] },
+    static_resources: {
+      ...(o.readinessPort !== undefined ? { listeners: [buildReadinessListener(o.readinessPort)] } : {}),
+      clusters: [buildXdsCluster(o.xdsHost, o.xdsPort)],
+    },
+  };
+}
+
+export const readinessListenerName = 'envoy_ready';
+
+function buildReadinessListener(port: number): ResourceJson {
+  return {
+    name: readinessListenerName,
+    address: buildSocketAddress('0.0.0.0', port),
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: {
+              '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+              stat_prefix: readinessListenerName,
+              route_config: {
+                name: readinessListenerName,
+                virtual_hosts: [
+                  { name: 'ready', domains: ['*'], routes: [{ match: { prefix: '/' }, direct_response: { status: 404 } }] },
+                ],
+              },
+              http_filters: [
+                {
+                  name: 'envoy.filters.http.health_check',
+                  typed_config: {
+                    '@type': 'type.googleapis.com/envoy.extensions.filters.http.health_check.v3.HealthCheck',
+                    pass_through_mode: false,
+                    headers: [{ name: ':path', string_match: { exact: '/ready' } }],
+                  },
+                },
+                { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   };
 }

@@ -25,6 +25,7 @@ const entryFiles = [
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
+  'envoy/extensions/filters/http/health_check/v3/health_check.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
   'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
