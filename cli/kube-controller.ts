@@ -1,6 +1,7 @@
 // Kubernetes mode wiring: informers -> store -> reconciler -> snapshot cache -> ADS server; plus the health
 // endpoints. Status, Events, leader election and the Service-annotation manager plug into the same objects.
 import { KubeConfig } from '@kubernetes/client-node';
+import { reportNacks } from '../controller/nack-reporter.js';
 import { Reconciler } from '../controller/reconciler.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
@@ -53,6 +54,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const server = new AdsServer(cache, { log: o.log });
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
+  reportNacks(server, reconciler, o.log);
   const source = new ClusterSource(o.kubeConfig, store, o.log, o.watchNamespace ? { namespace: o.watchNamespace } : {});
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.
   void source.start();

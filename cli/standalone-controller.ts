@@ -1,5 +1,6 @@
 // Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
 import type { EnvoyOptions } from '../envoy/resource-types.js';
+import { reportNacks } from '../controller/nack-reporter.js';
 import { Reconciler } from '../controller/reconciler.js';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
 import { ObjectStore } from '../controller/store.js';
@@ -36,6 +37,7 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
   const server = new AdsServer(cache, { log: o.log });
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
+  reportNacks(server, reconciler, o.log);
   const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
   await source.start();
   reconciler.markReady();

@@ -1,0 +1,62 @@
+import test from 'ava';
+import { objectsBehind } from './objects-behind.js';
+import type { GatewayIR } from './translate/ir.js';
+import { PrivateKey } from './translate/ir.js';
+
+const web = { kind: 'Ingress' as const, namespace: 'shop', name: 'web' };
+const api = { kind: 'Ingress' as const, namespace: 'shop', name: 'api' };
+const ir: GatewayIR = {
+  http: {
+    name: 'http',
+    virtualHosts: [
+      {
+        name: 'shop.example.com',
+        hostnames: ['shop.example.com'],
+        routes: [
+          { name: 'r1', match: { kind: 'prefix', path: '/api' }, action: { kind: 'forward', cluster: 'shop/api/80' }, source: api },
+          { name: 'r2', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'shop/web/80' }, source: web },
+          { name: 'fallback', match: { kind: 'prefix', path: '/' }, action: { kind: 'direct', status: 404 } },
+        ],
+      },
+    ],
+  },
+  tlsServers: [
+    {
+      name: 'https/secure.example.com',
+      serverNames: ['secure.example.com'],
+      secret: 'shop/tls',
+      routeTable: {
+        name: 'https/secure.example.com',
+        virtualHosts: [
+          {
+            name: 'secure.example.com',
+            hostnames: ['secure.example.com'],
+            routes: [{ name: 's', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'shop/web/80' }, source: web }],
+          },
+        ],
+      },
+    },
+  ],
+  clusters: [
+    { name: 'shop/api/80', service: { namespace: 'shop', name: 'api', port: 80 } },
+    { name: 'shop/web/80', service: { namespace: 'shop', name: 'web', port: 80 } },
+  ],
+  secrets: [{ name: 'shop/tls', certificateChain: 'x', privateKey: new PrivateKey('k') }],
+};
+
+test('a rejected cluster names its Service and the Ingresses routing to it', (t) => {
+  t.deepEqual(objectsBehind(ir, 'cluster', ['shop/api/80']), [api, { kind: 'Service', namespace: 'shop', name: 'api' }]);
+});
+
+test('a rejected route configuration names every Ingress with routes in it', (t) => {
+  t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['http']), [api, web]);
+  t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['https/secure.example.com']), [web]);
+});
+
+test('a rejected secret names the Secret and the Ingresses using it', (t) => {
+  t.deepEqual(objectsBehind(ir, 'secret', ['shop/tls']), [web, { kind: 'Secret', namespace: 'shop', name: 'tls' }]);
+});
+
+test('unknown names give nothing', (t) => {
+  t.deepEqual(objectsBehind(ir, 'cluster', ['nope/x/1']), []);
+});

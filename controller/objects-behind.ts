@@ -1,0 +1,52 @@
+// Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
+import type { ResourceKind } from '../proto/type-urls.js';
+import type { GatewayIR, RouteTableIR } from './translate/ir.js';
+import { refKey, type ObjectRef } from './translate/kube-objects.js';
+
+function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
+  const out: ObjectRef[] = [];
+  for (const vhost of table.virtualHosts) {
+    for (const route of vhost.routes) {
+      if (!route.source) continue;
+      if (onlyCluster !== undefined && !(route.action.kind === 'forward' && route.action.cluster === onlyCluster)) continue;
+      out.push(route.source);
+    }
+  }
+  return out;
+}
+
+function tables(ir: GatewayIR): RouteTableIR[] {
+  return [ir.http, ...ir.tlsServers.map((s) => s.routeTable)];
+}
+
+export function objectsBehind(ir: GatewayIR, kind: ResourceKind, names: readonly string[]): ObjectRef[] {
+  const found = new Map<string, ObjectRef>();
+  const add = (refs: Iterable<ObjectRef>): void => {
+    for (const r of refs) found.set(refKey(r), r);
+  };
+  for (const name of names) {
+    switch (kind) {
+      case 'cluster':
+      case 'clusterLoadAssignment': {
+        const cluster = ir.clusters.find((c) => c.name === name);
+        if (cluster) add([{ kind: 'Service', namespace: cluster.service.namespace, name: cluster.service.name }]);
+        for (const t of tables(ir)) add(routeSources(t, name));
+        break;
+      }
+      case 'routeConfiguration':
+        for (const t of tables(ir)) if (t.name === name) add(routeSources(t));
+        break;
+      case 'listener':
+        if (name === 'ingress_https') for (const s of ir.tlsServers) add(routeSources(s.routeTable));
+        else add(routeSources(ir.http));
+        break;
+      case 'secret': {
+        const [namespace = '', secretName = ''] = name.split('/');
+        add([{ kind: 'Secret', namespace, name: secretName }]);
+        for (const s of ir.tlsServers) if (s.secret === name) add(routeSources(s.routeTable));
+        break;
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => (refKey(a) < refKey(b) ? -1 : 1));
+}
