@@ -1,0 +1,115 @@
+import test from 'ava';
+import { ObjectStore, type StoreChange } from './store.js';
+import type { IngressClass, KubeObject, Service } from './translate/kube-objects.js';
+
+function service(name: string, port = 80, extra: Partial<Service['metadata']> = {}): Service {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', ...extra }, spec: { ports: [{ name: 'http', port }] } };
+}
+
+const ingressClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy' }, spec: { controller: 'x' } };
+
+/** Records every change batch the store emits. */
+function record(store: ObjectStore): StoreChange[][] {
+  const batches: StoreChange[][] = [];
+  store.on('change', (changes) => batches.push(changes));
+  return batches;
+}
+
+const summary = (batches: StoreChange[][]): string[][] =>
+  batches.map((b) => b.map((c) => `${c.type} ${c.kind} ${c.namespace}/${c.name}`));
+
+test('upsert of a new object emits one "added" change', (t) => {
+  const store = new ObjectStore();
+  const batches = record(store);
+  store.upsert(service('web'));
+  t.deepEqual(summary(batches), [['added Service default/web']]);
+  t.is(batches[0]?.[0]?.previous, undefined);
+  t.is(store.get('Service', 'default', 'web')?.metadata.name, 'web');
+});
+
+test('upsert of changed content emits "modified" with the previous version', (t) => {
+  const store = new ObjectStore();
+  const first = service('web', 80);
+  store.upsert(first);
+  const batches = record(store);
+  const second = service('web', 8080);
+  store.upsert(second);
+  t.deepEqual(summary(batches), [['modified Service default/web']]);
+  t.is(batches[0]?.[0]?.previous, first);
+  t.is(batches[0]?.[0]?.object, second);
+});
+
+test('upsert that changes only resourceVersion (or managedFields) emits nothing, but stores the newer object', (t) => {
+  const store = new ObjectStore();
+  store.upsert(service('web', 80, { resourceVersion: '1' }));
+  const batches = record(store);
+  const newer = service('web', 80, { resourceVersion: '2' });
+  store.upsert(newer);
+  t.deepEqual(batches, []);
+  t.is(store.get('Service', 'default', 'web'), newer);
+});
+
+test('delete emits "deleted" with the last version; deleting what is not there emits nothing', (t) => {
+  const store = new ObjectStore();
+  const web = service('web');
+  store.upsert(web);
+  const batches = record(store);
+  store.delete('Service', 'default', 'nope');
+  store.delete('Service', 'other', 'web');
+  t.deepEqual(batches, []);
+  store.delete('Service', 'default', 'web');
+  t.deepEqual(summary(batches), [['deleted Service default/web']]);
+  t.is(batches[0]?.[0]?.object, web);
+  t.is(batches[0]?.[0]?.previous, web);
+  t.is(store.count('Service'), 0);
+});
+
+test('cluster-scoped objects are keyed with an empty namespace', (t) => {
+  const store = new ObjectStore();
+  const batches = record(store);
+  store.upsert(ingressClass);
+  t.is(store.get('IngressClass', '', 'envoy'), ingressClass);
+  store.delete('IngressClass', '', 'envoy');
+  t.deepEqual(summary(batches), [['added IngressClass /envoy'], ['deleted IngressClass /envoy']]);
+});
+
+test('replace emits one batch with what was added, modified and deleted, and returns it', (t) => {
+  const store = new ObjectStore();
+  store.replace(['Service'], [service('keep'), service('change', 80), service('drop')]);
+  const batches = record(store);
+  const changes = store.replace(['Service'], [service('keep'), service('change', 81), service('new')]);
+  t.deepEqual(summary(batches), [['modified Service default/change', 'added Service default/new', 'deleted Service default/drop']]);
+  t.is(batches[0], changes);
+  t.deepEqual(store.list('Service').map((s) => s.metadata.name).sort(), ['change', 'keep', 'new']);
+});
+
+test('replace with the same content emits nothing and returns no changes', (t) => {
+  const store = new ObjectStore();
+  store.replace(['Service', 'IngressClass'], [service('a'), ingressClass]);
+  const batches = record(store);
+  t.deepEqual(store.replace(['Service', 'IngressClass'], [service('a', 80, { resourceVersion: '9' }), { ...ingressClass }]), []);
+  t.deepEqual(batches, []);
+});
+
+test('replace leaves kinds it was not asked to replace alone, and skips objects of those kinds', (t) => {
+  const store = new ObjectStore();
+  store.upsert(ingressClass);
+  store.upsert(service('web'));
+  const batches = record(store);
+  store.replace(['Service'], [{ ...ingressClass, spec: { controller: 'other' } } as KubeObject]);
+  t.deepEqual(summary(batches), [['deleted Service default/web']]);
+  t.is(store.count('IngressClass'), 1);
+  t.deepEqual((store.get('IngressClass', '', 'envoy') as IngressClass).spec, { controller: 'x' }, 'IngressClass untouched');
+});
+
+test('state() lists every kind, as a snapshot of the lists', (t) => {
+  const store = new ObjectStore();
+  store.upsert(service('web'));
+  store.upsert(ingressClass);
+  const state = store.state();
+  t.is(state.services.length, 1);
+  t.is(state.ingressClasses.length, 1);
+  t.deepEqual([state.ingresses, state.endpointSlices, state.endpoints, state.secrets], [[], [], [], []]);
+  store.delete('Service', 'default', 'web');
+  t.is(state.services.length, 1, 'a state taken earlier does not change under the reader');
+});
