@@ -6,6 +6,7 @@ const service = (name: string, extra = ''): string => `apiVersion: v1\nkind: Ser
 test('a multi-document file yields every object, in order', (t) => {
   const parsed = parseManifest('app.yaml', [service('a'), service('b'), service('c')].join('---\n'));
   t.deepEqual(parsed.objects.map((o) => o.metadata.name), ['a', 'b', 'c']);
+  t.deepEqual(parsed.documents, [0, 1, 2]);
   t.deepEqual(parsed.problems, []);
 });
 
@@ -17,7 +18,7 @@ test('empty documents (leading ---, trailing ---, comments only) are skipped sil
 });
 
 test('an empty file yields nothing and no problem', (t) => {
-  t.deepEqual(parseManifest('empty.yaml', ''), { objects: [], problems: [], ignored: 0 });
+  t.deepEqual(parseManifest('empty.yaml', ''), { objects: [], documents: [], problems: [], ignored: 0 });
 });
 
 test('a List (kubectl get -o yaml) yields its items; kinds we do not read are counted, not reported', (t) => {

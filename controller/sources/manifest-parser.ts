@@ -13,13 +13,15 @@ export interface ManifestProblem {
 
 export interface ParsedManifest {
   objects: KubeObject[];
+  /** The document each object came from (parallel to `objects`). */
+  documents: number[];
   problems: ManifestProblem[];
   /** Count of documents of kinds we do not read (they are skipped). */
   ignored: number;
 }
 
 export function parseManifest(file: string, text: string): ParsedManifest {
-  const result: ParsedManifest = { objects: [], problems: [], ignored: 0 };
+  const result: ParsedManifest = { objects: [], documents: [], problems: [], ignored: 0 };
   const docs = parseAllDocuments(text, { prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
@@ -38,8 +40,10 @@ export function parseManifest(file: string, text: string): ParsedManifest {
     if (value === null || value === undefined) return; // empty document
     for (const item of listItems(value) ?? [value]) {
       const n = normalizeObject(item);
-      if (n.ok) result.objects.push(n.object);
-      else if (n.ignored) result.ignored += 1;
+      if (n.ok) {
+        result.objects.push(n.object);
+        result.documents.push(index);
+      } else if (n.ignored) result.ignored += 1;
       else result.problems.push({ file, document: index, message: n.error });
     }
   });

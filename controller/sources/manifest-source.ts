@@ -19,6 +19,14 @@ interface FileEntry {
   mtimeMs: number;
   size: number;
   objects: KubeObject[];
+  /** Document index of each object (parallel to `objects`). */
+  documents: number[];
+  /** Problems found the last time the file was read; they last as long as the file is unchanged. */
+  problems: ManifestProblem[];
+}
+
+function problemKey(p: ManifestProblem): string {
+  return `${p.file}|${p.document}|${p.message}`;
 }
 
 export class ManifestDirectorySource {
@@ -30,6 +38,8 @@ export class ManifestDirectorySource {
   #reading: Promise<void> | undefined;
   #again = false;
   #synced = false;
+  #stopped = false;
+  /** Problems of the current directory contents (every file's, not only those read last). */
   problems: ManifestProblem[] = [];
 
   constructor(
@@ -51,13 +61,18 @@ export class ManifestDirectorySource {
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#watcher?.close();
     if (this.#timer) clearTimeout(this.#timer);
   }
 
   #schedule(): void {
+    if (this.#stopped) return;
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.reload(), this.options.debounceMs ?? 25);
+    this.#timer = setTimeout(() => {
+      // A failed re-read (directory gone, permissions) keeps the last state; it must not crash the process.
+      this.reload().catch((err: unknown) => this.log.warn({ err, dir: this.dir }, 'manifest directory re-read failed'));
+    }, this.options.debounceMs ?? 25);
   }
 
   /** Re-read the directory (coalesced: a change during a read triggers one more read). */
@@ -93,7 +108,6 @@ export class ManifestDirectorySource {
 
   async #readAll(): Promise<void> {
     const files = await this.#listFiles(this.dir);
-    const problems: ManifestProblem[] = [];
     const present = new Set(files);
     for (const file of [...this.#files.keys()]) if (!present.has(file)) this.#files.delete(file);
     for (const file of files) {
@@ -108,22 +122,38 @@ export class ManifestDirectorySource {
       if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) continue;
       const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
       if (text === undefined) continue;
+      const parsed = parseManifest(path.relative(this.dir, file), text);
+      const entry = { mtimeMs: stat.mtimeMs, size: stat.size, problems: parsed.problems };
+      // A file that stopped parsing keeps serving what it said before (remembering the new stat, so it is not
+      // re-parsed in a loop); a new file serves the documents that did parse.
+      if (parsed.problems.length > 0 && known) this.#files.set(file, { ...known, ...entry });
+      else this.#files.set(file, { ...entry, objects: parsed.objects, documents: parsed.documents });
+    }
+    if (this.#stopped) return;
+
+    const problems: ManifestProblem[] = [];
+    const objects: KubeObject[] = [];
+    /** Where each object was first defined: files are read in sorted order, and the first definition wins. */
+    const definedIn = new Map<string, string>();
+    for (const [file, entry] of [...this.#files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      problems.push(...entry.problems);
       const rel = path.relative(this.dir, file);
-      const parsed = parseManifest(rel, text);
-      if (parsed.problems.length > 0) {
-        problems.push(...parsed.problems);
-        for (const p of parsed.problems) this.log.warn({ file: p.file, document: p.document, reason: 'InvalidManifest' }, p.message);
-        if (known) {
-          // Keep serving what the file said before; remember the new stat so we do not re-parse in a loop.
-          this.#files.set(file, { ...known, mtimeMs: stat.mtimeMs, size: stat.size });
-          continue;
+      entry.objects.forEach((obj, i) => {
+        const id = `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+        const first = definedIn.get(id);
+        if (first !== undefined) {
+          problems.push({ file: rel, document: entry.documents[i] ?? 0, message: `${id} is also defined in ${first}; that definition is used` });
+          return;
         }
-      }
-      this.#files.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, objects: parsed.objects });
+        definedIn.set(id, rel);
+        objects.push(this.#withTimestamp(obj));
+      });
+    }
+    const before = new Set(this.problems.map(problemKey));
+    for (const p of problems) {
+      if (!before.has(problemKey(p))) this.log.warn({ file: p.file, document: p.document, reason: 'InvalidManifest' }, p.message);
     }
     this.problems = problems;
-    const objects: KubeObject[] = [];
-    for (const entry of this.#files.values()) for (const obj of entry.objects) objects.push(this.#withTimestamp(obj));
     this.store.replace(allKinds, objects);
     if (!this.#synced) {
       this.#synced = true;
