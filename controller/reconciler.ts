@@ -7,7 +7,6 @@ import { buildClusterLoadAssignment } from '../envoy/cluster-load-assignment.js'
 import type { EnvoyOptions, NamedResource } from '../envoy/resource-types.js';
 import type { SnapshotCache, SnapshotUpdate } from '../xds/snapshot-cache.js';
 import { buildConfig } from './build-config.js';
-import { referencesOf, type References } from './relevance.js';
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/diagnostics.js';
 import { endpointsForCluster, indexEndpointSources, serviceKeyOfSlice } from './translate/endpoints.js';
@@ -31,6 +30,12 @@ export interface BuildResult {
   generation: number;
 }
 
+/** `namespace/name` of the Services and Secrets the served Ingresses name (see translate's `references`). */
+interface ReferenceSets {
+  services: ReadonlySet<string>;
+  secrets: ReadonlySet<string>;
+}
+
 export interface ReconcilerOptions {
   translate: TranslateOptions;
   envoy: EnvoyOptions;
@@ -47,7 +52,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   /** Services (namespace/name) whose endpoints changed since the last build. */
   readonly #endpointServices = new Set<string>();
   #ir: GatewayIR | undefined;
-  #references: References = { services: new Set(), secrets: new Set() };
+  #references: ReferenceSets = { services: new Set(), secrets: new Set() };
   #endpoints = new Map<string, ClusterEndpointsIR>();
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
@@ -192,7 +197,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       const changed = this.cache.update(update);
       this.#ir = result.ir;
       this.#endpoints = endpoints;
-      this.#references = referencesOf(state, result.servedIngresses);
+      this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
       this.#logDiagnostics(result.diagnostics);
@@ -210,15 +215,19 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     try {
       const wanted = new Set(services);
       const index = indexEndpointSources(state);
+      // Work on a copy: if the update is refused, the endpoints stay those Envoy has, so a bad slice of one
+      // Service does not poison later endpoint updates of the others.
+      const endpoints = new Map(this.#endpoints);
       for (const cluster of ir.clusters) {
         if (!wanted.has(`${cluster.service.namespace}/${cluster.service.name}`)) continue;
-        this.#endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
+        endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
       }
-      const clas: NamedResource[] = [...this.#endpoints.values()].map((e) => ({
+      const clas: NamedResource[] = [...endpoints.values()].map((e) => ({
         name: e.cluster,
         resource: buildClusterLoadAssignment(e),
       }));
       const changed = this.cache.update({ clusterLoadAssignment: clas });
+      this.#endpoints = endpoints;
       this.#finish('endpoints', started, changed);
     } catch (err: unknown) {
       this.log.error({ err }, 'endpoint update failed; Envoy keeps the last good endpoints');

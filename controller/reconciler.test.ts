@@ -1,0 +1,207 @@
+// The reconciler with a real store, translator, Envoy builders and SnapshotCache (no Envoy needed). Builds run
+// from setImmediate, so "did not build" is checked after the reconciler's own setImmediate has had its turn.
+import test from 'ava';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
+import { ingress, ingressClass, serviceWithEndpoints } from '../test/fixtures/manifests.js';
+import { Reconciler, type BuildResult } from './reconciler.js';
+import { normalizeObject } from './sources/normalize.js';
+import { ObjectStore } from './store.js';
+import type { EndpointSlice, KubeObject } from './translate/kube-objects.js';
+import { defaultTranslateOptions } from './translate/options.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+function kube(raw: object): KubeObject {
+  const n = normalizeObject(raw);
+  if (!n.ok) throw new Error(`fixture does not normalize: ${JSON.stringify(n)}`);
+  return n.object;
+}
+
+/** Lets every already scheduled setImmediate callback (a pending build) run. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function setUp() {
+  const store = new ObjectStore();
+  const cache = new SnapshotCache();
+  const reconciler = new Reconciler(
+    store,
+    cache,
+    { translate: defaultTranslateOptions, envoy: { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 } },
+    quiet,
+  );
+  const builds: BuildResult[] = [];
+  const failures: unknown[] = [];
+  reconciler.on('built', (b) => builds.push(b));
+  reconciler.on('failed', (e) => failures.push(e));
+  const put = (...objects: object[]): void => {
+    for (const o of objects) store.upsert(kube(o));
+  };
+  return { store, cache, reconciler, builds, failures, put };
+}
+
+/** One served Ingress routing app.example.test to Service `app`, whose one endpoint is 10.0.0.1:8080. */
+async function readyWithApp() {
+  const s = setUp();
+  s.put(
+    ingressClass(),
+    ingress('app', { rules: [{ host: 'app.example.test', paths: [{ path: '/', service: 'app' }] }] }),
+    ...serviceWithEndpoints('app', [{ address: '10.0.0.1', port: 8080 }]),
+  );
+  s.reconciler.markReady();
+  await s.reconciler.idle();
+  s.builds.length = 0;
+  return s;
+}
+
+function claAddresses(cache: SnapshotCache): string[] {
+  const out: string[] = [];
+  for (const r of cache.snapshot.resources.clusterLoadAssignment.values()) {
+    const json = r.json as { endpoints?: { lb_endpoints: { endpoint: { address: { socket_address: { address: string; port_value: number } } } }[] }[] };
+    for (const l of json.endpoints ?? []) for (const e of l.lb_endpoints) out.push(`${e.endpoint.address.socket_address.address}:${e.endpoint.address.socket_address.port_value}`);
+  }
+  return out.sort();
+}
+
+test('nothing is built or published before markReady(); markReady builds once', async (t) => {
+  const { reconciler, cache, builds, put } = setUp();
+  put(ingressClass(), ingress('app', { rules: [{ host: 'a.test', paths: [{ path: '/', service: 'app' }] }] }), ...serviceWithEndpoints('app', [{ address: '10.0.0.1', port: 80 }]));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+  t.false(cache.ready, 'an empty or partial snapshot is never served');
+  reconciler.markReady();
+  await reconciler.idle();
+  t.is(builds.length, 1);
+  t.is(builds[0]?.kind, 'full');
+  t.true(cache.ready);
+  t.true(cache.snapshot.resources.listener.size > 0);
+  t.deepEqual(claAddresses(cache), ['10.0.0.1:80']);
+});
+
+test('the first change after a quiet period is built on the next turn, without waiting for a timer', async (t) => {
+  const { builds, put } = await readyWithApp();
+  put(ingress('app', { rules: [{ host: 'other.example.test', paths: [{ path: '/', service: 'app' }] }] }));
+  await turn();
+  t.is(builds.length, 1);
+  t.is(builds[0]?.kind, 'full');
+});
+
+test('a burst of changes in one tick is one build', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  for (let i = 0; i < 20; i++) put(ingress(`extra-${i}`, { rules: [{ host: `h${i}.example.test`, paths: [{ path: '/', service: 'app' }] }] }));
+  await reconciler.idle();
+  t.is(builds.length, 1);
+});
+
+test('changes arriving during a build coalesce into exactly one more build', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  let burstDone = false;
+  reconciler.on('built', () => {
+    if (burstDone) return;
+    burstDone = true;
+    // Still inside the build loop: these land while a build is "running".
+    for (let i = 0; i < 10; i++) put(ingress(`during-${i}`, { rules: [{ host: `d${i}.example.test`, paths: [{ path: '/', service: 'app' }] }] }));
+  });
+  put(ingress('trigger', { rules: [{ host: 't.example.test', paths: [{ path: '/', service: 'app' }] }] }));
+  await reconciler.idle();
+  t.is(builds.length, 2);
+  t.deepEqual(builds.map((b) => b.kind), ['full', 'full']);
+  t.deepEqual(builds.map((b) => b.generation), [builds[0]!.generation, builds[0]!.generation + 1]);
+  t.is(reconciler.servedIngresses.filter((r) => r.name.startsWith('during-')).length, 10, 'the last build saw every change');
+});
+
+test('a Service or Secret no served Ingress references triggers no build', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  put(...serviceWithEndpoints('unrelated', [{ address: '10.0.0.9', port: 80 }]));
+  put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated-tls' }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': 'x', 'tls.key': 'y' } });
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+});
+
+test('a Service referenced only by an Ingress of another class triggers no build', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  put(ingress('foreign', { className: 'someone-else', rules: [{ host: 'f.example.test', paths: [{ path: '/', service: 'theirs' }] }] }));
+  await reconciler.idle();
+  t.is(builds.length, 1, 'the Ingress itself is looked at');
+  put(...serviceWithEndpoints('theirs', [{ address: '10.0.0.8', port: 80 }]));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 1, 'but its Service is not ours to watch');
+});
+
+test('a referenced Service triggers a full build, also one that did not exist yet', async (t) => {
+  const { reconciler, builds, put, cache } = await readyWithApp();
+  put(ingress('later', { rules: [{ host: 'later.example.test', paths: [{ path: '/', service: 'later' }] }] }));
+  await reconciler.idle();
+  const clustersBefore = cache.snapshot.resources.cluster.size;
+  builds.length = 0;
+  put(...serviceWithEndpoints('later', [{ address: '10.0.0.5', port: 80 }]));
+  await reconciler.idle();
+  t.is(builds.length, 1);
+  t.is(builds[0]?.kind, 'full');
+  t.is(cache.snapshot.resources.cluster.size, clustersBefore + 1);
+});
+
+test('an EndpointSlice change of a referenced Service is an endpoints build that changes only ClusterLoadAssignments', async (t) => {
+  const { reconciler, builds, put, cache } = await readyWithApp();
+  const before = cache.snapshot;
+  put(...serviceWithEndpoints('app', [{ address: '10.0.0.2', port: 8080 }]).slice(1));
+  await reconciler.idle();
+  t.is(builds.length, 1);
+  t.is(builds[0]?.kind, 'endpoints');
+  t.deepEqual(builds[0]?.changedTypes, ['clusterLoadAssignment']);
+  const after = cache.snapshot;
+  for (const kind of ['listener', 'routeConfiguration', 'cluster', 'secret'] as const) t.is(after.versions[kind], before.versions[kind], kind);
+  t.not(after.versions.clusterLoadAssignment, before.versions.clusterLoadAssignment);
+  t.deepEqual(claAddresses(cache), ['10.0.0.2:8080']);
+});
+
+test('an EndpointSlice of a Service nothing references triggers nothing', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  put(...serviceWithEndpoints('nobody', [{ address: '10.0.0.7', port: 80 }]).slice(1));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+});
+
+/** An EndpointSlice the Envoy encoder refuses (a negative port): a real way to make a build fail. */
+function brokenSlice(service: string): object {
+  const slice = serviceWithEndpoints(service, [{ address: '10.0.0.66', port: 80 }])[1] as EndpointSlice;
+  return { ...slice, ports: [{ name: 'http', port: -1, protocol: 'TCP' }] };
+}
+
+test('a build that fails keeps the previous snapshot and reports the failure', async (t) => {
+  const { reconciler, builds, failures, put, cache } = await readyWithApp();
+  const before = cache.snapshot;
+  put(brokenSlice('app'));
+  await reconciler.idle();
+  t.is(builds.length, 0);
+  t.is(failures.length, 1);
+  t.regex(String(failures[0]), /port_value/);
+  t.is(cache.snapshot, before, 'Envoy keeps being served the last good config');
+});
+
+test('a refused endpoints update of one Service does not block later endpoint updates of another', async (t) => {
+  const { reconciler, builds, failures, put, cache } = await readyWithApp();
+  put(ingress('second', { rules: [{ host: 'second.example.test', paths: [{ path: '/', service: 'b' }] }] }), ...serviceWithEndpoints('b', [{ address: '10.0.1.1', port: 80 }]));
+  await reconciler.idle();
+  builds.length = 0;
+  put(brokenSlice('app'));
+  await reconciler.idle();
+  t.is(failures.length, 1);
+  put(...serviceWithEndpoints('b', [{ address: '10.0.1.2', port: 80 }]).slice(1));
+  await reconciler.idle();
+  t.is(failures.length, 1, 'no second failure');
+  t.deepEqual(builds.map((b) => b.kind), ['endpoints']);
+  t.deepEqual(claAddresses(cache), ['10.0.0.1:8080', '10.0.1.2:80'], "b moved; app keeps its last good endpoints");
+});
+
+test('stop() detaches from the store', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  reconciler.stop();
+  put(ingress('after-stop', { rules: [{ host: 's.example.test', paths: [{ path: '/', service: 'app' }] }] }));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+});
