@@ -88,3 +88,24 @@ test('each problem is named in the error', (t) => {
     }
   }
 });
+
+// Envoy (BoringSSL) loads only RSA keys of at least 2048 bits, ECDSA on P-256/P-384/P-521, and Ed25519; any other
+// certificate makes it reject the whole secret update, and with it the HTTPS listener of every host.
+test('certificates Envoy cannot load are rejected, the ones it can are accepted', (t) => {
+  const fixture = (name: string): KeyPair => ({ certPem: pem(`${name}-cert.pem`), keyPem: pem(`${name}-key.pem`) });
+  const rejected: [string, RegExp][] = [
+    ['rsa-1024', /RSA key of 1024 bits; Envoy needs at least 2048/],
+    ['ec-secp256k1', /ECDSA key on curve secp256k1; Envoy supports P-256, P-384 and P-521/],
+    ['rsa-pss', /key of type rsa-pss; Envoy supports RSA, ECDSA and Ed25519/],
+  ];
+  for (const [name, expected] of rejected) {
+    const { certPem, keyPem } = fixture(name);
+    const result = validateTlsSecret(tls(certPem, keyPem));
+    t.false(result.valid, name);
+    if (!result.valid) t.regex(result.error, expected);
+  }
+  for (const name of ['ec-p384', 'ed25519']) {
+    const { certPem, keyPem } = fixture(name);
+    t.true(validateTlsSecret(tls(certPem, keyPem)).valid, name);
+  }
+});

@@ -22,7 +22,8 @@ function decode(secret: Secret, key: string): { value: string } | { error: strin
 
 /**
  * Checks that a Secret is a usable TLS certificate: type kubernetes.io/tls, `tls.crt` holding PEM certificates
- * (leaf first), `tls.key` holding an unencrypted PEM private key, and the key matching the leaf certificate.
+ * (leaf first), `tls.key` holding an unencrypted PEM private key, the key matching the leaf certificate, and a
+ * leaf key of a type and size Envoy can load.
  * Expiry is not checked: that would need the clock, and an expired certificate is still the one asked for.
  */
 export function validateTlsSecret(secret: Secret): ValidatedSecret {
@@ -60,8 +61,39 @@ export function validateTlsSecret(secret: Secret): ValidatedSecret {
     matches = false;
   }
   if (!matches) return fail('"tls.key" does not match the certificate in "tls.crt"');
+  const unsupported = unsupportedKey(certificate);
+  if (unsupported !== undefined) return fail(`"tls.crt" has ${unsupported}`);
 
   return { valid: true, secret: { name, certificateChain: crt.value, privateKey: new PrivateKey(key.value) } };
+}
+
+/** Curves (OpenSSL names) Envoy accepts for ECDSA server certificates: P-256, P-384, P-521. */
+const envoyCurves: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
+
+/**
+ * What Envoy (BoringSSL) cannot load as a server certificate, or undefined. Envoy takes RSA keys of 2048 bits or
+ * more, ECDSA on P-256, P-384 and P-521, and Ed25519; it refuses any other leaf key (RSA-PSS, DSA, Ed448, other
+ * curves) with "Failed to load certificate chain", rejecting the secret and so the HTTPS listener of every host.
+ */
+function unsupportedKey(certificate: X509Certificate): string | undefined {
+  const key = certificate.publicKey;
+  const details = key.asymmetricKeyDetails ?? {};
+  switch (key.asymmetricKeyType) {
+    case 'rsa': {
+      const bits = details.modulusLength ?? 0;
+      return bits >= 2048 ? undefined : `an RSA key of ${bits} bits; Envoy needs at least 2048`;
+    }
+    case 'ec': {
+      const curve = details.namedCurve ?? 'unknown';
+      return curve in envoyCurves
+        ? undefined
+        : `an ECDSA key on curve ${curve}; Envoy supports P-256, P-384 and P-521`;
+    }
+    case 'ed25519':
+      return undefined;
+    default:
+      return `a key of type ${key.asymmetricKeyType ?? 'unknown'}; Envoy supports RSA, ECDSA and Ed25519 certificates`;
+  }
 }
 
 function errorText(error: unknown): string {
