@@ -109,3 +109,17 @@ test('certificates Envoy cannot load are rejected, the ones it can are accepted'
     t.true(validateTlsSecret(tls(certPem, keyPem)).valid, name);
   }
 });
+
+// Envoy reads every certificate of the chain, and one it cannot parse fails the whole secret.
+test('a chain with an unparsable certificate after the leaf is rejected', (t) => {
+  const corrupt = ecB.certPem.replace(/\n[A-Za-z0-9+/]{10}/, '\nAAAAAAAAAA');
+  const garbage = '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n';
+  for (const [label, extra] of [['corrupted', corrupt], ['garbage', garbage]] as const) {
+    const result = validateTlsSecret(tls(`${ecA.certPem}\n${extra}`, ecA.keyPem));
+    t.false(result.valid, label);
+    if (!result.valid) t.regex(result.error, /"tls.crt" certificate 2 is not a valid PEM certificate/, label);
+  }
+  // Text and other PEM blocks around the certificates are ignored by Envoy too.
+  const withKeyAndText = `subject=CN = a.example.com\n${ecA.certPem}\n${ecB.certPem}\n${ecA.keyPem}`;
+  t.true(validateTlsSecret(tls(withKeyAndText, ecA.keyPem)).valid);
+});

@@ -11,6 +11,8 @@ export function secretResourceName(namespace: string, name: string): string {
 }
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Each PEM certificate block of a chain; text and other blocks between them are ignored, as Envoy does. */
+const pemCertificates = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 function decode(secret: Secret, key: string): { value: string } | { error: string } {
   const raw = secret.data?.[key];
@@ -22,8 +24,8 @@ function decode(secret: Secret, key: string): { value: string } | { error: strin
 
 /**
  * Checks that a Secret is a usable TLS certificate: type kubernetes.io/tls, `tls.crt` holding PEM certificates
- * (leaf first), `tls.key` holding an unencrypted PEM private key, the key matching the leaf certificate, and a
- * leaf key of a type and size Envoy can load.
+ * (leaf first, every one parsable), `tls.key` holding an unencrypted PEM private key, the key matching the leaf
+ * certificate, and a leaf key of a type and size Envoy can load.
  * Expiry is not checked: that would need the clock, and an expired certificate is still the one asked for.
  */
 export function validateTlsSecret(secret: Secret): ValidatedSecret {
@@ -46,6 +48,15 @@ export function validateTlsSecret(secret: Secret): ValidatedSecret {
     certificate = new X509Certificate(crt.value);
   } catch (error) {
     return fail(`"tls.crt" is not a valid PEM certificate (${errorText(error)})`);
+  }
+  // Envoy reads the rest of the chain too, and one certificate it cannot parse fails the whole secret.
+  const chain = crt.value.match(pemCertificates) ?? [];
+  for (let i = 1; i < chain.length; i++) {
+    try {
+      new X509Certificate(chain[i] as string);
+    } catch (error) {
+      return fail(`"tls.crt" certificate ${i + 1} is not a valid PEM certificate (${errorText(error)})`);
+    }
   }
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key.value)) return fail('"tls.key" holds no PEM private key');
   let privateKey;
