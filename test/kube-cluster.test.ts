@@ -3,14 +3,17 @@
  * controller reads round-trip through the API, RBAC denies an unbound ServiceAccount, TLS is verified, data
  * survives an API server restart, and stop() leaves no processes behind.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import test from 'ava';
 import { createApiServerKeyMaterial } from './harness/kube-certs.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS, parseEnsureBinariesOutput } from './harness/kube-available.js';
 import { findEndpointAddress } from './harness/kube-endpoint-address.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
+import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 
@@ -173,6 +176,59 @@ test.serial('the API server rejects loopback EndpointSlice addresses, which is w
   const local = findEndpointAddress();
   await kube.kubectlOk(['create', '-f', '-'], { input: slice(local) });
   t.not(local.split('.')[0], '127');
+});
+
+/** Runs scripts/kube/ensure-binaries.sh with extra environment. */
+function runEnsureBinaries(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', [join(findRepoRoot(), 'scripts', 'kube', 'ensure-binaries.sh')], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+test('ensure-binaries.sh prints the KUBE_APISERVER_BIN, KUBECTL_BIN and ETCD_BIN overrides without building', async (t) => {
+  const real = await findKubeBinaries();
+  const cache = await createTempDir('kube-binaries-cache-');
+  t.teardown(() => cache.remove());
+  const result = await runEnsureBinaries({
+    XDG_CACHE_HOME: cache.path,
+    KUBE_APISERVER_BIN: real.kubeApiServer,
+    KUBECTL_BIN: real.kubectl,
+    ETCD_BIN: real.etcd,
+  });
+  t.is(result.code, 0, result.stderr);
+  t.deepEqual(parseEnsureBinariesOutput(result.stdout), real);
+  t.deepEqual(await readdir(cache.path), []);
+
+  const missing = await runEnsureBinaries({ XDG_CACHE_HOME: cache.path, KUBE_APISERVER_BIN: cache.file('nope') });
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /KUBE_APISERVER_BIN override '.*nope' is not an executable file/);
+});
+
+test('ensure-binaries.sh names the step that failed, its log and how to retry, and leaves no binary behind', async (t) => {
+  const real = await findKubeBinaries();
+  const scratchDir = await createTempDir('kube-binaries-fail-');
+  t.teardown(() => scratchDir.remove());
+  // An empty module cache with the proxy switched off makes the very first download fail, quickly.
+  const result = await runEnsureBinaries({
+    XDG_CACHE_HOME: scratchDir.file('cache'),
+    GOMODCACHE: scratchDir.file('gomod'),
+    GOPROXY: 'off',
+    KUBECTL_BIN: real.kubectl,
+    ETCD_BIN: real.etcd,
+  });
+  t.is(result.code, 1);
+  t.is(result.stdout, '');
+  t.regex(result.stderr, /FAILED at step: go mod download k8s\.io\/kubernetes@v1\.\d+\.\d+/);
+  t.regex(result.stderr, /module lookup disabled by GOPROXY=off/);
+  const logLine = /log: (\S+build\.log)/.exec(result.stderr);
+  t.truthy(logLine && existsSync(logLine[1]!));
+  t.regex(result.stderr, /retry: run \S+ensure-binaries\.sh again/);
+  const kubeDir = (await readdir(scratchDir.file('cache/envoy-ingress'))).find((name) => name.startsWith('kube-'));
+  t.truthy(kubeDir);
+  t.false(existsSync(join(scratchDir.file('cache/envoy-ingress'), kubeDir!, 'kube-apiserver')));
 });
 
 test('a server bound to findEndpointAddress() is reachable from this machine', async (t) => {

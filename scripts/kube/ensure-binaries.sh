@@ -51,9 +51,13 @@ go_env() {
   export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local
 }
 
-# go_mod_file MODULE@VERSION: prints the path of the module's go.mod in the module cache (downloading the module).
+# go_mod_file MODULE@VERSION LOGFILE: prints the path of the module's go.mod in the module cache (downloading the
+# module). `go mod download -json` reports errors in its JSON on stdout, so that goes to the log as well.
 go_mod_file() {
-  go mod download -json "$1" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p'
+  local json
+  json="$(go mod download -json "$1" 2>>"$2")" || { printf '%s\n' "$json" >>"$2"; return 1; }
+  printf '%s\n' "$json" >>"$2"
+  printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p'
 }
 
 # write_module DIR MODULE VERSION SIBLING_VERSION UPSTREAM_GO_MOD REPLACE_TARGET_REGEX
@@ -91,7 +95,7 @@ build_kube() {
   local staging_version="v0.${KUBE_VERSION#v1.}"
   local upstream
   log "  downloading k8s.io/kubernetes@$KUBE_VERSION..."
-  upstream="$(go_mod_file "k8s.io/kubernetes@$KUBE_VERSION" 2>>"$logfile")" && [[ -n "$upstream" ]] \
+  upstream="$(go_mod_file "k8s.io/kubernetes@$KUBE_VERSION" "$logfile")" && [[ -n "$upstream" ]] \
     || fail "go mod download k8s.io/kubernetes@$KUBE_VERSION" "$logfile" "$KUBE_DIR"
   write_module "$mod" k8s.io/kubernetes "$KUBE_VERSION" "$staging_version" "$upstream" '^\./staging/' \
     || fail "writing $mod/go.mod" "$logfile" "$KUBE_DIR"
@@ -129,7 +133,7 @@ build_etcd() {
   : >"$logfile"
   log "building etcd $ETCD_VERSION into $ETCD_DIR (a minute or two; log: $logfile)..."
   local upstream
-  upstream="$(go_mod_file "go.etcd.io/etcd/server/v3@$ETCD_VERSION" 2>>"$logfile")" && [[ -n "$upstream" ]] \
+  upstream="$(go_mod_file "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "$logfile")" && [[ -n "$upstream" ]] \
     || fail "go mod download go.etcd.io/etcd/server/v3@$ETCD_VERSION" "$logfile" "$ETCD_DIR"
   write_module "$mod" go.etcd.io/etcd/server/v3 "$ETCD_VERSION" "$ETCD_VERSION" "$upstream" '^\.\./' \
     || fail "writing $mod/go.mod" "$logfile" "$ETCD_DIR"

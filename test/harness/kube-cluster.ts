@@ -141,6 +141,9 @@ export async function startKubeCluster(options: KubeClusterOptions = {}): Promis
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       // No controller-manager: nothing would create the "default" ServiceAccount this plugin waits for in pods.
       '--disable-admission-plugins=ServiceAccount',
+      // The API server would publish its own address (127.0.0.1) as the `kubernetes` Service's endpoints, which
+      // its validation rejects as loopback: it would only log an error every few seconds.
+      '--endpoint-reconciler-type=none',
       '--profiling=false',
       ...(options.extraApiServerArgs ?? []),
     ];
