@@ -39,7 +39,15 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, o.log);
   const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
-  await source.start();
+  try {
+    await source.start();
+  } catch (err: unknown) {
+    // Do not leave a listening xDS server (and a live process) behind a start that failed.
+    source.stop();
+    reconciler.stop();
+    await server.close();
+    throw err;
+  }
   reconciler.markReady();
   await reconciler.idle();
   return {
