@@ -1,10 +1,18 @@
-// Kubernetes mode wiring: informers -> store -> reconciler -> snapshot cache -> ADS server; plus the health
-// endpoints. Status, Events, leader election and the Service-annotation manager plug into the same objects.
+// Kubernetes mode wiring: informers -> store -> reconciler -> snapshot cache -> ADS server, and around it the
+// leader-only writers: status addresses (published only once a connected Envoy ACKed the config that serves the
+// Ingress), Events for diagnostics, and the optional Service-annotation Ingress manager.
 import { KubeConfig } from '@kubernetes/client-node';
+import { createLeaseClient, LeaderElector } from '../controller/leader-election.js';
 import { reportNacks } from '../controller/nack-reporter.js';
 import { Reconciler } from '../controller/reconciler.js';
+import { createIngressApi, ServiceIngressManager } from '../controller/service-ingress-manager.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
+import { AppliedTracker } from '../controller/status/applied-tracker.js';
+import { EventRecorder } from '../controller/status/event-recorder.js';
+import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
+import { StatusWriter } from '../controller/status/status-writer.js';
 import { ObjectStore } from '../controller/store.js';
+import type { ObjectRef, Service } from '../controller/translate/kube-objects.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { AdsServer } from '../xds/ads-server.js';
@@ -26,6 +34,15 @@ export function loadKubeConfig(c: KubeConnection): KubeConfig {
   return kc;
 }
 
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationSeconds?: number;
+  renewDeadlineSeconds?: number;
+  retryPeriodSeconds?: number;
+}
+
 export interface KubeControllerOptions {
   kubeConfig: KubeConfig;
   watchNamespace?: string;
@@ -34,6 +51,10 @@ export interface KubeControllerOptions {
   translate: TranslateOptions;
   envoy: EnvoyOptions;
   log: Logger;
+  publish: PublishOptions;
+  leaderElection: LeaderElectionOptions;
+  /** The Service-annotation Ingress manager; off when absent. */
+  serviceIngress?: { hostTemplate: string };
 }
 
 export interface KubeController {
@@ -43,24 +64,82 @@ export interface KubeController {
   reconciler: Reconciler;
   server: AdsServer;
   source: ClusterSource;
+  elector: LeaderElector;
+  statusWriter: StatusWriter;
   ready(): { ready: boolean; reason: string };
+  /** Stop leading (releasing the lease so a successor takes over at once), then stop everything. */
   stop(): Promise<void>;
 }
 
 export async function startKubeController(o: KubeControllerOptions): Promise<KubeController> {
+  const { log } = o;
   const store = new ObjectStore();
   const cache = new SnapshotCache();
-  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
-  const server = new AdsServer(cache, { log: o.log });
+  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, log);
+  const server = new AdsServer(cache, { log });
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
-  o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
-  reportNacks(server, reconciler, o.log);
-  const source = new ClusterSource(o.kubeConfig, store, o.log, o.watchNamespace ? { namespace: o.watchNamespace } : {});
+  log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
+  reportNacks(server, reconciler, log);
+
+  const le = o.leaderElection;
+  const elector = new LeaderElector(
+    createLeaseClient(o.kubeConfig, { namespace: le.namespace, name: le.name, timeoutMs: ((le.renewDeadlineSeconds ?? 10) * 1000) / 2 }),
+    { ...le, log },
+  );
+  const isLeader = (): boolean => elector.isLeader();
+  const statusWriter = new StatusWriter({ kubeConfig: o.kubeConfig, store, isLeader, log });
+  const events = new EventRecorder({ kubeConfig: o.kubeConfig, store, isLeader, identity: le.identity, log });
+  const tracker = new AppliedTracker(cache, server, reconciler);
+
+  // Status: the served set of the newest generation a connected Envoy has fully ACKed.
+  let applied: readonly ObjectRef[] | undefined;
+  const addresses = () => {
+    const ps = o.publish.publishService;
+    const service = ps ? (store.get('Service', ps.namespace, ps.name) as Service | undefined) : undefined;
+    return publishedAddresses(o.publish, service);
+  };
+  const publish = (): void => {
+    if (applied) statusWriter.publish(applied, addresses());
+  };
+  tracker.on('applied', (event) => {
+    applied = event.servedIngresses;
+    publish();
+  });
+  const publishService = o.publish.publishService;
+  if (publishService) {
+    store.on('change', (changes) => {
+      if (changes.some((c) => c.kind === 'Service' && c.namespace === publishService.namespace && c.name === publishService.name)) publish();
+    });
+  }
+  reconciler.on('built', (build) => {
+    if (build.kind === 'full') events.record(build.diagnostics);
+  });
+
+  const manager = o.serviceIngress
+    ? new ServiceIngressManager(store, createIngressApi(o.kubeConfig, { timeoutMs: 10_000 }), {
+        ingressClassName: o.translate.ingressClassName,
+        hostTemplate: o.serviceIngress.hostTemplate,
+        isLeader,
+        log,
+      })
+    : undefined;
+
+  elector.on('started-leading', () => {
+    log.info({ identity: le.identity }, 'started leading: writing status and Events');
+    statusWriter.resync();
+    events.record(reconciler.diagnostics);
+    manager?.resync();
+  });
+  elector.on('stopped-leading', (reason) => log.warn({ identity: le.identity, reason }, 'stopped leading'));
+
+  const source = new ClusterSource(o.kubeConfig, store, log, o.watchNamespace ? { namespace: o.watchNamespace } : {});
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.
   void source.start();
   await source.whenSynced();
   reconciler.markReady();
   await reconciler.idle();
+  manager?.start();
+  elector.start();
   return {
     xdsPort,
     store,
@@ -68,12 +147,19 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     reconciler,
     server,
     source,
+    elector,
+    statusWriter,
     ready() {
       if (!source.synced) return { ready: false, reason: 'informers not synced' };
       if (!cache.ready) return { ready: false, reason: 'no config built yet' };
       return { ready: true, reason: 'ok' };
     },
     async stop() {
+      await elector.stop({ release: true });
+      await manager?.stop();
+      statusWriter.stop();
+      events.stop();
+      tracker.stop();
       await source.stop();
       reconciler.stop();
       await server.close();
