@@ -1,6 +1,7 @@
 import test from 'ava';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildBootstrap } from './bootstrap.js';
+import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import type { ResourceJson } from './resource-types.js';
 
 const base = {
@@ -54,4 +55,12 @@ test('with a readiness port, Envoy accepts the bootstrap and answers /ready on t
   const listeners = (bootstrap['static_resources'] as ResourceJson)['listeners'] as ResourceJson[];
   t.is(listeners.length, 1);
   t.regex(JSON.stringify(listeners[0]), /"exact":"\/ready"/);
+});
+
+// Routes served over xDS must be held to the same limits as `validate` checks them with (see layered-runtime.ts).
+test('the served bootstrap has the runtime the validated static bootstrap has', (t) => {
+  const served = buildBootstrap({ ...base, xdsProtocol: 'delta' });
+  const empty = { listeners: [], routeConfigurations: [], clusters: [], clusterLoadAssignments: [], secrets: [] };
+  t.deepEqual(served['layered_runtime'], inlineIntoStaticBootstrap(empty)['layered_runtime']);
+  t.truthy(served['layered_runtime']);
 });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
+import { buildLayeredRuntime } from './layered-runtime.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const xdsClusterName = 'xds_cluster';
@@ -65,6 +66,7 @@ export function buildBootstrap(o: BootstrapOptions): ResourceJson {
       ...(o.readinessPort !== undefined ? { listeners: [buildReadinessListener(o.readinessPort)] } : {}),
       clusters: [buildXdsCluster(o.xdsHost, o.xdsPort)],
     },
+    layered_runtime: buildLayeredRuntime(),
   };
 }
 

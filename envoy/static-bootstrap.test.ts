@@ -83,3 +83,21 @@ test('inlining a listener whose route configuration is missing throws', (t) => {
   });
   return undefined;
 });
+
+// A wildcard virtual host checks :authority with a regex as long as the host name; RE2's default program size
+// limit in Envoy (100) would reject the whole RouteConfiguration for a valid wildcard host of about 90 characters.
+test('envoy accepts the authority check of a wildcard host of the longest valid length', async (t) => {
+  const domain = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
+  t.is(domain.length, 253); // the longest DNS name, as the translator accepts it
+  const host = `*.${domain}`;
+  const route = { name: 'ok', match: { kind: 'prefix' as const, path: '/' }, action: { kind: 'direct' as const, status: 200 } };
+  const ir = {
+    http: { name: 'http', virtualHosts: [{ name: host, hostnames: [host], routes: [route] }] },
+    tlsServers: [],
+    clusters: [],
+    secrets: [],
+  };
+  const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
+  const result = await validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
+  t.true(result.ok, result.output);
+});

@@ -1,6 +1,7 @@
 import { buildSocketAddress } from './address.js';
 import { downstreamTlsContextType } from './downstream-tls-context.js';
 import { httpConnectionManagerType } from './http-connection-manager.js';
+import { buildLayeredRuntime } from './layered-runtime.js';
 import type { EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 
 // `envoy --mode validate` fetches no xDS, so this turns a set of xDS resources into an equivalent static
@@ -71,7 +72,10 @@ function inlineEndpoints(cluster: NamedResource, assignments: readonly NamedReso
   return { ...rest, type: 'STATIC', load_assignment: loadAssignment };
 }
 
-/** A bootstrap with every resource static, for `envoy --mode validate`. Listener ports are kept (nothing binds). */
+/**
+ * A bootstrap with every resource static, for `envoy --mode validate`. Listener ports are kept (nothing binds);
+ * the runtime is the served bootstrap's, so limits apply alike.
+ */
 export function inlineIntoStaticBootstrap(resources: EnvoyResources): ResourceJson {
   return {
     admin: { address: buildSocketAddress('127.0.0.1', 0) },
@@ -80,5 +84,6 @@ export function inlineIntoStaticBootstrap(resources: EnvoyResources): ResourceJs
       clusters: resources.clusters.map((c) => inlineEndpoints(c, resources.clusterLoadAssignments)),
       secrets: resources.secrets.map((s) => withoutType(s.resource)),
     },
+    layered_runtime: buildLayeredRuntime(),
   };
 }
