@@ -6,19 +6,21 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'ava';
+import { httpGet } from './harness/http-client.js';
 import { createApiServerKeyMaterial } from './harness/kube-certs.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS, parseEnsureBinariesOutput } from './harness/kube-available.js';
-import { findEndpointAddress } from './harness/kube-endpoint-address.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
+import { createTestHost, type TestHost } from './harness/netns-host.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 
 let cluster: KubeCluster | undefined;
 let scratch: TempDir | undefined;
+/** Backends' address: a network namespace of this run, since the API server refuses loopback endpoints. */
+let testHost: TestHost | undefined;
 
 test.before(async (t) => {
   // A cold cache compiles kube-apiserver from source first.
@@ -27,16 +29,23 @@ test.before(async (t) => {
   t.timeout(180_000);
   cluster = await startKubeCluster();
   scratch = await createTempDir('kube-cluster-test-');
+  testHost = await createTestHost();
 });
 
 test.after.always(async () => {
   await cluster?.stop();
   await scratch?.remove();
+  await testHost?.destroy();
 });
 
 function started(): KubeCluster {
   if (!cluster) throw new Error('the cluster did not start');
   return cluster;
+}
+
+function host(): TestHost {
+  if (!testHost) throw new Error('the test host was not created');
+  return testHost;
 }
 
 const namespace = 'shop';
@@ -124,7 +133,7 @@ test('parseEnsureBinariesOutput reads the name=path lines and rejects incomplete
 test.serial('kubectl apply stores a Namespace, Service, EndpointSlice, Secret and Ingress that read back intact', async (t) => {
   const kube = started();
   const tls = await createApiServerKeyMaterial();
-  const endpointAddress = findEndpointAddress();
+  const endpointAddress = host().address;
   const applied = await kube.kubectlOk(['apply', '-f', '-'], {
     input: manifests(endpointAddress, tls.servingCertPem, tls.servingKeyPem),
   });
@@ -160,7 +169,7 @@ test.serial('kubectl apply stores a Namespace, Service, EndpointSlice, Secret an
   });
 });
 
-test.serial('the API server rejects loopback EndpointSlice addresses, which is why backends use findEndpointAddress()', async (t) => {
+test.serial('the API server rejects loopback EndpointSlice addresses, so backends live in a test host whose address it accepts', async (t) => {
   const kube = started();
   const slice = (address: string): string => JSON.stringify({
     apiVersion: 'discovery.k8s.io/v1',
@@ -173,9 +182,13 @@ test.serial('the API server rejects loopback EndpointSlice addresses, which is w
   const loopback = await kube.kubectl(['create', '-f', '-'], { input: slice('127.0.0.2') });
   t.not(loopback.code, 0);
   t.regex(loopback.stderr, /loopback/);
-  const local = findEndpointAddress();
-  await kube.kubectlOk(['create', '-f', '-'], { input: slice(local) });
-  t.not(local.split('.')[0], '127');
+  const backendHost = host();
+  await kube.kubectlOk(['create', '-f', '-'], { input: slice(backendHost.address) });
+  // The accepted address is where a backend can actually be served from and reached.
+  const echo = await backendHost.startEcho({ service: 'probe' });
+  t.teardown(() => echo.stop());
+  const reply = await httpGet({ host: backendHost.address, port: echo.port, hostHeader: 'probe', path: '/' });
+  t.is(reply.json.service, 'probe');
 });
 
 /** Runs scripts/kube/ensure-binaries.sh with extra environment. */
@@ -229,25 +242,6 @@ test('ensure-binaries.sh names the step that failed, its log and how to retry, a
   const kubeDir = (await readdir(scratchDir.file('cache/envoy-ingress'))).find((name) => name.startsWith('kube-'));
   t.truthy(kubeDir);
   t.false(existsSync(join(scratchDir.file('cache/envoy-ingress'), kubeDir!, 'kube-apiserver')));
-});
-
-test('a server bound to findEndpointAddress() is reachable from this machine', async (t) => {
-  const address = findEndpointAddress();
-  const server = createServer((socket) => socket.end('hello'));
-  await new Promise<void>((resolve) => server.listen(0, address, resolve));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, address);
-      let data = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (data += chunk));
-      socket.on('end', () => resolve(data));
-      socket.on('error', reject);
-    });
-    t.is(reply, 'hello');
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
 });
 
 test.serial('a ServiceAccount token without an RBAC binding is Forbidden to list ingresses; the admin token is not', async (t) => {
