@@ -3,13 +3,35 @@ import type { RouteTableIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildVirtualHost } from './virtual-host.js';
 
+/** Envoy's default cap on a direct response body; a larger one makes it reject the whole RouteConfiguration. */
+const defaultMaxDirectResponseBodyBytes = 4096;
+
+/** Size in bytes (as Envoy counts it) of the largest direct response body in the table, 0 if there is none. */
+function largestDirectResponseBody(table: RouteTableIR): number {
+  let largest = 0;
+  for (const vhost of table.virtualHosts) {
+    for (const route of vhost.routes) {
+      if (route.action.kind === 'direct' && route.action.body !== undefined) {
+        largest = Math.max(largest, Buffer.byteLength(route.action.body, 'utf8'));
+      }
+    }
+  }
+  return largest;
+}
+
 /** A RouteConfiguration (RDS resource) named after the route table. */
 export function buildRouteConfiguration(table: RouteTableIR): ResourceJson {
   // Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any.
   const unknownHostRoutes = table.virtualHosts.find((vhost) => vhost.hostnames.includes('*'))?.routes ?? [];
-  return {
+  const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
     name: table.name,
     virtual_hosts: table.virtualHosts.map((vhost) => buildVirtualHost(vhost, unknownHostRoutes)),
   };
+  // A custom 404 page (--not-found-page) can be larger than Envoy's default; the limit is raised just enough.
+  const largestBody = largestDirectResponseBody(table);
+  if (largestBody > defaultMaxDirectResponseBodyBytes) {
+    routeConfiguration['max_direct_response_body_size_bytes'] = largestBody;
+  }
+  return routeConfiguration;
 }

@@ -101,3 +101,23 @@ test('envoy accepts the authority check of a wildcard host of the longest valid 
   const result = await validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
   t.true(result.ok, result.output);
 });
+
+// Envoy refuses a RouteConfiguration holding a direct response body over 4096 bytes unless it raises
+// max_direct_response_body_size_bytes; a custom 404 page (--not-found-page) easily is that large.
+test('envoy accepts direct response bodies over 4 KiB (counted in UTF-8 bytes)', async (t) => {
+  const page = `<html><body>${'é'.repeat(3000)}</body></html>`; // 3025 characters, 6025 bytes
+  const route = {
+    name: 'fallback',
+    match: { kind: 'prefix' as const, path: '/' },
+    action: { kind: 'direct' as const, status: 404, body: page, contentType: 'text/html' },
+  };
+  const ir = {
+    http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [route] }] },
+    tlsServers: [],
+    clusters: [],
+    secrets: [],
+  };
+  const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
+  const result = await validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
+  t.true(result.ok, result.output);
+});
