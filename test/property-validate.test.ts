@@ -21,7 +21,14 @@ import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { encodeAny } from '../proto/proto-json.js';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
-import { type CertPool, type TlsMaterial, clusterStateArbitrary, createCertPool } from './generators/kube-arbitraries.js';
+import {
+  type CertPool,
+  type PipelineOptions,
+  type TlsMaterial,
+  clusterStateArbitrary,
+  createCertPool,
+  pipelineOptionsArbitrary,
+} from './generators/kube-arbitraries.js';
 
 const defaultSeed = 20_240_611;
 const batchCount = 10;
@@ -57,7 +64,15 @@ function seedFromEnvironment(): number {
 
 const seed = seedFromEnvironment();
 const envoyOptions: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 };
-const options = { translate: defaultTranslateOptions, envoy: envoyOptions };
+type BuildOptions = Parameters<typeof buildConfig>[1];
+
+function buildOptionsOf(pipeline: PipelineOptions): BuildOptions {
+  const { httpsRedirectPort, notFoundPage, listenAddress } = pipeline;
+  return {
+    translate: { ...defaultTranslateOptions, httpsRedirectPort, notFoundPage },
+    envoy: { ...envoyOptions, listenAddress },
+  };
+}
 
 interface Batch {
   index: number;
@@ -66,6 +81,7 @@ interface Batch {
   state: ClusterState;
   /** A copy taken before freezing, to prove the state is unchanged afterwards. */
   original: ClusterState;
+  options: BuildOptions;
   config: BuiltConfig;
 }
 
@@ -88,11 +104,14 @@ test.before(async () => {
     combinations: combinationsPerBatch,
     controllerName: defaultTranslateOptions.controllerName,
   });
-  batches = fc.sample(arbitrary, { seed, numRuns: batchCount }).map((generated, index) => {
+  const samples = fc.sample(fc.tuple(arbitrary, pipelineOptionsArbitrary), { seed, numRuns: batchCount });
+  batches = samples.map(([generated, pipeline], index) => {
     const original = structuredClone(generated.state);
     const state = deepFreeze(generated.state);
+    const options = buildOptionsOf(pipeline);
     // A frozen input makes any write inside the pipeline throw here, in strict-mode code.
-    return { index, combinations: generated.combinations, state, original, config: buildConfig(state, options) };
+    const config = buildConfig(state, options);
+    return { index, combinations: generated.combinations, state, original, options, config };
   });
 });
 
@@ -101,8 +120,8 @@ function seedNote(batch: Batch): string {
 }
 
 /**
- * Keeps a failing batch's input and bootstrap on disk so it can be replayed and bisected by hand:
- * `node dist/cli/main.js validate --manifests <dir>/manifests`.
+ * Keeps a failing batch's input and bootstrap on disk so it can be replayed and bisected by hand with the command
+ * it returns (the CLI fills in absent creation timestamps, so conflicts between such objects may settle otherwise).
  */
 function keepForInspection(batch: Batch, bootstrap: ResourceJson): string {
   const dir = mkdtempSync(path.join(tmpdir(), `property-validate-${seed}-${batch.index}-`));
@@ -115,9 +134,18 @@ function keepForInspection(batch: Batch, bootstrap: ResourceJson): string {
     ...batch.original.endpoints,
     ...batch.original.secrets,
   ];
-  writeFileSync(path.join(dir, 'manifests', 'objects.yaml'), objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
+  const manifest = objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  writeFileSync(path.join(dir, 'manifests', 'objects.yaml'), manifest);
   writeFileSync(path.join(dir, 'bootstrap.json'), JSON.stringify(bootstrap, null, 2));
-  return dir;
+  const notFoundPage = path.join(dir, 'not-found.html');
+  writeFileSync(notFoundPage, batch.options.translate.notFoundPage);
+  const flags = [
+    `--manifests ${path.join(dir, 'manifests')}`,
+    `--https-redirect-port ${batch.options.translate.httpsRedirectPort}`,
+    `--not-found-page ${notFoundPage}`,
+    `--listen-address ${batch.options.envoy.listenAddress}`,
+  ];
+  return `${dir} (replay: node dist/cli/main.js validate ${flags.join(' ')})`;
 }
 
 function asObjects(value: unknown): ResourceJson[] {
@@ -151,7 +179,9 @@ function dangling(resources: EnvoyResources): string[] {
   }
   for (const { name, resource } of resources.clusterLoadAssignments) {
     if (!clusters.has(name)) problems.push(`ClusterLoadAssignment ${name} has no cluster`);
-    if (resource['cluster_name'] !== name) problems.push(`ClusterLoadAssignment ${name} names ${String(resource['cluster_name'])}`);
+    if (resource['cluster_name'] !== name) {
+      problems.push(`ClusterLoadAssignment ${name} names ${String(resource['cluster_name'])}`);
+    }
   }
   for (const { name, resource } of resources.listeners) {
     for (const chain of asObjects(resource['filter_chains'])) {
@@ -207,7 +237,9 @@ function bootstrapWithCertificate(material: TlsMaterial): ResourceJson {
       http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] },
       tlsServers: [{ name: `https/${host}`, serverNames: [host], secret: 'default/pool', routeTable }],
       clusters: [],
-      secrets: [{ name: 'default/pool', certificateChain: material.certPem, privateKey: new PrivateKey(material.keyPem) }],
+      secrets: [
+        { name: 'default/pool', certificateChain: material.certPem, privateKey: new PrivateKey(material.keyPem) },
+      ],
     },
     [],
     envoyOptions,
@@ -248,6 +280,13 @@ test('the generated batches reach the awkward cases', (t) => {
   const assignments = all.flatMap((r) => r.clusterLoadAssignments.map((a) => a.resource));
   t.true(assignments.some((a) => a['endpoints'] === undefined), 'some cluster has no endpoints');
   t.true(assignments.some((a) => a['endpoints'] !== undefined), 'some cluster has endpoints');
+  // Shapes that once made Envoy reject a whole batch: wildcard hosts over 100 characters, 404 pages over 4 KiB.
+  const domains = all.flatMap((r) =>
+    r.routeConfigurations.flatMap((c) => asObjects(c.resource['virtual_hosts']).flatMap((v) => v['domains'])),
+  );
+  t.true(domains.some((d) => typeof d === 'string' && d.startsWith('*.') && d.length > 100), 'long wildcard host');
+  const pages = batches.map((b) => Buffer.byteLength(b.options.translate.notFoundPage));
+  t.true(pages.some((bytes) => bytes > 4096), '404 page over 4 KiB');
   const served = batches.map((b) => b.config.translation.servedIngresses.length);
   const ingresses = batches.map((b) => b.state.ingresses.length);
   t.true(served.every((n, i) => n > 0 && n < (ingresses[i] ?? 0)), 'some Ingresses are ours, some are not');
@@ -261,7 +300,7 @@ test('every batch: resources encode strictly, references resolve, output is dete
     // The IR agrees with the resources: each IR cluster and secret became exactly one resource.
     t.deepEqual(resources.clusters.map((c) => c.name), batch.config.translation.ir.clusters.map((c) => c.name));
     t.deepEqual(resources.secrets.map((s) => s.name), batch.config.translation.ir.secrets.map((s) => s.name));
-    const again = buildConfig(batch.state, options);
+    const again = buildConfig(batch.state, batch.options);
     t.deepEqual(again, batch.config, `buildConfig is not deterministic; ${seedNote(batch)}`);
     // PrivateKey hides its PEM from deepEqual; the resources carry it in the clear.
     t.is(JSON.stringify(again.resources), JSON.stringify(batch.config.resources));

@@ -33,6 +33,7 @@ import type {
   Service,
   ServicePort,
 } from '../../controller/translate/kube-objects.js';
+import { defaultNotFoundPage } from '../../controller/translate/options.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Certificates
@@ -62,10 +63,12 @@ export type KeyAlgorithm =
   | { name: 'RSASSA-PKCS1-v1_5'; modulusLength: number; publicExponent: Uint8Array; hash: 'SHA-256' }
   | { name: 'Ed25519' };
 
+const curveHashes = { 'P-256': 'SHA-256', 'P-384': 'SHA-384', 'P-521': 'SHA-512' } as const;
+
 function signingAlgorithmFor(algorithm: KeyAlgorithm): { name: string; hash?: string } {
   switch (algorithm.name) {
     case 'ECDSA':
-      return { name: 'ECDSA', hash: { 'P-256': 'SHA-256', 'P-384': 'SHA-384', 'P-521': 'SHA-512' }[algorithm.namedCurve] };
+      return { name: 'ECDSA', hash: curveHashes[algorithm.namedCurve] };
     case 'RSASSA-PKCS1-v1_5':
       return { name: algorithm.name, hash: algorithm.hash };
     case 'Ed25519':
@@ -117,9 +120,8 @@ export async function issueForKeyType(
   const pair = await generateKeyPairAsync(type, options);
   const spki = pair.publicKey.export({ type: 'spki', format: 'der' });
   const caKeyDer = createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' });
-  const signingKey = await webcrypto.subtle.importKey('pkcs8', caKeyDer, { name: 'ECDSA', namedCurve: 'P-256' }, false, [
-    'sign',
-  ]);
+  const caAlgorithm = { name: 'ECDSA', namedCurve: 'P-256' };
+  const signingKey = await webcrypto.subtle.importKey('pkcs8', caKeyDer, caAlgorithm, false, ['sign']);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: `01${Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex')}`,
@@ -151,7 +153,11 @@ function keyPem(key: KeyObject, type: 'pkcs8' | 'pkcs1' | 'sec1'): string {
  */
 export async function createCertPool(): Promise<CertPool> {
   const ca = await createTestCA({ commonName: 'property test CA' });
-  const rsa2048 = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as const;
+  const rsa2048 = {
+    name: 'RSASSA-PKCS1-v1_5',
+    modulusLength: 2048,
+    publicExponent: new Uint8Array([1, 0, 1]),
+  } as const;
   const [leaf, other, expired, rsa, p384, p521, ed25519, ...unloadable] = await Promise.all([
     ca.issue({ dnsNames: certificateNames }),
     ca.issue({ dnsNames: ['other.example.net'] }),
@@ -225,10 +231,19 @@ export const sharedHosts = [
   'Shared.Example.COM', // upper case: the same host once lower-cased
   'localhost',
   `${'l'.repeat(63)}.example.com`, // longest label allowed
+  `*.${'w'.repeat(63)}.${'x'.repeat(40)}.example.com`, // a wildcard well over 100 characters
+  `*.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`, // the longest: 2 + 253
 ] as const;
 
 /** Hosts the translator must reject (InvalidHost): wildcards in the wrong place, underscores, a trailing dot. */
-const invalidHosts = ['*', '*.*.example.com', 'foo.*.example.com', 'bad_host.example.com', 'foo.example.com.', '-a.example'];
+const invalidHosts = [
+  '*',
+  '*.*.example.com',
+  'foo.*.example.com',
+  'bad_host.example.com',
+  'foo.example.com.',
+  '-a.example',
+];
 
 const serviceNames = ['web', 'api', 'static'] as const;
 /** A name no generated Service has: backends naming it get ServiceNotFound. */
@@ -460,8 +475,10 @@ function endpointSliceArbitrary(service: Service, index: number): fc.Arbitrary<E
       });
       if (s.strayPort !== undefined) slicePorts.push(s.strayPort);
       // An IPv6 or FQDN slice holds addresses of its own type, as the API requires.
-      const addressOf = (address: string): string =>
-        s.addressType === 'IPv6' ? address.replace('127.0.0.', 'fd00::') : s.addressType === 'FQDN' ? 'pod.example.net' : address;
+      const addressOf = (address: string): string => {
+        if (s.addressType === 'IPv6') return address.replace('127.0.0.', 'fd00::');
+        return s.addressType === 'FQDN' ? 'pod.example.net' : address;
+      };
       return {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
@@ -577,7 +594,10 @@ function backendArbitrary(services: readonly Service[]): fc.Arbitrary<IngressBac
     ]),
   );
   const byNumber = fc
-    .record({ name: fc.constantFrom(...serviceNames, missingServiceName), port: fc.constantFrom(...servicePortNumbers) })
+    .record({
+      name: fc.constantFrom(...serviceNames, missingServiceName),
+      port: fc.constantFrom(...servicePortNumbers),
+    })
     .map(({ name, port }): IngressBackend => ({ service: { name, port: { number: port } } }));
   const byName = fc
     .record({ name: fc.constantFrom(...serviceNames), port: fc.constantFrom(...portNames) })
@@ -806,3 +826,27 @@ export function clusterStateArbitrary(
       return { state, combinations: placed.length };
     });
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Controller options
+
+/** The options a user can set on the command line that shape the generated config. */
+export interface PipelineOptions {
+  httpsRedirectPort: number;
+  notFoundPage: string;
+  listenAddress: string;
+}
+
+/** A 404 page over Envoy's default 4 KiB direct-response limit, with multi-byte characters. */
+const largeNotFoundPage = // about 6 KiB
+  `<!DOCTYPE html><html><body><h1>Introuvable – 404</h1>${'<p>Ça n’existe pas ✗</p>\n'.repeat(200)}</body></html>`;
+
+export const pipelineOptionsArbitrary: fc.Arbitrary<PipelineOptions> = fc.record({
+  httpsRedirectPort: fc.constantFrom(443, 443, 8443, 1, 65535),
+  notFoundPage: fc.oneof(
+    { arbitrary: fc.constant(largeNotFoundPage), weight: 2 }, // half the batches: a run of 10 sees it surely
+    { arbitrary: fc.constant(defaultNotFoundPage), weight: 1 },
+    { arbitrary: fc.constantFrom('', 'not found\n'), weight: 1 },
+  ),
+  listenAddress: fc.constantFrom('0.0.0.0', '0.0.0.0', '127.0.0.1', '::'),
+});
