@@ -123,3 +123,25 @@ test('a chain with an unparsable certificate after the leaf is rejected', (t) =>
   const withKeyAndText = `subject=CN = a.example.com\n${ecA.certPem}\n${ecB.certPem}\n${ecA.keyPem}`;
   t.true(validateTlsSecret(tls(withKeyAndText, ecA.keyPem)).valid);
 });
+
+// Envoy (BoringSSL) finds a PEM block only where "-----BEGIN" starts a line. A byte order mark (files saved by
+// some Windows editors) is an encoding artefact and is dropped; any other text before the marker is rejected.
+test('a byte order mark is dropped; text before a BEGIN marker on its line is rejected', (t) => {
+  const withBom = validateTlsSecret(tls(`\uFEFF${ecA.certPem}`, `\uFEFF${ecA.keyPem}`));
+  if (!withBom.valid) return t.fail(withBom.error);
+  t.is(withBom.secret.certificateChain, ecA.certPem);
+  t.is(withBom.secret.privateKey.reveal(), ecA.keyPem);
+  const cases: [Secret, RegExp][] = [
+    [tls(`x${ecA.certPem}`, ecA.keyPem), /"tls.crt" has text before "-----BEGIN" on the same line/],
+    [tls(`${ecA.certPem}\nx${ecB.certPem}`, ecA.keyPem), /"tls.crt" has text before "-----BEGIN" on the same line/],
+    [tls(ecA.certPem, `x${ecA.keyPem}`), /"tls.key" has text before "-----BEGIN" on the same line/],
+  ];
+  for (const [input, expected] of cases) {
+    const result = validateTlsSecret(input);
+    t.false(result.valid, String(expected));
+    if (!result.valid) t.regex(result.error, expected);
+  }
+  // Text on lines of its own is fine (openssl writes "Bag Attributes" and "subject=" lines there).
+  t.true(validateTlsSecret(tls(`Bag Attributes\n${ecA.certPem}`, `Bag Attributes\n${ecA.keyPem}`)).valid);
+  return undefined;
+});

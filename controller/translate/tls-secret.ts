@@ -19,7 +19,12 @@ function decode(secret: Secret, key: string): { value: string } | { error: strin
   if (raw === undefined || raw === '') return { error: `has no data "${key}"` };
   const compact = raw.replace(/\s+/g, '');
   if (compact.length % 4 !== 0 || !base64.test(compact)) return { error: `data "${key}" is not valid base64` };
-  return { value: Buffer.from(compact, 'base64').toString('utf8') };
+  // A byte order mark (some Windows editors write one) is an encoding artefact, not PEM text: Envoy would not find
+  // a BEGIN line behind it, so it is dropped from what Envoy gets.
+  const text = Buffer.from(compact, 'base64').toString('utf8').replace(/^\uFEFF/, '');
+  // Envoy (BoringSSL) finds a PEM block only where "-----BEGIN" starts a line; OpenSSL, used here, is laxer.
+  if (/[^\r\n]-----BEGIN /.test(text)) return { error: `"${key}" has text before "-----BEGIN" on the same line` };
+  return { value: text };
 }
 
 /**
