@@ -146,10 +146,11 @@ function keyPem(key: KeyObject, type: 'pkcs8' | 'pkcs1' | 'sec1'): string {
 
 /**
  * Generates the pool once (about a second). Valid: CA-issued ECDSA leaves (alone, followed by their CA, with a
- * SEC1 key, with the key's EC PARAMETERS block, with the key inside tls.crt too, with CRLF line endings, expired),
- * self-signed RSA 2048 (PKCS#1 key), ECDSA P-384 and P-521, Ed25519. Broken: garbage PEM, the key of another
- * certificate, an encrypted key, certificate and key swapped, no PEM, the chain in the wrong order, glued on one
- * line or with a corrupt second certificate, and keys Envoy cannot load (RSA 1024, RSA-PSS, secp256k1, DSA, Ed448).
+ * SEC1 key, with the key's EC PARAMETERS block, with the key inside tls.crt too, with CRLF line endings, a byte
+ * order mark or openssl's attribute lines, expired), self-signed RSA 2048 (PKCS#1 key), ECDSA P-384 and P-521,
+ * Ed25519. Broken: garbage PEM, the key of another certificate, an encrypted key, certificate and key swapped, no
+ * PEM, the chain in the wrong order, glued on one line or with a corrupt second certificate, text before a BEGIN
+ * marker, and keys Envoy cannot load (RSA 1024, RSA-PSS, secp256k1, DSA, Ed448).
  */
 export async function createCertPool(): Promise<CertPool> {
   const ca = await createTestCA({ commonName: 'property test CA' });
@@ -191,6 +192,12 @@ export async function createCertPool(): Promise<CertPool> {
     { label: 'SEC1 key after EC PARAMETERS', certPem: other.certPem, keyPem: p256Parameters + otherSec1Key },
     { label: 'key inside tls.crt too', certPem: chain(leaf.certPem, leaf.keyPem), keyPem: leaf.keyPem },
     { label: 'CRLF line endings', certPem: crlf(leaf.certPem), keyPem: crlf(leaf.keyPem) },
+    { label: 'UTF-8 byte order mark', certPem: `\uFEFF${leaf.certPem}`, keyPem: `\uFEFF${leaf.keyPem}` },
+    {
+      label: 'openssl pkcs12 attribute lines',
+      certPem: `Bag Attributes\n    localKeyID: 01\nsubject=CN = shared.example.com\n${leaf.certPem}`,
+      keyPem: `Bag Attributes\n    localKeyID: 01\nKey Attributes: <No Attributes>\n${leaf.keyPem}`,
+    },
     { label: 'expired leaf', certPem: expired.certPem, keyPem: expired.keyPem },
     { label: 'self-signed RSA 2048, PKCS#1 key', certPem: rsa.certPem, keyPem: keyPem(rsa.key, 'pkcs1') },
     { label: 'self-signed ECDSA P-384', certPem: p384.certPem, keyPem: keyPem(p384.key, 'pkcs8') },
@@ -210,6 +217,7 @@ export async function createCertPool(): Promise<CertPool> {
     { label: 'CA first, leaf second', certPem: chain(ca.certPem, leaf.certPem), keyPem: leaf.keyPem },
     { label: 'chain glued on one line', certPem: leaf.certPem.trimEnd() + ca.certPem, keyPem: leaf.keyPem },
     { label: 'corrupt second certificate', certPem: chain(leaf.certPem, garbage), keyPem: leaf.keyPem },
+    { label: 'text before BEGIN on its line', certPem: `cert: ${leaf.certPem}`, keyPem: leaf.keyPem },
     ...unloadable.map((pair, i) => ({ label: unloadableLabels[i] ?? 'unloadable key', ...pair })),
   ];
   return { valid, broken };
@@ -837,9 +845,12 @@ export interface PipelineOptions {
   listenAddress: string;
 }
 
-/** A 404 page over Envoy's default 4 KiB direct-response limit, with multi-byte characters. */
-const largeNotFoundPage = // about 6 KiB
-  `<!DOCTYPE html><html><body><h1>Introuvable – 404</h1>${'<p>Ça n’existe pas ✗</p>\n'.repeat(200)}</body></html>`;
+/** A 404 page over Envoy's default 4 KiB direct-response limit (about 6 KiB), with multi-byte characters. */
+const largeNotFoundPage = [
+  '<!DOCTYPE html><html><body><h1>Introuvable – 404</h1>',
+  '<p>Ça n’existe pas ✗</p>\n'.repeat(200),
+  '</body></html>',
+].join('');
 
 export const pipelineOptionsArbitrary: fc.Arbitrary<PipelineOptions> = fc.record({
   httpsRedirectPort: fc.constantFrom(443, 443, 8443, 1, 65535),
