@@ -350,3 +350,24 @@ test('delta: NACKed resources are not resent; subscription changes are honoured 
   const rds2 = await client.next();
   t.deepEqual(rds2.resources.map((r) => r.name), ['http']);
 });
+
+test('delta: resources Envoy presents on reconnect count as ACKed (status can be published after a restart)', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update(fullUpdate());
+  const first = new DeltaTestClient(address);
+  first.send({ typeUrl: TypeUrl.cluster, node });
+  const res = await first.next();
+  first.close();
+  const versions = Object.fromEntries(res.resources.map((r) => [r.name, r.version]));
+  const again = new DeltaTestClient(address);
+  t.teardown(() => again.close());
+  const acks: string[][] = [];
+  server.on('ack', (e) => acks.push(e.resourceNames));
+  again.send({ typeUrl: TypeUrl.cluster, node, initialResourceVersions: versions });
+  // Nothing differs, so nothing is sent; a new subscription of another type is answered first.
+  again.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['nope'] });
+  t.is((await again.next()).typeUrl, TypeUrl.routeConfiguration);
+  t.deepEqual(acks, [['default/web/80']]);
+  const client = server.clients().find((c) => c.protocol === 'delta' && c.acked.cluster.size > 0);
+  t.is(client?.acked.cluster.get('default/web/80'), versions['default/web/80']);
+});

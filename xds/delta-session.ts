@@ -43,6 +43,19 @@ export class DeltaSession extends StreamSession {
       // Reconnect: Envoy says what it already has, so only differences are sent.
       for (const [name, version] of Object.entries(req.initialResourceVersions)) d.known.set(name, version);
       if (kind === 'cluster') for (const name of d.known.keys()) this.clientClusters.add(name);
+      if (d.known.size > 0) {
+        // What Envoy already has counts as acknowledged (versions are content hashes, stable across restarts),
+        // so status publishing after a controller restart does not wait for changes that never come.
+        this.hooks.onAck({
+          streamId: this.id,
+          node: this.node,
+          kind,
+          version: '',
+          resourceNames: [...d.known.keys()],
+          resourceVersions: [...d.known.values()],
+          removedNames: [],
+        });
+      }
       if (isWildcardKind(kind) && req.resourceNamesSubscribe.length === 0) st.wildcard = true;
     }
     // ACK/NACK only for the pending nonce; subscription changes are honoured even with a stale nonce.
