@@ -105,3 +105,32 @@ test('a slice event maps to the clusters of its Service', (t) => {
   t.deepEqual(clustersOfService(clusters, 'ns', 'web').map((c) => c.name), ['ns/web/80', 'ns/web/443']);
   t.deepEqual(clustersOfService(clusters, 'other', 'web'), []);
 });
+
+// Objects from manifest files are not validated by an API server; an address or port Envoy cannot use would make
+// it reject the ClusterLoadAssignment (with SotW EDS, the whole update of every cluster), so such endpoints are
+// left out.
+test('endpoints with an address that is not an IP or a port outside 1-65535 are left out', (t) => {
+  const bad = ['10.0.0.300', 'localhost', ' 10.0.0.1', '010.0.0.1', '10.0.0.1/32', ''];
+  const s = state({
+    services: [service('web', [{ name: 'http', port: 80 }]), service('api', [{ name: 'http', port: 80 }])],
+    endpointSlices: [
+      slice('web-1', 'web', ['10.0.0.1', 'fd00::1', ...bad], [{ name: 'http', port: 8080 }]),
+      slice('api-1', 'api', ['10.0.0.2'], [{ name: 'http', port: 70000 }]),
+      slice('api-2', 'api', ['10.0.0.3'], [{ name: 'http', port: 0 }]),
+    ],
+    endpoints: [
+      {
+        kind: 'Endpoints',
+        metadata: { name: 'legacy', namespace: 'ns' },
+        subsets: [{ addresses: [{ ip: 'not-an-ip' }, { ip: '10.0.0.4' }], ports: [{ name: 'http', port: 8080 }] }],
+      },
+    ],
+  });
+  t.deepEqual(endpointsForCluster(s, cluster('web', 80)).endpoints, [
+    { address: '10.0.0.1', port: 8080 },
+    { address: 'fd00::1', port: 8080 },
+  ]);
+  t.deepEqual(endpointsForCluster(s, cluster('api', 80)).endpoints, []);
+  const legacy = state({ ...s, services: [service('legacy', [{ name: 'http', port: 80 }])] });
+  t.deepEqual(endpointsForCluster(legacy, cluster('legacy', 80)).endpoints, [{ address: '10.0.0.4', port: 8080 }]);
+});

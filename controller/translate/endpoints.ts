@@ -1,5 +1,6 @@
 // Cluster endpoints from EndpointSlices (or legacy Endpoints). Kept apart from translate() so endpoint churn
 // recomputes only this, and per cluster, without rebuilding listeners and routes.
+import { isIP } from 'node:net';
 import { isTcpServicePort, serviceKey } from './backend.js';
 import type { ClusterEndpointsIR, ClusterIR, EndpointIR } from './ir.js';
 import type { ClusterState, EndpointSlice, Endpoints, Service } from './kube-objects.js';
@@ -61,6 +62,7 @@ export function endpointsForCluster(
 
   const found = new Map<string, EndpointIR>();
   const add = (address: string, targetPort: number): void => {
+    if (!isUsableEndpoint(address, targetPort)) return;
     found.set(`${address}|${targetPort}`, { address, port: targetPort });
   };
   const slices = index.slices.get(key) ?? [];
@@ -83,6 +85,15 @@ export function endpointsForCluster(
     }
   }
   return { cluster: cluster.name, endpoints: [...found.values()].sort(compareEndpoints) };
+}
+
+/**
+ * Whether Envoy can connect to the endpoint: an IP address (no name, no CIDR, no leading zeros) and a port in
+ * 1-65535. The API server validates both, but objects read from manifest files are not, and one unusable endpoint
+ * makes Envoy reject the whole ClusterLoadAssignment (with SotW EDS, the update of every cluster); it is left out.
+ */
+function isUsableEndpoint(address: string, port: number): boolean {
+  return isIP(address) !== 0 && Number.isInteger(port) && port >= 1 && port <= 65535;
 }
 
 /** Endpoints of every cluster, in the clusters' (sorted) order. */
