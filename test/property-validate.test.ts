@@ -4,6 +4,7 @@
 // reference each other consistently, the same output twice without touching its input, and a static bootstrap
 // that `envoy --mode validate` accepts. The seed is printed; PROPERTY_SEED=<n> replays a run.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -289,6 +290,11 @@ test('the generated batches reach the awkward cases', (t) => {
     r.routeConfigurations.flatMap((c) => asObjects(c.resource['virtual_hosts']).flatMap((v) => v['domains'])),
   );
   t.true(domains.some((d) => typeof d === 'string' && d.startsWith('*.') && d.length > 100), 'long wildcard host');
+  const addresses = batches.flatMap((b) => [
+    ...b.state.endpointSlices.flatMap((slice) => (slice.endpoints ?? []).flatMap((e) => e.addresses)),
+    ...b.state.endpoints.flatMap((e) => (e.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip))),
+  ]);
+  t.true(addresses.some((address) => isIP(address) === 0), 'an endpoint address that is not an IP');
   const pages = batches.map((b) => Buffer.byteLength(b.options.translate.notFoundPage));
   t.true(pages.some((bytes) => bytes > 4096), '404 page over 4 KiB');
   const served = batches.map((b) => b.config.translation.servedIngresses.length);

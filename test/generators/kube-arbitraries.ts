@@ -445,6 +445,21 @@ function backendPortOf(port: ServicePort, seedPort: number): number {
 
 const loopbackAddress = fc.integer({ min: 1, max: 6 }).map((n) => `127.0.0.${n}`);
 
+/**
+ * Mostly loopback addresses; rarely what only a hand-written manifest holds (no API server validates those):
+ * an impossible IPv4 address, a host name, leading zeros, a CIDR.
+ */
+const endpointAddress = fc.oneof(
+  { arbitrary: loopbackAddress, weight: 30 },
+  { arbitrary: fc.constantFrom('10.0.0.300', 'localhost', '010.0.0.1', '10.0.0.1/32'), weight: 1 },
+);
+
+/** Container port numbers; rarely out of range (manifests again). */
+const backendPortSeed = fc.oneof(
+  { arbitrary: fc.integer({ min: 1024, max: 65535 }), weight: 30 },
+  { arbitrary: fc.constantFrom(0, 70000), weight: 1 },
+);
+
 const endpointConditions: fc.Arbitrary<EndpointSliceEndpoint['conditions'] | undefined> = fc.oneof(
   { arbitrary: fc.constant({ ready: true }), weight: 6 },
   { arbitrary: fc.constant({ ready: false }), weight: 2 },
@@ -455,7 +470,7 @@ const endpointConditions: fc.Arbitrary<EndpointSliceEndpoint['conditions'] | und
 
 const sliceEndpointArbitrary: fc.Arbitrary<EndpointSliceEndpoint> = fc
   .record({
-    addresses: fc.uniqueArray(loopbackAddress, { minLength: 1, maxLength: 2 }),
+    addresses: fc.uniqueArray(endpointAddress, { minLength: 1, maxLength: 2 }),
     conditions: endpointConditions,
     nodeName: rarely(fc.constant('node-1'), 3),
   })
@@ -472,7 +487,7 @@ function endpointSliceArbitrary(service: Service, index: number): fc.Arbitrary<E
       ),
       endpoints: fc.array(sliceEndpointArbitrary, { minLength: 0, maxLength: 3 }),
       labelled: fc.oneof({ arbitrary: fc.constant(true), weight: 12 }, { arbitrary: fc.constant(false), weight: 1 }),
-      portSeeds: fc.array(fc.integer({ min: 1024, max: 65535 }), { minLength: ports.length, maxLength: ports.length }),
+      portSeeds: fc.array(backendPortSeed, { minLength: ports.length, maxLength: ports.length }),
       portSubset: fc.subarray(ports.map((_, i) => i)),
       strayPort: rarely(fc.record({ name: fc.constant('stray'), port: fc.constant(9999) }), 5),
     })
@@ -505,9 +520,9 @@ function legacyEndpointsArbitrary(service: Service): fc.Arbitrary<Endpoints> {
   const ports = service.spec?.ports ?? [];
   return fc
     .record({
-      ready: fc.uniqueArray(loopbackAddress, { maxLength: 3 }),
+      ready: fc.uniqueArray(endpointAddress, { maxLength: 3 }),
       notReady: fc.uniqueArray(loopbackAddress, { maxLength: 2 }),
-      portSeeds: fc.array(fc.integer({ min: 1024, max: 65535 }), { minLength: ports.length, maxLength: ports.length }),
+      portSeeds: fc.array(backendPortSeed, { minLength: ports.length, maxLength: ports.length }),
     })
     .map(
       (e): Endpoints => ({
