@@ -50,6 +50,8 @@ export class ClusterSource {
   readonly #backoff = new Map<KubeKind, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #stopped = false;
+  /** List calls per kind: the first is the initial sync, later ones are relists. */
+  readonly lists = new Map<KubeKind, number>();
   #onSynced: (() => void)[] = [];
 
   constructor(
@@ -123,6 +125,10 @@ export class ClusterSource {
   async #startKind(spec: KindSpec, ns: string | undefined): Promise<void> {
     const listFn = async (): Promise<AnyList> => {
       const list = await spec.list(ns);
+      const count = (this.lists.get(spec.kind) ?? 0) + 1;
+      this.lists.set(spec.kind, count);
+      // A second list means the watch could not resume (410 Gone: resourceVersion expired) and we relisted.
+      if (count > 1) this.log.info({ kind: spec.kind, items: list.items.length, lists: count }, 'relisted');
       this.#listed.add(spec.kind);
       this.#backoff.delete(spec.kind); // the API answers again: the next failure starts from the short delay
       return list;
