@@ -1,0 +1,66 @@
+// deploy/ stays consistent with the code: the bootstrap ConfigMap is what the CLI prints and Envoy accepts,
+// and every flag the Deployment passes exists. (`kubectl apply --dry-run=server` runs in test/kube-e2e.test.ts.)
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { parse, parseAllDocuments } from 'yaml';
+import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
+import { findRepoRoot } from './harness/repo-root.js';
+
+const run = promisify(execFile);
+const root = findRepoRoot();
+const cli = (args: string[]) => run(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args]);
+
+async function docs(file: string): Promise<Record<string, any>[]> {
+  return parseAllDocuments(await readFile(path.join(root, 'deploy', file), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+}
+
+test('the bootstrap ConfigMap is exactly what `envoy-ingress bootstrap` prints, and Envoy accepts it', async (t) => {
+  const [configMap] = await docs('04-envoy-bootstrap.yaml');
+  const header = (await readFile(path.join(root, 'deploy/04-envoy-bootstrap.yaml'), 'utf8')).split('\n')[0]!;
+  const args = header.replace(/^# Generated: envoy-ingress /, '').split(' ');
+  const { stdout } = await cli(args);
+  const bootstrap = parse(configMap!['data']['bootstrap.yaml']);
+  t.deepEqual(bootstrap, parse(stdout), `regenerate deploy/04-envoy-bootstrap.yaml with: envoy-ingress ${args.join(' ')}`);
+  const result = await validateWithEnvoy(bootstrap);
+  t.true(result.ok, result.output);
+  // The Deployment probes Envoy's readiness listener and points it at the controller's xDS port.
+  const [deployment] = await docs('05-deployment.yaml');
+  const envoy = deployment!['spec']['template']['spec']['containers'].find((c: any) => c.name === 'envoy');
+  t.is(envoy.readinessProbe.httpGet.path, '/ready');
+  const readyPort = envoy.ports.find((p: any) => p.name === envoy.readinessProbe.httpGet.port).containerPort;
+  t.regex(JSON.stringify(bootstrap), new RegExp(`"port_value":${readyPort}\\b`));
+});
+
+test('every flag the Deployment passes to the controller exists', async (t) => {
+  const [deployment] = await docs('05-deployment.yaml');
+  const controller = deployment!['spec']['template']['spec']['containers'].find((c: any) => c.name === 'controller');
+  const { stdout: help } = await cli(['help', 'run']);
+  t.is(controller.args[0], 'run');
+  for (const arg of controller.args.slice(1) as string[]) {
+    const flag = arg.split('=')[0]!;
+    t.true(help.includes(`${flag} `) || help.includes(`${flag}\n`), `${flag} is a flag of run`);
+  }
+  const health = controller.args.find((a: string) => a.startsWith('--health-address='));
+  t.regex(health, new RegExp(`:${controller.readinessProbe.httpGet.port === 'health' ? controller.ports[0].containerPort : controller.readinessProbe.httpGet.port}$`));
+});
+
+test('the ClusterRole grants only what the controller uses', async (t) => {
+  const [role] = await docs('02-rbac.yaml');
+  const rules = (role!['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) =>
+    r.resources.flatMap((res) => r.apiGroups.map((g) => `${g || 'core'}/${res}: ${[...r.verbs].sort().join(',')}`)),
+  );
+  t.deepEqual(rules.sort(), [
+    'core/endpoints: list,watch',
+    'core/events: create,patch',
+    'core/secrets: list,watch',
+    'core/services: list,watch',
+    'discovery.k8s.io/endpointslices: list,watch',
+    'events.k8s.io/events: create,patch',
+    'networking.k8s.io/ingressclasses: list,watch',
+    'networking.k8s.io/ingresses/status: update',
+    'networking.k8s.io/ingresses: get,list,watch',
+  ]);
+});
