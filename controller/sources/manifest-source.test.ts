@@ -75,7 +75,7 @@ function portOf(store: ObjectStore, name: string): number | undefined {
   return (store.get('Service', 'default', name) as Service | undefined)?.spec?.ports?.[0]?.port;
 }
 
-async function setUp(t: ExecutionContext, files: Record<string, string>, options: { now?: () => Date } = {}) {
+async function setUp(t: ExecutionContext, files: Record<string, string>, options: { now?: () => Date; emptyRecheckMs?: number } = {}) {
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
   for (const [name, text] of Object.entries(files)) {
@@ -84,7 +84,10 @@ async function setUp(t: ExecutionContext, files: Record<string, string>, options
   }
   const store = new ObjectStore();
   const log = new RecordingLog();
-  const source = new ManifestDirectorySource(tmp.path, store, log, options.now ? { now: options.now } : {});
+  const source = new ManifestDirectorySource(tmp.path, store, log, {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.emptyRecheckMs !== undefined ? { emptyRecheckMs: options.emptyRecheckMs } : {}),
+  });
   t.teardown(() => source.stop());
   return { dir: tmp.path, file: tmp.file, store, log, source };
 }
@@ -216,4 +219,30 @@ test('symlinked manifests (a ConfigMap volume) are read through the link', async
   await symlink(path.join(dir, '..data', 'app.yaml'), path.join(dir, 'app.yaml'));
   await source.start();
   t.deepEqual(store.list('Service').map((s) => s.metadata.name), ['linked'], 'read once, through the link; ..data is hidden');
+});
+
+test('a file saved in place (truncated, then written) keeps its objects through the empty moment', async (t) => {
+  const { file, store, source } = await setUp(t, { 'app.yaml': yaml(service('web', 80)) }, { emptyRecheckMs: 60_000 });
+  await source.start();
+  const changes: StoreChange[][] = [];
+  store.on('change', (c) => changes.push(c));
+  // The truncation is seen alone (as an editor's first write would be)...
+  await writeFile(file('app.yaml'), '');
+  await source.reload();
+  t.is(portOf(store, 'web'), 80, 'objects kept after one empty read');
+  // ...then the new content lands before the confirming re-read.
+  const modified = nextChange(store, has('modified', 'web'), 'web modified');
+  await writeFile(file('app.yaml'), yaml(service('web', 81)));
+  await modified;
+  t.is(portOf(store, 'web'), 81);
+  t.false(changes.flat().some((c) => c.type === 'deleted'), 'web was never deleted');
+});
+
+test('a file emptied on purpose loses its objects after the confirming re-read', async (t) => {
+  const { file, store, source } = await setUp(t, { 'app.yaml': yaml(service('web', 80)) });
+  await source.start();
+  const deleted = nextChange(store, has('deleted', 'web'), 'web deleted');
+  await writeFile(file('app.yaml'), '');
+  await deleted;
+  t.deepEqual(store.list('Service'), []);
 });

@@ -35,6 +35,9 @@ export class ManifestDirectorySource {
   readonly #firstSeen = new Map<string, string>();
   #watcher: fs.FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** When a file that had objects was first read empty. */
+  readonly #emptySince = new Map<string, number>();
+  #recheckTimer: NodeJS.Timeout | undefined;
   #reading: Promise<void> | undefined;
   #again = false;
   #synced = false;
@@ -46,7 +49,7 @@ export class ManifestDirectorySource {
     readonly dir: string,
     private readonly store: ObjectStore,
     private readonly log: SourceLog,
-    private readonly options: { debounceMs?: number; watch?: boolean; now?: () => Date } = {},
+    private readonly options: { debounceMs?: number; watch?: boolean; now?: () => Date; emptyRecheckMs?: number } = {},
   ) {}
 
   get synced(): boolean {
@@ -64,6 +67,15 @@ export class ManifestDirectorySource {
     this.#stopped = true;
     this.#watcher?.close();
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
+  }
+
+  #recheck(ms: number): void {
+    if (this.#stopped || this.#recheckTimer) return;
+    this.#recheckTimer = setTimeout(() => {
+      this.#recheckTimer = undefined;
+      this.reload().catch((err: unknown) => this.log.warn({ err, dir: this.dir }, 'manifest directory re-read failed'));
+    }, ms);
   }
 
   #schedule(): void {
@@ -122,6 +134,19 @@ export class ManifestDirectorySource {
       if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) continue;
       const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
       if (text === undefined) continue;
+      if (text.trim() === '' && known && known.objects.length > 0) {
+        // An editor that saves in place truncates first and writes after: a file that had objects and reads
+        // empty is believed only if it still reads empty a while later.
+        const wait = this.options.emptyRecheckMs ?? 250;
+        const since = this.#emptySince.get(file) ?? performance.now();
+        this.#emptySince.set(file, since);
+        const left = since + wait - performance.now();
+        if (left > 0) {
+          this.#recheck(left);
+          continue;
+        }
+      }
+      this.#emptySince.delete(file);
       const parsed = parseManifest(path.relative(this.dir, file), text);
       const entry = { mtimeMs: stat.mtimeMs, size: stat.size, problems: parsed.problems };
       // A file that stopped parsing keeps serving what it said before (remembering the new stat, so it is not
