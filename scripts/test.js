@@ -47,22 +47,38 @@ const ava = spawn(process.execPath, [path.join(root, 'node_modules/ava/entrypoin
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let tail = '';
-const keep = (chunk) => {
-  tail = (tail + chunk.toString()).slice(-20000);
+const marks = { passed: 0, failed: 0 };
+/** Keeps the tail of the output and counts result marks, line by line per stream. */
+const keeper = () => {
+  let pending = '';
+  return (chunk) => {
+    const text = chunk.toString();
+    tail = (tail + text).slice(-20000);
+    const lines = (pending + text).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+      if (/^\s*✔ /.test(plain)) marks.passed += 1;
+      else if (/^\s*✘ /.test(plain)) marks.failed += 1;
+    }
+  };
 };
+const keepOut = keeper();
+const keepErr = keeper();
 ava.stdout.on('data', (c) => {
   process.stdout.write(c);
-  keep(c);
+  keepOut(c);
 });
 ava.stderr.on('data', (c) => {
   process.stderr.write(c);
-  keep(c);
+  keepErr(c);
 });
 ava.on('exit', (code, signal) => {
   const plain = tail.replace(/\u001b\[[0-9;]*m/g, '');
   const count = (re) => Number(re.exec(plain)?.[1] ?? 0);
-  const passed = count(/(\d+) tests? passed/);
-  const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
+  // ava's summary leaves out the passed count when something failed: count the result marks instead.
+  const passed = marks.passed;
+  const failed = Math.max(marks.failed, count(/(\d+) tests? failed/)) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
   const skipped = count(/(\d+) tests? skipped/) + count(/(\d+) tests? todo/);
   const ok = code === 0;
   // ava can exit non-zero without a failed test (a timeout, a crashed worker): never report that as green.

@@ -192,9 +192,11 @@ test.serial('the API server rejects loopback EndpointSlice addresses, so backend
 });
 
 /** Runs scripts/kube/ensure-binaries.sh with extra environment. */
+/** Runs the script with `env` on top of ours, minus the binary overrides `npm test` exports (each test sets its own). */
 function runEnsureBinaries(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { KUBE_APISERVER_BIN: _a, KUBECTL_BIN: _k, ETCD_BIN: _e, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
-    execFile('bash', [join(findRepoRoot(), 'scripts', 'kube', 'ensure-binaries.sh')], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile('bash', [join(findRepoRoot(), 'scripts', 'kube', 'ensure-binaries.sh')], { env: { ...inherited, ...env } }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') reject(error);
       else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
     });
