@@ -18,6 +18,7 @@ import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { AdsServer } from '../xds/ads-server.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { Logger } from './logger.js';
+import type { ControllerMetrics } from './metrics.js';
 
 export interface KubeConnection {
   /** Path of a kubeconfig file; absent: in-cluster config when running in a pod, else the default loading rules. */
@@ -55,6 +56,8 @@ export interface KubeControllerOptions {
   leaderElection: LeaderElectionOptions;
   /** The Service-annotation Ingress manager; off when absent. */
   serviceIngress?: { hostTemplate: string };
+  /** Prometheus metrics to feed (attached before the first build). */
+  metrics?: ControllerMetrics;
 }
 
 export interface KubeController {
@@ -132,7 +135,11 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   });
   elector.on('stopped-leading', (reason) => log.warn({ identity: le.identity, reason }, 'stopped leading'));
 
-  const source = new ClusterSource(o.kubeConfig, store, log, o.watchNamespace ? { namespace: o.watchNamespace } : {});
+  const source = new ClusterSource(o.kubeConfig, store, log, {
+    ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
+    ...(o.metrics ? { onRestart: o.metrics.onWatchRestart } : {}),
+  });
+  o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.
   void source.start();
   await source.whenSynced();

@@ -8,6 +8,7 @@ import type { TranslateOptions } from '../controller/translate/options.js';
 import { AdsServer } from '../xds/ads-server.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { Logger } from './logger.js';
+import type { ControllerMetrics } from './metrics.js';
 
 export interface StandaloneOptions {
   manifestsDir: string;
@@ -18,6 +19,8 @@ export interface StandaloneOptions {
   log: Logger;
   /** Watch the directory for changes (default true). */
   watch?: boolean;
+  /** Prometheus metrics to feed (attached before the first build). */
+  metrics?: ControllerMetrics;
 }
 
 export interface StandaloneController {
@@ -38,6 +41,7 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, o.log);
+  o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => true });
   const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
   try {
     await source.start();

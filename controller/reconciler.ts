@@ -87,6 +87,11 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     return this.#generation;
   }
 
+  /** Endpoints of the last build, by cluster name (what Envoy's EDS carries). */
+  get endpoints(): ReadonlyMap<string, ClusterEndpointsIR> {
+    return this.#endpoints;
+  }
+
   /** Sources have synced: from now on builds are published. Triggers the first build. */
   markReady(): void {
     this.#ready = true;

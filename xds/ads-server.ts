@@ -14,7 +14,7 @@ import {
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { Snapshot } from './snapshot.js';
 import { SotwSession } from './sotw-session.js';
-import type { AckEvent, NackEvent, SessionHooks, StreamSession } from './stream-session.js';
+import type { AckEvent, NackEvent, SentResponse, SessionHooks, StreamSession } from './stream-session.js';
 
 const servicePath = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 
@@ -96,7 +96,19 @@ function summarize(req: unknown): object {
   };
 }
 
-export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]; connect: [number]; disconnect: [number] }> {
+/** A response written to one stream. */
+export interface PushEvent extends SentResponse {
+  streamId: number;
+  node: NodeInfo | undefined;
+}
+
+export class AdsServer extends EventEmitter<{
+  ack: [AckEvent];
+  nack: [NackEvent];
+  push: [PushEvent];
+  connect: [number];
+  disconnect: [number];
+}> {
   readonly grpcServer: grpc.Server;
   readonly stats: XdsStats = { streamsOpened: 0, responses: 0, acks: 0, nacks: 0, staleRequests: 0 };
   readonly #entries = new Map<number, Entry>();
@@ -144,8 +156,12 @@ export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]
     });
   }
 
-  #hooks(acked: Record<ResourceKind, Map<string, string>>, protocol: 'sotw' | 'delta'): SessionHooks {
+  #hooks(acked: Record<ResourceKind, Map<string, string>>, protocol: 'sotw' | 'delta', session: () => StreamSession | undefined): SessionHooks {
     return {
+      onPush: (response: SentResponse) => {
+        const s = session();
+        this.emit('push', { ...response, streamId: s?.id ?? 0, node: s?.node });
+      },
       onAck: (event: AckEvent) => {
         this.stats.acks += 1;
         const map = acked[event.kind];
@@ -176,7 +192,9 @@ export class AdsServer extends EventEmitter<{ ack: [AckEvent]; nack: [NackEvent]
       this.stats.responses += 1;
       call.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     };
-    const session = make(this.#hooks(acked, protocol), write);
+    let made: StreamSession | undefined;
+    const session = make(this.#hooks(acked, protocol, () => made), write);
+    made = session;
     const entry: Entry = { session, protocol, connectedAt: Date.now(), acked };
     this.#entries.set(session.id, entry);
     this.stats.streamsOpened += 1;

@@ -57,6 +57,8 @@ export interface NackEvent extends AckEvent {
 export interface SessionHooks {
   onAck(event: AckEvent): void;
   onNack(event: NackEvent): void;
+  /** A response was written (for metrics). */
+  onPush?(response: SentResponse): void;
 }
 
 export interface SentResponse {
@@ -201,6 +203,7 @@ export abstract class StreamSession {
       }
       this.sent.push(response);
       if (this.sent.length > 50) this.sent.shift();
+      this.hooks.onPush?.(response);
     }
   }
 

@@ -1,0 +1,179 @@
+// Prometheus metrics of the controller (prom-client), on a registry of its own so several controllers in one
+// process (tests) do not collide. Counters follow events; gauges are computed when scraped, from the live
+// objects, so they can never drift from what /debug shows.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Reconciler } from '../controller/reconciler.js';
+import type { ObjectStore } from '../controller/store.js';
+import type { KubeKind } from '../controller/translate/kube-objects.js';
+import { TypeUrl } from '../proto/type-urls.js';
+import type { AdsServer } from '../xds/ads-server.js';
+import { clientSync } from '../xds/client-sync.js';
+import type { SnapshotCache } from '../xds/snapshot-cache.js';
+
+const kubeKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+
+/** What the metrics observe. Every controller (standalone or Kubernetes) has these. */
+export interface MetricSources {
+  server: AdsServer;
+  reconciler: Reconciler;
+  store: ObjectStore;
+  cache: SnapshotCache;
+  /** Leader election state; standalone mode has no election and is always the only writer. */
+  isLeader: () => boolean;
+  /** List calls per kind (ClusterSource.lists): every call after the first is a relist. */
+  lists?: () => ReadonlyMap<KubeKind, number>;
+}
+
+/** Names and help texts, also listed in the README (a test checks they match). */
+export const metricNames = {
+  connectedEnvoys: 'envoy_ingress_xds_connected_envoys',
+  envoysInSync: 'envoy_ingress_xds_envoys_in_sync',
+  pushes: 'envoy_ingress_xds_pushes_total',
+  acks: 'envoy_ingress_xds_acks_total',
+  nacks: 'envoy_ingress_xds_nacks_total',
+  translationDuration: 'envoy_ingress_translation_duration_seconds',
+  buildFailures: 'envoy_ingress_build_failures_total',
+  lastSuccessfulBuild: 'envoy_ingress_last_successful_build_timestamp_seconds',
+  watchedObjects: 'envoy_ingress_watched_objects',
+  diagnostics: 'envoy_ingress_diagnostics',
+  leader: 'envoy_ingress_leader',
+  watchRestarts: 'envoy_ingress_kube_watch_restarts_total',
+  relists: 'envoy_ingress_kube_relists_total',
+} as const;
+
+export class ControllerMetrics {
+  readonly registry = new Registry();
+  readonly #pushes: Counter<'type_url'>;
+  readonly #acks: Counter<'type_url'>;
+  readonly #nacks: Counter<'type_url'>;
+  readonly #duration: Histogram<'build'>;
+  readonly #failures: Counter;
+  readonly #lastBuild: Gauge;
+  readonly #watchRestarts: Counter<'kind'>;
+  #sources: MetricSources | undefined;
+  #detach: (() => void) | undefined;
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    const sources = (): MetricSources | undefined => this.#sources;
+    new Gauge({
+      name: metricNames.connectedEnvoys,
+      help: 'Envoys with an open ADS stream',
+      registers,
+      collect() {
+        this.set(sources()?.server.clients().length ?? 0);
+      },
+    });
+    new Gauge({
+      name: metricNames.envoysInSync,
+      help: 'Connected Envoys that have ACKed every resource of the current snapshot at its current version',
+      registers,
+      collect() {
+        const s = sources();
+        const snapshot = s?.cache.ready ? s.cache.snapshot : undefined;
+        this.set(snapshot ? s!.server.clients().filter((c) => clientSync(c.acked, snapshot).inSync).length : 0);
+      },
+    });
+    this.#pushes = new Counter({ name: metricNames.pushes, help: 'xDS responses sent, by type URL', labelNames: ['type_url'], registers });
+    this.#acks = new Counter({ name: metricNames.acks, help: 'xDS responses Envoy accepted (ACK), by type URL', labelNames: ['type_url'], registers });
+    this.#nacks = new Counter({ name: metricNames.nacks, help: 'xDS responses Envoy rejected (NACK), by type URL', labelNames: ['type_url'], registers });
+    this.#duration = new Histogram({
+      name: metricNames.translationDuration,
+      help: 'Time to build Envoy config from the watched objects; build="full" (translate + resources) or "endpoints" (EDS only)',
+      labelNames: ['build'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.#failures = new Counter({ name: metricNames.buildFailures, help: 'Builds that failed (Envoy keeps the last good config)', registers });
+    this.#lastBuild = new Gauge({ name: metricNames.lastSuccessfulBuild, help: 'Unix time of the last successful build', registers });
+    new Gauge({
+      name: metricNames.watchedObjects,
+      help: 'Objects in the store, by kind',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const s = sources();
+        for (const kind of kubeKinds) this.set({ kind }, s?.store.count(kind) ?? 0);
+      },
+    });
+    new Gauge({
+      name: metricNames.diagnostics,
+      help: 'Current translation problems (the ones reported as Events), by reason and severity',
+      labelNames: ['reason', 'severity'],
+      registers,
+      collect() {
+        this.reset();
+        for (const d of sources()?.reconciler.diagnostics ?? []) this.inc({ reason: d.reason, severity: d.severity });
+      },
+    });
+    new Gauge({
+      name: metricNames.leader,
+      help: '1 while this replica holds the leader lease (writes status and Events); always 1 in standalone mode',
+      registers,
+      collect() {
+        this.set(sources()?.isLeader() ? 1 : 0);
+      },
+    });
+    this.#watchRestarts = new Counter({
+      name: metricNames.watchRestarts,
+      help: 'Kubernetes informers restarted after an error, by kind',
+      labelNames: ['kind'],
+      registers,
+    });
+    new Gauge({
+      name: metricNames.relists,
+      help: 'Kubernetes list calls after the initial one (a watch could not resume, e.g. 410 Gone), by kind',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const lists = sources()?.lists?.();
+        if (!lists) return;
+        for (const [kind, count] of lists) this.set({ kind }, Math.max(0, count - 1));
+      },
+    });
+  }
+
+  /** Start observing a controller (events from now on; gauges read it at each scrape). */
+  attach(s: MetricSources): void {
+    this.#detach?.();
+    this.#sources = s;
+    const onPush = (e: { kind: keyof typeof TypeUrl }): void => this.#pushes.inc({ type_url: TypeUrl[e.kind] });
+    const onAck = (e: { kind: keyof typeof TypeUrl }): void => this.#acks.inc({ type_url: TypeUrl[e.kind] });
+    const onNack = (e: { kind: keyof typeof TypeUrl }): void => this.#nacks.inc({ type_url: TypeUrl[e.kind] });
+    const onBuilt = (b: { kind: 'full' | 'endpoints'; durationMs: number }): void => {
+      this.#duration.observe({ build: b.kind }, b.durationMs / 1000);
+      this.#lastBuild.set(Date.now() / 1000);
+    };
+    const onFailed = (): void => this.#failures.inc();
+    s.server.on('push', onPush);
+    s.server.on('ack', onAck);
+    s.server.on('nack', onNack);
+    s.reconciler.on('built', onBuilt);
+    s.reconciler.on('failed', onFailed);
+    // The first build may be over before metrics attach: its time still counts as the last successful one.
+    if (s.reconciler.generation > 0) this.#lastBuild.set(Date.now() / 1000);
+    this.#detach = () => {
+      s.server.off('push', onPush);
+      s.server.off('ack', onAck);
+      s.server.off('nack', onNack);
+      s.reconciler.off('built', onBuilt);
+      s.reconciler.off('failed', onFailed);
+    };
+  }
+
+  /** For ClusterSourceOptions.onRestart. */
+  readonly onWatchRestart = (kind: KubeKind): void => {
+    this.#watchRestarts.inc({ kind });
+  };
+
+  detach(): void {
+    this.#detach?.();
+    this.#detach = undefined;
+  }
+
+  /** The text exposition format. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
