@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import test from 'ava';
 import { Command } from 'commander';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { createTempDir } from '../test/harness/temp-dir.js';
 import { addTranslationFlags, translationOptions, type TranslationFlags } from './controller-options.js';
 
@@ -15,7 +16,7 @@ function parse(argv: string[]): ReturnType<typeof translationOptions> {
 test('defaults match the translator defaults and listen on all interfaces', (t) => {
   t.deepEqual(parse([]), {
     translate: defaultTranslateOptions,
-    envoy: { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 },
+    envoy: { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443, edge: defaultEdgeHardening },
   });
 });
 
@@ -30,8 +31,41 @@ test('flags set every option; ports become numbers', (t) => {
   ]);
   t.deepEqual(options, {
     translate: { ...defaultTranslateOptions, ingressClassName: 'mine', controllerName: 'example.com/ctl', httpsRedirectPort: 4443 },
-    envoy: { listenAddress: '127.0.0.1', httpPort: 1080, httpsPort: 1443 },
+    envoy: { listenAddress: '127.0.0.1', httpPort: 1080, httpsPort: 1443, edge: defaultEdgeHardening },
   });
+});
+
+test('edge hardening: every default can be switched by a flag', (t) => {
+  const { envoy } = parse([
+    '--no-normalize-path',
+    '--no-merge-slashes',
+    '--escaped-slashes-action', 'REJECT_REQUEST',
+    '--allow-headers-with-underscores',
+    '--no-use-remote-address',
+    '--xff-num-trusted-hops', '2',
+    '--max-request-headers-kb', '16',
+    '--max-headers-count', '30',
+    '--idle-timeout', '60',
+    '--request-headers-timeout', '5',
+  ]);
+  t.deepEqual(envoy.edge, {
+    normalizePath: false,
+    mergeSlashes: false,
+    escapedSlashesAction: 'REJECT_REQUEST',
+    rejectHeadersWithUnderscores: false,
+    useRemoteAddress: false,
+    xffNumTrustedHops: 2,
+    maxRequestHeadersKb: 16,
+    maxHeadersCount: 30,
+    idleTimeoutSeconds: 60,
+    requestHeadersTimeoutSeconds: 5,
+  });
+});
+
+test('edge hardening: out-of-range values name their flag', (t) => {
+  t.throws(() => parse(['--max-request-headers-kb', '0']), { message: /^--max-request-headers-kb must be a whole number 1-8192/ });
+  t.throws(() => parse(['--xff-num-trusted-hops', '-1']), { message: /^--xff-num-trusted-hops must be a whole number/ });
+  t.throws(() => parse(['--escaped-slashes-action', 'DROP']));
 });
 
 test('--not-found-page reads the page from a file', async (t) => {

@@ -1,6 +1,7 @@
 // Options shared by the commands that translate (run, render, validate), with their defaults.
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { defaultEdgeHardening, escapedSlashesActions, type EdgeHardeningOptions, type EscapedSlashesAction } from '../envoy/edge-hardening.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/options.js';
 import { parsePort } from './address.js';
@@ -13,13 +14,67 @@ export interface TranslationFlags {
   listenAddress: string;
   httpPort: string;
   httpsPort: string;
+  normalizePath: boolean;
+  mergeSlashes: boolean;
+  escapedSlashesAction: EscapedSlashesAction;
+  allowHeadersWithUnderscores?: boolean;
+  useRemoteAddress: boolean;
+  xffNumTrustedHops: string;
+  maxRequestHeadersKb: string;
+  maxHeadersCount: string;
+  idleTimeout: string;
+  requestHeadersTimeout: string;
+  allowExternalName?: boolean;
+}
+
+/** A whole number within [min, max]; throws a message naming the flag. */
+export function parseCount(value: string, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`${flag} must be a whole number ${min}-${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function addEdgeHardeningFlags(cmd: Command): Command {
+  const d = defaultEdgeHardening;
+  return cmd
+    .option('--no-normalize-path', 'do not normalise paths (/a/../b) before routing')
+    .option('--no-merge-slashes', 'do not merge repeated slashes (//b) before routing')
+    .addOption(
+      new Option('--escaped-slashes-action <action>', 'what Envoy does with %2F and %5C in paths')
+        .choices([...escapedSlashesActions])
+        .default(d.escapedSlashesAction),
+    )
+    .option('--allow-headers-with-underscores', 'accept request headers whose name contains "_" (default: 400)')
+    .option('--no-use-remote-address', 'trust X-Forwarded-For from clients instead of using the peer address')
+    .option('--xff-num-trusted-hops <n>', 'proxies in front of Envoy whose X-Forwarded-For entries are trusted', String(d.xffNumTrustedHops))
+    .option('--max-request-headers-kb <kb>', 'request headers larger than this get 431', String(d.maxRequestHeadersKb))
+    .option('--max-headers-count <n>', 'requests with more headers than this get 431', String(d.maxHeadersCount))
+    .option('--idle-timeout <seconds>', 'close client connections idle this long', String(d.idleTimeoutSeconds))
+    .option('--request-headers-timeout <seconds>', 'time a client has to send its request headers', String(d.requestHeadersTimeoutSeconds));
+}
+
+export function edgeHardeningOptions(flags: TranslationFlags): EdgeHardeningOptions {
+  return {
+    normalizePath: flags.normalizePath,
+    mergeSlashes: flags.mergeSlashes,
+    escapedSlashesAction: flags.escapedSlashesAction,
+    rejectHeadersWithUnderscores: flags.allowHeadersWithUnderscores !== true,
+    useRemoteAddress: flags.useRemoteAddress,
+    xffNumTrustedHops: parseCount(flags.xffNumTrustedHops, '--xff-num-trusted-hops', 0, 64),
+    // Envoy's own bounds: max_request_headers_kb 1-8192, max_headers_count >= 1.
+    maxRequestHeadersKb: parseCount(flags.maxRequestHeadersKb, '--max-request-headers-kb', 1, 8192),
+    maxHeadersCount: parseCount(flags.maxHeadersCount, '--max-headers-count', 1, 100_000),
+    idleTimeoutSeconds: parseCount(flags.idleTimeout, '--idle-timeout', 1, 86_400 * 7),
+    requestHeadersTimeoutSeconds: parseCount(flags.requestHeadersTimeout, '--request-headers-timeout', 1, 3600),
+  };
 }
 
 export function addTranslationFlags(cmd: Command): Command {
-  return cmd
+  return addEdgeHardeningFlags(cmd)
     .option('--ingress-class <name>', 'IngressClass name this controller serves', defaultTranslateOptions.ingressClassName)
     .option('--controller-name <name>', 'IngressClass spec.controller value that marks our classes', defaultTranslateOptions.controllerName)
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
+    .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
@@ -33,11 +88,13 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       controllerName: flags.controllerName,
       notFoundPage: flags.notFoundPage ? readFileSync(flags.notFoundPage, 'utf8') : defaultTranslateOptions.notFoundPage,
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
+      ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,
       httpPort: parsePort(flags.httpPort, '--http-port'),
       httpsPort: parsePort(flags.httpsPort, '--https-port'),
+      edge: edgeHardeningOptions(flags),
     },
   };
 }

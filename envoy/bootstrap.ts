@@ -25,10 +25,92 @@ export interface BootstrapOptions {
    * Envoy finished initialising (first xDS config applied), so this is also "has config".
    */
   readinessPort?: number;
+  /** Limits the overload manager enforces (default: defaultOverloadLimits). */
+  overload?: OverloadLimits;
+  /** Mutual TLS to the xDS server (when Envoy runs in another pod than the controller). */
+  xdsTls?: XdsClientTls;
+}
+
+/** Files Envoy presents to and checks the xDS server with (a Kubernetes TLS Secret's layout, mounted). */
+export interface XdsClientTls {
+  certFile: string;
+  keyFile: string;
+  /** CA that signed the xDS server's certificate. */
+  caFile: string;
+  /** Name the server certificate must carry (SNI and SAN check); default: the xDS host. */
+  serverName?: string;
+}
+
+/** The overload manager's resource limits; 0 turns a limit off. */
+export interface OverloadLimits {
+  /** Heap size at which Envoy shrinks its heap (95 %) and then answers 503 to new requests (98 %). */
+  maxHeapBytes: number;
+  /** Downstream connections across all listeners (the readiness listener is exempt). */
+  maxDownstreamConnections: number;
+}
+
+export const defaultOverloadLimits: OverloadLimits = {
+  // Below the 1 GiB memory limit deploy/ gives the Envoy container, so Envoy sheds load before it is OOM-killed.
+  maxHeapBytes: 805_306_368,
+  maxDownstreamConnections: 50_000,
+};
+
+const fixedHeapMonitor = 'envoy.resource_monitors.fixed_heap';
+const downstreamConnectionsMonitor = 'envoy.resource_monitors.global_downstream_max_connections';
+
+/** Envoy's overload manager for `limits`, or undefined when both are off. */
+export function buildOverloadManager(limits: OverloadLimits): ResourceJson | undefined {
+  const monitors: ResourceJson[] = [];
+  const actions: ResourceJson[] = [];
+  if (limits.maxHeapBytes > 0) {
+    monitors.push({
+      name: fixedHeapMonitor,
+      typed_config: {
+        '@type': 'type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig',
+        max_heap_size_bytes: limits.maxHeapBytes,
+      },
+    });
+    actions.push(
+      { name: 'envoy.overload_actions.shrink_heap', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.95 } }] },
+      { name: 'envoy.overload_actions.stop_accepting_requests', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.98 } }] },
+    );
+  }
+  if (limits.maxDownstreamConnections > 0) {
+    monitors.push({
+      name: downstreamConnectionsMonitor,
+      typed_config: {
+        '@type': 'type.googleapis.com/envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig',
+        max_active_downstream_connections: limits.maxDownstreamConnections,
+      },
+    });
+  }
+  if (monitors.length === 0) return undefined;
+  return { refresh_interval: '0.25s', resource_monitors: monitors, actions };
+}
+
+function buildXdsTransportSocket(tls: XdsClientTls, host: string): ResourceJson {
+  const serverName = tls.serverName ?? host;
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
+      sni: serverName,
+      common_tls_context: {
+        alpn_protocols: ['h2'],
+        tls_certificates: [{ certificate_chain: { filename: tls.certFile }, private_key: { filename: tls.keyFile } }],
+        validation_context: {
+          trusted_ca: { filename: tls.caFile },
+          match_typed_subject_alt_names: [
+            { san_type: isIP(serverName) === 0 ? 'DNS' : 'IP_ADDRESS', matcher: { exact: serverName } },
+          ],
+        },
+      },
+    },
+  };
 }
 
 /** The static cluster reaching the xDS server; gRPC needs HTTP/2. */
-export function buildXdsCluster(host: string, port: number): ResourceJson {
+export function buildXdsCluster(host: string, port: number, tls?: XdsClientTls): ResourceJson {
   return {
     name: xdsClusterName,
     // STATIC takes only IP addresses; a DNS name (e.g. a Kubernetes Service) needs resolving.
@@ -44,11 +126,13 @@ export function buildXdsCluster(host: string, port: number): ResourceJson {
         explicit_http_config: { http2_protocol_options: {} },
       },
     },
+    ...(tls !== undefined ? { transport_socket: buildXdsTransportSocket(tls, host) } : {}),
   };
 }
 
 /** Envoy's bootstrap: every listener, route, cluster, endpoint and secret comes over one ADS stream. */
 export function buildBootstrap(o: BootstrapOptions): ResourceJson {
+  const overloadManager = buildOverloadManager(o.overload ?? defaultOverloadLimits);
   return {
     node: { id: o.nodeId, cluster: o.nodeCluster },
     admin: { address: buildSocketAddress(o.adminAddress, o.adminPort) },
@@ -64,8 +148,9 @@ export function buildBootstrap(o: BootstrapOptions): ResourceJson {
     },
     static_resources: {
       ...(o.readinessPort !== undefined ? { listeners: [buildReadinessListener(o.readinessPort)] } : {}),
-      clusters: [buildXdsCluster(o.xdsHost, o.xdsPort)],
+      clusters: [buildXdsCluster(o.xdsHost, o.xdsPort, o.xdsTls)],
     },
+    ...(overloadManager !== undefined ? { overload_manager: overloadManager } : {}),
     layered_runtime: buildLayeredRuntime(),
   };
 }
@@ -76,6 +161,8 @@ function buildReadinessListener(port: number): ResourceJson {
   return {
     name: readinessListenerName,
     address: buildSocketAddress('0.0.0.0', port),
+    // The kubelet's probe must get through when client connections reach the global limit.
+    ignore_global_conn_limit: true,
     filter_chains: [
       {
         filters: [

@@ -33,10 +33,10 @@ export function buildResources(
   endpoints: readonly ClusterEndpointsIR[],
   options: EnvoyOptions,
 ): EnvoyResources {
-  const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort))];
+  const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort, options.edge))];
   if (ir.tlsServers.length > 0) {
     listeners.push(
-      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort)),
+      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge)),
     );
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));

@@ -1,4 +1,5 @@
 import { buildAdsConfigSource } from './config-source.js';
+import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const httpConnectionManagerType =
@@ -6,26 +7,32 @@ export const httpConnectionManagerType =
 const routerType = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 
 /** An HttpConnectionManager (as a typed_config) that fetches its routes over RDS on the ADS stream. */
-export function buildHttpConnectionManager(statPrefix: string, routeConfigName: string): ResourceJson {
+export function buildHttpConnectionManager(
+  statPrefix: string,
+  routeConfigName: string,
+  edge: EdgeHardeningOptions = defaultEdgeHardening,
+): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: buildAdsConfigSource() },
     http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': routerType } }],
-    // Clients use the address they connected to as the remote address (no trusted proxy in front).
-    use_remote_address: true,
-    // `/a/../b` and `//b` must match the rules written for `/b`, not slip past them.
-    normalize_path: true,
-    merge_slashes: true,
+    // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
+    // past them), header limits and timeouts: see edge-hardening.ts.
+    ...buildEdgeHardeningFields(edge),
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
   };
 }
 
 /** The network filter wrapping an HttpConnectionManager. */
-export function buildHttpConnectionManagerFilter(statPrefix: string, routeConfigName: string): ResourceJson {
+export function buildHttpConnectionManagerFilter(
+  statPrefix: string,
+  routeConfigName: string,
+  edge: EdgeHardeningOptions = defaultEdgeHardening,
+): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge),
   };
 }

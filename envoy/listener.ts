@@ -2,6 +2,7 @@ import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteTableIR, TlsServerIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
+import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -11,22 +12,27 @@ export const httpsListenerName = 'ingress_https';
 const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
 
 /** The plaintext listener: one filter chain whose routes come from `routeTable`. */
-export function buildHttpListener(routeTable: RouteTableIR, listenAddress: string, port: number): ResourceJson {
+export function buildHttpListener(
+  routeTable: RouteTableIR,
+  listenAddress: string,
+  port: number,
+  edge: EdgeHardeningOptions = defaultEdgeHardening,
+): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
-    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name)] }],
+    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge)] }],
   };
 }
 
 /** One TLS filter chain, selected by SNI, terminating with the server's certificate. */
-export function buildTlsFilterChain(server: TlsServerIR): ResourceJson {
+export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOptions = defaultEdgeHardening): ResourceJson {
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
     transport_socket: buildTlsTransportSocket(server.secret),
-    filters: [buildHttpConnectionManagerFilter(httpsListenerName, server.routeTable.name)],
+    filters: [buildHttpConnectionManagerFilter(httpsListenerName, server.routeTable.name, edge)],
   };
 }
 
@@ -35,12 +41,13 @@ export function buildHttpsListener(
   servers: readonly TlsServerIR[],
   listenAddress: string,
   port: number,
+  edge: EdgeHardeningOptions = defaultEdgeHardening,
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
-    filter_chains: servers.map(buildTlsFilterChain),
+    filter_chains: servers.map((server) => buildTlsFilterChain(server, edge)),
   };
 }

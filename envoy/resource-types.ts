@@ -3,6 +3,8 @@
 // form Envoy's YAML/JSON bootstrap and /config_dump use; the proto/ codec turns it into protobuf binary.
 // Top-level resources carry their "@type" too (as in /config_dump), so each one is a self-describing Any.
 
+import type { EdgeHardeningOptions } from './edge-hardening.js';
+
 export type ResourceJson = Record<string, unknown>;
 
 export interface NamedResource {
@@ -25,4 +27,6 @@ export interface EnvoyOptions {
   listenAddress: string;
   httpPort: number;
   httpsPort: number;
+  /** Edge-proxy hardening of the connection managers (default: defaultEdgeHardening). */
+  edge?: EdgeHardeningOptions;
 }
