@@ -9,7 +9,8 @@ import { buildBootstrap } from '../envoy/bootstrap.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { startEnvoy, type EnvoyProcess } from './harness/envoy-process.js';
-import { httpGet } from './harness/http-client.js';
+import { httpGet, httpsGet } from './harness/http-client.js';
+import { createTestCA } from './harness/test-certs.js';
 import { createTestHost, type RemoteEcho, type TestHost } from './harness/netns-host.js';
 import { startRequestLoop } from './harness/request-loop.js';
 import { findRepoRoot } from './harness/repo-root.js';
@@ -179,6 +180,47 @@ test.serial('kubectl apply routes traffic, publishes the address, and edits/dele
   // Delete: the host is gone.
   await w().cluster.kubectlOk(['delete', 'ingress', 'shop', '-n', ns]);
   await waitFor(async () => (await serviceAt('shop.example.test', '/')) === 'status 404', { description: 'host removed', timeoutMs: 30_000 });
+});
+
+test.serial('a TLS Secret applied with kubectl serves HTTPS by SNI, verified against the test CA', async (t) => {
+  showLogs(t);
+  const ca = await createTestCA();
+  const cert = await ca.issue({ dnsNames: ['tls.example.test'] });
+  await apply(
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tls-cert', namespace: ns },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': Buffer.from(cert.certPem).toString('base64'), 'tls.key': Buffer.from(cert.keyPem).toString('base64') },
+    }),
+  );
+  await apply(
+    stringify({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'tls', namespace: ns },
+      spec: {
+        ingressClassName: 'envoy-ingress',
+        tls: [{ hosts: ['tls.example.test'], secretName: 'tls-cert' }],
+        rules: [{ host: 'tls.example.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'api', port: { name: 'http' } } } }] } }],
+      },
+    }),
+  );
+  const secure = await waitFor(
+    async () => {
+      try {
+        const res = await httpsGet({ port: w().ports.https, hostHeader: 'tls.example.test', servername: 'tls.example.test', path: '/', ca: ca.certPem, timeoutMs: 3000 });
+        return res.status === 200 ? res : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    { description: 'HTTPS served with the Secret certificate', timeoutMs: 30_000 },
+  );
+  t.is(secure.json?.service, 'api');
+  t.is(secure.peerCertificate?.serialNumber, cert.serialNumber);
+  t.is((await httpGet({ port: w().ports.http, hostHeader: 'tls.example.test', path: '/' })).status, 301);
 });
 
 test.serial('a broken Ingress gets an Event visible in kubectl describe, and does not disturb others', async (t) => {
