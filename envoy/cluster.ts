@@ -1,5 +1,6 @@
 import { TypeUrl } from '../proto/type-urls.js';
 import type { ClusterIR } from '../controller/translate/ir.js';
+import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -9,11 +10,30 @@ import type { ResourceJson } from './resource-types.js';
  * removed from EDS is dropped at once.
  */
 export function buildCluster(cluster: ClusterIR): ResourceJson {
+  if (cluster.externalName !== undefined) return buildExternalNameCluster(cluster, cluster.externalName);
   return {
     '@type': TypeUrl.cluster,
     name: cluster.name,
     type: 'EDS',
     eds_cluster_config: { eds_config: buildAdsConfigSource(), service_name: cluster.name },
+    connect_timeout: '5s',
+    lb_policy: 'ROUND_ROBIN',
+  };
+}
+
+/**
+ * A cluster for an ExternalName Service: Envoy resolves the name itself (STRICT_DNS: every address it resolves
+ * to is an endpoint, re-resolved periodically) and connects on the Service port. No EDS.
+ */
+export function buildExternalNameCluster(cluster: ClusterIR, externalName: string): ResourceJson {
+  return {
+    '@type': TypeUrl.cluster,
+    name: cluster.name,
+    type: 'STRICT_DNS',
+    load_assignment: {
+      cluster_name: cluster.name,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: buildSocketAddress(externalName, cluster.service.port) } }] }],
+    },
     connect_timeout: '5s',
     lb_policy: 'ROUND_ROBIN',
   };

@@ -66,6 +66,8 @@ function inlineListener(listener: ResourceJson, resources: EnvoyResources): Reso
 
 /** EDS cluster -> STATIC cluster carrying its ClusterLoadAssignment inline (empty if there is none). */
 function inlineEndpoints(cluster: NamedResource, assignments: readonly NamedResource[]): ResourceJson {
+  // A DNS cluster (ExternalName Service) already carries its endpoints.
+  if (cluster.resource['type'] !== 'EDS') return withoutType(cluster.resource);
   const { eds_cluster_config: _eds, ...rest } = withoutType(cluster.resource);
   const assignment = assignments.find((a) => a.name === cluster.name);
   const loadAssignment = assignment ? withoutType(assignment.resource) : { cluster_name: cluster.name };

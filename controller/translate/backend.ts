@@ -2,6 +2,7 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { ClusterIR, RouteActionIR } from './ir.js';
 import { type Ingress, type IngressBackend, type Service, type ServicePort, refOf } from './kube-objects.js';
+import { checkExternalName } from './external-name.js';
 import { Reason } from './reasons.js';
 
 export interface ResolvedBackend {
@@ -47,6 +48,7 @@ export function resolveBackend(
   services: ServiceIndex,
   where: string,
   diagnostics: Diagnostic[],
+  allowExternalName = false,
 ): ResolvedBackend {
   const namespace = ingress.metadata.namespace ?? 'default';
   const report = (reason: string, message: string): ResolvedBackend => {
@@ -71,11 +73,19 @@ export function resolveBackend(
   if (service === undefined) {
     return report(Reason.ServiceNotFound, `service ${namespace}/${name} not found`);
   }
+  let externalName: string | undefined;
   if (service.spec?.type === 'ExternalName') {
-    return report(
-      Reason.UnsupportedBackend,
-      `service ${namespace}/${name} is of type ExternalName, which is not supported`,
-    );
+    if (!allowExternalName) {
+      return report(
+        Reason.ExternalNameRefused,
+        `service ${namespace}/${name} is of type ExternalName, which is served only with --allow-external-name`,
+      );
+    }
+    const target = checkExternalName(service.spec.externalName);
+    if (!target.valid) {
+      return report(Reason.ExternalNameRefused, `service ${namespace}/${name}: ${target.error}`);
+    }
+    externalName = target.host;
   }
   const ports = (service.spec?.ports ?? []).filter(isTcpServicePort);
   let servicePort: ServicePort | undefined;
@@ -89,12 +99,21 @@ export function resolveBackend(
   } else {
     return report(Reason.ServicePortNotFound, `backend for service ${namespace}/${name} names no port`);
   }
-  if (servicePort === undefined) {
+  // An ExternalName Service's ports are informational: a backend port number is used as is.
+  if (servicePort === undefined && externalName !== undefined && port?.number !== undefined) {
+    servicePort = { port: port.number };
+  }
+  if (servicePort === undefined || !isPortNumber(servicePort.port)) {
     return report(Reason.ServicePortNotFound, `service ${namespace}/${name} has no TCP port with ${wanted}`);
   }
   const cluster: ClusterIR = {
     name: clusterName(namespace, name, servicePort.port),
     service: { namespace, name, port: servicePort.port },
   };
+  if (externalName !== undefined) cluster.externalName = externalName;
   return { action: { kind: 'forward', cluster: cluster.name }, cluster };
+}
+
+function isPortNumber(port: number): boolean {
+  return Number.isInteger(port) && port >= 1 && port <= 65535;
 }

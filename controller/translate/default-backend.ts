@@ -18,6 +18,7 @@ export function selectDefaultBackend(
   services: ServiceIndex,
   clusters: Map<string, ClusterIR>,
   diagnostics: Diagnostic[],
+  allowExternalName = false,
 ): RouteIR | undefined {
   let winner: RouteIR | undefined;
   for (const ingress of ingresses) {
@@ -35,7 +36,7 @@ export function selectDefaultBackend(
       });
       continue;
     }
-    const resolved = resolveBackend(ingress, backend, services, 'default backend', diagnostics);
+    const resolved = resolveBackend(ingress, backend, services, 'default backend', diagnostics, allowExternalName);
     if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
     winner = {
       name: defaultBackendRouteName(ref),

@@ -35,6 +35,7 @@ export function collectRules(
   services: ServiceIndex,
   clusters: Map<string, ClusterIR>,
   diagnostics: Diagnostic[],
+  allowExternalName = false,
 ): CollectedRules {
   const routesByHost = new Map<string, RouteIR[]>();
   const contributorsByHost = new Map<string, Ingress[]>();
@@ -74,7 +75,14 @@ export function collectRules(
           return;
         }
         const where = `rule ${i} path ${j}`;
-        const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, services, where, diagnostics);
+        const resolved: ResolvedBackend = resolveBackend(
+          ingress,
+          path.backend,
+          services,
+          where,
+          diagnostics,
+          allowExternalName,
+        );
         if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
         const route: RouteIR = { name, match: parsed.match, action: resolved.action, source: ref };
         claims.set(claimKey, { route, owner: ref });

@@ -64,6 +64,11 @@ export interface ClusterIR {
   /** CDS resource name, also the EDS service name: `namespace/service/port`. */
   name: string;
   service: { namespace: string; name: string; port: number };
+  /**
+   * For an ExternalName Service (only with allowExternalName): the DNS name (or IP) Envoy resolves itself and
+   * connects to on `service.port`; such a cluster has no EDS endpoints.
+   */
+  externalName?: string;
 }
 
 export interface EndpointIR {

@@ -8,6 +8,11 @@ export interface TranslateOptions {
   notFoundPage: string;
   /** Port used in http -> https redirects (the port clients reach the HTTPS listener on). */
   httpsRedirectPort: number;
+  /**
+   * Serve backends that are ExternalName Services (a DNS cluster to spec.externalName). Off by default: an
+   * ExternalName lets whoever writes Services in a namespace point the proxy at any name (--allow-external-name).
+   */
+  allowExternalName?: boolean;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>

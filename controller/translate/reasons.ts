@@ -13,6 +13,12 @@ export const Reason = {
   TlsConflict: 'TlsConflict',
   UnsupportedTls: 'UnsupportedTls',
   InvalidAnnotation: 'InvalidAnnotation',
+  /** spec.tls names a Secret in another namespace (`other/name`); an Ingress may only use its own namespace's. */
+  SecretNamespaceRefused: 'SecretNamespaceRefused',
+  /** The certificate's names (SAN, else CN) do not cover a host of its tls entry; it is served anyway. */
+  CertificateHostMismatch: 'CertificateHostMismatch',
+  /** An ExternalName Service while --allow-external-name is off, or pointing at a loopback/link-local target. */
+  ExternalNameRefused: 'ExternalNameRefused',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

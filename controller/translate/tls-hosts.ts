@@ -5,7 +5,12 @@ import type { TlsSecretIR } from './ir.js';
 import { type Ingress, type ObjectRef, type Secret, refOf } from './kube-objects.js';
 import { describeOwner } from './owner.js';
 import { Reason } from './reasons.js';
-import { type ValidatedSecret, secretResourceName, validateTlsSecret } from './tls-secret.js';
+import {
+  type ValidatedSecret,
+  certificateCoversHost,
+  secretResourceName,
+  validateTlsSecret,
+} from './tls-secret.js';
 
 export interface TlsHost {
   host: string;
@@ -19,12 +24,19 @@ export interface CollectedTls {
   hosts: Map<string, TlsHost>;
   /** Ingresses naming the host in spec.tls (valid entry or not), oldest first. */
   contributorsByHost: Map<string, Ingress[]>;
+  /**
+   * From the oldest valid tls entry without hosts: served to TLS clients whose SNI matches no host above (or who
+   * send none). `host` is empty.
+   */
+  defaultCertificate?: TlsHost;
 }
 
 /**
- * Collects TLS hosts. `ingresses` must be oldest first. Entries whose Secret is missing or invalid are reported
- * and skipped, so their hosts stay plain HTTP unless another valid entry covers them; among valid entries for one
- * host the oldest Ingress (then the earlier entry) wins and a different secret elsewhere gets TlsConflict.
+ * Collects TLS hosts. `ingresses` must be oldest first. Entries whose Secret is missing, invalid or in another
+ * namespace are reported and skipped, so their hosts stay plain HTTP unless another valid entry covers them; among
+ * valid entries for one host the oldest Ingress (then the earlier entry) wins and a different secret elsewhere
+ * gets TlsConflict. A certificate whose names do not cover a host is reported but used. An entry without hosts
+ * gives the default certificate (oldest wins likewise).
  */
 export function collectTlsHosts(
   ingresses: readonly Ingress[],
@@ -37,6 +49,7 @@ export function collectTlsHosts(
   const validated = new Map<string, ValidatedSecret>();
   const hosts = new Map<string, TlsHost>();
   const contributorsByHost = new Map<string, Ingress[]>();
+  let defaultCertificate: TlsHost | undefined;
 
   for (const ingress of ingresses) {
     const ref = refOf(ingress);
@@ -55,17 +68,24 @@ export function collectTlsHosts(
         if (list === undefined) contributorsByHost.set(host, [ingress]);
         else if (!list.includes(ingress)) list.push(ingress);
       }
-      if (entryHosts.length === 0) {
-        if ((entry.hosts ?? []).length === 0) {
-          warn(Reason.UnsupportedTls, `tls ${i}: entry lists no hosts; this controller needs explicit hosts`);
-        }
-        return;
-      }
-      const plainOnly = `; ${entryHosts.join(', ')} served over plain HTTP only`;
+      // An entry without hosts gives the default certificate: the one for connections whose SNI names no TLS host.
+      const withoutHosts = (entry.hosts ?? []).length === 0;
+      if (entryHosts.length === 0 && !withoutHosts) return;
+      const plainOnly = withoutHosts
+        ? '; no default certificate from this entry'
+        : `; ${entryHosts.join(', ')} served over plain HTTP only`;
       if (entry.secretName === undefined || entry.secretName === '') {
         warn(
           Reason.UnsupportedTls,
           `tls ${i}: entry has no secretName and there is no default certificate${plainOnly}`,
+        );
+        return;
+      }
+      if (entry.secretName.includes('/')) {
+        warn(
+          Reason.SecretNamespaceRefused,
+          `tls ${i}: secretName ${JSON.stringify(entry.secretName)} names a Secret in another namespace; an Ingress ` +
+            `can only use Secrets of its own namespace (${ref.namespace})${plainOnly}`,
         );
         return;
       }
@@ -84,6 +104,27 @@ export function collectTlsHosts(
         warn(Reason.SecretInvalid, `tls ${i}: ${result.error}${plainOnly}`);
         return;
       }
+      if (withoutHosts) {
+        if (defaultCertificate === undefined) defaultCertificate = { host: '', secret: result.secret, owner: ref };
+        else if (defaultCertificate.secret.name !== name) {
+          warn(
+            Reason.TlsConflict,
+            `tls ${i}: the default certificate (tls entry without hosts) is already secret ` +
+              `${defaultCertificate.secret.name} from ${describeOwner(defaultCertificate.owner, ref)}; ` +
+              `secret ${name} ignored`,
+          );
+        }
+        return;
+      }
+      const names = result.dnsNames;
+      for (const host of entryHosts) {
+        if (certificateCoversHost(names, host)) continue;
+        warn(
+          Reason.CertificateHostMismatch,
+          `tls ${i}: the certificate in secret ${name} (for ${names.join(', ') || 'no DNS name'}) does not cover ` +
+            `host ${host}; it is served anyway and clients checking the name will refuse it`,
+        );
+      }
       for (const host of entryHosts) {
         const current = hosts.get(host);
         if (current === undefined) {
@@ -99,5 +140,7 @@ export function collectTlsHosts(
       }
     });
   }
-  return { hosts, contributorsByHost };
+  return defaultCertificate === undefined
+    ? { hosts, contributorsByHost }
+    : { hosts, contributorsByHost, defaultCertificate };
 }

@@ -3,7 +3,10 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { PrivateKey, type TlsSecretIR } from './ir.js';
 import type { Secret } from './kube-objects.js';
 
-export type ValidatedSecret = { valid: true; secret: TlsSecretIR } | { valid: false; error: string };
+export type ValidatedSecret =
+  /** `dnsNames`: the names the leaf certificate is for (lower case), to check them against the hosts it serves. */
+  | { valid: true; secret: TlsSecretIR; dnsNames: string[] }
+  | { valid: false; error: string };
 
 /** SDS resource name of a Secret: `namespace/name`. */
 export function secretResourceName(namespace: string, name: string): string {
@@ -32,8 +35,21 @@ function decode(secret: Secret, key: string): { value: string } | { error: strin
  * (leaf first, every one parsable), `tls.key` holding an unencrypted PEM private key, the key matching the leaf
  * certificate, and a leaf key of a type and size Envoy can load.
  * Expiry is not checked: that would need the clock, and an expired certificate is still the one asked for.
+ * Memoised per Secret object (store objects are immutable and replaced on change): parsing keys and
+ * certificates dominated full rebuilds with many TLS hosts.
  */
 export function validateTlsSecret(secret: Secret): ValidatedSecret {
+  let result = validatedSecrets.get(secret);
+  if (result === undefined) {
+    result = validateTlsSecretUncached(secret);
+    validatedSecrets.set(secret, result);
+  }
+  return result;
+}
+
+const validatedSecrets = new WeakMap<Secret, ValidatedSecret>();
+
+function validateTlsSecretUncached(secret: Secret): ValidatedSecret {
   const namespace = secret.metadata.namespace ?? 'default';
   const name = secretResourceName(namespace, secret.metadata.name);
   const fail = (problem: string): ValidatedSecret => ({ valid: false, error: `secret ${name} ${problem}` });
@@ -80,7 +96,11 @@ export function validateTlsSecret(secret: Secret): ValidatedSecret {
   const unsupported = unsupportedKey(certificate);
   if (unsupported !== undefined) return fail(`"tls.crt" has ${unsupported}`);
 
-  return { valid: true, secret: { name, certificateChain: crt.value, privateKey: new PrivateKey(key.value) } };
+  return {
+    valid: true,
+    secret: { name, certificateChain: crt.value, privateKey: new PrivateKey(key.value) },
+    dnsNames: certificateDnsNames(certificate),
+  };
 }
 
 /** Curves (OpenSSL names) Envoy accepts for ECDSA server certificates: P-256, P-384, P-521. */
@@ -110,6 +130,34 @@ function unsupportedKey(certificate: X509Certificate): string | undefined {
     default:
       return `a key of type ${key.asymmetricKeyType ?? 'unknown'}; Envoy supports RSA, ECDSA and Ed25519 certificates`;
   }
+}
+
+/**
+ * DNS names of a certificate: its subjectAltName DNS entries, or, only when it has none, its subject CN (what
+ * clients still fall back to). Lower case.
+ */
+export function certificateDnsNames(certificate: X509Certificate): string[] {
+  const sans = (certificate.subjectAltName ?? '')
+    .split(', ')
+    .filter((entry) => entry.startsWith('DNS:'))
+    .map((entry) => entry.slice(4).toLowerCase());
+  if (sans.length > 0) return sans;
+  const commonName = /^CN=(.*)$/m.exec(certificate.subject)?.[1];
+  return commonName === undefined ? [] : [commonName.toLowerCase()];
+}
+
+/**
+ * Whether a certificate name covers an Ingress host the way TLS clients check it (RFC 6125): exact names match
+ * exactly; a certificate wildcard `*.example.com` covers one label (`a.example.com`, not `example.com` nor
+ * `a.b.example.com`); an Ingress wildcard host `*.example.com` is covered only by that same wildcard.
+ */
+export function certificateCoversHost(dnsNames: readonly string[], host: string): boolean {
+  return dnsNames.some((name) => {
+    if (name === host) return true;
+    if (!name.startsWith('*.') || host.startsWith('*.')) return false;
+    const dot = host.indexOf('.');
+    return dot > 0 && host.slice(dot) === name.slice(1);
+  });
 }
 
 function errorText(error: unknown): string {

@@ -84,7 +84,7 @@ test('http and https route tables share no objects', (t) => {
   const { ir } = translate(load('ssl-redirect-off'), defaultTranslateOptions);
   const httpRoute = ir.http.virtualHosts.find((v) => v.name === 'optout.example.com')?.routes[0];
   const httpsServer = ir.tlsServers.find((s) => s.name === 'https/optout.example.com');
-  const httpsRoute = httpsServer?.routeTable.virtualHosts[0]?.routes[0];
+  const httpsRoute = httpsServer?.routeTable.virtualHosts.find((v) => v.name === 'optout.example.com')?.routes[0];
   t.truthy(httpRoute);
   t.deepEqual(httpRoute, httpsRoute);
   t.not(httpRoute, httpsRoute);

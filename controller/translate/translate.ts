@@ -34,10 +34,19 @@ export interface TranslationResult {
 /** RDS name of the plaintext listener's route table. */
 export const httpRouteTableName = 'http';
 
-/** RDS name of the route table and filter chain of one TLS host. */
+/**
+ * RDS name of the route table every TLS filter chain shares: SNI picks the certificate (the chain), the Host
+ * header picks the route, as on plain HTTP.
+ */
+export const httpsRouteTableName = 'https';
+
+/** Name of the filter chain of one TLS host. */
 export function httpsName(host: string): string {
   return `https/${host}`;
 }
+
+/** Name of the filter chain with the default certificate (never a host's: `*` is not a valid TLS host). */
+export const defaultCertificateChainName = httpsName('*');
 
 function compareRefs(a: ObjectRef, b: ObjectRef): number {
   return compareStrings(refKey(a), refKey(b));
@@ -50,7 +59,7 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
       for (const route of vhost.routes) {
         if (route.action.kind !== 'forward') continue;
         const cluster = known.get(route.action.cluster);
-        if (cluster !== undefined) used.set(cluster.name, { name: cluster.name, service: { ...cluster.service } });
+        if (cluster !== undefined) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
       }
     }
   }
@@ -69,28 +78,32 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   );
   const services = indexServices(state.services);
   const clusters = new Map<string, ClusterIR>();
-  const defaultBackend = selectDefaultBackend(ingresses, services, clusters, diagnostics);
-  const rules = collectRules(ingresses, services, clusters, diagnostics);
+  const allowExternalName = options.allowExternalName ?? false;
+  const defaultBackend = selectDefaultBackend(ingresses, services, clusters, diagnostics, allowExternalName);
+  const rules = collectRules(ingresses, services, clusters, diagnostics, allowExternalName);
   const tls = collectTlsHosts(ingresses, state.secrets, diagnostics);
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const virtualHosts = new Map<string, VirtualHostIR>();
   for (const [host, routes] of rules.routesByHost) virtualHosts.set(host, assembleVirtualHost(host, routes, fallback));
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
-  const catchAll = virtualHosts.get(catchAllHost) as VirtualHostIR;
 
-  // A TLS host serves exactly what plain HTTP would serve for it: its own virtual host, or, when no rule names
-  // it, the catch-all's routes.
+  // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
+  // the connection came in on: one table for all chains, so the Host header picks the route even when it differs
+  // from the SNI name, and a host under a TLS wildcard gets its own rules, not the wildcard's.
+  const https = routeTable(
+    httpsRouteTableName,
+    [...virtualHosts.values()].map((vhost) => renameVirtualHost(vhost, vhost.name)),
+  );
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
-    const vhost = renameVirtualHost(virtualHosts.get(host) ?? catchAll, host);
-    tlsServers.push({
-      name: httpsName(host),
-      serverNames: [host],
-      secret: secret.name,
-      routeTable: routeTable(httpsName(host), [vhost]),
-    });
+    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
+    secrets.set(secret.name, secret);
+  }
+  if (tls.defaultCertificate !== undefined) {
+    const { secret } = tls.defaultCertificate;
+    tlsServers.push({ name: defaultCertificateChainName, serverNames: [], secret: secret.name, routeTable: https });
     secrets.set(secret.name, secret);
   }
 
@@ -113,7 +126,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const ir: GatewayIR = {
     http,
     tlsServers,
-    clusters: clustersUsedBy([http, ...tlsServers.map((s) => s.routeTable)], clusters),
+    clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
   };
   return {
