@@ -86,7 +86,9 @@ export function routeRows(ir: GatewayIR, store: ObjectStore): RouteRow[] {
     }
   };
   add('http', ir.http);
-  for (const server of ir.tlsServers) add('https', server.routeTable);
+  // TLS filter chains may share one route table: list each table once.
+  const tables = new Map(ir.tlsServers.map((server) => [server.routeTable.name, server.routeTable]));
+  for (const table of tables.values()) add('https', table);
   return rows;
 }
 

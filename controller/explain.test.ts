@@ -146,3 +146,16 @@ test('TLS: plain HTTP redirects, HTTPS picks the chain by SNI, an unknown SNI is
   t.is(unknown.response.kind, 'reset');
   t.regex(unknown.verdict, /no TLS certificate is configured for SNI other.test \(TLS hosts: secure.test\)/);
 });
+
+test('TLS: an SNI no certificate names gets the default certificate (a tls entry without hosts)', async (t) => {
+  const ca = await createTestCA();
+  const cert = await ca.issue({ dnsNames: ['any.test'] });
+  const site = ingress('site', {
+    rules: [{ host: 'other.test', paths: [{ path: '/', service: 'web' }] }],
+    tls: [{ hosts: [], secretName: 'default-tls' }],
+  });
+  const input = inputOf([ingressClass(), ...services, site, tlsSecret('default-tls', cert.certPem, cert.keyPem)]);
+  const e = explain(input, { host: 'other.test', path: '/', scheme: 'https' });
+  t.is(e.tlsServer, 'https/*');
+  t.regex(e.verdict, /^served by Ingress default\/site rule 0 path 0/);
+});

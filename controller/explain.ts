@@ -121,7 +121,10 @@ export function describePathMatch(match: PathMatchIR): string {
   return `${match.kind === 'exact' ? 'Exact' : 'Prefix'} ${match.path}`;
 }
 
-/** The TLS filter chain Envoy picks for an SNI: exact, else the longest matching `*.suffix`. */
+/**
+ * The TLS filter chain Envoy picks for an SNI: exact, else the longest matching `*.suffix`, else the chain
+ * without server names (the default certificate), if any.
+ */
 export function selectTlsServer<T extends { serverNames: string[] }>(servers: readonly T[], sni: string): T | undefined {
   const exact = servers.find((s) => s.serverNames.includes(sni));
   if (exact) return exact;
@@ -131,7 +134,7 @@ export function selectTlsServer<T extends { serverNames: string[] }>(servers: re
     const found = servers.find((s) => s.serverNames.includes(wildcard));
     if (found) return found;
   }
-  return undefined;
+  return servers.find((s) => s.serverNames.length === 0);
 }
 
 /** The one-label wildcard that covers a host (`a.example.com` -> `*.example.com`), if the host has a parent. */
@@ -311,6 +314,9 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
       const endpoints = input.endpoints.find((e) => e.cluster === action.cluster)?.endpoints ?? [];
       const service = cluster ? `Service ${cluster.service.namespace}/${cluster.service.name} port ${cluster.service.port}` : `cluster ${action.cluster}`;
       const response: ExplainedResponse = { kind: 'forward', cluster: action.cluster, service: cluster ? { ...cluster.service } : null, endpoints };
+      if (cluster?.externalName !== undefined) {
+        return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} (ExternalName: Envoy resolves ${cluster.externalName} itself)` };
+      }
       if (endpoints.length === 0) {
         return { ...common, response, status: 503, verdict: `503 because ${service} (from ${whereOf(route)}) has no ready endpoints` };
       }
