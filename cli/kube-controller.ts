@@ -1,6 +1,7 @@
 // Kubernetes mode wiring: informers -> store -> reconciler -> snapshot cache -> ADS server, and around it the
 // leader-only writers: status addresses (published only once a connected Envoy ACKed the config that serves the
 // Ingress), Events for diagnostics, and the optional Service-annotation Ingress manager.
+import type { ServerCredentials } from '@grpc/grpc-js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLeaseClient, LeaderElector } from '../controller/leader-election.js';
 import { reportNacks } from '../controller/nack-reporter.js';
@@ -49,6 +50,8 @@ export interface KubeControllerOptions {
   watchNamespace?: string;
   xdsHost: string;
   xdsPort: number;
+  /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
+  xdsCredentials?: ServerCredentials;
   translate: TranslateOptions;
   envoy: EnvoyOptions;
   log: Logger;
@@ -70,6 +73,8 @@ export interface KubeController {
   elector: LeaderElector;
   statusWriter: StatusWriter;
   ready(): { ready: boolean; reason: string };
+  /** Give up leadership (releasing the lease) while xDS keeps being served: the first step of a shutdown. */
+  stopLeading(): Promise<void>;
   /** Stop leading (releasing the lease so a successor takes over at once), then stop everything. */
   stop(): Promise<void>;
 }
@@ -80,7 +85,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, log);
   const server = new AdsServer(cache, { log });
-  const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
+  const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
   log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, log);
 
@@ -160,6 +165,10 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       if (!source.synced) return { ready: false, reason: 'informers not synced' };
       if (!cache.ready) return { ready: false, reason: 'no config built yet' };
       return { ready: true, reason: 'ok' };
+    },
+    async stopLeading() {
+      await elector.stop({ release: true });
+      await manager?.stop();
     },
     async stop() {
       await elector.stop({ release: true });

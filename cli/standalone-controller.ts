@@ -1,4 +1,5 @@
 // Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
+import type { ServerCredentials } from '@grpc/grpc-js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { reportNacks } from '../controller/nack-reporter.js';
 import { Reconciler } from '../controller/reconciler.js';
@@ -14,6 +15,8 @@ export interface StandaloneOptions {
   manifestsDir: string;
   xdsHost: string;
   xdsPort: number;
+  /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
+  xdsCredentials?: ServerCredentials;
   translate: TranslateOptions;
   envoy: EnvoyOptions;
   log: Logger;
@@ -38,7 +41,7 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
   const server = new AdsServer(cache, { log: o.log });
-  const xdsPort = await server.listen(o.xdsHost, o.xdsPort);
+  const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, o.log);
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => true });

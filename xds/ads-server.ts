@@ -134,10 +134,10 @@ export class AdsServer extends EventEmitter<{
     cache.on('change', this.#onChange);
   }
 
-  /** Listen on host:port (port 0 picks one); resolves to the bound port. */
-  listen(host: string, port: number): Promise<number> {
+  /** Listen on host:port (port 0 picks one); resolves to the bound port. `credentials`: default plaintext. */
+  listen(host: string, port: number, credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.grpcServer.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      this.grpcServer.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (err, bound) =>
         err ? reject(err) : resolve(bound),
       );
     });
