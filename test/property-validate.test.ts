@@ -110,8 +110,13 @@ test.before(async () => {
     const original = structuredClone(generated.state);
     const state = deepFreeze(generated.state);
     const options = buildOptionsOf(pipeline);
-    // A frozen input makes any write inside the pipeline throw here, in strict-mode code.
-    const config = buildConfig(state, options);
+    let config: BuiltConfig;
+    try {
+      // A frozen input makes any write inside the pipeline throw here, in strict-mode code.
+      config = buildConfig(state, options);
+    } catch (error) {
+      throw new Error(`buildConfig threw on seed ${seed}, batch ${index}: ${String(error)}`, { cause: error });
+    }
     return { index, combinations: generated.combinations, state, original, options, config };
   });
 });
