@@ -2,6 +2,7 @@ import { TypeUrl } from '../proto/type-urls.js';
 import type { ClusterIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
+import { withUpstreamPolicy } from './cluster-policy.js';
 import type { ResourceJson } from './resource-types.js';
 
 /**
@@ -10,15 +11,17 @@ import type { ResourceJson } from './resource-types.js';
  * removed from EDS is dropped at once.
  */
 export function buildCluster(cluster: ClusterIR): ResourceJson {
-  if (cluster.externalName !== undefined) return buildExternalNameCluster(cluster, cluster.externalName);
-  return {
+  if (cluster.externalName !== undefined) {
+    return withUpstreamPolicy(cluster, buildExternalNameCluster(cluster, cluster.externalName));
+  }
+  return withUpstreamPolicy(cluster, {
     '@type': TypeUrl.cluster,
     name: cluster.name,
     type: 'EDS',
     eds_cluster_config: { eds_config: buildAdsConfigSource(), service_name: cluster.name },
     connect_timeout: '5s',
     lb_policy: 'ROUND_ROBIN',
-  };
+  });
 }
 
 /**

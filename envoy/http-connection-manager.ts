@@ -11,12 +11,14 @@ export function buildHttpConnectionManager(
   statPrefix: string,
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
+  routeFilters: readonly ResourceJson[] = [],
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: buildAdsConfigSource() },
-    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': routerType } }],
+    // `routeFilters`: filters that routes enable per route (see http-filters.ts); the router is always last.
+    http_filters: [...routeFilters, { name: 'envoy.filters.http.router', typed_config: { '@type': routerType } }],
     // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
     // past them), header limits and timeouts: see edge-hardening.ts.
     ...buildEdgeHardeningFields(edge),
@@ -30,9 +32,10 @@ export function buildHttpConnectionManagerFilter(
   statPrefix: string,
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
+  routeFilters: readonly ResourceJson[] = [],
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters),
   };
 }

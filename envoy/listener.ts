@@ -4,6 +4,7 @@ import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
+import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const httpListenerName = 'ingress_http';
@@ -22,7 +23,7 @@ export function buildHttpListener(
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
-    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge)] }],
+    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge, buildRouteConfiguredHttpFilters(routeTable))] }],
   };
 }
 
@@ -32,7 +33,14 @@ export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOpti
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
     transport_socket: buildTlsTransportSocket(server.secret),
-    filters: [buildHttpConnectionManagerFilter(httpsListenerName, server.routeTable.name, edge)],
+    filters: [
+      buildHttpConnectionManagerFilter(
+        httpsListenerName,
+        server.routeTable.name,
+        edge,
+        buildRouteConfiguredHttpFilters(server.routeTable),
+      ),
+    ],
   };
 }
 

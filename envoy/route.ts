@@ -1,5 +1,6 @@
 import type { PathMatchIR, RouteActionIR, RouteIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
+import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
 
 const redirectResponseCodes = {
   301: 'MOVED_PERMANENTLY',
@@ -51,5 +52,11 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
   if (authorityRegex !== undefined) {
     match['headers'] = [{ name: ':authority', string_match: { safe_regex: { regex: authorityRegex } } }];
   }
-  return { name: route.name, match, ...buildRouteAction(route.action) };
+  const fields: ResourceJson = { name: route.name, match, ...buildRouteAction(route.action) };
+  // Annotation settings (route-policy.ts) only apply where a request goes to a backend.
+  if (route.policy !== undefined && route.action.kind === 'forward') {
+    Object.assign(fields['route'] as ResourceJson, buildRouteActionPolicy(route.match, route.policy));
+    Object.assign(fields, buildRoutePolicyFields(route.policy));
+  }
+  return fields;
 }

@@ -28,6 +28,77 @@ export interface RouteIR {
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: ObjectRef;
+  /** Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes. */
+  policy?: RoutePolicyIR;
+}
+
+/** A header to set (replacing any value the message already has). */
+export interface HeaderIR {
+  name: string;
+  value: string;
+}
+
+/** Header changes on a request (before it goes upstream) or on a response (before it goes to the client). */
+export interface HeaderMutationIR {
+  /** Set in this order, each replacing an existing header of the same name. Values are literal text. */
+  set: HeaderIR[];
+  /** Lower-case names removed. */
+  remove: string[];
+}
+
+/** How the path sent upstream is derived from the request path (query string kept). */
+export type PathRewriteIR =
+  /** The part matched by the route's path is replaced by `replacement` (`/api` -> `/`: `/api/x` becomes `/x`). */
+  | { kind: 'prefix'; replacement: string }
+  /** RE2 `pattern` over the whole path replaced by `substitution` (`\\1` for capture groups). */
+  | { kind: 'regex'; pattern: string; substitution: string };
+
+export interface RetryPolicyIR {
+  /** Envoy `retry_on` conditions, e.g. `5xx`, `connect-failure`, `reset`. */
+  on: string[];
+  numRetries: number;
+  perTryTimeoutMs?: number;
+}
+
+/** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
+export type HashPolicyIR =
+  | { kind: 'header'; name: string }
+  /** Envoy creates the cookie (session cookie, path /) when the request has none. */
+  | { kind: 'cookie'; name: string }
+  | { kind: 'source-ip' };
+
+/** An IP range; `prefixLength` 32 (IPv4) or 128 (IPv6) for one address. */
+export interface CidrIR {
+  address: string;
+  prefixLength: number;
+}
+
+export interface CorsPolicyIR {
+  /** Exact origins (`https://app.example.com`) or `*`. */
+  allowOrigins: string[];
+  allowMethods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  allowCredentials: boolean;
+  maxAgeSeconds?: number;
+}
+
+export interface RoutePolicyIR {
+  /** Whole-request timeout (0 = none); Envoy's default is 15 s. */
+  requestTimeoutMs?: number;
+  /** Longest time without activity on the stream (0 = none). */
+  idleTimeoutMs?: number;
+  retry?: RetryPolicyIR;
+  rewrite?: PathRewriteIR;
+  requestHeaders?: HeaderMutationIR;
+  responseHeaders?: HeaderMutationIR;
+  /** In order; the first that yields a value is used. Needs a cluster with a hashing load balancer. */
+  hashPolicies?: HashPolicyIR[];
+  /** Only clients whose address is in one of these may use the route (403 otherwise); empty denies everybody. */
+  allowedSourceCidrs?: CidrIR[];
+  /** Larger request bodies get 413; the body is buffered before it is forwarded. */
+  maxRequestBodyBytes?: number;
+  cors?: CorsPolicyIR;
 }
 
 export interface VirtualHostIR {
@@ -64,12 +135,20 @@ export interface ClusterIR {
   /** CDS resource name, also the EDS service name: `namespace/service/port`. */
   name: string;
   service: { namespace: string; name: string; port: number };
+  /** Upstream HTTP version; absent means HTTP/1.1. */
+  protocol?: 'http2';
+  /** Connect to the endpoints over TLS (the certificate is not verified); `sni` is the server name sent. */
+  upstreamTls?: { sni?: string };
+  /** Absent means round robin. */
+  loadBalancer?: LoadBalancerIR;
   /**
    * For an ExternalName Service (only with allowExternalName): the DNS name (or IP) Envoy resolves itself and
    * connects to on `service.port`; such a cluster has no EDS endpoints.
    */
   externalName?: string;
 }
+
+export type LoadBalancerIR = 'least-request' | 'ring-hash' | 'maglev' | 'random';
 
 export interface EndpointIR {
   address: string;

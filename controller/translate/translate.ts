@@ -8,7 +8,8 @@ import { isServedByUs } from './ingress-class.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
-import { parseAnnotations } from './annotations.js';
+import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
+import { type IngressAnnotations, parseAnnotations } from './annotations.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -73,19 +74,29 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
 
-  const sslRedirect = new Map<Ingress, boolean>(
-    ingresses.map((ingress) => [ingress, parseAnnotations(ingress, diagnostics).sslRedirect]),
+  const annotations = new Map<Ingress, IngressAnnotations>(
+    ingresses.map((ingress) => [ingress, parseAnnotations(ingress, diagnostics)]),
   );
+  const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
+  const sslRedirect = new Map<Ingress, boolean>([...annotations].map(([ingress, parsed]) => [ingress, parsed.sslRedirect]));
   const services = indexServices(state.services);
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(ingresses, services, clusters, diagnostics, allowExternalName);
   const rules = collectRules(ingresses, services, clusters, diagnostics, allowExternalName);
   const tls = collectTlsHosts(ingresses, state.secrets, diagnostics);
+  // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
+  const annotatedRoutes = [...rules.routesByHost.values()].flat();
+  applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const virtualHosts = new Map<string, VirtualHostIR>();
   for (const [host, routes] of rules.routesByHost) virtualHosts.set(host, assembleVirtualHost(host, routes, fallback));
+  // A host a rule names without usable paths (no http block, or only broken ones) is still that host: it gets the
+  // default backend, not the host-less rules, which are for hosts no rule names.
+  for (const host of rules.contributorsByHost.keys()) {
+    if (!virtualHosts.has(host)) virtualHosts.set(host, assembleVirtualHost(host, [], fallback));
+  }
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
@@ -115,11 +126,13 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   };
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
-    if (tls.hosts.has(host) && redirects(host)) httpHosts.push(redirectVirtualHost(host, options.httpsRedirectPort));
-    else {
-      const vhost = virtualHosts.get(host);
-      if (vhost !== undefined) httpHosts.push(vhost);
-    }
+    // Routes of https-only Ingresses answer 403 on plain HTTP, whether the host redirects or not.
+    const vhost = virtualHosts.get(host);
+    if (tls.hosts.has(host) && redirects(host)) {
+      const redirect = redirectVirtualHost(host, options.httpsRedirectPort);
+      const mixed = vhost === undefined ? undefined : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0]);
+      httpHosts.push(mixed ?? redirect);
+    } else if (vhost !== undefined) httpHosts.push(plainHttpVirtualHost(vhost, annotationsByRef) ?? vhost);
   }
   const http = routeTable(httpRouteTableName, httpHosts);
 

@@ -23,6 +23,7 @@ export function fallbackRoute(defaultBackend: RouteIR | undefined, notFoundPage:
 export function cloneRoute(route: RouteIR): RouteIR {
   const copy: RouteIR = { name: route.name, match: { ...route.match }, action: { ...route.action } };
   if (route.source !== undefined) copy.source = { ...route.source };
+  if (route.policy !== undefined) copy.policy = structuredClone(route.policy);
   return copy;
 }
 

@@ -4,7 +4,9 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createSecureServer as createHttp2SecureServer, createServer as createHttp2Server } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 export interface EchoBackendOptions {
   /** Name reported in the body and the `x-echo-service` header. */
@@ -15,7 +17,14 @@ export interface EchoBackendOptions {
   port?: number;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string; key: string };
+  /** Speak HTTP/2: with `tls`, h2 by ALPN (HTTP/1.1 still accepted); without, h2c with prior knowledge only. */
+  http2?: boolean;
+  /** Answer the first N requests with 503 (a backend that fails, then recovers). */
+  failFirst?: number;
 }
+
+/** Request header asking the echo backend to wait this many milliseconds before answering. */
+export const ECHO_DELAY_HEADER = 'x-echo-delay-ms';
 
 /** What an echo backend answers, as JSON. */
 export interface EchoResponse {
@@ -26,6 +35,11 @@ export interface EchoResponse {
   /** The Host header (or HTTP/2 :authority) as received. */
   host: string;
   headers: Record<string, string | string[] | undefined>;
+  /** `1.1` or `2.0`. */
+  httpVersion: string;
+  /** Whether the request came over TLS, and the SNI name the client sent ('' if none). */
+  tls: boolean;
+  sni: string;
 }
 
 export interface EchoBackend {
@@ -53,29 +67,50 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
     req.resume();
     req.on('end', () => {
       requests += 1;
+      const socket = req.socket as Partial<TLSSocket>;
       const reply: EchoResponse = {
         service: opts.service,
         method: req.method ?? '',
         path: req.url ?? '',
-        host: req.headers.host ?? '',
+        host: req.headers.host ?? String(req.headers[':authority'] ?? ''),
         headers: req.headers,
+        httpVersion: req.httpVersion,
+        tls: socket.encrypted === true,
+        sni: typeof socket.servername === 'string' ? socket.servername : '',
       };
+      const failing = requests <= (opts.failFirst ?? 0);
       const body = JSON.stringify(reply);
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        [ECHO_SERVICE_HEADER]: opts.service,
-      });
-      res.end(body);
+      const answer = (): void => {
+        res.writeHead(failing ? 503 : 200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          [ECHO_SERVICE_HEADER]: opts.service,
+        });
+        res.end(body);
+      };
+      const delayMs = Number(req.headers[ECHO_DELAY_HEADER] ?? 0);
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   };
-  const server: Server = opts.tls
-    ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
-    : createHttpServer(handler);
+  // The http2 compatibility API hands the same request/response shape to the handler.
+  const h2handler = handler as unknown as Parameters<typeof createHttp2Server>[1];
+  const server: Server = (
+    opts.http2
+      ? opts.tls
+        ? createHttp2SecureServer({ cert: opts.tls.cert, key: opts.tls.key, allowHTTP1: true }, h2handler)
+        : createHttp2Server(h2handler)
+      : opts.tls
+        ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+        : createHttpServer(handler)
+  ) as Server;
 
   // For TLS, count handshaken connections, so a failed handshake is not mistaken for a served client.
-  server.on(opts.tls ? 'secureConnection' : 'connection', () => {
+  const sockets = new Set<Socket>();
+  server.on(opts.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     connections += 1;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -103,7 +138,8 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections (e.g. Envoy's upstream pool) would otherwise keep the server half alive.
-        server.closeAllConnections();
+        if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return closing;
     },

@@ -24,6 +24,10 @@ export interface HttpGetOptions {
   agent?: HttpAgent | false;
   /** Fail the request if no response arrives in time (default 10 s). */
   timeoutMs?: number;
+  /** Request body (sent with a content-length). */
+  body?: string | Buffer;
+  /** Local address to connect from, e.g. 127.0.0.2 to be a different client than 127.0.0.1. */
+  localAddress?: string;
 }
 
 export interface HttpsGetOptions extends Omit<HttpGetOptions, 'agent'> {
@@ -63,10 +67,12 @@ export function httpGet(opts: HttpGetOptions): Promise<HttpResult> {
           method: opts.method ?? 'GET',
           headers: { ...opts.headers, host: opts.hostHeader },
           agent: opts.agent ?? false,
+          ...(opts.localAddress !== undefined ? { localAddress: opts.localAddress } : {}),
         },
         onResponse,
       ),
     opts.timeoutMs,
+    opts.body,
   );
 }
 
@@ -85,10 +91,12 @@ export function httpsGet(opts: HttpsGetOptions): Promise<HttpResult> {
           ca: opts.ca,
           rejectUnauthorized: true,
           ...(opts.clientCert ? { cert: opts.clientCert.cert, key: opts.clientCert.key } : {}),
+          ...(opts.localAddress !== undefined ? { localAddress: opts.localAddress } : {}),
         },
         onResponse,
       ),
     opts.timeoutMs,
+    opts.body,
   );
 }
 
@@ -103,7 +111,7 @@ export function createKeepAliveHttpsAgent(): HttpsAgent {
 
 type Starter = (onResponse: (res: IncomingMessage) => void) => ReturnType<typeof httpRequest>;
 
-function send(start: Starter, timeoutMs = 10_000): Promise<HttpResult> {
+function send(start: Starter, timeoutMs = 10_000, body?: string | Buffer): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = start((res) => {
       const socket = res.socket as TLSSocket | null;
@@ -133,6 +141,6 @@ function send(start: Starter, timeoutMs = 10_000): Promise<HttpResult> {
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }

@@ -1,0 +1,44 @@
+// ClusterIR upstream settings (annotations backend-protocol, backend-sni, load-balancer) -> Cluster fields.
+import type { ClusterIR, LoadBalancerIR } from '../controller/translate/ir.js';
+import type { ResourceJson } from './resource-types.js';
+
+const httpProtocolOptionsName = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+const httpProtocolOptionsType = `type.googleapis.com/${httpProtocolOptionsName}`;
+const upstreamTlsContextType = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
+
+const lbPolicies: Record<LoadBalancerIR, string> = {
+  'least-request': 'LEAST_REQUEST',
+  'ring-hash': 'RING_HASH',
+  maglev: 'MAGLEV',
+  random: 'RANDOM',
+};
+
+/**
+ * TLS to the endpoints. The certificate is not verified (endpoints are Pod IPs, rarely in a certificate; the
+ * same as ingress-nginx's default): this protects against passive listeners, not an active attacker in the
+ * cluster network. ALPN offers the protocol the cluster speaks.
+ */
+function buildUpstreamTlsSocket(cluster: ClusterIR, sni: string | undefined): ResourceJson {
+  const tls: ResourceJson = {
+    '@type': upstreamTlsContextType,
+    common_tls_context: { alpn_protocols: [cluster.protocol === 'http2' ? 'h2' : 'http/1.1'] },
+  };
+  if (sni !== undefined) tls['sni'] = sni;
+  return { name: 'envoy.transport_sockets.tls', typed_config: tls };
+}
+
+/** The cluster resource with the upstream settings of `cluster` added; unchanged when it has none. */
+export function withUpstreamPolicy(cluster: ClusterIR, resource: ResourceJson): ResourceJson {
+  const result: ResourceJson = { ...resource };
+  if (cluster.loadBalancer !== undefined) result['lb_policy'] = lbPolicies[cluster.loadBalancer];
+  if (cluster.protocol === 'http2') {
+    result['typed_extension_protocol_options'] = {
+      [httpProtocolOptionsName]: {
+        '@type': httpProtocolOptionsType,
+        explicit_http_config: { http2_protocol_options: {} },
+      },
+    };
+  }
+  if (cluster.upstreamTls !== undefined) result['transport_socket'] = buildUpstreamTlsSocket(cluster, cluster.upstreamTls.sni);
+  return result;
+}

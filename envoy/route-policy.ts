@@ -1,0 +1,148 @@
+// RoutePolicyIR -> the Envoy Route fields that carry it: RouteAction settings (timeouts, retries, rewrite, hash
+// policy), header mutations, and per-route configuration of the RBAC, CORS and buffer HTTP filters (which the
+// connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
+import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import type { ResourceJson } from './resource-types.js';
+
+export const rbacFilterName = 'envoy.filters.http.rbac';
+export const corsFilterName = 'envoy.filters.http.cors';
+export const bufferFilterName = 'envoy.filters.http.buffer';
+
+const rbacPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
+const corsPolicyType = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy';
+const bufferPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute';
+
+/** A proto3 JSON Duration as the proto codec prints it (`15s`, `1.5s`), so encoding and decoding give it back. */
+export function durationJson(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+}
+
+/**
+ * A prefix replacement as an RE2 rewrite of the path the route matched. With `/api` -> `/`, `/api/x` becomes `/x`
+ * (not `//x`, what Envoy's prefix_rewrite would give) and `/api` becomes `/`; with `/api` -> `/v2`, `/api/x`
+ * becomes `/v2/x`. The query string is never part of the rewritten path.
+ */
+export function prefixRewriteRegex(match: PathMatchIR, replacement: string): { regex: string; substitution: string } {
+  if (match.kind === 'exact') return { regex: `^${escapeRegex(match.path)}$`, substitution: replacement };
+  if (match.path === '/') {
+    return { regex: '^/', substitution: replacement.endsWith('/') ? replacement : `${replacement}/` };
+  }
+  // A replacement ending in `/` takes the matched prefix's following slash with it.
+  const slash = replacement.endsWith('/') ? '/?' : '';
+  return { regex: `^${escapeRegex(match.path)}${slash}`, substitution: replacement };
+}
+
+function buildRegexRewrite(match: PathMatchIR, rewrite: PathRewriteIR): ResourceJson {
+  const { regex, substitution } =
+    rewrite.kind === 'prefix' ? prefixRewriteRegex(match, rewrite.replacement) : { regex: rewrite.pattern, substitution: rewrite.substitution };
+  return { pattern: { regex }, substitution };
+}
+
+function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
+  switch (policy.kind) {
+    case 'header':
+      return { header: { header_name: policy.name } };
+    case 'cookie':
+      // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
+      return { cookie: { name: policy.name, ttl: '0s', path: '/' } };
+    case 'source-ip':
+      return { connection_properties: { source_ip: true } };
+  }
+}
+
+/** RouteAction fields for a forwarding route. */
+export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR): ResourceJson {
+  const fields: ResourceJson = {};
+  if (policy.requestTimeoutMs !== undefined) fields['timeout'] = durationJson(policy.requestTimeoutMs);
+  if (policy.idleTimeoutMs !== undefined) fields['idle_timeout'] = durationJson(policy.idleTimeoutMs);
+  if (policy.retry !== undefined) {
+    const retry: ResourceJson = { retry_on: policy.retry.on.join(','), num_retries: policy.retry.numRetries };
+    if (policy.retry.perTryTimeoutMs !== undefined) retry['per_try_timeout'] = durationJson(policy.retry.perTryTimeoutMs);
+    fields['retry_policy'] = retry;
+  }
+  if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
+  if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
+    fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
+  }
+  return fields;
+}
+
+function buildHeaderMutation(mutation: HeaderMutationIR, prefix: 'request' | 'response'): ResourceJson {
+  const fields: ResourceJson = {};
+  if (mutation.set.length > 0) {
+    fields[`${prefix}_headers_to_add`] = mutation.set.map(({ name, value }) => ({
+      // Envoy reads `%` as the start of a command (`%REQ(...)%`): a literal one is written `%%`.
+      header: { key: name, value: value.replaceAll('%', '%%') },
+      append_action: 'OVERWRITE_IF_EXISTS_OR_ADD',
+    }));
+  }
+  if (mutation.remove.length > 0) fields[`${prefix}_headers_to_remove`] = [...mutation.remove];
+  return fields;
+}
+
+function buildCidrRange(cidr: CidrIR): ResourceJson {
+  return { address_prefix: cidr.address, prefix_len: cidr.prefixLength };
+}
+
+/**
+ * Allows only clients from the ranges. `remote_ip` is the downstream remote address: the connecting peer, as the
+ * connection manager has use_remote_address on and trusts no X-Forwarded-For hop.
+ */
+function buildRbacPerRoute(cidrs: readonly CidrIR[]): ResourceJson {
+  // ALLOW without any policy allows nobody: what an empty (broken) allow-list must do.
+  const rules: ResourceJson = { action: 'ALLOW' };
+  if (cidrs.length > 0) {
+    rules['policies'] = {
+      'allowed-source-cidrs': {
+        permissions: [{ any: true }],
+        principals: cidrs.map((cidr) => ({ remote_ip: buildCidrRange(cidr) })),
+      },
+    };
+  }
+  return { '@type': rbacPerRouteType, rbac: { rules } };
+}
+
+function buildOriginMatcher(origin: string): ResourceJson {
+  const wildcard = /^(https?:\/\/)\*\.(.+)$/.exec(origin);
+  if (wildcard === null) return { exact: origin };
+  // One label in place of `*`, as for wildcard hosts.
+  return { safe_regex: { regex: `${escapeRegex(wildcard[1] as string)}[^./:]+\\.${escapeRegex(wildcard[2] as string)}` } };
+}
+
+function buildCorsPolicy(cors: CorsPolicyIR): ResourceJson {
+  const policy: ResourceJson = {
+    '@type': corsPolicyType,
+    allow_origin_string_match: cors.allowOrigins.map(buildOriginMatcher),
+  };
+  if (cors.allowMethods.length > 0) policy['allow_methods'] = cors.allowMethods.join(',');
+  if (cors.allowHeaders.length > 0) policy['allow_headers'] = cors.allowHeaders.join(',');
+  if (cors.exposeHeaders.length > 0) policy['expose_headers'] = cors.exposeHeaders.join(',');
+  if (cors.maxAgeSeconds !== undefined) policy['max_age'] = String(cors.maxAgeSeconds);
+  policy['allow_credentials'] = cors.allowCredentials;
+  return policy;
+}
+
+/** typed_per_filter_config entries, by filter name; empty when the policy uses none of the filters. */
+export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
+  const config: ResourceJson = {};
+  if (policy.allowedSourceCidrs !== undefined) config[rbacFilterName] = buildRbacPerRoute(policy.allowedSourceCidrs);
+  if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
+  if (policy.maxRequestBodyBytes !== undefined) {
+    config[bufferFilterName] = { '@type': bufferPerRouteType, buffer: { max_request_bytes: policy.maxRequestBodyBytes } };
+  }
+  return config;
+}
+
+/** Route-level fields (outside the action): header mutations and per-filter configuration. */
+export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
+  const fields: ResourceJson = {};
+  if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
+  if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
+  const perFilter = buildPerFilterConfig(policy);
+  if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;
+  return fields;
+}
