@@ -4,9 +4,10 @@
 // the Envoy bootstrap.
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
-import { buildBootstrap } from '../envoy/bootstrap.js';
+import { buildBootstrap, defaultOverloadLimits } from '../envoy/bootstrap.js';
+import { createXdsServerCredentials } from './xds-server-credentials.js';
 import { parseHostPort, parsePort } from './address.js';
-import { addTranslationFlags, translationOptions, type TranslationFlags } from './controller-options.js';
+import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
 import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
@@ -32,6 +33,22 @@ interface BootstrapFlags {
   nodeCluster: string;
   xdsProtocol: 'sotw' | 'delta';
   readinessPort?: string;
+  maxHeapBytes: string;
+  maxDownstreamConnections: string;
+  xdsTlsCert?: string;
+  xdsTlsKey?: string;
+  xdsTlsCa?: string;
+  xdsTlsServerName?: string;
+}
+
+/** The three --xds-tls-* files, all or none. */
+function xdsTlsFiles(flags: BootstrapFlags): { certFile: string; keyFile: string; caFile: string } | undefined {
+  const { xdsTlsCert: certFile, xdsTlsKey: keyFile, xdsTlsCa: caFile } = flags;
+  if (certFile === undefined && keyFile === undefined && caFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined || caFile === undefined) {
+    throw new Error('--xds-tls-cert, --xds-tls-key and --xds-tls-ca go together');
+  }
+  return { certFile, keyFile, caFile };
 }
 
 function addBootstrapFlags(cmd: Command): Command {
@@ -42,11 +59,18 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
     .option('--node-cluster <name>', 'Envoy node cluster', 'envoy-ingress')
     .addOption(new Option('--xds-protocol <protocol>', 'ADS flavour Envoy uses').choices(['delta', 'sotw']).default('delta'))
-    .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)');
+    .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)')
+    .option('--max-heap-bytes <bytes>', 'Envoy overload manager: heap limit (shrink heap at 95 %, 503 at 98 %; 0 = off)', String(defaultOverloadLimits.maxHeapBytes))
+    .option('--max-downstream-connections <n>', 'Envoy overload manager: client connections across listeners (0 = off)', String(defaultOverloadLimits.maxDownstreamConnections))
+    .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
+    .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
+    .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
+    .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)');
 }
 
 function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
+  const tls = xdsTlsFiles(flags);
   return buildBootstrap({
     nodeId: flags.nodeId,
     nodeCluster: flags.nodeCluster,
@@ -56,6 +80,11 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
     adminPort: parsePort(flags.envoyAdminPort, '--envoy-admin-port'),
     xdsProtocol: flags.xdsProtocol,
     ...(flags.readinessPort !== undefined ? { readinessPort: parsePort(flags.readinessPort, '--readiness-port') } : {}),
+    overload: {
+      maxHeapBytes: parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER),
+      maxDownstreamConnections: parseCount(flags.maxDownstreamConnections, '--max-downstream-connections', 0, 100_000_000),
+    },
+    ...(tls !== undefined ? { xdsTls: { ...tls, ...(flags.xdsTlsServerName ? { serverName: flags.xdsTlsServerName } : {}) } } : {}),
   });
 }
 
@@ -196,13 +225,23 @@ addBootstrapFlags(
   const drainSeconds = Number(flags.drainSeconds);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0) throw new Error(`--drain-seconds must be a number of seconds, got ${flags.drainSeconds}`);
   const translation = translationOptions(flags);
+  const tlsFiles = xdsTlsFiles(flags);
+  // The supervised Envoy is in this pod and reaches xDS over loopback; mTLS is for Envoys elsewhere.
+  if (tlsFiles && flags.envoy) throw new Error('--envoy and --xds-tls-* cannot be combined');
+  const xdsCredentials = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles) } : {};
   const metrics = flags.metricsAddress ? new ControllerMetrics() : undefined;
-  const controller: ControlPlane & { xdsPort: number; stop(): Promise<void>; ready(): { ready: boolean; reason: string } } = flags.manifests
+  const controller: ControlPlane & {
+    xdsPort: number;
+    stop(): Promise<void>;
+    stopLeading(): Promise<void>;
+    ready(): { ready: boolean; reason: string };
+  } = flags.manifests
     ? await (async () => {
         const c = await startStandaloneController({
           manifestsDir: flags.manifests!,
           xdsHost: xds.host,
           xdsPort: xds.port,
+          ...xdsCredentials,
           ...translation,
           log,
           ...(metrics ? { metrics } : {}),
@@ -214,6 +253,7 @@ addBootstrapFlags(
           store: c.store,
           cache: c.cache,
           stop: () => c.stop(),
+          stopLeading: async () => {},
           ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }),
         };
       })()
@@ -222,6 +262,7 @@ addBootstrapFlags(
         ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
         xdsHost: xds.host,
         xdsPort: xds.port,
+        ...xdsCredentials,
         ...translation,
         log,
         publish: {
@@ -249,6 +290,9 @@ addBootstrapFlags(
     stopping = true;
     log.info({ signal }, 'shutting down');
     try {
+      // Another replica takes over status and Events at once; this one keeps serving xDS to its Envoy.
+      await controller.stopLeading();
+      log.info('stopped leading; draining Envoy while xDS is still served');
       // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
       if (envoy) await envoy.stop();
       else if (flags.envoyAdminUrl) await drainEnvoy(flags.envoyAdminUrl, drainSeconds, log);
