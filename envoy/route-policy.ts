@@ -89,8 +89,8 @@ function buildCidrRange(cidr: CidrIR): ResourceJson {
 }
 
 /**
- * Allows only clients from the ranges. `remote_ip` is the downstream remote address: the connecting peer, as the
- * connection manager has use_remote_address on and trusts no X-Forwarded-For hop.
+ * Allows only clients from the ranges. `remote_ip` is the downstream remote address: the connecting peer while the
+ * connection manager trusts no X-Forwarded-For hop (the default), else the client the trusted proxies reported.
  */
 function buildRbacPerRoute(cidrs: readonly CidrIR[]): ResourceJson {
   // ALLOW without any policy allows nobody: what an empty (broken) allow-list must do.

@@ -115,6 +115,7 @@ async function setUp(): Promise<World> {
       rules: [{ host: 'secure.test', paths: [{ path: '/', service: 'web' }] }],
       tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }],
     }),
+    annotated('forced', 'forced.test', 'web', { [Annotation.forceSslRedirect]: 'true' }),
     annotated('invalid', 'invalid.test', 'web', {
       [Annotation.requestTimeout]: 'soon',
       [Annotation.requestHeadersSet]: 'X-Still-Applied: yes',
@@ -300,6 +301,13 @@ test('https-only: plain HTTP gets 403 (no redirect), HTTPS is served', async (t)
   });
   t.is(secure.status, 200);
   t.is(secure.json?.service, 'web');
+});
+
+test('force-ssl-redirect: plain HTTP redirects to https though the Ingress has no tls entry', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'forced.test', '/a/b?c=1');
+  t.is(res.status, 301);
+  t.is(res.headers.location, `https://forced.test:${w.stack.httpsPort}/a/b?c=1`);
 });
 
 test('an invalid annotation falls back to its default; the rest of the Ingress works', async (t) => {

@@ -66,9 +66,14 @@ export function applyAnnotationPolicies(
   }
 }
 
-/** Whether the route comes from an Ingress with https-only "true". */
-export function isHttpsOnlyRoute(route: RouteIR, annotations: AnnotationsByIngress): boolean {
-  return route.source !== undefined && annotations.get(refKey(route.source))?.httpsOnly === true;
+/** How plain HTTP treats a route: served, redirected to https, or refused (https-only). */
+export type PlainHttpTreatment = 'serve' | 'redirect' | 'deny';
+
+function plainHttpTreatment(route: RouteIR, annotations: AnnotationsByIngress, hostRedirects: boolean): PlainHttpTreatment {
+  const settings = route.source === undefined ? undefined : annotations.get(refKey(route.source));
+  if (settings?.httpsOnly === true) return 'deny';
+  if (hostRedirects || settings?.forceSslRedirect === true) return 'redirect';
+  return 'serve';
 }
 
 /** The route as served on plain HTTP when its Ingress is https-only: same match, 403. */
@@ -83,20 +88,32 @@ export function httpsOnlyRoute(route: RouteIR): RouteIR {
 }
 
 /**
- * The plain-HTTP version of a virtual host: routes of https-only Ingresses answer 403; when `redirect` is given,
- * every other route redirects to https (the routes keep their order, so a longer path of another Ingress still
- * wins over an https-only prefix). Undefined when no route is https-only (the caller keeps its usual vhost).
+ * The plain-HTTP version of a virtual host when an Ingress on it sets https-only or force-ssl-redirect: routes of
+ * https-only Ingresses answer 403; routes of force-ssl-redirect Ingresses, and every route when the host redirects
+ * anyway (`hostRedirects`: TLS host with ssl-redirect), redirect with `redirect`'s action; the rest are served.
+ * Routes keep their order, so a longer path of another Ingress still wins over a shorter one. Undefined when no
+ * route needs it (the caller keeps its usual virtual host).
  */
 export function plainHttpVirtualHost(
   vhost: VirtualHostIR,
   annotations: AnnotationsByIngress,
-  redirect?: RouteIR,
+  redirect: RouteIR,
+  hostRedirects: boolean,
 ): VirtualHostIR | undefined {
-  if (!vhost.routes.some((route) => isHttpsOnlyRoute(route, annotations))) return undefined;
-  const routes = vhost.routes.map((route) => {
-    if (isHttpsOnlyRoute(route, annotations)) return httpsOnlyRoute(route);
-    if (redirect === undefined) return cloneRoute(route);
-    return { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...redirect.action } };
+  const special = (route: RouteIR): boolean => {
+    const settings = route.source === undefined ? undefined : annotations.get(refKey(route.source));
+    return settings?.httpsOnly === true || settings?.forceSslRedirect === true;
+  };
+  if (!vhost.routes.some(special)) return undefined;
+  const routes = vhost.routes.map((route): RouteIR => {
+    switch (plainHttpTreatment(route, annotations, hostRedirects)) {
+      case 'deny':
+        return httpsOnlyRoute(route);
+      case 'redirect':
+        return { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...redirect.action } };
+      case 'serve':
+        return cloneRoute(route);
+    }
   });
   return { name: vhost.name, hostnames: [...vhost.hostnames], routes };
 }

@@ -28,6 +28,8 @@ export const Annotation = {
   sslRedirect: a('ssl-redirect'),
   /** "true": plain-HTTP requests for this Ingress's routes get 403, on every host, TLS or not. */
   httpsOnly: a('https-only'),
+  /** "true": plain-HTTP requests for this Ingress's routes are redirected to https even without a TLS entry. */
+  forceSslRedirect: a('force-ssl-redirect'),
   requestTimeout: a('request-timeout'),
   idleTimeout: a('idle-timeout'),
   retryOn: a('retry-on'),
@@ -61,6 +63,7 @@ export type ClusterSettings = Pick<ClusterIR, 'protocol' | 'upstreamTls' | 'load
 export interface IngressAnnotations {
   sslRedirect: boolean;
   httpsOnly: boolean;
+  forceSslRedirect: boolean;
   /** Applied to every route of the Ingress that forwards to a backend; empty when nothing is set. */
   route: RoutePolicyIR;
   /** Applied to the clusters of the Ingress's backends; empty when nothing is set. */
@@ -309,6 +312,7 @@ export function parseAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): I
   const r = new AnnotationReader(ingress, diagnostics);
   const sslRedirect = r.boolean(Annotation.sslRedirect, true);
   const httpsOnly = r.boolean(Annotation.httpsOnly, false);
+  const forceSslRedirect = r.boolean(Annotation.forceSslRedirect, false);
   const cluster = parseClusterSettings(r);
-  return { sslRedirect, httpsOnly, route: parseRoutePolicy(r, cluster.loadBalancer), cluster };
+  return { sslRedirect, httpsOnly, forceSslRedirect, route: parseRoutePolicy(r, cluster.loadBalancer), cluster };
 }

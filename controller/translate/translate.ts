@@ -6,7 +6,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { collectRules } from './ingress-rules.js';
-import type { ClusterIR, GatewayIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
+import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import { type IngressAnnotations, parseAnnotations } from './annotations.js';
@@ -126,13 +126,18 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   };
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
-    // Routes of https-only Ingresses answer 403 on plain HTTP, whether the host redirects or not.
+    // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
+    // whether the host redirects or not (annotation-policy.ts).
     const vhost = virtualHosts.get(host);
-    if (tls.hosts.has(host) && redirects(host)) {
-      const redirect = redirectVirtualHost(host, options.httpsRedirectPort);
-      const mixed = vhost === undefined ? undefined : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0]);
-      httpHosts.push(mixed ?? redirect);
-    } else if (vhost !== undefined) httpHosts.push(plainHttpVirtualHost(vhost, annotationsByRef) ?? vhost);
+    const hostRedirects = tls.hosts.has(host) && redirects(host);
+    const redirect = redirectVirtualHost(host, options.httpsRedirectPort);
+    const plain =
+      vhost === undefined
+        ? undefined
+        : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
+    if (plain !== undefined) httpHosts.push(plain);
+    else if (hostRedirects) httpHosts.push(redirect);
+    else if (vhost !== undefined) httpHosts.push(vhost);
   }
   const http = routeTable(httpRouteTableName, httpHosts);
 
