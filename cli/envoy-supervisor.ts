@@ -111,6 +111,8 @@ export class EnvoySupervisor extends EventEmitter<{ spawned: [number]; exited: [
     if (running && running.child.exitCode === null && running.child.signalCode === null && running.child.pid !== undefined) {
       const { child, exited } = running;
       try {
+        // Fail the readiness check first (/ready answers 503), so load balancers stop sending before the drain.
+        await fetch(`${this.options.adminUrl}/healthcheck/fail`, { method: 'POST', signal: AbortSignal.timeout(2000) });
         await fetch(`${this.options.adminUrl}/drain_listeners?graceful`, { method: 'POST', signal: AbortSignal.timeout(2000) });
         let drained: NodeJS.Timeout | undefined;
         await Promise.race([exited, new Promise((r) => (drained = setTimeout(r, (this.options.drainSeconds ?? 5) * 1000)))]);
