@@ -25,6 +25,8 @@ export interface TranslationFlags {
   idleTimeout: string;
   requestHeadersTimeout: string;
   allowExternalName?: boolean;
+  /** 'true' or 'false' (`--access-log=false`). */
+  accessLog?: string;
 }
 
 /** A whole number within [min, max]; throws a message naming the flag. */
@@ -78,7 +80,8 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
-    .option('--https-port <port>', 'Envoy HTTPS listener port', '8443');
+    .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
+    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'));
 }
 
 export function translationOptions(flags: TranslationFlags): { translate: TranslateOptions; envoy: EnvoyOptions } {
@@ -95,6 +98,8 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       httpPort: parsePort(flags.httpPort, '--http-port'),
       httpsPort: parsePort(flags.httpsPort, '--https-port'),
       edge: edgeHardeningOptions(flags),
+      // Absent means on (the builders' default).
+      ...(flags.accessLog === 'false' ? { accessLog: false } : {}),
     },
   };
 }

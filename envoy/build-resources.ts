@@ -33,10 +33,10 @@ export function buildResources(
   endpoints: readonly ClusterEndpointsIR[],
   options: EnvoyOptions,
 ): EnvoyResources {
-  const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort, options.edge))];
+  const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort, options.edge, options.accessLog ?? true))];
   if (ir.tlsServers.length > 0) {
     listeners.push(
-      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge)),
+      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge, options.accessLog ?? true)),
     );
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));

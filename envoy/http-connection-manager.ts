@@ -1,3 +1,4 @@
+import { buildStdoutAccessLog } from './access-log.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import type { ResourceJson } from './resource-types.js';
@@ -12,6 +13,7 @@ export function buildHttpConnectionManager(
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
+  accessLog = true,
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
@@ -24,6 +26,8 @@ export function buildHttpConnectionManager(
     ...buildEdgeHardeningFields(edge),
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
+    // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
+    ...(accessLog ? { access_log: buildStdoutAccessLog() } : {}),
   };
 }
 
@@ -33,9 +37,10 @@ export function buildHttpConnectionManagerFilter(
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
+  accessLog = true,
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog),
   };
 }

@@ -18,17 +18,20 @@ export function buildHttpListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
+  accessLog = true,
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
-    filter_chains: [{ filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge, buildRouteConfiguredHttpFilters(routeTable))] }],
+    filter_chains: [
+      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge, buildRouteConfiguredHttpFilters(routeTable), accessLog)] },
+    ],
   };
 }
 
 /** One TLS filter chain, selected by SNI, terminating with the server's certificate. */
-export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOptions = defaultEdgeHardening): ResourceJson {
+export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOptions = defaultEdgeHardening, accessLog = true): ResourceJson {
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
@@ -39,6 +42,7 @@ export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOpti
         server.routeTable.name,
         edge,
         buildRouteConfiguredHttpFilters(server.routeTable),
+        accessLog,
       ),
     ],
   };
@@ -50,12 +54,13 @@ export function buildHttpsListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
+  accessLog = true,
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
-    filter_chains: servers.map((server) => buildTlsFilterChain(server, edge)),
+    filter_chains: servers.map((server) => buildTlsFilterChain(server, edge, accessLog)),
   };
 }

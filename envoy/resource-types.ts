@@ -29,4 +29,6 @@ export interface EnvoyOptions {
   httpsPort: number;
   /** Edge-proxy hardening of the connection managers (default: defaultEdgeHardening). */
   edge?: EdgeHardeningOptions;
+  /** JSON access log lines on Envoy's stdout (default true). */
+  accessLog?: boolean;
 }

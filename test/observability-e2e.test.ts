@@ -240,7 +240,8 @@ test.serial('no private key material reaches the controller log at trace level o
   // Something was logged at trace level (xDS requests), so the scan covers a real log.
   const logText = w().controllerLog.toString();
   t.regex(logText, /"msg":"xDS request"/);
-  const sources: [string, string][] = [['controller log', logText]];
+  // Envoy runs at debug level here; what it prints about the config it received must not carry the key either.
+  const sources: [string, string][] = [['controller log', logText], ['Envoy output', w().envoy.logs()]];
   for (const p of ['/debug/xds', '/debug/ir', '/debug/clients', '/debug/ui', '/metrics']) {
     sources.push([p, await (await fetch(`${w().admin.url}${p}`)).text()]);
   }
@@ -248,4 +249,30 @@ test.serial('no private key material reaches the controller log at trace level o
     t.false(text.includes('PRIVATE KEY'), name);
     for (const line of keyLines) t.false(text.includes(line), `${name} contains a line of the private key`);
   }
+});
+
+test.serial('Envoy writes a JSON access log line to stdout for a request (on by default)', async (t) => {
+  const marker = `/api/access-log-check-${process.pid}`;
+  const res = await httpGet({ port: w().httpPort, hostHeader: 'shop.example.test', path: marker, headers: { 'user-agent': 'observability-test' } });
+  t.is(res.status, 200);
+  const line = await waitFor(
+    () =>
+      w()
+        .envoy.logs()
+        .split('\n')
+        .map((l) => l.slice(l.indexOf('{')))
+        .find((l) => l.includes(marker)),
+    { description: 'an access log line for the request', timeoutMs: 15_000 },
+  );
+  const entry = JSON.parse(line) as Record<string, unknown>;
+  t.like(entry, {
+    method: 'GET',
+    authority: 'shop.example.test',
+    path: marker,
+    status: 200,
+    route_name: 'ingress/default/shop/rule/0/path/1',
+    upstream_cluster: 'default/api/80',
+    user_agent: 'observability-test',
+  });
+  t.is(typeof entry['duration_ms'], 'number');
 });

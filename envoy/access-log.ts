@@ -1,0 +1,44 @@
+// Envoy's access log: one JSON object per request on Envoy's stdout (where a container's logs are collected).
+import type { ResourceJson } from './resource-types.js';
+
+export const stdoutAccessLogType = 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog';
+
+/**
+ * The fields of each line (Envoy command operators). A value that is a single operator keeps its type, so
+ * `status`, `bytes_*` and `duration_ms` are numbers; `-` stands for "not set" in the string fields.
+ */
+export const accessLogJsonFormat: Readonly<Record<string, string>> = {
+  start_time: '%START_TIME%',
+  method: '%REQ(:METHOD)%',
+  authority: '%REQ(:AUTHORITY)%',
+  path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
+  protocol: '%PROTOCOL%',
+  status: '%RESPONSE_CODE%',
+  response_flags: '%RESPONSE_FLAGS%',
+  response_code_details: '%RESPONSE_CODE_DETAILS%',
+  bytes_received: '%BYTES_RECEIVED%',
+  bytes_sent: '%BYTES_SENT%',
+  duration_ms: '%DURATION%',
+  upstream_service_time_ms: '%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%',
+  route_name: '%ROUTE_NAME%',
+  upstream_cluster: '%UPSTREAM_CLUSTER%',
+  upstream_host: '%UPSTREAM_HOST%',
+  downstream_remote_address: '%DOWNSTREAM_REMOTE_ADDRESS%',
+  x_forwarded_for: '%REQ(X-FORWARDED-FOR)%',
+  user_agent: '%REQ(USER-AGENT)%',
+  request_id: '%REQ(X-REQUEST-ID)%',
+  tls_sni: '%REQUESTED_SERVER_NAME%',
+};
+
+/** The HttpConnectionManager `access_log` list: JSON lines on stdout. */
+export function buildStdoutAccessLog(): ResourceJson[] {
+  return [
+    {
+      name: 'envoy.access_loggers.stdout',
+      typed_config: {
+        '@type': stdoutAccessLogType,
+        log_format: { json_format: { ...accessLogJsonFormat } },
+      },
+    },
+  ];
+}
