@@ -17,6 +17,7 @@ type BackendName =
   | 'slow'
   | 'flaky'
   | 'flakyNoRetry'
+  | 'perTry'
   | 'h2c'
   | 'tlsH1'
   | 'tlsH2'
@@ -64,6 +65,7 @@ async function setUp(): Promise<World> {
     slow: await start({ service: 'slow' }),
     flaky: await start({ service: 'flaky', failFirst: 2 }),
     flakyNoRetry: await start({ service: 'flaky-no-retry', failFirst: 1 }),
+    perTry: await start({ service: 'per-try' }),
     h2c: await start({ service: 'h2c', http2: true }),
     tlsH1: await start({ service: 'tls-h1', tls }),
     tlsH2: await start({ service: 'tls-h2', tls, http2: true }),
@@ -79,6 +81,7 @@ async function setUp(): Promise<World> {
     ...serviceWithEndpoints('slow', [endpoint(backends.slow)]),
     ...serviceWithEndpoints('flaky', [endpoint(backends.flaky)]),
     ...serviceWithEndpoints('flaky-no-retry', [endpoint(backends.flakyNoRetry)]),
+    ...serviceWithEndpoints('per-try', [endpoint(backends.perTry)]),
     ...serviceWithEndpoints('h2c', [endpoint(backends.h2c)]),
     ...serviceWithEndpoints('tls-h1', [endpoint(backends.tlsH1)]),
     ...serviceWithEndpoints('tls-h2', [endpoint(backends.tlsH2)]),
@@ -88,6 +91,12 @@ async function setUp(): Promise<World> {
     annotated('idle', 'idle.test', 'slow', { [Annotation.idleTimeout]: '500ms', [Annotation.requestTimeout]: '0' }),
     annotated('retry', 'retry.test', 'flaky', { [Annotation.retryOn]: '5xx', [Annotation.retryCount]: '2', [Annotation.retryPerTryTimeout]: '2s' }),
     annotated('no-retry', 'no-retry.test', 'flaky-no-retry', {}),
+    annotated('per-try', 'per-try.test', 'per-try', {
+      [Annotation.retryOn]: '5xx',
+      [Annotation.retryCount]: '2',
+      [Annotation.retryPerTryTimeout]: '300ms',
+      [Annotation.requestTimeout]: '10s',
+    }),
     annotated('rewrite', 'rewrite.test', 'web', { [Annotation.rewritePrefix]: '/' }, '/api'),
     annotated('headers', 'headers.test', 'web', {
       [Annotation.requestHeadersSet]: 'X-Env: prod\nX-Percent: 100%',
@@ -173,6 +182,15 @@ test('retry-on / retry-count: a backend failing twice is retried into a 200; wit
   const notRetried = await get(w, 'no-retry.test', '/');
   t.is(notRetried.status, 503);
   t.is(w.backends.flakyNoRetry.requests, 1);
+});
+
+test('retry-per-try-timeout: each try of a slow backend times out and is retried, then 504', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'per-try.test', '/', { headers: { [ECHO_DELAY_HEADER]: '2000' } });
+  t.is(res.status, 504);
+  // The backend has seen every try by the time Envoy gives up; its count may trail the response by a moment.
+  await waitFor(() => w.backends.perTry.requests >= 3, { description: 'three tries reach the backend' });
+  t.is(w.backends.perTry.requests, 3, 'the first try and two retries');
 });
 
 test('rewrite-prefix: /api -> / replaces the matched prefix, keeping the rest and the query', async (t) => {
