@@ -68,9 +68,9 @@ const envoyOptions: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 8080, h
 type BuildOptions = Parameters<typeof buildConfig>[1];
 
 function buildOptionsOf(pipeline: PipelineOptions): BuildOptions {
-  const { httpsRedirectPort, notFoundPage, listenAddress } = pipeline;
+  const { httpsRedirectPort, notFoundPage, listenAddress, allowExternalName } = pipeline;
   return {
-    translate: { ...defaultTranslateOptions, httpsRedirectPort, notFoundPage },
+    translate: { ...defaultTranslateOptions, httpsRedirectPort, notFoundPage, allowExternalName },
     envoy: { ...envoyOptions, listenAddress },
   };
 }
@@ -150,6 +150,7 @@ function keepForInspection(batch: Batch, bootstrap: ResourceJson): string {
     `--https-redirect-port ${batch.options.translate.httpsRedirectPort}`,
     `--not-found-page ${notFoundPage}`,
     `--listen-address ${batch.options.envoy.listenAddress}`,
+    ...(batch.options.translate.allowExternalName === true ? ['--allow-external-name'] : []),
   ];
   return `${dir} (replay: node dist/cli/main.js validate ${flags.join(' ')})`;
 }
@@ -293,6 +294,9 @@ test('the generated batches reach the awkward cases', (t) => {
     Reason.TlsConflict,
     Reason.UnsupportedTls,
     Reason.InvalidAnnotation,
+    Reason.SecretNamespaceRefused,
+    Reason.CertificateHostMismatch,
+    Reason.ExternalNameRefused,
   ];
   for (const reason of aimedAt) t.true(reasons.has(reason), `no batch produced ${reason}`);
   const all = batches.map((b) => b.config.resources);
@@ -316,6 +320,27 @@ test('the generated batches reach the awkward cases', (t) => {
   t.true(addresses.some((address) => isIP(address) === 0), 'an endpoint address that is not an IP');
   const pages = batches.map((b) => Buffer.byteLength(b.options.translate.notFoundPage));
   t.true(pages.some((bytes) => bytes > 4096), '404 page over 4 KiB');
+  // Invalid objects of every kind the generator makes reach the pipeline (and so Envoy's validation).
+  const servedAnnotationSizes = batches.flatMap((b) => {
+    const served = new Set(b.config.translation.servedIngresses.map((r) => `${r.namespace}/${r.name}`));
+    return b.state.ingresses
+      .filter((i) => served.has(`${i.metadata.namespace ?? 'default'}/${i.metadata.name}`))
+      .map((i) => Object.values(i.metadata.annotations ?? {}).reduce((n, v) => n + v.length, 0));
+  });
+  t.true(servedAnnotationSizes.some((n) => n > 50_000), 'a served Ingress with a huge annotation');
+  const clusterTypes = all.flatMap((r) => r.clusters.map((c) => c.resource['type']));
+  t.true(clusterTypes.includes('STRICT_DNS'), 'an ExternalName Service served as a DNS cluster');
+  const paths = batches.flatMap((b) =>
+    b.state.ingresses.flatMap((i) => (i.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((p) => p.path))),
+  );
+  t.true(paths.some((p) => p !== undefined && /[[\]^{}|]/.test(p)), 'a regex path that must be refused');
+  t.true(paths.some((p) => p !== undefined && p.includes('(')), 'a regex-like path taken literally');
+  const backendPorts = batches.flatMap((b) =>
+    b.state.ingresses.flatMap((i) =>
+      (i.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((p) => p.backend.service?.port?.number)),
+    ),
+  );
+  t.true(backendPorts.some((n) => n !== undefined && (n < 1 || n > 65535)), 'a backend port out of range');
   const served = batches.map((b) => b.config.translation.servedIngresses.length);
   const ingresses = batches.map((b) => b.state.ingresses.length);
   t.true(served.every((n, i) => n > 0 && n < (ingresses[i] ?? 0)), 'some Ingresses are ours, some are not');

@@ -258,6 +258,8 @@ const serviceNames = ['web', 'api', 'static'] as const;
 const missingServiceName = 'missing';
 const portNames = ['http', 'https', 'grpc', 'admin'] as const;
 const servicePortNumbers = [80, 443, 8080, 9090, 1, 65535] as const;
+/** Port numbers outside 1-65535 (and not whole numbers): Services and backends of hand-written manifests. */
+const outOfRangePorts = [0, -1, 65536, 70000, 80.5] as const;
 const secretNames = ['tls-a', 'tls-b', 'tls-c'] as const;
 
 /** Our IngressClass, and two others (another controller's, and a second class of ours under another name). */
@@ -369,7 +371,17 @@ const invalidPaths = [
   '/a%2Fb',
   '/%zz',
   '/a\\b',
+  // Regular expressions users write for other controllers: characters no request path carries are refused.
+  '^/api/[0-9]+$',
+  '/api/[a-z]+',
+  '~ ^/x',
+  '/a|b',
+  '/api/{id}',
+  '/x^',
 ] as const;
+
+/** Regex-looking paths made only of path characters: taken literally, as element-wise prefixes. */
+const regexLikeValidPaths = ['/api/(.*)', '/v1/.*', '/(api|web)', '/a+', '/$1', '/.*'] as const;
 
 /** Unicode text percent-encoded (valid URL path characters only); a `/` inside comes out as %2F (rejected). */
 const percentEncodedUnicodePath = fc
@@ -387,6 +399,7 @@ export const pathArbitrary: fc.Arbitrary<string | undefined> = fc.oneof(
   { arbitrary: percentEncodedUnicodePath, weight: 1 },
   { arbitrary: fc.constantFrom(undefined, ''), weight: 1 }, // both mean `/`
   { arbitrary: fc.constantFrom(...invalidPaths), weight: 1 },
+  { arbitrary: fc.constantFrom(...regexLikeValidPaths), weight: 1 },
 );
 
 export const pathTypeArbitrary: fc.Arbitrary<string | undefined> = fc.oneof(
@@ -401,7 +414,10 @@ export const pathTypeArbitrary: fc.Arbitrary<string | undefined> = fc.oneof(
 const servicePortArbitrary: fc.Arbitrary<ServicePort> = fc
   .record({
     name: sometimesAbsent(fc.constantFrom(...portNames), 4),
-    port: fc.constantFrom(...servicePortNumbers),
+    port: fc.oneof(
+      { arbitrary: fc.constantFrom(...servicePortNumbers), weight: 20 },
+      { arbitrary: fc.constantFrom(...outOfRangePorts), weight: 1 }, // only an unvalidated manifest holds these
+    ),
     targetPort: fc.oneof(
       fc.constant(undefined),
       fc.constantFrom(8080, 8443, 3000, 1, 65535),
@@ -418,18 +434,36 @@ const servicePortArbitrary: fc.Arbitrary<ServicePort> = fc
     ...field('appProtocol', p.appProtocol),
   }));
 
+/** ExternalName targets: served (with allowExternalName) or refused (loopback, link-local, not a DNS name). */
+const externalNames = [
+  'backend.example.net',
+  'Backend.Example.NET.',
+  '203.0.113.7',
+  '2001:db8::7',
+  '127.0.0.1',
+  'localhost',
+  'api.localhost',
+  '169.254.169.254',
+  '::1',
+  '::ffff:127.0.0.1',
+  'fe80::1',
+  'bad_name.example.net',
+  '',
+] as const;
+
 function serviceArbitrary(name: string): fc.Arbitrary<Service> {
   return fc
     .record({
       kind: fc.constantFrom('ClusterIP', 'ClusterIP', 'ClusterIP', 'NodePort', 'ExternalName', 'headless'),
       ports: fc.uniqueArray(servicePortArbitrary, { minLength: 0, maxLength: 3, selector: (p) => p.port }),
+      externalName: fc.constantFrom(...externalNames),
     })
-    .map(({ kind, ports }): Service => {
+    .map(({ kind, ports, externalName }): Service => {
       // Kubernetes requires distinct port names; keep the first port of each name.
       const distinct = uniqueBy(ports, (p) => p.name ?? `#${p.port}`);
       const spec: NonNullable<Service['spec']> =
         kind === 'ExternalName'
-          ? { type: 'ExternalName', externalName: 'backend.example.net' }
+          ? { type: 'ExternalName', externalName: externalName }
           : kind === 'headless'
             ? { clusterIP: 'None', selector: { app: name } }
             : { type: kind, selector: { app: name } };
@@ -451,13 +485,16 @@ const loopbackAddress = fc.integer({ min: 1, max: 6 }).map((n) => `127.0.0.${n}`
  */
 const endpointAddress = fc.oneof(
   { arbitrary: loopbackAddress, weight: 30 },
-  { arbitrary: fc.constantFrom('10.0.0.300', 'localhost', '010.0.0.1', '10.0.0.1/32'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom('10.0.0.300', 'localhost', '010.0.0.1', '10.0.0.1/32', '', ' 10.0.0.1', 'fe80::1%eth0'),
+    weight: 1,
+  },
 );
 
 /** Container port numbers; rarely out of range (manifests again). */
 const backendPortSeed = fc.oneof(
   { arbitrary: fc.integer({ min: 1024, max: 65535 }), weight: 30 },
-  { arbitrary: fc.constantFrom(0, 70000), weight: 1 },
+  { arbitrary: fc.constantFrom(0, 70000, -1, 8080.5), weight: 1 },
 );
 
 const endpointConditions: fc.Arbitrary<EndpointSliceEndpoint['conditions'] | undefined> = fc.oneof(
@@ -619,7 +656,10 @@ function backendArbitrary(services: readonly Service[]): fc.Arbitrary<IngressBac
   const byNumber = fc
     .record({
       name: fc.constantFrom(...serviceNames, missingServiceName),
-      port: fc.constantFrom(...servicePortNumbers),
+      port: fc.oneof(
+        { arbitrary: fc.constantFrom(...servicePortNumbers), weight: 12 },
+        { arbitrary: fc.constantFrom(...outOfRangePorts), weight: 1 }, // ServicePortNotFound
+      ),
     })
     .map(({ name, port }): IngressBackend => ({ service: { name, port: { number: port } } }));
   const byName = fc
@@ -665,6 +705,7 @@ function tlsEntryArbitrary(ruleHosts: readonly string[]): fc.Arbitrary<IngressTL
       secretName: fc.oneof(
         { arbitrary: fc.constantFrom(...secretNames), weight: 10 },
         { arbitrary: fc.constantFrom('tls-missing', undefined), weight: 1 },
+        { arbitrary: fc.constantFrom('team-0/tls-a', 'kube-system/tls-b'), weight: 1 }, // SecretNamespaceRefused
       ),
     })
     .map((e) => ({ ...(e.hosts.length > 0 ? { hosts: e.hosts } : {}), ...field('secretName', e.secretName) }));
@@ -677,6 +718,25 @@ const ingressClassNameArbitrary: fc.Arbitrary<string | undefined> = fc.oneof(
   { arbitrary: fc.constantFrom(otherClassName, 'no-such-class'), weight: 2 },
 );
 
+/**
+ * Huge annotation values (the API server allows 256 KiB of annotations per object): one of ours far too long to
+ * be valid, or long values that look valid (a 10 KB rewrite prefix, a 300-byte SNI, thousands of CIDRs or
+ * origins, a 100 KB header value), which must never reach Envoy in a form it refuses.
+ */
+const hugeAnnotations: readonly Record<string, string>[] = [
+  { 'envoy-ingress.io/ssl-redirect': 'x'.repeat(200_000) },
+  { 'envoy-ingress.io/request-timeout': '9'.repeat(400) },
+  { 'envoy-ingress.io/retry-count': '9'.repeat(30) },
+  { 'envoy-ingress.io/rewrite-prefix': `/${'p'.repeat(10_000)}` },
+  { 'envoy-ingress.io/backend-protocol': 'https', 'envoy-ingress.io/backend-sni': `${'s'.repeat(60)}.`.repeat(5) + 'example.com' },
+  { 'envoy-ingress.io/load-balancer': 'ring-hash', 'envoy-ingress.io/hash-by': `header:${'h'.repeat(10_000)}` },
+  { 'envoy-ingress.io/allowed-source-cidrs': Array.from({ length: 3000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`).join(',') },
+  { 'envoy-ingress.io/cors-allow-origins': Array.from({ length: 2000 }, (_, i) => `https://o${i}.example.com`).join(',') },
+  { 'envoy-ingress.io/request-headers-set': `x-big: ${'v'.repeat(100_000)}` },
+  { 'envoy-ingress.io/response-headers-set': Array.from({ length: 500 }, (_, i) => `x-h${i}: v`).join('\n') },
+  { 'envoy-ingress.io/max-request-body-size': '9'.repeat(50) },
+];
+
 const annotationsArbitrary: fc.Arbitrary<Record<string, string> | undefined> = fc
   .record({
     sslRedirect: fc.oneof(
@@ -685,6 +745,7 @@ const annotationsArbitrary: fc.Arbitrary<Record<string, string> | undefined> = f
       { arbitrary: fc.constantFrom('False', 'yes', ''), weight: 1 }, // InvalidAnnotation
     ),
     legacyClass: rarely(fc.constantFrom(ourClassName, otherClassName), 6),
+    huge: rarely(fc.constantFrom(...hugeAnnotations), 8),
     unrelated: rarely(fc.constant('value'), 4),
   })
   .map((a) => {
@@ -692,6 +753,7 @@ const annotationsArbitrary: fc.Arbitrary<Record<string, string> | undefined> = f
       ...field('envoy-ingress.io/ssl-redirect', a.sslRedirect),
       ...field('kubernetes.io/ingress.class', a.legacyClass),
       ...field('example.com/owner', a.unrelated),
+      ...(a.huge ?? {}),
     };
     return Object.keys(annotations).length > 0 ? annotations : undefined;
   });
@@ -858,6 +920,8 @@ export interface PipelineOptions {
   httpsRedirectPort: number;
   notFoundPage: string;
   listenAddress: string;
+  /** --allow-external-name: ExternalName Services become DNS clusters (unless their target is refused). */
+  allowExternalName: boolean;
 }
 
 /** A 404 page over Envoy's default 4 KiB direct-response limit (about 6 KiB), with multi-byte characters. */
@@ -875,4 +939,5 @@ export const pipelineOptionsArbitrary: fc.Arbitrary<PipelineOptions> = fc.record
     { arbitrary: fc.constantFrom('', 'not found\n'), weight: 1 },
   ),
   listenAddress: fc.constantFrom('0.0.0.0', '0.0.0.0', '127.0.0.1', '::'),
+  allowExternalName: fc.boolean(),
 });
