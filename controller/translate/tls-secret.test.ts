@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { PrivateKey } from './ir.js';
 import type { Secret } from './kube-objects.js';
-import { validateTlsSecret } from './tls-secret.js';
+import { certificateCoversHost, validateTlsSecret } from './tls-secret.js';
 
 // dist/controller/translate/ -> testdata/translate/pki/ (test-only certificates, see the README there).
 const pki = new URL('../../../testdata/translate/pki/', import.meta.url);
@@ -144,4 +144,22 @@ test('a byte order mark is dropped; text before a BEGIN marker on its line is re
   // Text on lines of its own is fine (openssl writes "Bag Attributes" and "subject=" lines there).
   t.true(validateTlsSecret(tls(`Bag Attributes\n${ecA.certPem}`, `Bag Attributes\n${ecA.keyPem}`)).valid);
   return undefined;
+});
+
+test('certificateCoversHost: exact names, one-label wildcards, wildcard hosts only by the same wildcard', (t) => {
+  const names = ['foo.example.com', '*.example.com'];
+  t.true(certificateCoversHost(names, 'foo.example.com'));
+  t.true(certificateCoversHost(names, 'bar.example.com'));
+  t.true(certificateCoversHost(names, '*.example.com'));
+  t.false(certificateCoversHost(names, 'example.com'));
+  t.false(certificateCoversHost(names, 'a.b.example.com'));
+  t.false(certificateCoversHost(names, '*.b.example.com'));
+  t.false(certificateCoversHost(['foo.example.com'], '*.example.com'));
+  t.false(certificateCoversHost([], 'foo.example.com'));
+});
+
+test('a valid secret reports the DNS names of its certificate (SAN, lower case)', (t) => {
+  const result = validateTlsSecret(tls(pem('ec-a-cert.pem'), pem('ec-a-key.pem')));
+  t.true(result.valid);
+  if (result.valid) t.deepEqual(result.dnsNames, ['foo.example.com', '*.example.com']);
 });
