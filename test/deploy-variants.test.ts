@@ -2,7 +2,7 @@
 // kustomize` and passes `kubectl apply --dry-run=server` against a real API server; `kubectl apply -f deploy/`
 // (the default install) still reads only objects; the split variant's bootstrap is what the CLI prints.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -11,6 +11,8 @@ import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { findRepoRoot } from './harness/repo-root.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { createTestCA } from './harness/test-certs.js';
 
 const run = promisify(execFile);
 const root = findRepoRoot();
@@ -91,7 +93,35 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   const { stdout } = await run(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args2]);
   t.deepEqual(bootstrap, parse(stdout));
   t.is(bootstrap.static_resources.clusters[0].transport_socket.name, 'envoy.transport_sockets.tls');
-  const result = await validateWithEnvoy(bootstrap);
-  // Envoy checks the files exist only when it loads them; validation mode reports a missing file as such.
-  t.true(result.ok || /\/etc\/xds-tls\//.test(result.output), result.output);
+  // Envoy reads the certificate files while validating: point them at real ones.
+  const ca = await createTestCA();
+  const client = await ca.issue({ dnsNames: ['envoy.envoy-ingress.test'], clientAuth: true });
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  await writeFile(tmp.file('tls.crt'), client.certPem);
+  await writeFile(tmp.file('tls.key'), client.keyPem);
+  await writeFile(tmp.file('ca.crt'), ca.certPem);
+  const withFiles = JSON.parse(JSON.stringify(bootstrap).replaceAll('/etc/xds-tls/', `${tmp.path}/`));
+  const result = await validateWithEnvoy(withFiles);
+  t.true(result.ok, result.output);
+});
+
+test('every container of every variant: read-only root filesystem, no privilege escalation, capabilities dropped', async (t) => {
+  for (const variant of variants) {
+    const { docs } = await render(variant);
+    for (const workload of docs.filter((d) => d.kind === 'Deployment' || d.kind === 'DaemonSet')) {
+      const pod = workload.spec.template.spec;
+      for (const c of pod.containers) {
+        const where = `${variant} ${workload.kind}/${workload.metadata.name} ${c.name}`;
+        t.true(c.securityContext.readOnlyRootFilesystem, where);
+        t.false(c.securityContext.allowPrivilegeEscalation, where);
+        t.deepEqual(c.securityContext.capabilities.drop, ['ALL'], where);
+        t.true((c.securityContext.capabilities.add ?? []).every((cap: string) => cap === 'NET_BIND_SERVICE'), where);
+        // Root only where binding 80/443 needs it (edge-nodes' Envoy); the controller never.
+        const root = c.securityContext.runAsUser === 0;
+        t.is(root, variant === 'edge-nodes' && c.name === 'envoy', where);
+        if (!root) t.true(c.securityContext.runAsNonRoot ?? pod.securityContext?.runAsNonRoot, where);
+      }
+    }
+  }
 });
