@@ -25,6 +25,7 @@ export interface TranslationFlags {
   idleTimeout: string;
   requestHeadersTimeout: string;
   allowExternalName?: boolean;
+  nginxAnnotations?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
 }
@@ -77,6 +78,7 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--controller-name <name>', 'IngressClass spec.controller value that marks our classes', defaultTranslateOptions.controllerName)
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
+    .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
@@ -92,6 +94,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       notFoundPage: flags.notFoundPage ? readFileSync(flags.notFoundPage, 'utf8') : defaultTranslateOptions.notFoundPage,
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
+      ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,

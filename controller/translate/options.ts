@@ -13,6 +13,11 @@ export interface TranslateOptions {
    * ExternalName lets whoever writes Services in a namespace point the proxy at any name (--allow-external-name).
    */
   allowExternalName?: boolean;
+  /**
+   * Also read ingress-nginx's `nginx.ingress.kubernetes.io/*` annotations (translate/nginx/, --nginx-annotations);
+   * our own annotations win where both set the same thing.
+   */
+  nginxAnnotations?: boolean;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>

@@ -19,6 +19,10 @@ export const Reason = {
   CertificateHostMismatch: 'CertificateHostMismatch',
   /** An ExternalName Service while --allow-external-name is off, or pointing at a loopback/link-local target. */
   ExternalNameRefused: 'ExternalNameRefused',
+  /** An ingress-nginx snippet annotation (--nginx-annotations): raw nginx config has no safe equivalent. */
+  NginxSnippetRefused: 'NginxSnippetRefused',
+  /** An ingress-nginx annotation the compatibility layer does not map (--nginx-annotations); it is ignored. */
+  UnsupportedNginxAnnotation: 'UnsupportedNginxAnnotation',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -9,7 +9,8 @@ import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
-import { type IngressAnnotations, parseAnnotations } from './annotations.js';
+import type { IngressAnnotations } from './annotations.js';
+import { parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -75,7 +76,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     .sort(compareByAge);
 
   const annotations = new Map<Ingress, IngressAnnotations>(
-    ingresses.map((ingress) => [ingress, parseAnnotations(ingress, diagnostics)]),
+    ingresses.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, options.nginxAnnotations === true)]),
   );
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
   const sslRedirect = new Map<Ingress, boolean>([...annotations].map(([ingress, parsed]) => [ingress, parsed.sslRedirect]));

@@ -1,0 +1,120 @@
+// The ingress-nginx annotation catalog: for every `nginx.ingress.kubernetes.io/*` annotation we know of, whether
+// the compatibility layer (nginx-annotations.ts) maps it, onto which of our annotations, and what behaves
+// differently. The layer and `envoy-ingress migrate-check` both read this one table, so they cannot disagree
+// (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
+import { annotationPrefix } from '../options.js';
+
+export const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
+
+/**
+ * supported: same behaviour as ingress-nginx documents; supported-with-difference: mapped, with a documented
+ * difference; unsupported: ignored (UnsupportedNginxAnnotation); refused: never honoured (NginxSnippetRefused).
+ */
+export type NginxAnnotationStatus = 'supported' | 'supported-with-difference' | 'unsupported' | 'refused';
+
+export interface NginxAnnotationEntry {
+  status: NginxAnnotationStatus;
+  /** Our annotation(s) or feature it maps onto. */
+  equivalent?: string;
+  /** For supported-with-difference: what behaves differently. For unsupported/refused: why, or what to use. */
+  note?: string;
+}
+
+const ours = (name: string): string => `${annotationPrefix}${name}`;
+const clientAddress =
+  'the client is the downstream remote address (the peer, or the address trusted X-Forwarded-For hops report: --xff-num-trusted-hops), not nginx real_ip';
+
+/** Keyed by the name after the prefix. */
+export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
+  'ssl-redirect': { status: 'supported', equivalent: ours('ssl-redirect') },
+  'force-ssl-redirect': { status: 'supported', equivalent: ours('force-ssl-redirect') },
+  'backend-protocol': {
+    status: 'supported-with-difference',
+    equivalent: ours('backend-protocol'),
+    note: 'HTTP, HTTPS, GRPC (h2c), GRPCS (h2), H2C are mapped; AUTO_HTTP and FCGI are not (the setting falls back to HTTP)',
+  },
+  'proxy-body-size': { status: 'supported', equivalent: ours('max-request-body-size'), note: '"0" means no limit, as in nginx' },
+  'proxy-read-timeout': {
+    status: 'supported-with-difference',
+    equivalent: ours('idle-timeout'),
+    note: "nginx times out between two reads from the backend; Envoy's stream idle timeout resets on activity in either direction (the larger of read and send timeout is used)",
+  },
+  'proxy-send-timeout': {
+    status: 'supported-with-difference',
+    equivalent: ours('idle-timeout'),
+    note: "nginx times out between two writes to the backend; Envoy's stream idle timeout resets on activity in either direction (the larger of read and send timeout is used)",
+  },
+  'proxy-connect-timeout': { status: 'unsupported', note: 'not mapped yet (needs a per-cluster connect timeout); Envoy connects with its 5s default' },
+  'whitelist-source-range': { status: 'supported-with-difference', equivalent: ours('allowed-source-cidrs'), note: clientAddress },
+  'allowlist-source-range': { status: 'supported-with-difference', equivalent: ours('allowed-source-cidrs'), note: clientAddress },
+  'denylist-source-range': { status: 'unsupported', note: 'not mapped yet' },
+  'enable-cors': {
+    status: 'supported',
+    equivalent: ours('cors-allow-origins'),
+    note: 'defaults as in ingress-nginx: origin *, credentials true, max-age 1728000',
+  },
+  'cors-allow-origin': { status: 'supported', equivalent: ours('cors-allow-origins') },
+  'cors-allow-methods': { status: 'supported', equivalent: ours('cors-allow-methods') },
+  'cors-allow-headers': { status: 'supported', equivalent: ours('cors-allow-headers') },
+  'cors-expose-headers': { status: 'supported', equivalent: ours('cors-expose-headers') },
+  'cors-allow-credentials': { status: 'supported', equivalent: ours('cors-allow-credentials') },
+  'cors-max-age': { status: 'supported', equivalent: ours('cors-max-age') },
+  'upstream-hash-by': {
+    status: 'supported-with-difference',
+    equivalent: `${ours('hash-by')} (ring hash)`,
+    note: 'only $remote_addr/$binary_remote_addr, $http_NAME and $cookie_NAME are mapped; Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch',
+  },
+  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped' },
+  affinity: {
+    status: 'supported-with-difference',
+    equivalent: `${ours('hash-by')} cookie:NAME (ring hash)`,
+    note: "only \"cookie\"; Envoy sets its own cookie value (a hash, path /, session cookie), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
+  },
+  'session-cookie-name': { status: 'supported', equivalent: `${ours('hash-by')} cookie:NAME`, note: 'default INGRESSCOOKIE, as in nginx' },
+  'affinity-mode': { status: 'unsupported', note: 'not mapped (ring hash behaves like "balanced")' },
+  'session-cookie-path': { status: 'unsupported', note: 'not mapped; the cookie path is /' },
+  'session-cookie-expires': { status: 'unsupported', note: 'not mapped; the cookie is a session cookie' },
+  'session-cookie-max-age': { status: 'unsupported', note: 'not mapped; the cookie is a session cookie' },
+  'session-cookie-samesite': { status: 'unsupported', note: 'not mapped' },
+  'session-cookie-secure': { status: 'unsupported', note: 'not mapped' },
+  'rewrite-target': {
+    status: 'supported-with-difference',
+    equivalent: 'regex rewrite of the whole path',
+    note: 'a target without capture groups replaces the whole path (as nginx does); a target with $1..$9 needs regex paths (use-regex), which are not supported yet: it is then ignored',
+  },
+  'use-regex': { status: 'unsupported', note: 'regex paths are not supported yet; paths stay Ingress-spec prefixes (see the route changes)' },
+  'app-root': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
+  'permanent-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
+  'permanent-redirect-code': { status: 'unsupported', note: 'not mapped yet' },
+  'temporal-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
+  'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
+  'upstream-vhost': { status: 'unsupported', note: 'not mapped yet (needs a host rewrite on the route)' },
+  canary: { status: 'unsupported', note: 'not mapped yet' },
+  'canary-weight': { status: 'unsupported', note: 'not mapped yet' },
+  'canary-by-header': { status: 'unsupported', note: 'not mapped yet' },
+  'canary-by-header-value': { status: 'unsupported', note: 'not mapped yet' },
+  'canary-by-cookie': { status: 'unsupported', note: 'not mapped yet' },
+  'limit-rps': { status: 'unsupported', note: 'not mapped yet' },
+  'limit-connections': { status: 'unsupported', note: 'not mapped yet' },
+  'auth-type': { status: 'unsupported', note: 'not mapped yet' },
+  'auth-secret': { status: 'unsupported', note: 'not mapped yet' },
+  'auth-realm': { status: 'unsupported', note: 'not mapped yet' },
+  'auth-url': { status: 'unsupported', note: 'not mapped yet' },
+  'ssl-passthrough': { status: 'unsupported', note: 'not mapped yet' },
+  'default-backend': { status: 'unsupported', note: 'not mapped yet' },
+  'custom-http-errors': { status: 'unsupported', note: 'not mapped yet' },
+  'proxy-buffering': { status: 'unsupported', note: 'not mapped' },
+  'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
+  'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
+  'stream-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
+  'auth-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
+};
+
+/** The catalog entry of a full annotation key; unknown nginx annotations are unsupported. */
+export function nginxCatalogEntry(key: string): NginxAnnotationEntry | undefined {
+  if (!key.startsWith(nginxAnnotationPrefix)) return undefined;
+  const name = key.slice(nginxAnnotationPrefix.length);
+  return Object.hasOwn(nginxAnnotationCatalog, name)
+    ? (nginxAnnotationCatalog[name] as NginxAnnotationEntry)
+    : { status: 'unsupported', note: 'not known to this controller' };
+}

@@ -1,0 +1,152 @@
+import test from 'ava';
+import { Annotation } from '../annotations.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { Ingress } from '../kube-objects.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationCatalog, nginxAnnotationPrefix } from './catalog.js';
+import { mappedNginxAnnotations, parseAnnotationsWithNginx } from './nginx-annotations.js';
+
+function ingressWith(annotations: Record<string, string>): Ingress {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'app', namespace: 'default', annotations },
+    spec: { rules: [{ host: 'app.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] },
+  } as Ingress;
+}
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+function parse(values: Record<string, string>, enabled = true): { parsed: ReturnType<typeof parseAnnotationsWithNginx>; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  return { parsed: parseAnnotationsWithNginx(ingressWith(values), diagnostics, enabled), diagnostics };
+}
+
+/** A value of each supported annotation (with what it needs beside it) that changes what is served. */
+const samples: Record<string, Record<string, string>> = {
+  'ssl-redirect': { 'ssl-redirect': 'false' },
+  'force-ssl-redirect': { 'force-ssl-redirect': 'true' },
+  'backend-protocol': { 'backend-protocol': 'GRPCS' },
+  'proxy-body-size': { 'proxy-body-size': '1m' },
+  'proxy-read-timeout': { 'proxy-read-timeout': '5' },
+  'proxy-send-timeout': { 'proxy-send-timeout': '5' },
+  'whitelist-source-range': { 'whitelist-source-range': '10.0.0.0/8' },
+  'allowlist-source-range': { 'allowlist-source-range': '10.0.0.0/8' },
+  'enable-cors': { 'enable-cors': 'true' },
+  'cors-allow-origin': { 'enable-cors': 'true', 'cors-allow-origin': 'https://a.test' },
+  'cors-allow-methods': { 'enable-cors': 'true', 'cors-allow-methods': 'GET' },
+  'cors-allow-headers': { 'enable-cors': 'true', 'cors-allow-headers': 'X-A' },
+  'cors-expose-headers': { 'enable-cors': 'true', 'cors-expose-headers': 'X-B' },
+  'cors-allow-credentials': { 'enable-cors': 'true', 'cors-allow-credentials': 'false' },
+  'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
+  'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
+  affinity: { affinity: 'cookie' },
+  'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
+  'rewrite-target': { 'rewrite-target': '/new' },
+  'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
+};
+
+test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {
+  const supported = Object.entries(nginxAnnotationCatalog)
+    .filter(([, e]) => e.status === 'supported' || e.status === 'supported-with-difference')
+    .map(([name]) => name)
+    .sort();
+  t.deepEqual(supported, [...mappedNginxAnnotations].sort());
+});
+
+for (const [name, entry] of Object.entries(nginxAnnotationCatalog)) {
+  if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
+  test(`supported ${name} changes what is served (and nothing without the opt-in)`, (t) => {
+    const sample = samples[name];
+    if (sample === undefined) return t.fail(`no sample for ${name}`);
+    const base = sample[name] === undefined ? {} : Object.fromEntries(Object.entries(sample).filter(([k]) => k !== name));
+    const withIt = parse(nginx(sample));
+    t.deepEqual(withIt.diagnostics, []);
+    t.notDeepEqual(withIt.parsed, parse(nginx(base)).parsed, 'the annotation is read');
+    t.deepEqual(parse(nginx(sample), false).parsed, parse({}, false).parsed, 'ignored without --nginx-annotations');
+  });
+}
+
+test('values map with ingress-nginx semantics', (t) => {
+  t.is(parse(nginx({ 'proxy-body-size': '8m' })).parsed.route.maxRequestBodyBytes, 8 * 1024 * 1024);
+  t.is(parse(nginx({ 'proxy-body-size': '1G' })).parsed.route.maxRequestBodyBytes, 1024 ** 3);
+  t.is(parse(nginx({ 'proxy-body-size': '2048' })).parsed.route.maxRequestBodyBytes, 2048);
+  const unlimited = parse(nginx({ 'proxy-body-size': '0' }));
+  t.is(unlimited.parsed.route.maxRequestBodyBytes, undefined, '0 = no limit');
+  t.deepEqual(unlimited.diagnostics, []);
+  t.is(parse(nginx({ 'proxy-read-timeout': '120', 'proxy-send-timeout': '30' })).parsed.route.idleTimeoutMs, 120_000);
+  t.deepEqual(parse(nginx({ 'backend-protocol': 'HTTP' })).parsed.cluster, {});
+  t.deepEqual(parse(nginx({ 'backend-protocol': 'HTTPS' })).parsed.cluster, { upstreamTls: {} });
+  t.deepEqual(parse(nginx({ 'backend-protocol': 'GRPC' })).parsed.cluster, { protocol: 'http2' });
+  t.deepEqual(parse(nginx({ 'backend-protocol': 'H2C' })).parsed.cluster, { protocol: 'http2' });
+  t.deepEqual(parse(nginx({ 'backend-protocol': 'GRPCS' })).parsed.cluster, { protocol: 'http2', upstreamTls: {} });
+  t.deepEqual(parse(nginx({ 'upstream-hash-by': '$http_x_user_id' })).parsed.route.hashPolicies, [{ kind: 'header', name: 'x-user-id' }]);
+  t.deepEqual(parse(nginx({ 'upstream-hash-by': '$cookie_sid' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'sid' }]);
+  t.deepEqual(parse(nginx({ affinity: 'cookie' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'INGRESSCOOKIE' }]);
+  t.is(parse(nginx({ affinity: 'cookie' })).parsed.cluster.loadBalancer, 'ring-hash');
+  const cors = parse(nginx({ 'enable-cors': 'true' })).parsed.route.cors;
+  t.deepEqual([cors?.allowOrigins, cors?.allowCredentials, cors?.maxAgeSeconds], [['*'], true, 1728000]);
+  t.deepEqual(parse(nginx({ 'rewrite-target': '/new' })).parsed.route.rewrite, { kind: 'regex', pattern: '^.*$', substitution: '/new' });
+  t.deepEqual(parse(nginx({ 'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '1.2.3.4' })).parsed.route.allowedSourceCidrs, [
+    { address: '10.0.0.0', prefixLength: 8 },
+  ]);
+});
+
+test('our annotation wins over the nginx one for the same setting', (t) => {
+  const { parsed } = parse({
+    ...nginx({ 'proxy-body-size': '8m', 'rewrite-target': '/x', 'x-forwarded-prefix': '/n' }),
+    [Annotation.maxRequestBodySize]: '1k',
+    [Annotation.rewritePrefix]: '/',
+    [Annotation.requestHeadersSet]: 'X-Forwarded-Prefix: /ours\nX-Other: 1',
+  });
+  t.is(parsed.route.maxRequestBodyBytes, 1024);
+  t.deepEqual(parsed.route.rewrite, { kind: 'prefix', replacement: '/' });
+  t.deepEqual(parsed.route.requestHeaders?.set, [
+    { name: 'x-forwarded-prefix', value: '/ours' },
+    { name: 'x-other', value: '1' },
+  ]);
+  // Other headers of ours stay beside X-Forwarded-Prefix.
+  const merged = parse({ ...nginx({ 'x-forwarded-prefix': '/n' }), [Annotation.requestHeadersSet]: 'X-Other: 1' }).parsed;
+  t.deepEqual(merged.route.requestHeaders?.set, [
+    { name: 'x-other', value: '1' },
+    { name: 'x-forwarded-prefix', value: '/n' },
+  ]);
+});
+
+test('snippets are refused, unknown and unmapped ones reported, invalid values named; the rest still applies', (t) => {
+  const { parsed, diagnostics } = parse(
+    nginx({
+      'server-snippet': 'location /x {}',
+      'auth-snippet': 'x',
+      'stream-snippet': 'x',
+      'configuration-snippet': 'x',
+      'canary': 'true',
+      'made-up': 'x',
+      'proxy-body-size': 'lots',
+      'x-forwarded-prefix': '/still',
+    }),
+  );
+  t.deepEqual(
+    diagnostics.map((d) => d.reason),
+    [
+      Reason.NginxSnippetRefused,
+      Reason.UnsupportedNginxAnnotation,
+      Reason.NginxSnippetRefused,
+      Reason.UnsupportedNginxAnnotation,
+      Reason.NginxSnippetRefused,
+      Reason.NginxSnippetRefused,
+      Reason.InvalidAnnotation,
+    ],
+  );
+  t.true(diagnostics.every((d) => d.message.includes(nginxAnnotationPrefix)));
+  t.regex(diagnostics[6]?.message ?? '', /proxy-body-size has invalid value "lots"/);
+  t.is(parsed.route.maxRequestBodyBytes, undefined);
+  t.deepEqual(parsed.route.requestHeaders?.set, [{ name: 'x-forwarded-prefix', value: '/still' }]);
+});
+
+test('rewrite-target with capture groups is reported and not applied (regex paths are not supported yet)', (t) => {
+  const { parsed, diagnostics } = parse(nginx({ 'rewrite-target': '/$2', 'use-regex': 'true' }));
+  t.is(parsed.route.rewrite, undefined);
+  t.deepEqual(diagnostics.map((d) => d.reason), [Reason.UnsupportedNginxAnnotation, Reason.UnsupportedNginxAnnotation]);
+});

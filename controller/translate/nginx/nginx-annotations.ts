@@ -1,0 +1,232 @@
+// Compatibility layer for ingress-nginx users (opt-in: TranslateOptions.nginxAnnotations, --nginx-annotations).
+// Each `nginx.ingress.kubernetes.io/*` annotation we support is turned into the equivalent of our own annotations
+// and read by the same parser, so it fills the same IR with the same validation. When an Ingress sets both ours
+// and the nginx one for the same setting, ours wins. Snippets are refused (NginxSnippetRefused); every other
+// nginx annotation we do not map gets UnsupportedNginxAnnotation. Neither ever breaks the rest of the Ingress.
+import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
+import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { PathRewriteIR } from '../ir.js';
+import { type Ingress, refOf } from '../kube-objects.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+
+const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+
+/** What the nginx annotations of one Ingress amount to. */
+export interface NginxMapping {
+  /** Our annotations (full keys) with the values the nginx ones mean. */
+  own: Record<string, string>;
+  /** rewrite-target: ingress-nginx replaces the whole path (nginx `rewrite`), which our rewrite-prefix cannot say. */
+  rewrite?: PathRewriteIR;
+}
+
+/** Names (after the prefix) this module reads; every supported catalog entry must be one of them. */
+export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
+  'ssl-redirect',
+  'force-ssl-redirect',
+  'backend-protocol',
+  'proxy-body-size',
+  'proxy-read-timeout',
+  'proxy-send-timeout',
+  'whitelist-source-range',
+  'allowlist-source-range',
+  'enable-cors',
+  'cors-allow-origin',
+  'cors-allow-methods',
+  'cors-allow-headers',
+  'cors-expose-headers',
+  'cors-allow-credentials',
+  'cors-max-age',
+  'upstream-hash-by',
+  'affinity',
+  'session-cookie-name',
+  'rewrite-target',
+  'x-forwarded-prefix',
+]);
+
+const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
+/** ingress-nginx's defaults for the cors-* family when enable-cors is "true". */
+const corsDefaults = { origin: '*', credentials: 'true', maxAge: '1728000' };
+
+class NginxReader {
+  readonly own: Record<string, string> = {};
+  constructor(
+    private readonly ingress: Ingress,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  raw(name: string): string | undefined {
+    return this.ingress.metadata.annotations?.[n(name)];
+  }
+
+  report(reason: string, message: string): void {
+    this.diagnostics.push({ object: refOf(this.ingress), severity: 'Warning', reason, message });
+  }
+
+  invalid(name: string, value: string, accepted: string): void {
+    const shown = value.length > 100 ? `${JSON.stringify(value.slice(0, 100))}...` : JSON.stringify(value);
+    this.report(Reason.InvalidAnnotation, `annotation ${n(name)} has invalid value ${shown}; accepted values: ${accepted}; it is ignored`);
+  }
+
+  /** Sets our annotation from the nginx one when the value converts; reports it otherwise. */
+  map(name: string, ownKey: string, convert: (value: string) => string | undefined, accepted: string): void {
+    const value = this.raw(name);
+    if (value === undefined) return;
+    const converted = convert(value);
+    if (converted === undefined) this.invalid(name, value, accepted);
+    else this.own[ownKey] = converted;
+  }
+}
+
+const booleanText = (v: string): string | undefined => (v.trim() === 'true' || v.trim() === 'false' ? v.trim() : undefined);
+/** nginx seconds: a whole number (ingress-nginx reads these annotations as integers). */
+const seconds = (v: string): number | undefined => (/^\d{1,7}$/.test(v.trim()) ? Number(v.trim()) : undefined);
+
+/** `upstream-hash-by` nginx variable -> our hash-by; only the forms with an Envoy equivalent. */
+function hashByOf(value: string): string | undefined {
+  const v = value.trim();
+  if (v === '$remote_addr' || v === '$binary_remote_addr') return 'source-ip';
+  const header = /^\$http_([A-Za-z0-9_]+)$/.exec(v);
+  if (header !== null) return `header:${(header[1] as string).replaceAll('_', '-')}`;
+  const cookie = /^\$cookie_([A-Za-z0-9_\-.]+)$/.exec(v);
+  if (cookie !== null) return `cookie:${cookie[1] as string}`;
+  return undefined;
+}
+
+function mapCors(r: NginxReader): void {
+  const enabled = r.raw('enable-cors');
+  const family = ['cors-allow-origin', 'cors-allow-methods', 'cors-allow-headers', 'cors-expose-headers', 'cors-allow-credentials', 'cors-max-age'];
+  if (enabled === undefined || enabled.trim() !== 'true') {
+    if (enabled !== undefined && enabled.trim() !== 'false') r.invalid('enable-cors', enabled, '"true", "false"');
+    for (const name of family.filter((f) => r.raw(f) !== undefined)) {
+      r.report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: CORS is only enabled by ${n('enable-cors')} "true"`);
+    }
+    return;
+  }
+  r.own[Annotation.corsAllowOrigins] = r.raw('cors-allow-origin') ?? corsDefaults.origin;
+  r.own[Annotation.corsAllowCredentials] = corsDefaults.credentials;
+  r.own[Annotation.corsMaxAge] = corsDefaults.maxAge;
+  // Values are checked by our parser (InvalidAnnotation names our key, with the accepted form).
+  const copy: [string, string][] = [
+    ['cors-allow-methods', Annotation.corsAllowMethods],
+    ['cors-allow-headers', Annotation.corsAllowHeaders],
+    ['cors-expose-headers', Annotation.corsExposeHeaders],
+    ['cors-allow-credentials', Annotation.corsAllowCredentials],
+    ['cors-max-age', Annotation.corsMaxAge],
+  ];
+  for (const [name, key] of copy) {
+    const value = r.raw(name);
+    if (value !== undefined) r.own[key] = value;
+  }
+}
+
+function mapAffinity(r: NginxReader): void {
+  const affinity = r.raw('affinity');
+  if (affinity !== undefined) {
+    if (affinity.trim() !== 'cookie') {
+      r.invalid('affinity', affinity, '"cookie"');
+    } else {
+      const name = (r.raw('session-cookie-name') ?? 'INGRESSCOOKIE').trim();
+      if (/^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/.test(name)) r.own[Annotation.hashBy] = `cookie:${name}`;
+      else r.invalid('session-cookie-name', name, 'a cookie name');
+      return;
+    }
+  } else if (r.raw('session-cookie-name') !== undefined) {
+    r.report(Reason.InvalidAnnotation, `annotation ${n('session-cookie-name')} ignored: it needs ${n('affinity')} "cookie"`);
+  }
+  r.map('upstream-hash-by', Annotation.hashBy, hashByOf, '"$remote_addr", "$binary_remote_addr", "$http_NAME" or "$cookie_NAME"');
+}
+
+function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
+  const target = r.raw('rewrite-target');
+  if (target === undefined) return undefined;
+  if (/\$\d/.test(target)) {
+    r.report(
+      Reason.UnsupportedNginxAnnotation,
+      `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses capture groups, which need regex paths (use-regex): not supported yet; the path is sent unchanged`,
+    );
+    return undefined;
+  }
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/"');
+    return undefined;
+  }
+  // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
+  return { kind: 'regex', pattern: '^.*$', substitution: target };
+}
+
+/** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
+export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): NginxMapping {
+  const r = new NginxReader(ingress, diagnostics);
+  for (const key of Object.keys(ingress.metadata.annotations ?? {}).sort()) {
+    const entry = nginxCatalogEntry(key);
+    if (entry === undefined) continue;
+    if (entry.status === 'refused') {
+      r.report(Reason.NginxSnippetRefused, `annotation ${key} is refused: ${entry.note ?? 'no safe equivalent'}`);
+    } else if (entry.status === 'unsupported' && !mappedNginxAnnotations.has(key.slice(nginxAnnotationPrefix.length))) {
+      r.report(Reason.UnsupportedNginxAnnotation, `annotation ${key} is not supported and is ignored: ${entry.note ?? ''}`.trimEnd());
+    }
+  }
+  r.map('ssl-redirect', Annotation.sslRedirect, booleanText, '"true", "false"');
+  r.map('force-ssl-redirect', Annotation.forceSslRedirect, booleanText, '"true", "false"');
+  r.map('backend-protocol', Annotation.backendProtocol, (v) => backendProtocols[v.trim().toUpperCase()], Object.keys(backendProtocols).join(', '));
+
+  const body = r.raw('proxy-body-size');
+  if (body !== undefined) {
+    const m = /^(\d{1,10})([kKmMgG]?)$/.exec(body.trim());
+    if (m === null) r.invalid('proxy-body-size', body, 'a size like "1m", "512k", "1g" or "0" (no limit)');
+    else if (Number(m[1]) !== 0) r.own[Annotation.maxRequestBodySize] = `${m[1] as string}${(m[2] as string).toLowerCase()}`;
+  }
+
+  const read = r.raw('proxy-read-timeout');
+  const send = r.raw('proxy-send-timeout');
+  const readSeconds = read === undefined ? undefined : seconds(read);
+  const sendSeconds = send === undefined ? undefined : seconds(send);
+  if (read !== undefined && readSeconds === undefined) r.invalid('proxy-read-timeout', read, 'a whole number of seconds, e.g. "120"');
+  if (send !== undefined && sendSeconds === undefined) r.invalid('proxy-send-timeout', send, 'a whole number of seconds, e.g. "120"');
+  const idle = Math.max(readSeconds ?? -1, sendSeconds ?? -1);
+  if (idle >= 0) r.own[Annotation.idleTimeout] = idle === 0 ? '0' : `${idle}s`;
+
+  // allowlist-source-range is the newer name of whitelist-source-range; ingress-nginx prefers it.
+  const cidrsName = r.raw('allowlist-source-range') !== undefined ? 'allowlist-source-range' : 'whitelist-source-range';
+  r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
+
+  mapCors(r);
+  mapAffinity(r);
+
+  const prefix = r.raw('x-forwarded-prefix');
+  if (prefix !== undefined) {
+    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) {
+      const existing = ingress.metadata.annotations?.[Annotation.requestHeadersSet];
+      const oursSetsIt = existing?.split(/\r?\n/).some((line) => parseHeaderName(line.split(':')[0] ?? '') === 'x-forwarded-prefix');
+      // Ours wins for the same header; other headers of ours are kept beside it.
+      if (oursSetsIt !== true) {
+        r.own[Annotation.requestHeadersSet] = [existing, `X-Forwarded-Prefix: ${prefix.trim()}`].filter((l) => l !== undefined).join('\n');
+      }
+    } else {
+      r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
+    }
+  }
+  const rewrite = mapRewrite(r);
+  return rewrite === undefined ? { own: r.own } : { own: r.own, rewrite };
+}
+
+/**
+ * Our annotations of an Ingress, with its nginx annotations mapped in when `nginx` is on. Our own annotations win
+ * over nginx ones that set the same thing (rewrite-prefix over rewrite-target included).
+ */
+export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean): IngressAnnotations {
+  if (!nginx) return parseAnnotations(ingress, diagnostics);
+  const mapping = mapNginxAnnotations(ingress, diagnostics);
+  const annotations = { ...mapping.own, ...ingress.metadata.annotations };
+  // x-forwarded-prefix merges into our request-headers-set rather than being shadowed by it.
+  const merged = mapping.own[Annotation.requestHeadersSet];
+  if (merged !== undefined) annotations[Annotation.requestHeadersSet] = merged;
+  const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
+  if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
+  return parsed;
+}
+
+/** Every nginx annotation name in the catalog (for reports). */
+export const catalogedNginxAnnotations: readonly string[] = Object.keys(nginxAnnotationCatalog);

@@ -1,0 +1,279 @@
+// End to end with --nginx-annotations: ingress-nginx annotations -> controller (standalone) -> a real Envoy ->
+// echo backends, one host per case, one stack for the whole file. Each test shows ingress-nginx's documented
+// behaviour for one supported annotation (controller/translate/nginx/catalog.ts).
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
+import { startEchoBackend, ECHO_DELAY_HEADER, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
+import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { createTestCA } from './harness/test-certs.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
+import { startStack, type Stack } from './fixtures/standalone-stack.js';
+
+interface World {
+  stack: Stack;
+}
+
+const cleanups: (() => unknown)[] = [];
+const sharedScope = {
+  teardown: (fn: () => unknown) => cleanups.push(fn),
+  get passed() {
+    return true;
+  },
+  log: () => undefined,
+} as unknown as ExecutionContext;
+
+test.after.always(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+function annotated(name: string, host: string, service: string, values: Record<string, string>, p = '/'): object {
+  return ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: p, service }] }] });
+}
+
+async function setUp(): Promise<World> {
+  const tmp = await createTempDir();
+  cleanups.push(() => tmp.remove());
+  const ca = await createTestCA();
+  const backendCert = await ca.issue({ dnsNames: ['backend.internal'] });
+  const tls = { cert: backendCert.certPem, key: backendCert.keyPem };
+  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
+    const backend = await startEchoBackend(opts);
+    cleanups.push(() => backend.close());
+    return backend;
+  };
+  const web = await start({ service: 'web' });
+  const h2c = await start({ service: 'h2c', http2: true });
+  const tlsH1 = await start({ service: 'tls-h1', tls });
+  const tlsH2 = await start({ service: 'tls-h2', tls, http2: true });
+  const stickyA = await start({ service: 'sticky-a', host: '127.0.0.1' });
+  const stickyB = await start({ service: 'sticky-b', host: '127.0.0.2' });
+  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
+  const plainCert = await ca.issue({ dnsNames: ['plain-ok.test'] });
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('web', [endpoint(web)]),
+    ...serviceWithEndpoints('h2c', [endpoint(h2c)]),
+    ...serviceWithEndpoints('tls-h1', [endpoint(tlsH1)]),
+    ...serviceWithEndpoints('tls-h2', [endpoint(tlsH2)]),
+    ...serviceWithEndpoints('sticky', [endpoint(stickyA), endpoint(stickyB)]),
+    tlsSecret('plain-ok-tls', plainCert.certPem, plainCert.keyPem),
+    ingress('plain-ok', {
+      annotations: nginx({ 'ssl-redirect': 'false' }),
+      rules: [{ host: 'plain-ok.test', paths: [{ path: '/', service: 'web' }] }],
+      tls: [{ hosts: ['plain-ok.test'], secretName: 'plain-ok-tls' }],
+    }),
+    ingress('redirected', {
+      rules: [{ host: 'redirected.test', paths: [{ path: '/', service: 'web' }] }],
+      tls: [{ hosts: ['redirected.test'], secretName: 'plain-ok-tls' }],
+    }),
+    annotated('forced', 'forced.test', 'web', { 'force-ssl-redirect': 'true' }),
+    annotated('grpc', 'grpc.test', 'h2c', { 'backend-protocol': 'GRPC' }),
+    annotated('h2c', 'h2c.test', 'h2c', { 'backend-protocol': 'H2C' }),
+    annotated('https', 'https.test', 'tls-h1', { 'backend-protocol': 'HTTPS' }),
+    annotated('grpcs', 'grpcs.test', 'tls-h2', { 'backend-protocol': 'GRPCS' }),
+    annotated('body', 'body.test', 'web', { 'proxy-body-size': '1k' }),
+    annotated('body-unlimited', 'body-unlimited.test', 'web', { 'proxy-body-size': '0' }),
+    annotated('read-timeout', 'read-timeout.test', 'web', { 'proxy-read-timeout': '1' }),
+    annotated('send-timeout', 'send-timeout.test', 'web', { 'proxy-send-timeout': '1' }),
+    annotated('whitelist', 'whitelist.test', 'web', { 'whitelist-source-range': '127.0.0.2/32,10.0.0.0/8' }),
+    annotated('allowlist', 'allowlist.test', 'web', { 'allowlist-source-range': '127.0.0.2/32' }),
+    annotated('cors', 'cors.test', 'web', {
+      'enable-cors': 'true',
+      'cors-allow-origin': 'https://app.example.test',
+      'cors-allow-methods': 'GET, PUT',
+      'cors-allow-headers': 'X-User',
+      'cors-expose-headers': 'X-Trace',
+      'cors-allow-credentials': 'false',
+      'cors-max-age': '600',
+    }),
+    annotated('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
+    annotated('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
+    annotated('affinity', 'affinity.test', 'sticky', { affinity: 'cookie' }),
+    annotated('affinity-named', 'affinity-named.test', 'sticky', { affinity: 'cookie', 'session-cookie-name': 'route' }),
+    annotated('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
+    annotated('prefix', 'prefix.test', 'web', { 'x-forwarded-prefix': '/shop' }),
+    annotated('mixed', 'mixed.test', 'web', {
+      'configuration-snippet': 'more_set_headers "X-Snippet: yes";',
+      'canary-weight': '20',
+      'made-up-annotation': 'x',
+      'x-forwarded-prefix': '/still-applied',
+    }),
+  ];
+  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  cleanups.push(() => stack.controller.stop());
+  await stack.envoy.waitForListener('ingress_https');
+  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'mixed.test', path: '/' })).status === 200, {
+    description: 'the annotated Ingresses are served',
+    timeoutMs: 20_000,
+  });
+  return { stack };
+}
+
+let shared: Promise<World> | undefined;
+async function world(t: ExecutionContext): Promise<World> {
+  shared ??= setUp();
+  const w = await shared;
+  t.teardown(() => {
+    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
+  });
+  return w;
+}
+
+function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
+  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
+}
+
+test('ssl-redirect "false": a TLS host is served on plain HTTP; without it plain HTTP redirects', async (t) => {
+  const w = await world(t);
+  const plain = await get(w, 'plain-ok.test', '/');
+  t.is(plain.status, 200);
+  t.is(plain.json?.service, 'web');
+  const redirected = await get(w, 'redirected.test', '/x');
+  t.is(redirected.status, 301);
+  t.is(redirected.headers.location, `https://redirected.test:${w.stack.httpsPort}/x`);
+});
+
+test('force-ssl-redirect "true": plain HTTP redirects to https without a tls entry', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'forced.test', '/a?b=1');
+  t.is(res.status, 301);
+  t.is(res.headers.location, `https://forced.test:${w.stack.httpsPort}/a?b=1`);
+});
+
+test('backend-protocol GRPC and H2C: HTTP/2 without TLS; HTTPS: HTTP/1.1 over TLS; GRPCS: HTTP/2 over TLS', async (t) => {
+  const w = await world(t);
+  for (const host of ['grpc.test', 'h2c.test']) {
+    const res = await get(w, host, '/');
+    t.is(res.status, 200, host);
+    t.is(res.json?.httpVersion, '2.0', host);
+    t.false(res.json?.tls, host);
+  }
+  const https = await get(w, 'https.test', '/');
+  t.is(https.status, 200);
+  t.true(https.json?.tls);
+  t.is(https.json?.httpVersion, '1.1');
+  const grpcs = await get(w, 'grpcs.test', '/');
+  t.is(grpcs.status, 200);
+  t.true(grpcs.json?.tls);
+  t.is(grpcs.json?.httpVersion, '2.0');
+});
+
+test('proxy-body-size: 1k refuses a 2 KiB body with 413 and passes 512 bytes; "0" sets no limit', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'body.test', '/', { method: 'POST', body: 'x'.repeat(2048) })).status, 413);
+  const small = await get(w, 'body.test', '/', { method: 'POST', body: 'x'.repeat(512) });
+  t.is(small.status, 200);
+  t.is(small.json?.headers?.['content-length'], '512');
+  const big = await get(w, 'body-unlimited.test', '/', { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) });
+  t.is(big.status, 200);
+});
+
+test('proxy-read-timeout / proxy-send-timeout (seconds): a backend silent longer gets 504, a quick one answers', async (t) => {
+  const w = await world(t);
+  for (const host of ['read-timeout.test', 'send-timeout.test']) {
+    const slow = await get(w, host, '/', { headers: { [ECHO_DELAY_HEADER]: '3000' } });
+    t.is(slow.status, 504, host);
+    t.is(slow.body, 'stream timeout', host);
+    t.is((await get(w, host, '/', { headers: { [ECHO_DELAY_HEADER]: '100' } })).status, 200, host);
+  }
+});
+
+test('whitelist-source-range / allowlist-source-range: listed clients pass, others get 403', async (t) => {
+  const w = await world(t);
+  for (const host of ['whitelist.test', 'allowlist.test']) {
+    t.is((await get(w, host, '/', { localAddress: '127.0.0.2' })).status, 200, host);
+    t.is((await get(w, host, '/', { localAddress: '127.0.0.1' })).status, 403, host);
+  }
+});
+
+test('enable-cors with cors-allow-origin/methods/headers/expose-headers/credentials/max-age', async (t) => {
+  const w = await world(t);
+  const preflight = await get(w, 'cors.test', '/', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'PUT' },
+  });
+  t.is(preflight.status, 200);
+  t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
+  t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT');
+  t.is(preflight.headers['access-control-allow-headers'], 'X-User');
+  t.is(preflight.headers['access-control-max-age'], '600');
+  t.is(preflight.headers['access-control-allow-credentials'], undefined);
+  const simple = await get(w, 'cors.test', '/', { headers: { origin: 'https://app.example.test' } });
+  t.is(simple.headers['access-control-expose-headers'], 'X-Trace');
+  const other = await get(w, 'cors.test', '/', { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'PUT' } });
+  t.is(other.headers['access-control-allow-origin'], undefined);
+});
+
+test("enable-cors alone: ingress-nginx's defaults (any origin, credentials, max-age 1728000)", async (t) => {
+  const w = await world(t);
+  const preflight = await get(w, 'cors-defaults.test', '/', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://anywhere.test', 'access-control-request-method': 'DELETE' },
+  });
+  t.is(preflight.status, 200);
+  t.is(preflight.headers['access-control-allow-origin'], 'https://anywhere.test');
+  t.is(preflight.headers['access-control-allow-credentials'], 'true');
+  t.is(preflight.headers['access-control-max-age'], '1728000');
+  t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT,POST,DELETE,PATCH,OPTIONS');
+});
+
+test('upstream-hash-by $http_x_user: one user always reaches the same endpoint, users spread over both', async (t) => {
+  const w = await world(t);
+  const seen = new Set<string>();
+  for (let user = 0; user < 16; user++) {
+    const services = new Set<string>();
+    for (let i = 0; i < 4; i++) services.add(String((await get(w, 'hash.test', '/', { headers: { 'x-user': `user-${user}` } })).json?.service));
+    t.is(services.size, 1, `user-${user} stuck to one endpoint`);
+    for (const s of services) seen.add(s);
+  }
+  // 16 users all hashing to one of two endpoints would be a 1 in 32768 chance.
+  t.deepEqual([...seen].sort(), ['sticky-a', 'sticky-b']);
+});
+
+for (const [host, cookieName] of [
+  ['affinity.test', 'INGRESSCOOKIE'],
+  ['affinity-named.test', 'route'],
+] as const) {
+  test(`affinity cookie (${cookieName}): the cookie is set, and a client sending it back stays on one endpoint`, async (t) => {
+    const w = await world(t);
+    const first = await get(w, host, '/');
+    t.is(first.status, 200);
+    const setCookie = first.headers['set-cookie']?.[0] ?? '';
+    t.regex(setCookie, new RegExp(`^${cookieName}=[^;]+`));
+    const cookie = setCookie.split(';')[0] as string;
+    const services = new Set<string>();
+    for (let i = 0; i < 8; i++) services.add(String((await get(w, host, '/', { headers: { cookie } })).json?.service));
+    t.is(services.size, 1);
+  });
+}
+
+test('rewrite-target without capture groups: the whole path becomes the target, the query is kept', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'rewrite.test', '/something')).json?.path, '/new');
+  t.is((await get(w, 'rewrite.test', '/something/deeper/x?q=1')).json?.path, '/new?q=1');
+});
+
+test('x-forwarded-prefix: the backend sees the header', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'prefix.test', '/a')).json?.headers?.['x-forwarded-prefix'], '/shop');
+});
+
+test('a snippet, an unmapped and an unknown annotation are reported; the rest of the Ingress is served', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'mixed.test', '/');
+  t.is(res.status, 200);
+  t.is(res.json?.headers?.['x-forwarded-prefix'], '/still-applied');
+  t.is(res.headers['x-snippet'], undefined, 'the snippet is not applied');
+  const logs = w.stack.logs();
+  t.regex(logs, /NginxSnippetRefused/);
+  t.regex(logs, /UnsupportedNginxAnnotation[^\n]*canary-weight/);
+  t.regex(logs, /UnsupportedNginxAnnotation[^\n]*made-up-annotation/);
+});
