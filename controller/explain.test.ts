@@ -149,7 +149,7 @@ test('TLS: plain HTTP redirects, HTTPS picks the chain by SNI, an unknown SNI is
 
 test('TLS: an SNI no certificate names gets the default certificate (a tls entry without hosts)', async (t) => {
   const ca = await createTestCA();
-  const cert = await ca.issue({ dnsNames: ['any.test'] });
+  const cert = await ca.issue({ dnsNames: ['other.test'] });
   const site = ingress('site', {
     rules: [{ host: 'other.test', paths: [{ path: '/', service: 'web' }] }],
     tls: [{ hosts: [], secretName: 'default-tls' }],
@@ -157,5 +157,12 @@ test('TLS: an SNI no certificate names gets the default certificate (a tls entry
   const input = inputOf([ingressClass(), ...services, site, tlsSecret('default-tls', cert.certPem, cert.keyPem)]);
   const e = explain(input, { host: 'other.test', path: '/', scheme: 'https' });
   t.is(e.tlsServer, 'https/*');
+  t.deepEqual(e.certificate, { secret: 'default/default-tls', coversSni: true });
   t.regex(e.verdict, /^served by Ingress default\/site rule 0 path 0/);
+  // A name the default certificate does not cover: Envoy still routes, but name-checking clients refuse.
+  const other = explain(input, { host: 'other.test', sni: 'elsewhere.test', path: '/', scheme: 'https' });
+  t.deepEqual(other.certificate, { secret: 'default/default-tls', coversSni: false });
+  t.regex(other.verdict, /^TLS session refused by clients that check the server name: Secret default\/default-tls does not cover elsewhere.test; a client that does not check gets: served by/);
+  // No SNI at all: the default certificate, nothing to check it against.
+  t.is(explain(input, { host: 'other.test', sni: '', path: '/', scheme: 'https' }).certificate?.coversSni, null);
 });

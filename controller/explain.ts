@@ -9,6 +9,7 @@
 //    table without `*` answers 404 itself.
 // 3. Route: the first route of the virtual host, in order, whose match takes the normalised path (query
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
+import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/diagnostics.js';
 import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from './translate/ir.js';
 import type { ObjectRef } from './translate/kube-objects.js';
@@ -19,6 +20,8 @@ export interface ExplainRequest {
   /** Request path, possibly with a query string. */
   path: string;
   scheme?: 'http' | 'https';
+  /** For https: the TLS server name when it differs from the host; `""` for a client that sends none. */
+  sni?: string;
 }
 
 export interface ExplainInput {
@@ -63,6 +66,11 @@ export interface Explanation {
   listener: 'http' | 'https';
   /** The TLS filter chain that terminates the connection (https only). */
   tlsServer: string | null;
+  /**
+   * The certificate that chain presents, and whether it covers the SNI name: when it does not, clients that
+   * verify the server name (browsers, curl) refuse the session whatever the routes say. null for plain HTTP.
+   */
+  certificate: { secret: string; coversSni: boolean | null } | null;
   routeTable: string | null;
   virtualHosts: VirtualHostConsideration[];
   virtualHost: string | null;
@@ -245,6 +253,16 @@ function relatedDiagnostics(input: ExplainInput, considered: readonly RouteConsi
 }
 
 export function explain(input: ExplainInput, request: ExplainRequest): Explanation {
+  const e = explainRouting(input, request);
+  if (e.certificate?.coversSni !== false) return e;
+  const sni = request.sni === undefined ? e.request.host : normalizeHost(request.sni);
+  return {
+    ...e,
+    verdict: `TLS session refused by clients that check the server name: Secret ${e.certificate.secret} does not cover ${sni}; a client that does not check gets: ${e.verdict}`,
+  };
+}
+
+function explainRouting(input: ExplainInput, request: ExplainRequest): Explanation {
   const scheme = request.scheme ?? 'http';
   const host = normalizeHost(request.host);
   const path = normalizeRequestPath(request.path);
@@ -254,13 +272,16 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
 
   let table: RouteTableIR;
   let tlsServer: string | null = null;
+  let certificate: Explanation['certificate'] = null;
   if (scheme === 'https') {
-    const server = selectTlsServer(input.ir.tlsServers, host);
+    const sni = request.sni === undefined ? host : normalizeHost(request.sni);
+    const server = selectTlsServer(input.ir.tlsServers, sni);
     if (!server) {
       const names = input.ir.tlsServers.flatMap((s) => s.serverNames);
       return {
         ...base,
         tlsServer: null,
+        certificate: null,
         routeTable: null,
         virtualHosts: [],
         virtualHost: null,
@@ -269,12 +290,13 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
         response: { kind: 'reset' },
         status: null,
         verdict:
-          `connection reset because no TLS certificate is configured for SNI ${host}` +
+          `connection reset because no TLS certificate is configured for SNI ${sni === '' ? '(none sent)' : sni}` +
           (names.length ? ` (TLS hosts: ${names.join(', ')})` : ' (no Ingress has spec.tls with a usable Secret)'),
-        diagnostics: input.diagnostics.filter((d) => d.message.includes(host)),
+        diagnostics: input.diagnostics.filter((d) => sni !== '' && d.message.includes(sni)),
       };
     }
     tlsServer = server.name;
+    certificate = { secret: server.secret, coversSni: sni === '' ? null : certificateCovers(input, server.secret, sni) };
     table = server.routeTable;
   } else {
     table = input.ir.http;
@@ -285,6 +307,7 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
     return {
       ...base,
       tlsServer,
+      certificate,
       routeTable: table.name,
       virtualHosts: hosts,
       virtualHost: null,
@@ -300,7 +323,7 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
   const { considered, selected } = considerRoutes(vhost.routes, path);
   const route = considered.find((c) => c.outcome === 'selected') ?? null;
   const diagnostics = relatedDiagnostics(input, considered, vhost.name);
-  const common = { ...base, tlsServer, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics };
+  const common = { ...base, tlsServer, certificate, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics };
   const tried = considered.filter((c) => c.source && c.rule !== undefined);
   const triedText = tried.length ? `; rules tried: ${tried.map((c) => `${c.match} (${c.source!.namespace}/${c.source!.name})`).join(', ')}` : '';
 
@@ -348,6 +371,17 @@ export function explain(input: ExplainInput, request: ExplainRequest): Explanati
   }
 }
 
+/** Whether the first certificate of the secret's chain names `host` (null when it cannot be read). */
+function certificateCovers(input: ExplainInput, secretName: string, host: string): boolean | null {
+  const pem = input.ir.secrets.find((s) => s.name === secretName)?.certificateChain;
+  if (pem === undefined) return null;
+  try {
+    return new X509Certificate(pem).checkHost(host) !== undefined;
+  } catch {
+    return null;
+  }
+}
+
 /** Human-readable report for the CLI. */
 export function formatExplanation(e: Explanation): string {
   const lines: string[] = [];
@@ -355,6 +389,10 @@ export function formatExplanation(e: Explanation): string {
   lines.push(`  ${e.verdict}`);
   lines.push('');
   if (e.tlsServer) lines.push(`TLS filter chain: ${e.tlsServer}`);
+  if (e.certificate) {
+    const covers = e.certificate.coversSni === null ? '' : e.certificate.coversSni ? ' (covers the SNI name)' : ' (does NOT cover the SNI name: clients that check names refuse it)';
+    lines.push(`certificate: Secret ${e.certificate.secret}${covers}`);
+  }
   if (e.routeTable) lines.push(`route table: ${e.routeTable}`);
   if (e.virtualHosts.length) {
     lines.push('virtual hosts:');
