@@ -223,15 +223,16 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       // Work on a copy: if the update is refused, the endpoints stay those Envoy has, so a bad slice of one
       // Service does not poison later endpoint updates of the others.
       const endpoints = new Map(this.#endpoints);
+      // Only the ClusterLoadAssignments of the changed Services are rebuilt and offered to the cache: the cost of
+      // an endpoint change does not grow with the number of Services.
+      const clas: NamedResource[] = [];
       for (const cluster of ir.clusters) {
         if (!wanted.has(`${cluster.service.namespace}/${cluster.service.name}`)) continue;
-        endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
+        const computed = endpointsForCluster(state, cluster, index);
+        endpoints.set(cluster.name, computed);
+        clas.push({ name: computed.cluster, resource: buildClusterLoadAssignment(computed) });
       }
-      const clas: NamedResource[] = [...endpoints.values()].map((e) => ({
-        name: e.cluster,
-        resource: buildClusterLoadAssignment(e),
-      }));
-      const changed = this.cache.update({ clusterLoadAssignment: clas });
+      const changed = this.cache.patch('clusterLoadAssignment', clas);
       this.#endpoints = endpoints;
       this.#finish('endpoints', started, changed);
     } catch (err: unknown) {

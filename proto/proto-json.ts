@@ -34,8 +34,16 @@ const wrapperTypes = new Set([
   'google.protobuf.BytesValue',
 ]);
 
+// protobufjs computes fullName by walking the parents on every access; encoding asks for it once per message.
+const fullNames = new WeakMap<protobuf.Type, string>();
+
 function fullName(type: protobuf.Type): string {
-  return type.fullName.replace(/^\./, '');
+  let name = fullNames.get(type);
+  if (name === undefined) {
+    name = type.fullName.replace(/^\./, '');
+    fullNames.set(type, name);
+  }
+  return name;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -43,10 +51,16 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /** Look up a message type by type URL in the loaded API. */
+const typesByUrl = new Map<string, protobuf.Type>();
+
 export function typeOfUrl(typeUrl: string): protobuf.Type {
+  const known = typesByUrl.get(typeUrl);
+  if (known) return known;
   const name = typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
   try {
-    return envoyApi().lookupType(name);
+    const type = envoyApi().lookupType(name);
+    typesByUrl.set(typeUrl, type);
+    return type;
   } catch {
     throw new ProtoJsonError('', `unknown message type ${JSON.stringify(typeUrl)} (add its .proto to proto/envoy-api.ts)`);
   }

@@ -1,4 +1,5 @@
 import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';
+import { createHash } from 'node:crypto';
 import { hashOf, type XdsResource } from './resource.js';
 
 export type ResourceMap = ReadonlyMap<string, XdsResource>;
@@ -12,9 +13,33 @@ export interface Snapshot {
   readonly versions: Readonly<Record<ResourceKind, string>>;
 }
 
+/** Per resource: a 64-bit digest of its name and version (resources are immutable and shared by snapshots). */
+const entryDigests = new WeakMap<XdsResource, bigint>();
+/** Per map: its type version (snapshot maps are never mutated once published). */
+const mapVersions = new WeakMap<ResourceMap, string>();
+const mask64 = (1n << 64n) - 1n;
+
+function entryDigest(r: XdsResource): bigint {
+  let d = entryDigests.get(r);
+  if (d === undefined) {
+    d = createHash('sha256').update(`${r.name}\u0000${r.version}`).digest().readBigUInt64BE(0);
+    entryDigests.set(r, d);
+  }
+  return d;
+}
+
+/**
+ * A hash of the set of (name, version) pairs: the sum of per-entry digests, so no sorting and, with the digests
+ * memoised per resource, a type of 10,000 resources costs 10,000 additions instead of a sort and a big string.
+ */
 export function typeVersion(resources: ResourceMap): string {
-  const parts = [...resources.values()].map((r) => `${r.name}\u0000${r.version}`).sort();
-  return hashOf(parts.join('\u0001'));
+  const known = mapVersions.get(resources);
+  if (known !== undefined) return known;
+  let sum = 0n;
+  for (const r of resources.values()) sum = (sum + entryDigest(r)) & mask64;
+  const version = hashOf(`${resources.size}:${sum.toString(36)}`);
+  mapVersions.set(resources, version);
+  return version;
 }
 
 export function makeSnapshot(resources: Record<ResourceKind, ResourceMap>, previous?: Snapshot): Snapshot {

@@ -87,8 +87,9 @@ export class DeltaTestClient {
   readonly #call: grpc.ClientDuplexStream<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
   readonly #responses = new Queue<DeltaDiscoveryResponse>();
 
-  constructor(address: string) {
-    this.#client = new grpc.Client(address, grpc.credentials.createInsecure());
+  /** `options`: gRPC channel options, e.g. a receive limit above 4 MiB for large route tables. */
+  constructor(address: string, options: grpc.ChannelOptions = {}) {
+    this.#client = new grpc.Client(address, grpc.credentials.createInsecure(), options);
     this.#call = this.#client.makeBidiStreamRequest(
       `${servicePath}/DeltaAggregatedResources`,
       (r: DeltaDiscoveryRequest) => Buffer.from(encodeDeltaDiscoveryRequest(r)),

@@ -1,0 +1,102 @@
+// `npm run bench`: runs the scenarios, writes bench/results/latest.json and prints a table.
+// Sizes are scaled to finish within ~20 minutes on a 2-core machine; BENCH_QUICK=1 shrinks them further.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRepoRoot } from '../test/harness/repo-root.js';
+import { benchCertificate } from './bench-certs.js';
+import { progress, runConvergence } from './convergence.js';
+import { runEndpointChurn } from './endpoint-churn.js';
+import { describeChangeCost, runIncrementalCost } from './incremental-cost.js';
+import { collectGarbage, machine, round, table } from './stats.js';
+import { syntheticCluster } from './synthetic-cluster.js';
+import { runTranslationScale } from './translation-scale.js';
+import { ensureWrk } from './wrk.js';
+
+const quick = process.env['BENCH_QUICK'] === '1';
+const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,churn').split(',');
+const started = Date.now();
+const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString(), quick };
+const out: string[] = [];
+const certA = await benchCertificate();
+const certB = await benchCertificate();
+
+if (!collectGarbage()) progress('note: run node with --expose-gc for heap-after-GC figures');
+
+if (only.includes('scale')) {
+  const sizes = quick ? [100, 1000] : [100, 1000, 10000];
+  progress(`translation scale: ${sizes.join(', ')} Ingresses`);
+  const scale = runTranslationScale(sizes, (n) => (n >= 10000 ? 3 : n >= 1000 ? 5 : 10), certA);
+  const at = (n: number) => scale.find((s) => s.ingresses === n);
+  const growth = at(1000) && at(10000) ? round(at(10000)!.buildCpuMs.median / at(1000)!.buildCpuMs.median) : undefined;
+  results['translationScale'] = { sizes: scale, growth1kTo10kCpu: growth };
+  out.push('## 1. Translation scale (full build: translate + Envoy builders + encode into the snapshot cache)');
+  out.push(
+    table(
+      ['Ingresses', 'routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB'],
+      scale.map((s) => [s.ingresses, s.routes, s.buildMs.median, s.buildMs.p99, s.buildCpuMs.median, s.buildCpuMs.p99, s.heapAfterGcMiB, s.rssMiB,
+        round(s.encodedBytes.listener / 1024, 1), round(s.encodedBytes.routeConfiguration / 1024, 1), round(s.encodedBytes.cluster / 1024, 1),
+        round(s.encodedBytes.clusterLoadAssignment / 1024, 1), round(s.encodedBytes.secret / 1024, 1)]),
+    ),
+  );
+  if (growth !== undefined) out.push(`growth 1,000 -> 10,000 (CPU time): ${growth}x (target <= 12x)`);
+  collectGarbage();
+}
+
+if (only.includes('incremental')) {
+  const size = quick ? 1000 : 10000;
+  progress(`incremental cost at ${size} Ingresses`);
+  const costs = await runIncrementalCost(syntheticCluster({ ingresses: size, tls: certA }), quick ? 3 : 5, [certA, certB]);
+  results['incrementalCost'] = { ingresses: size, changes: costs };
+  out.push(`\n## 3. Incremental cost at ${size} Ingresses (delta xDS client subscribed to everything)`);
+  out.push(
+    table(
+      ['change', 'build', 'build ms p50', 'p99', 'push ms p50', 'p99', 'encoded', 'sent to the delta client'],
+      costs.map((c) => [c.change, c.buildKind, c.buildMs.median, c.buildMs.p99, c.pushMs.median, c.pushMs.p99,
+        Object.entries(c.encoded).filter(([, v]) => v > 0).map(([k, v]) => `${k}=${v}`).join(' '), describeChangeCost(c)]),
+    ),
+  );
+  collectGarbage();
+}
+
+if (only.includes('convergence')) {
+  const counts = quick ? [0, 1000] : [0, 1000, 5000];
+  progress(`convergence (standalone mode, real Envoy): ${counts.join(', ')} existing routes`);
+  const conv = await runConvergence(counts, quick ? 3 : 7, certA, true);
+  results['convergence'] = conv;
+  out.push('\n## 2. Convergence, standalone mode: write one Ingress manifest -> first 200 from Envoy (polled every ms)');
+  out.push(table(['existing routes', 'Ingresses', 'runs', 'p50 ms', 'p99 ms'], conv.convergence.map((c) => [c.existingRoutes, c.existingIngresses, c.applyTo200Ms.runs, c.applyTo200Ms.median, c.applyTo200Ms.p99])));
+  if (conv.routeChange) {
+    const r = conv.routeChange;
+    out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
+  }
+}
+
+if (only.includes('churn')) {
+  const wrk = ensureWrk();
+  if (!wrk) {
+    out.push('\n## 4. Endpoint churn: skipped (wrk not available)');
+  } else {
+    const o = quick ? { services: 200, rate: 200, seconds: 5 } : { services: 1000, rate: 200, seconds: 20 };
+    progress(`endpoint churn: ${o.rate} EndpointSlice updates/s for ${o.seconds} s, ${o.services} Services`);
+    const churn = await runEndpointChurn({ ...o, wrk, tls: certA });
+    results['endpointChurn'] = churn;
+    out.push(`\n## 4. Endpoint churn: ${churn.updatesSent} EndpointSlice updates in ${churn.seconds} s (${o.rate}/s, scaled from 60 s) over ${churn.services} Services`);
+    out.push(
+      table(
+        ['endpoint builds', 'builds/s', 'controller CPU % of one core', 'traffic req/s', 'requests', 'non-2xx', 'socket errors', 'p99 ms'],
+        [[churn.endpointBuilds, churn.buildsPerSecond, churn.controllerCpuPercentOfOneCore, churn.traffic.requestsPerSecond, churn.traffic.requests, churn.traffic.non2xx, churn.traffic.socketErrors, churn.traffic.p99Ms]],
+      ),
+    );
+  }
+}
+
+const m = results['machine'] as ReturnType<typeof machine>;
+const header = `envoy-ingress bench — ${m.cores} cores (${m.cpuModel}), node ${m.node}, load average at start ${m.loadavg.join(' ')}; the cores are shared with other work, so wall times include waiting: CPU times are the steadier figure.`;
+results['durationS'] = round((Date.now() - started) / 1000, 1);
+const dir = join(findRepoRoot(), 'bench', 'results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+const text = [header, '', ...out, '', `total ${results['durationS']} s`].join('\n');
+writeFileSync(join(dir, 'latest.txt'), `${text}\n`);
+console.log(text);
+process.exit(0);

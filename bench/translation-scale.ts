@@ -1,0 +1,101 @@
+// Scenario 1: full build (translate + endpoints + Envoy resources + encoding into the snapshot cache) of
+// synthetic clusters of growing size; time, memory after GC and encoded xDS bytes per type.
+import { buildConfig } from '../controller/build-config.js';
+import { defaultTranslateOptions } from '../controller/translate/options.js';
+import type { ClusterState } from '../controller/translate/kube-objects.js';
+import type { EnvoyOptions } from '../envoy/resource-types.js';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
+import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';
+import { collectGarbage, cpuMs as cpuSince, mib, round, summarize, type Summary } from './stats.js';
+import { syntheticCluster } from './synthetic-cluster.js';
+
+export const benchEnvoyOptions: EnvoyOptions = { listenAddress: '127.0.0.1', httpPort: 10080, httpsPort: 10443 };
+export const benchReconcileOptions = { translate: defaultTranslateOptions, envoy: benchEnvoyOptions };
+
+export interface TranslationScaleResult {
+  ingresses: number;
+  routes: number;
+  buildMs: Summary;
+  /** CPU time of the build (user + system): steadier than wall time on a machine shared with other work. */
+  buildCpuMs: Summary;
+  /** Of the median run: where the time went. */
+  phasesMs: { translateAndEnvoyBuilders: number; snapshotUpdate: number };
+  heapAfterGcMiB: number;
+  rssMiB: number;
+  encodedBytes: Record<ResourceKind, number>;
+  resources: Record<ResourceKind, number>;
+}
+
+/** One full build into a fresh cache, timed in phases. */
+export function fullBuild(state: ClusterState, cache = new SnapshotCache()): { cache: SnapshotCache; totalMs: number; cpuMs: number; phases: TranslationScaleResult['phasesMs'] } {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const { resources } = buildConfig(state, benchReconcileOptions);
+  const t1 = performance.now();
+  cache.update({
+    listener: resources.listeners,
+    routeConfiguration: resources.routeConfigurations,
+    cluster: resources.clusters,
+    clusterLoadAssignment: resources.clusterLoadAssignments,
+    secret: resources.secrets,
+  });
+  const t2 = performance.now();
+  const cpuMs = cpuSince(cpu0);
+  return { cache, totalMs: t2 - t0, cpuMs, phases: { translateAndEnvoyBuilders: round(t1 - t0), snapshotUpdate: round(t2 - t1) } };
+}
+
+export function countRoutes(state: ClusterState): number {
+  let n = 0;
+  for (const ing of state.ingresses) for (const r of ing.spec?.rules ?? []) n += r.http?.paths.length ?? 0;
+  return n;
+}
+
+export function runTranslationScale(sizes: readonly number[], runsFor: (n: number) => number, tls: { certPem: string; keyPem: string }): TranslationScaleResult[] {
+  const results: TranslationScaleResult[] = [];
+  for (const ingresses of sizes) {
+    let state: ClusterState | undefined = syntheticCluster({ ingresses, tls });
+    const times: number[] = [];
+    const cpuTimes: number[] = [];
+    const phases: TranslationScaleResult['phasesMs'][] = [];
+    let kept: SnapshotCache | undefined;
+    fullBuild(state); // warm-up (JIT)
+    for (let r = 0; r < runsFor(ingresses); r++) {
+      kept = undefined;
+      collectGarbage();
+      const { cache, totalMs, cpuMs, phases: p } = fullBuild(state);
+      times.push(totalMs);
+      cpuTimes.push(cpuMs);
+      phases.push(p);
+      kept = cache;
+    }
+    const routes = countRoutes(state);
+    state = undefined;
+    // Memory held by the served snapshot (what a running controller keeps), the input objects released.
+    collectGarbage();
+    const heap = process.memoryUsage().heapUsed;
+    const rss = process.memoryUsage().rss;
+    const encodedBytes = {} as Record<ResourceKind, number>;
+    const counts = {} as Record<ResourceKind, number>;
+    for (const kind of resourceKinds) {
+      let bytes = 0;
+      for (const r of kept!.snapshot.resources[kind].values()) bytes += r.any.value.byteLength;
+      encodedBytes[kind] = bytes;
+      counts[kind] = kept!.snapshot.resources[kind].size;
+    }
+    const sortedIdx = times.map((t, i) => [t, i] as const).sort((a, b) => a[0] - b[0]);
+    const medianPhases = phases[sortedIdx[Math.floor(sortedIdx.length / 2)]![1]]!;
+    results.push({
+      ingresses,
+      routes,
+      buildMs: summarize(times),
+      buildCpuMs: summarize(cpuTimes),
+      phasesMs: medianPhases,
+      heapAfterGcMiB: mib(heap),
+      rssMiB: mib(rss),
+      encodedBytes,
+      resources: counts,
+    });
+    kept = undefined;
+  }
+  return results;
+}

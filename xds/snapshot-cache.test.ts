@@ -1,0 +1,96 @@
+import test from 'ava';
+import { decodeAnyToJson, encodeAny } from '../proto/proto-json.js';
+import { TypeUrl } from '../proto/type-urls.js';
+import { SnapshotCache } from './snapshot-cache.js';
+import { typeVersion } from './snapshot.js';
+
+function cla(name: string, ip: string): { name: string; resource: Record<string, unknown> } {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.clusterLoadAssignment,
+      cluster_name: name,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: ip, port_value: 8080 } } } }] }],
+    },
+  };
+}
+
+function routeTable(bodies: string[]): { name: string; resource: Record<string, unknown> } {
+  return {
+    name: 'http',
+    resource: {
+      '@type': TypeUrl.routeConfiguration,
+      name: 'http',
+      virtual_hosts: bodies.map((body, i) => ({
+        name: `vh-${i}`,
+        domains: [`host-${i}.test`],
+        routes: [{ match: { prefix: '/' }, direct_response: { status: 200, body: { inline_string: body } } }],
+      })),
+      validate_clusters: false,
+    },
+  };
+}
+
+test('patch re-encodes only the named ClusterLoadAssignments and keeps the others as they were', (t) => {
+  const cache = new SnapshotCache();
+  cache.update({ clusterLoadAssignment: [cla('a', '10.0.0.1'), cla('b', '10.0.0.2'), cla('c', '10.0.0.3')] });
+  const before = cache.snapshot;
+  const events: string[][] = [];
+  cache.on('change', (_s, kinds) => events.push(kinds));
+
+  t.deepEqual(cache.patch('clusterLoadAssignment', [cla('b', '10.0.0.9')]), ['clusterLoadAssignment']);
+  const after = cache.snapshot.resources.clusterLoadAssignment;
+  t.is(after.get('a'), before.resources.clusterLoadAssignment.get('a'));
+  t.is(after.get('c'), before.resources.clusterLoadAssignment.get('c'));
+  t.not(after.get('b')!.version, before.resources.clusterLoadAssignment.get('b')!.version);
+  t.deepEqual([...after.keys()], ['a', 'b', 'c']);
+  t.is(cache.lastEncoded.clusterLoadAssignment, 1);
+  t.not(cache.snapshot.versions.clusterLoadAssignment, before.versions.clusterLoadAssignment);
+  t.is(cache.snapshot.versions.cluster, before.versions.cluster);
+
+  // The same content again changes nothing and pushes nothing.
+  t.deepEqual(cache.patch('clusterLoadAssignment', [cla('b', '10.0.0.9')]), []);
+  t.is(events.length, 1);
+
+  // A new name is added in order; a removal drops it.
+  cache.patch('clusterLoadAssignment', [cla('ab', '10.0.0.4')]);
+  t.deepEqual([...cache.snapshot.resources.clusterLoadAssignment.keys()], ['a', 'ab', 'b', 'c']);
+  cache.patch('clusterLoadAssignment', [], ['ab']);
+  t.deepEqual([...cache.snapshot.resources.clusterLoadAssignment.keys()], ['a', 'b', 'c']);
+});
+
+test('a route configuration encoded virtual host by virtual host decodes to the same message as a whole encoding', (t) => {
+  const cache = new SnapshotCache();
+  const table = routeTable(['one', 'two', 'three'.repeat(100)]);
+  cache.update({ routeConfiguration: [table] });
+  const served = cache.snapshot.resources.routeConfiguration.get('http')!;
+  const whole = encodeAny(table.resource);
+  t.deepEqual(decodeAnyToJson(served.any.type_url, served.any.value), decodeAnyToJson(whole.type_url, whole.value));
+  t.is(cache.lastEncoded.virtualHosts, 3);
+});
+
+test('changing one virtual host re-encodes only that one, and the result still equals a whole encoding', (t) => {
+  const cache = new SnapshotCache();
+  cache.update({ routeConfiguration: [routeTable(['one', 'two', 'three'])] });
+  const first = cache.snapshot.resources.routeConfiguration.get('http')!;
+  const changed = routeTable(['one', 'TWO', 'three']);
+  t.deepEqual(cache.update({ routeConfiguration: [changed] }), ['routeConfiguration']);
+  t.is(cache.lastEncoded.virtualHosts, 1);
+  const served = cache.snapshot.resources.routeConfiguration.get('http')!;
+  t.not(served.version, first.version);
+  const whole = encodeAny(changed.resource);
+  t.deepEqual(decodeAnyToJson(served.any.type_url, served.any.value), decodeAnyToJson(whole.type_url, whole.value));
+  // Unchanged input: nothing encoded, nothing changed.
+  t.deepEqual(cache.update({ routeConfiguration: [routeTable(['one', 'TWO', 'three'])] }), []);
+  t.is(cache.lastEncoded.virtualHosts ?? 0, 0);
+});
+
+test('the type version depends on the set of resources, not on their order', (t) => {
+  const cache = new SnapshotCache();
+  cache.update({ clusterLoadAssignment: [cla('a', '10.0.0.1'), cla('b', '10.0.0.2')] });
+  const map = cache.snapshot.resources.clusterLoadAssignment;
+  const reversed = new Map([...map.entries()].reverse());
+  t.is(typeVersion(reversed), typeVersion(map));
+  const fewer = new Map([...map.entries()].slice(0, 1));
+  t.not(typeVersion(fewer), typeVersion(map));
+});
