@@ -1,6 +1,6 @@
 // `envoy-ingress explain`: where a request goes, from a manifest directory (translated here) or from a running
 // controller's /debug/ir.
-import { explain, formatExplanation, type ExplainInput, type Explanation } from '../controller/explain.js';
+import { explain, formatExplanation, type ExplainInput, type ExplainRequest, type Explanation } from '../controller/explain.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
 import type { IrView } from './debug-views.js';
@@ -29,7 +29,7 @@ export async function loadExplainInput(source: ExplainSource, options: { transla
 }
 
 export async function runExplain(
-  request: { host: string; path: string; scheme: 'http' | 'https' },
+  request: ExplainRequest,
   source: ExplainSource,
   options: { translate: TranslateOptions; envoy: EnvoyOptions },
   format: 'text' | 'json',

@@ -135,13 +135,14 @@ addTranslationFlags(
     .requiredOption('--host <host>', 'Host header (and SNI with --https)')
     .option('--path <path>', 'request path', '/')
     .option('--https', 'the request arrives on the HTTPS listener')
+    .option('--sni <name>', 'with --https: the TLS server name, when it differs from --host ("" for none)')
     .option('--manifests <dir>', 'translate this manifest directory')
     .option('--controller <url>', 'ask a running controller (its admin address, e.g. http://127.0.0.1:9102)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).action(
-  async (flags: TranslationFlags & { host: string; path: string; https?: boolean; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
+  async (flags: TranslationFlags & { host: string; path: string; https?: boolean; sni?: string; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
     const { output } = await runExplain(
-      { host: flags.host, path: flags.path, scheme: flags.https ? 'https' : 'http' },
+      { host: flags.host, path: flags.path, scheme: flags.https ? 'https' : 'http', ...(flags.sni !== undefined ? { sni: flags.sni } : {}) },
       { ...(flags.manifests !== undefined ? { manifests: flags.manifests } : {}), ...(flags.controller !== undefined ? { controller: flags.controller } : {}) },
       translationOptions(flags),
       flags.output,
