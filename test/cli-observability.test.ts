@@ -61,3 +61,15 @@ test('run --metrics-address (same address as --health-address: one server) serve
   const { code } = await controller.stop();
   t.is(code, 0);
 });
+
+test('run --health-address alone serves the probes only, no metrics and no /debug', async (t) => {
+  const dir = await manifests(t);
+  const controller = startControllerProcess(['--manifests', dir, '--xds-address', '127.0.0.1:0', '--health-address', '127.0.0.1:0']);
+  t.teardown(() => controller.stop());
+  const listening = await controller.waitForLog('health endpoints listening (/healthz, /readyz)');
+  const url = `http://127.0.0.1:${String(listening['port'])}`;
+  t.is((await fetch(`${url}/readyz`)).status, 200);
+  t.is((await fetch(`${url}/metrics`)).status, 404);
+  t.is((await fetch(`${url}/debug/ui`)).status, 404);
+  t.is((await fetch(`${url}/debug/ir`)).status, 404);
+});
