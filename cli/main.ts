@@ -16,6 +16,7 @@ import { startAdminServer, type AdminServer } from './admin-server.js';
 import type { ControlPlane } from './debug-views.js';
 import { ControllerMetrics } from './metrics.js';
 import { runExplain } from './explain-command.js';
+import { runMigrateCheck } from './migrate-check-command.js';
 import { loadKubeConfig, startKubeController } from './kube-controller.js';
 import type { Logger } from './logger.js';
 import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-manager.js';
@@ -150,6 +151,19 @@ addTranslationFlags(
     process.stdout.write(output);
   },
 );
+
+program
+  .command('migrate-check')
+  .description('for Ingresses written for ingress-nginx: each nginx annotation as supported / supported with a difference / unsupported, each path that would match differently; exits 1 when something would change')
+  .option('--manifests <dir>', 'read the Ingresses of this manifest directory')
+  .option('--kubeconfig <path>', 'read the Ingresses of a cluster (default: in-cluster config, else ~/.kube/config)')
+  .option('--context <name>', 'kubeconfig context')
+  .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+  .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; output: 'text' | 'json' }) => {
+    const { output, exitCode } = await runMigrateCheck(flags, flags.output);
+    process.stdout.write(output);
+    process.exitCode = exitCode;
+  });
 
 interface RunFlags extends TranslationFlags, BootstrapFlags {
   manifests?: string;

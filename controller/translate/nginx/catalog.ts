@@ -29,9 +29,9 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'ssl-redirect': { status: 'supported', equivalent: ours('ssl-redirect') },
   'force-ssl-redirect': { status: 'supported', equivalent: ours('force-ssl-redirect') },
   'backend-protocol': {
-    status: 'supported-with-difference',
+    status: 'supported',
     equivalent: ours('backend-protocol'),
-    note: 'HTTP, HTTPS, GRPC (h2c), GRPCS (h2), H2C are mapped; AUTO_HTTP and FCGI are not (the setting falls back to HTTP)',
+    note: 'HTTP, HTTPS, GRPC (h2c), GRPCS (h2), H2C; AUTO_HTTP and FCGI are not mapped (reported, the setting falls back to HTTP)',
   },
   'proxy-body-size': { status: 'supported', equivalent: ours('max-request-body-size'), note: '"0" means no limit, as in nginx' },
   'proxy-read-timeout': {
@@ -89,7 +89,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'temporal-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': { status: 'unsupported', note: 'not mapped yet (needs a host rewrite on the route)' },
-  canary: { status: 'unsupported', note: 'not mapped yet' },
+  canary: {
+    status: 'unsupported',
+    note: 'not mapped yet: a canary Ingress is served as an ordinary one, so its paths conflict with the main Ingress and the older one wins (RuleConflict)',
+  },
   'canary-weight': { status: 'unsupported', note: 'not mapped yet' },
   'canary-by-header': { status: 'unsupported', note: 'not mapped yet' },
   'canary-by-header-value': { status: 'unsupported', note: 'not mapped yet' },

@@ -1,0 +1,98 @@
+// migrate-check through the real CLI on realistic ingress-nginx Ingresses (testdata/nginx/*.yaml): the table and
+// the JSON are golden files (testdata/nginx-report/; UPDATE_GOLDEN=1 rewrites them, review the diff), plus
+// checks of the facts that matter, so a golden rewrite cannot silently lose them.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { nginxAnnotationCatalog } from '../controller/translate/nginx/catalog.js';
+import type { MigrationReport } from '../controller/translate/nginx/migration-report.js';
+import { createTempDir } from '../test/harness/temp-dir.js';
+import { ingress, toYaml } from '../test/fixtures/manifests.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cli = path.join(root, 'dist/cli/main.js');
+const manifests = path.join(root, 'testdata/nginx');
+const goldenDir = path.join(root, 'testdata/nginx-report');
+
+async function migrateCheck(args: string[]): Promise<{ stdout: string; code: number }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate-check', ...args], { cwd: root });
+    return { stdout, code: 0 };
+  } catch (err: unknown) {
+    const e = err as { stdout?: string; code?: number };
+    return { stdout: e.stdout ?? '', code: e.code ?? -1 };
+  }
+}
+
+function golden(t: import('ava').ExecutionContext, file: string, actual: string): void {
+  const full = path.join(goldenDir, file);
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(full, actual);
+  t.is(actual, readFileSync(full, 'utf8'), `${file} differs (UPDATE_GOLDEN=1 to rewrite, then review)`);
+}
+
+/** The annotations issue 7 lists, all of which the test data uses. */
+const issueList = [
+  'rewrite-target', 'use-regex', 'app-root', 'ssl-redirect', 'force-ssl-redirect', 'permanent-redirect', 'temporal-redirect',
+  'backend-protocol', 'proxy-body-size', 'proxy-connect-timeout', 'proxy-read-timeout', 'proxy-send-timeout',
+  'whitelist-source-range', 'allowlist-source-range', 'denylist-source-range', 'enable-cors', 'cors-allow-origin',
+  'cors-allow-methods', 'cors-allow-headers', 'cors-allow-credentials', 'cors-max-age', 'affinity', 'session-cookie-name',
+  'upstream-hash-by', 'canary', 'canary-weight', 'canary-by-header', 'canary-by-header-value', 'canary-by-cookie',
+  'limit-rps', 'limit-connections', 'auth-type', 'auth-secret', 'auth-url', 'ssl-passthrough', 'default-backend',
+  'custom-http-errors', 'x-forwarded-prefix', 'upstream-vhost', 'configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet',
+];
+
+test('table output on the test Ingresses: golden, exit code 1', async (t) => {
+  const { stdout, code } = await migrateCheck(['--manifests', manifests]);
+  t.is(code, 1, 'something would change');
+  golden(t, 'migrate-check.txt', stdout);
+  t.regex(stdout, /^7 Ingresses, 50 nginx annotations: 14 supported, 7 supported with a difference, 25 unsupported, 4 refused; 5 paths would match differently -> behaviour would change$/m);
+});
+
+test('JSON output: golden; every issue-listed annotation classified; route change rules found', async (t) => {
+  const { stdout, code } = await migrateCheck(['--manifests', manifests, '--output', 'json']);
+  t.is(code, 1);
+  golden(t, 'migrate-check.json', stdout);
+  const report = JSON.parse(stdout) as MigrationReport;
+  const findings = report.ingresses.flatMap((i) => i.annotations.map((a) => ({ ...a, ingress: `${i.namespace}/${i.name}` })));
+  for (const name of issueList) t.true(findings.some((f) => f.annotation === name), `${name} is in the test data and the report`);
+  const status = (ingressName: string, annotation: string) => findings.find((f) => f.ingress === ingressName && f.annotation === annotation)?.status;
+  t.is(status('shop/storefront', 'proxy-body-size'), 'supported');
+  t.is(status('shop/storefront', 'proxy-read-timeout'), 'supported-with-difference');
+  t.is(status('legacy/legacy', 'configuration-snippet'), 'refused');
+  t.is(status('legacy/legacy', 'rewrite-target'), 'supported-with-difference', 'plain target');
+  t.is(status('default/api', 'rewrite-target'), 'unsupported', 'capture groups');
+  t.is(status('legacy/maintenance', 'backend-protocol'), 'unsupported', 'FCGI');
+  t.is(status('legacy/maintenance', 'grpc-backend'), 'unsupported', 'unknown annotation');
+  const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${c.rule} ${c.host} ${c.pathType} ${c.path}`));
+  t.deepEqual(changes, [
+    'RegexEnforcedOnHost api.example.com ImplementationSpecific /something(/|$)(.*)',
+    'RegexEnforcedOnHost api.example.com Exact /healthz',
+    'RegexEnforcedOnHost api.example.com Prefix /status',
+    'RegexEnforcedOnHost legacy.example.com ImplementationSpecific /app',
+    'ImplementationSpecificPrefix old.example.com ImplementationSpecific /docs/',
+  ]);
+  t.true(report.summary.changes);
+});
+
+test('only supported annotations and spec path types: exit code 0, "nothing would change"', async (t) => {
+  const dir = await createTempDir();
+  t.teardown(() => dir.remove());
+  const supported = Object.entries(nginxAnnotationCatalog).filter(([, e]) => e.status === 'supported').map(([name]) => name);
+  t.true(supported.includes('proxy-body-size'));
+  await writeFile(
+    path.join(dir.path, 'ok.yaml'),
+    toYaml([
+      ingress('ok', {
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '8m', 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+        rules: [{ host: 'ok.test', paths: [{ path: '/app', service: 'web' }] }],
+      }),
+    ]),
+  );
+  const { stdout, code } = await migrateCheck(['--manifests', dir.path]);
+  t.is(code, 0, stdout);
+  t.regex(stdout, /1 Ingresses, 2 nginx annotations: 2 supported, 0 supported with a difference, 0 unsupported, 0 refused; 0 paths would match differently -> nothing would change/);
+});

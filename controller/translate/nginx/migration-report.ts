@@ -1,0 +1,199 @@
+// What would change for Ingresses written for ingress-nginx if this controller served them with
+// --nginx-annotations: each nginx annotation's status (from the shared catalog, refined by what the compatibility
+// layer actually does with the value) and each path whose matching differs. Pure: Ingresses in, report out.
+import type { Diagnostic } from '../diagnostics.js';
+import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import { nginxAnnotationPrefix, nginxCatalogEntry, type NginxAnnotationStatus } from './catalog.js';
+import { mapNginxAnnotations } from './nginx-annotations.js';
+
+export interface AnnotationFinding {
+  annotation: string;
+  value: string;
+  status: NginxAnnotationStatus;
+  equivalent?: string;
+  note?: string;
+}
+
+/**
+ * Matching rules where ingress-nginx and this controller differ, each from ingress-nginx's documentation
+ * (https://kubernetes.github.io/ingress-nginx/user-guide/ingress-path-matching/) and nginx's location rules.
+ */
+export const RouteChangeRule = {
+  /**
+   * use-regex or rewrite-target on any Ingress of a host makes ingress-nginx match EVERY path of that host (from
+   * any Ingress) as a case-insensitive regular expression anchored at the start only (`location ~* "^/path"`):
+   * `/api` then also matches `/API` and `/apiv2`, and regex characters in a path are operators. Here paths keep
+   * their Ingress-spec meaning: case-sensitive, Exact or element-wise Prefix, characters literal.
+   */
+  regexEnforcedOnHost: 'RegexEnforcedOnHost',
+  /**
+   * ImplementationSpecific (or no pathType) is an nginx prefix location in ingress-nginx: a character prefix, so
+   * `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. Here it is an element-wise prefix like Prefix.
+   */
+  implementationSpecificPrefix: 'ImplementationSpecificPrefix',
+} as const;
+export type RouteChangeRule = (typeof RouteChangeRule)[keyof typeof RouteChangeRule];
+
+export interface RouteChange {
+  host: string;
+  path: string;
+  pathType: string;
+  rule: RouteChangeRule;
+  /** What differs, with an example request. */
+  difference: string;
+}
+
+export interface IngressReport {
+  namespace: string;
+  name: string;
+  annotations: AnnotationFinding[];
+  routeChanges: RouteChange[];
+}
+
+export interface MigrationSummary {
+  ingresses: number;
+  annotations: number;
+  supported: number;
+  supportedWithDifference: number;
+  unsupported: number;
+  refused: number;
+  routeChanges: number;
+  /** Something would behave differently: any annotation not plainly supported, or any route change. */
+  changes: boolean;
+}
+
+export interface MigrationReport {
+  ingresses: IngressReport[];
+  summary: MigrationSummary;
+}
+
+const regexCharacters = /[\^$.*+?()[\]{}|\\]/;
+
+function annotationFindings(ingress: Ingress): AnnotationFinding[] {
+  // What the layer reports about this Ingress's values (an unmappable value makes a supported name unsupported).
+  const diagnostics: Diagnostic[] = [];
+  mapNginxAnnotations(ingress, diagnostics);
+  const findings: AnnotationFinding[] = [];
+  for (const [key, value] of Object.entries(ingress.metadata.annotations ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const entry = nginxCatalogEntry(key);
+    if (entry === undefined) continue;
+    const finding: AnnotationFinding = { annotation: key.slice(nginxAnnotationPrefix.length), value, status: entry.status };
+    if (entry.equivalent !== undefined) finding.equivalent = entry.equivalent;
+    if (entry.note !== undefined) finding.note = entry.note;
+    const problem = diagnostics.find((d) => d.message.startsWith(`annotation ${key} `));
+    if (problem !== undefined && (entry.status === 'supported' || entry.status === 'supported-with-difference')) {
+      finding.status = 'unsupported';
+      finding.note = problem.message;
+    }
+    findings.push(finding);
+  }
+  return findings;
+}
+
+function enforcesRegex(ingress: Ingress): boolean {
+  const annotations = ingress.metadata.annotations ?? {};
+  return annotations[`${nginxAnnotationPrefix}use-regex`] === 'true' || (annotations[`${nginxAnnotationPrefix}rewrite-target`] ?? '') !== '';
+}
+
+function regexDifference(host: string, path: string, pathType: string, regexSource: ReadonlyMap<string, string>): string {
+  const nginx = `ingress-nginx matches every path of ${host} as a case-insensitive regex ~* "^${path}" (${regexSource.get(host) ?? 'use-regex'})`;
+  if (regexCharacters.test(path)) {
+    return `${nginx}; here ${JSON.stringify(path)} is a literal path (regex paths are not supported yet), so the requests its regex matched are not routed by it`;
+  }
+  const examples = [path.toUpperCase() !== path ? path.toUpperCase() : undefined, path !== '/' ? `${path.replace(/\/$/, '')}x` : undefined];
+  const lost = examples.filter((e) => e !== undefined);
+  return `${nginx}; here it is case-sensitive and ${pathType === 'Exact' ? 'exact' : 'element-wise'}${lost.length > 0 ? `: ${lost.join(' and ')} no longer match` : ''}`;
+}
+
+function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, regexSource: ReadonlyMap<string, string>): RouteChange[] {
+  const changes: RouteChange[] = [];
+  for (const rule of ingress.spec?.rules ?? []) {
+    const host = rule.host ?? '*';
+    for (const p of rule.http?.paths ?? []) {
+      const path = p.path === undefined || p.path === '' ? '/' : p.path;
+      const pathType = p.pathType ?? 'ImplementationSpecific';
+      if (regexHosts.has(host)) {
+        changes.push({ host, path, pathType, rule: RouteChangeRule.regexEnforcedOnHost, difference: regexDifference(host, path, pathType, regexSource) });
+      } else if (pathType === 'ImplementationSpecific' && path !== '/') {
+        const trailing = path.endsWith('/');
+        changes.push({
+          host,
+          path,
+          pathType,
+          rule: RouteChangeRule.implementationSpecificPrefix,
+          difference: trailing
+            ? `ingress-nginx matches ${path} as a character prefix, so ${path.slice(0, -1)} is not matched; here ${path.slice(0, -1)} matches too (element-wise prefix)`
+            : `ingress-nginx matches ${path} as a character prefix, so ${path}x matches; here only ${path} and ${path}/... match (element-wise prefix)`,
+        });
+      }
+    }
+  }
+  return changes;
+}
+
+/** The report for a set of Ingresses (in any order; reported sorted by namespace/name). */
+export function migrationReport(ingresses: readonly Ingress[]): MigrationReport {
+  const sorted = [...ingresses].sort((a, b) => (refKey(refOf(a)) < refKey(refOf(b)) ? -1 : 1));
+  // use-regex/rewrite-target is a host-wide switch in ingress-nginx, whichever Ingress sets it.
+  const regexSource = new Map<string, string>();
+  for (const ingress of sorted) {
+    if (!enforcesRegex(ingress)) continue;
+    for (const rule of ingress.spec?.rules ?? []) {
+      const host = rule.host ?? '*';
+      if (!regexSource.has(host)) regexSource.set(host, `use-regex/rewrite-target on ${ingress.metadata.namespace ?? 'default'}/${ingress.metadata.name}`);
+    }
+  }
+  const regexHosts = new Set(regexSource.keys());
+  const reports = sorted.map(
+    (ingress): IngressReport => ({
+      namespace: ingress.metadata.namespace ?? 'default',
+      name: ingress.metadata.name,
+      annotations: annotationFindings(ingress),
+      routeChanges: routeChanges(ingress, regexHosts, regexSource),
+    }),
+  );
+  const all = reports.flatMap((r) => r.annotations);
+  const count = (status: NginxAnnotationStatus): number => all.filter((f) => f.status === status).length;
+  const summary: MigrationSummary = {
+    ingresses: reports.length,
+    annotations: all.length,
+    supported: count('supported'),
+    supportedWithDifference: count('supported-with-difference'),
+    unsupported: count('unsupported'),
+    refused: count('refused'),
+    routeChanges: reports.reduce((n, r) => n + r.routeChanges.length, 0),
+    changes: false,
+  };
+  summary.changes = summary.annotations !== summary.supported || summary.routeChanges > 0;
+  return { ingresses: reports, summary };
+}
+
+export function summaryLine(s: MigrationSummary): string {
+  return (
+    `${s.ingresses} Ingresses, ${s.annotations} nginx annotations: ${s.supported} supported, ${s.supportedWithDifference} supported with a difference, ` +
+    `${s.unsupported} unsupported, ${s.refused} refused; ${s.routeChanges} paths would match differently` +
+    (s.changes ? ' -> behaviour would change' : ' -> nothing would change')
+  );
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+}
+
+/** Readable text: per Ingress an annotation table and the route changes, then the summary line. */
+export function formatMigrationReport(report: MigrationReport): string {
+  const lines: string[] = [];
+  for (const ing of report.ingresses) {
+    lines.push(`Ingress ${ing.namespace}/${ing.name}`);
+    if (ing.annotations.length === 0) lines.push('  no nginx annotations');
+    else {
+      const rows = [['ANNOTATION', 'STATUS', 'EQUIVALENT / NOTE'], ...ing.annotations.map((f) => [f.annotation, f.status, [f.equivalent, f.note].filter((x) => x !== undefined).join(': ')])];
+      for (const line of table(rows)) lines.push(`  ${line}`);
+    }
+    for (const c of ing.routeChanges) lines.push(`  ROUTE ${c.host} ${c.pathType} ${c.path} [${c.rule}]: ${c.difference}`);
+    lines.push('');
+  }
+  lines.push(summaryLine(report.summary));
+  return `${lines.join('\n')}\n`;
+}
