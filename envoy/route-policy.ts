@@ -65,6 +65,7 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
     fields['retry_policy'] = retry;
   }
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
+  if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }

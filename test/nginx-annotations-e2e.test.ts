@@ -99,6 +99,7 @@ async function setUp(): Promise<World> {
     annotated('affinity-named', 'affinity-named.test', 'sticky', { affinity: 'cookie', 'session-cookie-name': 'route' }),
     annotated('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
     annotated('prefix', 'prefix.test', 'web', { 'x-forwarded-prefix': '/shop' }),
+    annotated('vhost', 'vhost.test', 'web', { 'upstream-vhost': 'backend.internal' }),
     annotated('mixed', 'mixed.test', 'web', {
       'configuration-snippet': 'more_set_headers "X-Snippet: yes";',
       'canary-weight': '20',
@@ -264,6 +265,14 @@ test('rewrite-target without capture groups: the whole path becomes the target, 
 test('x-forwarded-prefix: the backend sees the header', async (t) => {
   const w = await world(t);
   t.is((await get(w, 'prefix.test', '/a')).json?.headers?.['x-forwarded-prefix'], '/shop');
+});
+
+test('upstream-vhost: the backend sees the given Host, not the client\'s', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'vhost.test', '/');
+  t.is(res.status, 200);
+  t.is(res.json?.host, 'backend.internal');
+  t.is((await get(w, 'prefix.test', '/')).json?.host, 'prefix.test', 'other Ingresses keep the client Host');
 });
 
 test('a snippet, an unmapped and an unknown annotation are reported; the rest of the Ingress is served', async (t) => {

@@ -99,6 +99,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
+  hostRewrite?: string;
 }
 
 export interface VirtualHostIR {

@@ -88,7 +88,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'permanent-redirect-code': { status: 'unsupported', note: 'not mapped yet' },
   'temporal-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
-  'upstream-vhost': { status: 'unsupported', note: 'not mapped yet (needs a host rewrite on the route)' },
+  'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {
     status: 'unsupported',
     note: 'not mapped yet: a canary Ingress is served as an ordinary one, so its paths conflict with the main Ingress and the older one wins (RuleConflict)',

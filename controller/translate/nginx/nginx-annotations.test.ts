@@ -45,6 +45,7 @@ const samples: Record<string, Record<string, string>> = {
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
+  'upstream-vhost': { 'upstream-vhost': 'api.internal' },
 };
 
 test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {
@@ -88,6 +89,10 @@ test('values map with ingress-nginx semantics', (t) => {
   const cors = parse(nginx({ 'enable-cors': 'true' })).parsed.route.cors;
   t.deepEqual([cors?.allowOrigins, cors?.allowCredentials, cors?.maxAgeSeconds], [['*'], true, 1728000]);
   t.deepEqual(parse(nginx({ 'rewrite-target': '/new' })).parsed.route.rewrite, { kind: 'regex', pattern: '^.*$', substitution: '/new' });
+  t.is(parse(nginx({ 'upstream-vhost': 'API.internal:8080' })).parsed.route.hostRewrite, 'api.internal:8080');
+  const vhostVariable = parse(nginx({ 'upstream-vhost': '$host' }));
+  t.is(vhostVariable.parsed.route.hostRewrite, undefined);
+  t.deepEqual(vhostVariable.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
   t.deepEqual(parse(nginx({ 'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '1.2.3.4' })).parsed.route.allowedSourceCidrs, [
     { address: '10.0.0.0', prefixLength: 8 },
   ]);

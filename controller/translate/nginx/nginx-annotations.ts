@@ -19,6 +19,8 @@ export interface NginxMapping {
   own: Record<string, string>;
   /** rewrite-target: ingress-nginx replaces the whole path (nginx `rewrite`), which our rewrite-prefix cannot say. */
   rewrite?: PathRewriteIR;
+  /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
+  hostRewrite?: string;
 }
 
 /** Names (after the prefix) this module reads; every supported catalog entry must be one of them. */
@@ -43,6 +45,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'session-cookie-name',
   'rewrite-target',
   'x-forwarded-prefix',
+  'upstream-vhost',
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -208,8 +211,17 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
       r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
     }
   }
+  const mapping: NginxMapping = { own: r.own };
   const rewrite = mapRewrite(r);
-  return rewrite === undefined ? { own: r.own } : { own: r.own, rewrite };
+  if (rewrite !== undefined) mapping.rewrite = rewrite;
+  const vhost = r.raw('upstream-vhost');
+  if (vhost !== undefined) {
+    // A host name or address, optionally with a port (nginx variables such as $host are not mapped).
+    const value = vhost.trim();
+    if (/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:\d{1,5})?$/.test(value) || /^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/.test(value)) mapping.hostRewrite = value.toLowerCase();
+    else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
+  }
+  return mapping;
 }
 
 /**
@@ -225,6 +237,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (merged !== undefined) annotations[Annotation.requestHeadersSet] = merged;
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
+  if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   return parsed;
 }
 
