@@ -11,9 +11,11 @@ import { collectGarbage, machine, round, table } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
 import { runTranslationScale } from './translation-scale.js';
 import { ensureWrk } from './wrk.js';
+import { runDataPlane } from './data-plane.js';
+import { existsSync, readFileSync } from 'node:fs';
 
 const quick = process.env['BENCH_QUICK'] === '1';
-const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,churn').split(',');
+const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,churn,dataplane').split(',');
 const started = Date.now();
 const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString(), quick };
 const out: string[] = [];
@@ -90,13 +92,34 @@ if (only.includes('churn')) {
   }
 }
 
+if (only.includes('dataplane')) {
+  const wrk = ensureWrk();
+  if (wrk) {
+    const o = quick ? { ingresses: 100, rounds: 2, seconds: 3 } : { ingresses: 1000, rounds: 3, seconds: 5 };
+    progress(`data plane: generated vs minimal static config, ${o.ingresses} Ingresses, ${o.rounds} rounds of ${o.seconds} s`);
+    const dp = await runDataPlane({ ...o, wrk, tls: certA });
+    results['dataPlane'] = dp;
+    out.push(`\n## 6. Data plane: wrk -c16 through Envoy (1 worker), ${dp.ingresses} Ingresses, same node echo backend`);
+    out.push(
+      table(
+        ['config', 'req/s p50', 'req/s p99', 'latency p99 ms (median of rounds)'],
+        [['generated (xDS)', dp.generated.rps.median, dp.generated.rps.p99, dp.generated.p99Ms.median], ['minimal static', dp.minimalStatic.rps.median, dp.minimalStatic.rps.p99, dp.minimalStatic.p99Ms.median]],
+      ),
+    );
+    out.push(`ratio generated / minimal static: ${dp.ratio} (target >= 0.95)`);
+  }
+}
+
 const m = results['machine'] as ReturnType<typeof machine>;
 const header = `envoy-ingress bench — ${m.cores} cores (${m.cpuModel}), node ${m.node}, load average at start ${m.loadavg.join(' ')}; the cores are shared with other work, so wall times include waiting: CPU times are the steadier figure.`;
 results['durationS'] = round((Date.now() - started) / 1000, 1);
 const dir = join(findRepoRoot(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+const latest = join(dir, 'latest.json');
+// A partial run (BENCH_ONLY) keeps the other scenarios' figures from the previous run.
+const merged = process.env['BENCH_ONLY'] && existsSync(latest) ? { ...(JSON.parse(readFileSync(latest, 'utf8')) as object), ...results } : results;
+writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
 const text = [header, '', ...out, '', `total ${results['durationS']} s`].join('\n');
-writeFileSync(join(dir, 'latest.txt'), `${text}\n`);
+writeFileSync(join(dir, process.env['BENCH_ONLY'] ? `latest-${only.join('-')}.txt` : 'latest.txt'), `${text}\n`);
 console.log(text);
 process.exit(0);

@@ -27,6 +27,18 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
 
 /** The per-route HTTP filters some route of `table` uses, in filter-chain order, to go before the router. */
 export function buildRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
+  // TLS filter chains share one route table: scan it once per build, not once per chain (O(chains x routes)).
+  let built = filtersByTable.get(table);
+  if (built === undefined) {
+    built = scanRouteConfiguredHttpFilters(table);
+    filtersByTable.set(table, built);
+  }
+  return built.map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
+}
+
+const filtersByTable = new WeakMap<RouteTableIR, ResourceJson[]>();
+
+function scanRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
   const policies = table.virtualHosts.flatMap((vhost) =>
     vhost.routes.flatMap((route) => (route.policy !== undefined && route.action.kind === 'forward' ? [route.policy] : [])),
   );
