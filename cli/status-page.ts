@@ -61,6 +61,8 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
     }
     case 'https-redirect':
       return { target: `${action.statusCode} redirect to https` };
+    case 'url-redirect':
+      return { target: `${action.statusCode} redirect to ${action.scheme}://${action.host}${action.port === undefined ? '' : `:${action.port}`}${action.path}` };
     case 'direct':
       return { target: `${action.status} from Envoy` };
   }

@@ -355,6 +355,15 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
         verdict: `${action.statusCode} redirect to ${location} because ${host} has TLS (an Ingress lists it in spec.tls) and ssl-redirect is on`,
       };
     }
+    case 'url-redirect': {
+      const location = `${action.scheme}://${action.host}${action.port === undefined ? '' : `:${action.port}`}${action.path}${action.query === undefined ? '' : `?${action.query}`}`;
+      return {
+        ...common,
+        response: { kind: 'redirect', status: action.statusCode, location },
+        status: action.statusCode,
+        verdict: `${action.statusCode} redirect to ${location} set by ${whereOf(route)} (nginx permanent-redirect/temporal-redirect)`,
+      };
+    }
     case 'direct': {
       const response: ExplainedResponse = { kind: 'direct', status: action.status };
       if (!selected.source) {

@@ -28,6 +28,15 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
       redirect['response_code'] = redirectResponseCodes[action.statusCode];
       return { redirect };
     }
+    case 'url-redirect': {
+      const redirect: ResourceJson = { scheme_redirect: action.scheme, host_redirect: action.host };
+      if (action.port !== undefined) redirect['port_redirect'] = action.port;
+      // A query in path_redirect replaces the request's; without one, the request's is dropped.
+      redirect['path_redirect'] = action.query === undefined ? action.path : `${action.path}?${action.query}`;
+      if (action.query === undefined) redirect['strip_query'] = true;
+      redirect['response_code'] = redirectResponseCodes[action.statusCode];
+      return { redirect };
+    }
     case 'direct': {
       const directResponse: ResourceJson = { status: action.status };
       if (action.body !== undefined) directResponse['body'] = { inline_string: action.body };

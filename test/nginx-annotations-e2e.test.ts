@@ -100,6 +100,9 @@ async function setUp(): Promise<World> {
     annotated('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
     annotated('prefix', 'prefix.test', 'web', { 'x-forwarded-prefix': '/shop' }),
     annotated('vhost', 'vhost.test', 'web', { 'upstream-vhost': 'backend.internal' }),
+    annotated('moved', 'moved.test', 'web', { 'permanent-redirect': 'https://new.example.test/landing' }),
+    annotated('moved-308', 'moved-308.test', 'web', { 'permanent-redirect': 'http://new.example.test:8081/x?from=old', 'permanent-redirect-code': '308' }),
+    annotated('away', 'away.test', 'web', { 'temporal-redirect': 'https://status.example.test' }),
     annotated('mixed', 'mixed.test', 'web', {
       'configuration-snippet': 'more_set_headers "X-Snippet: yes";',
       'canary-weight': '20',
@@ -273,6 +276,21 @@ test('upstream-vhost: the backend sees the given Host, not the client\'s', async
   t.is(res.status, 200);
   t.is(res.json?.host, 'backend.internal');
   t.is((await get(w, 'prefix.test', '/')).json?.host, 'prefix.test', 'other Ingresses keep the client Host');
+});
+
+test('permanent-redirect (301, or permanent-redirect-code) and temporal-redirect (302) send every path to the URL', async (t) => {
+  const w = await world(t);
+  const moved = await get(w, 'moved.test', '/any/path?q=1');
+  t.is(moved.status, 301);
+  t.is(moved.headers.location, 'https://new.example.test/landing', 'path and query of the request are not kept');
+  const moved308 = await get(w, 'moved-308.test', '/a');
+  t.is(moved308.status, 308);
+  t.is(moved308.headers.location, 'http://new.example.test:8081/x?from=old');
+  const withPort = await get(w, 'moved.test', '/', { hostHeader: `moved.test:${w.stack.httpPort}` });
+  t.is(withPort.headers.location, 'https://new.example.test/landing', 'the client port is not carried over');
+  const away = await get(w, 'away.test', '/');
+  t.is(away.status, 302);
+  t.is(away.headers.location, 'https://status.example.test/');
 });
 
 test('a snippet, an unmapped and an unknown annotation are reported; the rest of the Ingress is served', async (t) => {

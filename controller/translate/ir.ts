@@ -18,6 +18,11 @@ export type RouteActionIR =
   | { kind: 'forward'; cluster: string }
   /** Redirect the same host and path to https. */
   | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number }
+  /**
+   * Redirect to one fixed URL whatever the request path (ingress-nginx permanent-redirect / temporal-redirect):
+   * scheme, host, port, path and query of the Location are all these (no query: the request's is dropped).
+   */
+  | { kind: 'url-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port?: number; path: string; query?: string }
   /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
   | { kind: 'direct'; status: number; body?: string; contentType?: string };
 

@@ -10,7 +10,7 @@ import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServe
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
-import { parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -89,6 +89,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const virtualHosts = new Map<string, VirtualHostIR>();

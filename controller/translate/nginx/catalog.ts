@@ -84,9 +84,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'use-regex': { status: 'unsupported', note: 'regex paths are not supported yet; paths stay Ingress-spec prefixes (see the route changes)' },
   'app-root': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
-  'permanent-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
-  'permanent-redirect-code': { status: 'unsupported', note: 'not mapped yet' },
-  'temporal-redirect': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
+  'permanent-redirect': {
+    status: 'supported-with-difference',
+    equivalent: 'a redirect route action (301)',
+    note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
+  },
+  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
+  'temporal-redirect': {
+    status: 'supported-with-difference',
+    equivalent: 'a redirect route action (302)',
+    note: 'a URL without a path gets "/" in Location (nginx sends it as written); wins over permanent-redirect, as in ingress-nginx',
+  },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {

@@ -46,6 +46,9 @@ const samples: Record<string, Record<string, string>> = {
   'rewrite-target': { 'rewrite-target': '/new' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },
+  'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
+  'permanent-redirect-code': { 'permanent-redirect': 'https://new.test/', 'permanent-redirect-code': '308' },
+  'temporal-redirect': { 'temporal-redirect': 'https://new.test/' },
 };
 
 test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {
@@ -96,6 +99,37 @@ test('values map with ingress-nginx semantics', (t) => {
   t.deepEqual(parse(nginx({ 'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '1.2.3.4' })).parsed.route.allowedSourceCidrs, [
     { address: '10.0.0.0', prefixLength: 8 },
   ]);
+});
+
+test('permanent-redirect / temporal-redirect: URL parts, status codes, precedence, invalid values', (t) => {
+  t.deepEqual(parse(nginx({ 'permanent-redirect': 'https://new.test' })).parsed.nginxRedirect, {
+    kind: 'url-redirect',
+    statusCode: 301,
+    scheme: 'https',
+    host: 'new.test',
+    path: '/',
+  });
+  t.deepEqual(parse(nginx({ 'permanent-redirect': 'http://new.test:8080/a/b?x=1', 'permanent-redirect-code': '308' })).parsed.nginxRedirect, {
+    kind: 'url-redirect',
+    statusCode: 308,
+    scheme: 'http',
+    host: 'new.test',
+    port: 8080,
+    path: '/a/b',
+    query: 'x=1',
+  });
+  const both = parse(nginx({ 'temporal-redirect': 'https://t.test/', 'permanent-redirect': 'https://p.test/' }));
+  t.is(both.parsed.nginxRedirect?.host, 't.test');
+  t.is(both.parsed.nginxRedirect?.statusCode, 302);
+  t.deepEqual(both.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  for (const bad of ['/relative', 'ftp://x.test/', 'https://user:pw@x.test/', 'not a url']) {
+    const r = parse(nginx({ 'permanent-redirect': bad }));
+    t.is(r.parsed.nginxRedirect, undefined, bad);
+    t.deepEqual(r.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation], bad);
+  }
+  const badCode = parse(nginx({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '200' }));
+  t.is(badCode.parsed.nginxRedirect?.statusCode, 301);
+  t.deepEqual(badCode.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });
 
 test('our annotation wins over the nginx one for the same setting', (t) => {

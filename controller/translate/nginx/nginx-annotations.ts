@@ -6,8 +6,8 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { PathRewriteIR } from '../ir.js';
-import { type Ingress, refOf } from '../kube-objects.js';
+import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
+import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 
@@ -21,6 +21,15 @@ export interface NginxMapping {
   rewrite?: PathRewriteIR;
   /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
   hostRewrite?: string;
+  /** permanent-redirect / temporal-redirect: every route of the Ingress redirects to this URL. */
+  redirect?: UrlRedirectIR;
+}
+
+export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
+
+/** Our annotations plus what only the nginx layer sets. */
+export interface NginxIngressAnnotations extends IngressAnnotations {
+  nginxRedirect?: UrlRedirectIR;
 }
 
 /** Names (after the prefix) this module reads; every supported catalog entry must be one of them. */
@@ -46,6 +55,9 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'rewrite-target',
   'x-forwarded-prefix',
   'upstream-vhost',
+  'permanent-redirect',
+  'permanent-redirect-code',
+  'temporal-redirect',
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -159,6 +171,47 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   return { kind: 'regex', pattern: '^.*$', substitution: target };
 }
 
+function parseRedirectUrl(text: string, statusCode: UrlRedirectIR['statusCode']): UrlRedirectIR | undefined {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
+  const redirect: UrlRedirectIR = { kind: 'url-redirect', statusCode, scheme: url.protocol === 'https:' ? 'https' : 'http', host: url.hostname, path: url.pathname };
+  if (url.port !== '') redirect.port = Number(url.port);
+  if (url.search.length > 1) redirect.query = url.search.slice(1);
+  return redirect;
+}
+
+const redirectCodes = [301, 302, 307, 308] as const;
+
+/** temporal-redirect (302) is looked at first, as ingress-nginx's redirect parser does; then permanent-redirect. */
+function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
+  const temporal = r.raw('temporal-redirect');
+  const permanent = r.raw('permanent-redirect');
+  const accepted = 'an absolute http:// or https:// URL, e.g. "https://new.example.com/path"';
+  if (temporal !== undefined) {
+    const redirect = parseRedirectUrl(temporal, 302);
+    if (redirect === undefined) r.invalid('temporal-redirect', temporal, accepted);
+    else {
+      if (permanent !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect')} ignored: ${n('temporal-redirect')} is set and takes precedence`);
+      return redirect;
+    }
+  }
+  const codeText = r.raw('permanent-redirect-code');
+  const code = codeText === undefined ? 301 : redirectCodes.find((c) => String(c) === codeText.trim());
+  if (codeText !== undefined && code === undefined) r.invalid('permanent-redirect-code', codeText, '301, 302, 307 or 308; using 301');
+  if (permanent === undefined) {
+    if (codeText !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect-code')} ignored: it needs ${n('permanent-redirect')}`);
+    return undefined;
+  }
+  const redirect = parseRedirectUrl(permanent, code ?? 301);
+  if (redirect === undefined) r.invalid('permanent-redirect', permanent, accepted);
+  return redirect;
+}
+
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
 export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): NginxMapping {
   const r = new NginxReader(ingress, diagnostics);
@@ -221,6 +274,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
     if (/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:\d{1,5})?$/.test(value) || /^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/.test(value)) mapping.hostRewrite = value.toLowerCase();
     else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
   }
+  const redirect = mapRedirect(r);
+  if (redirect !== undefined) mapping.redirect = redirect;
   return mapping;
 }
 
@@ -228,7 +283,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
  * Our annotations of an Ingress, with its nginx annotations mapped in when `nginx` is on. Our own annotations win
  * over nginx ones that set the same thing (rewrite-prefix over rewrite-target included).
  */
-export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean): IngressAnnotations {
+export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean): NginxIngressAnnotations {
   if (!nginx) return parseAnnotations(ingress, diagnostics);
   const mapping = mapNginxAnnotations(ingress, diagnostics);
   const annotations = { ...mapping.own, ...ingress.metadata.annotations };
@@ -238,7 +293,21 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
-  return parsed;
+  return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
+}
+
+/**
+ * permanent-redirect / temporal-redirect: every route of such an Ingress (forwarding or failing) answers with the
+ * redirect instead. Routes are the translator's own fresh objects and are changed in place.
+ */
+export function applyNginxRedirects(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, NginxIngressAnnotations>): void {
+  for (const route of routes) {
+    if (route.source === undefined) continue;
+    const redirect = annotations.get(refKey(route.source))?.nginxRedirect;
+    if (redirect === undefined) continue;
+    route.action = { ...redirect };
+    delete route.policy;
+  }
 }
 
 /** Every nginx annotation name in the catalog (for reports). */
