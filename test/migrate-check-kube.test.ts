@@ -1,0 +1,44 @@
+// migrate-check --kubeconfig against a real API server: the ingress-nginx test Ingresses (testdata/nginx) applied
+// with kubectl give the same report as reading the manifests directly.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
+import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
+import { findRepoRoot } from './harness/repo-root.js';
+
+let cluster: KubeCluster | undefined;
+
+test.before(async (t) => {
+  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries, then starting the cluster');
+  await findKubeBinaries();
+  t.timeout(180_000);
+  cluster = await startKubeCluster();
+});
+
+test.after.always(async () => {
+  await cluster?.stop();
+});
+
+async function migrateCheck(root: string, args: string[]): Promise<{ stdout: string; code: number }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'dist/cli/main.js'), 'migrate-check', ...args], { cwd: root });
+    return { stdout, code: 0 };
+  } catch (err: unknown) {
+    const e = err as { stdout?: string; code?: number };
+    return { stdout: e.stdout ?? '', code: e.code ?? -1 };
+  }
+}
+
+test('--kubeconfig reads the cluster\'s Ingresses and reports exactly as --manifests does', async (t) => {
+  const c = cluster as KubeCluster;
+  const root = findRepoRoot();
+  const manifests = path.join(root, 'testdata/nginx');
+  for (const ns of ['shop', 'legacy']) await c.kubectlOk(['create', 'namespace', ns]);
+  await c.kubectlOk(['apply', '-f', manifests]);
+  const fromCluster = await migrateCheck(root, ['--kubeconfig', c.adminKubeconfigPath, '--output', 'json']);
+  const fromFiles = await migrateCheck(root, ['--manifests', manifests, '--output', 'json']);
+  t.is(fromCluster.code, 1);
+  t.deepEqual(JSON.parse(fromCluster.stdout), JSON.parse(fromFiles.stdout));
+});
