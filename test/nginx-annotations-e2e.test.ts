@@ -95,6 +95,8 @@ async function setUp(): Promise<World> {
     }),
     annotated('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
     annotated('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
+    annotated('hash-cookie', 'hash-cookie.test', 'sticky', { 'upstream-hash-by': '$cookie_sid' }),
+    annotated('hash-addr', 'hash-addr.test', 'sticky', { 'upstream-hash-by': '$remote_addr' }),
     annotated('affinity', 'affinity.test', 'sticky', { affinity: 'cookie' }),
     annotated('affinity-named', 'affinity-named.test', 'sticky', { affinity: 'cookie', 'session-cookie-name': 'route' }),
     annotated('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
@@ -240,6 +242,27 @@ test('upstream-hash-by $http_x_user: one user always reaches the same endpoint, 
   }
   // 16 users all hashing to one of two endpoints would be a 1 in 32768 chance.
   t.deepEqual([...seen].sort(), ['sticky-a', 'sticky-b']);
+});
+
+test('upstream-hash-by $cookie_sid: one session always reaches the same endpoint, sessions spread over both', async (t) => {
+  const w = await world(t);
+  const seen = new Set<string>();
+  for (let user = 0; user < 16; user++) {
+    const services = new Set<string>();
+    for (let i = 0; i < 4; i++) services.add(String((await get(w, 'hash-cookie.test', '/', { headers: { cookie: `sid=s-${user}` } })).json?.service));
+    t.is(services.size, 1, `s-${user} stuck to one endpoint`);
+    for (const s of services) seen.add(s);
+  }
+  t.deepEqual([...seen].sort(), ['sticky-a', 'sticky-b']);
+});
+
+test('upstream-hash-by $remote_addr: each client address always reaches the same endpoint', async (t) => {
+  const w = await world(t);
+  for (const localAddress of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) {
+    const services = new Set<string>();
+    for (let i = 0; i < 6; i++) services.add(String((await get(w, 'hash-addr.test', '/', { localAddress })).json?.service));
+    t.is(services.size, 1, `${localAddress} stuck to one endpoint`);
+  }
 });
 
 for (const [host, cookieName] of [
