@@ -4,22 +4,22 @@
 import type { ServerCredentials } from '@grpc/grpc-js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLeaseClient, LeaderElector } from '../controller/leader-election.js';
-import { reportNacks } from '../controller/nack-reporter.js';
-import { Reconciler } from '../controller/reconciler.js';
+import type { Reconciler } from '../controller/reconciler.js';
 import { createIngressApi, ServiceIngressManager } from '../controller/service-ingress-manager.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { AppliedTracker } from '../controller/status/applied-tracker.js';
 import { EventRecorder } from '../controller/status/event-recorder.js';
 import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
 import { StatusWriter } from '../controller/status/status-writer.js';
-import { ObjectStore } from '../controller/store.js';
+import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/kube-objects.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
-import { AdsServer } from '../xds/ads-server.js';
-import { SnapshotCache } from '../xds/snapshot-cache.js';
+import type { AdsServer } from '../xds/ads-server.js';
+import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
+import { startXdsPipeline } from './xds-pipeline.js';
 
 export interface KubeConnection {
   /** Path of a kubeconfig file; absent: in-cluster config when running in a pod, else the default loading rules. */
@@ -81,13 +81,7 @@ export interface KubeController {
 
 export async function startKubeController(o: KubeControllerOptions): Promise<KubeController> {
   const { log } = o;
-  const store = new ObjectStore();
-  const cache = new SnapshotCache();
-  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, log);
-  const server = new AdsServer(cache, { log });
-  const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
-  log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
-  reportNacks(server, reconciler, log);
+  const { store, cache, reconciler, server, xdsPort } = await startXdsPipeline(o);
 
   const le = o.leaderElection;
   const elector = new LeaderElector(

@@ -1,14 +1,14 @@
 // Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
 import type { ServerCredentials } from '@grpc/grpc-js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
-import { reportNacks } from '../controller/nack-reporter.js';
-import { Reconciler } from '../controller/reconciler.js';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
-import { ObjectStore } from '../controller/store.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
-import { AdsServer } from '../xds/ads-server.js';
-import { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { Logger } from './logger.js';
+import { startXdsPipeline } from './xds-pipeline.js';
+import type { ObjectStore } from '../controller/store.js';
+import type { Reconciler } from '../controller/reconciler.js';
+import type { AdsServer } from '../xds/ads-server.js';
+import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { ControllerMetrics } from './metrics.js';
 
 export interface StandaloneOptions {
@@ -37,13 +37,7 @@ export interface StandaloneController {
 }
 
 export async function startStandaloneController(o: StandaloneOptions): Promise<StandaloneController> {
-  const store = new ObjectStore();
-  const cache = new SnapshotCache();
-  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
-  const server = new AdsServer(cache, { log: o.log });
-  const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
-  o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
-  reportNacks(server, reconciler, o.log);
+  const { store, cache, reconciler, server, xdsPort } = await startXdsPipeline(o);
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => true });
   const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
   try {

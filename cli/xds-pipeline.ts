@@ -1,0 +1,38 @@
+// What both modes share: store -> reconciler -> snapshot cache -> ADS server listening, with NACKs reported.
+import type { ServerCredentials } from '@grpc/grpc-js';
+import { reportNacks } from '../controller/nack-reporter.js';
+import { Reconciler } from '../controller/reconciler.js';
+import { ObjectStore } from '../controller/store.js';
+import type { TranslateOptions } from '../controller/translate/options.js';
+import type { EnvoyOptions } from '../envoy/resource-types.js';
+import { AdsServer } from '../xds/ads-server.js';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
+import type { Logger } from './logger.js';
+
+export interface XdsPipelineOptions {
+  xdsHost: string;
+  xdsPort: number;
+  xdsCredentials?: ServerCredentials;
+  translate: TranslateOptions;
+  envoy: EnvoyOptions;
+  log: Logger;
+}
+
+export interface XdsPipeline {
+  store: ObjectStore;
+  cache: SnapshotCache;
+  reconciler: Reconciler;
+  server: AdsServer;
+  xdsPort: number;
+}
+
+export async function startXdsPipeline(o: XdsPipelineOptions): Promise<XdsPipeline> {
+  const store = new ObjectStore();
+  const cache = new SnapshotCache();
+  const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
+  const server = new AdsServer(cache, { log: o.log });
+  const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
+  o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
+  reportNacks(server, reconciler, o.log);
+  return { store, cache, reconciler, server, xdsPort };
+}
