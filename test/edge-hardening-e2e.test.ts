@@ -174,6 +174,12 @@ test('overload manager: connections over the global limit are refused', async (t
   const stack = await setUp(t, { overload: { maxHeapBytes: 0, maxDownstreamConnections: 2 } });
   const held = await Promise.all([0, 1].map(() => openConnection(stack.httpPort)));
   t.teardown(() => held.forEach((s) => s.destroy()));
+  // Envoy counts the two held connections and nothing else (earlier connections' closes are accounted for).
+  await stack.envoy.waitUntil(
+    async () => (await stack.envoy.stats('^http\\.ingress_http\\.downstream_cx_active$'))['http.ingress_http.downstream_cx_active'] === 2,
+    10_000,
+    'exactly the two held connections active',
+  );
   const reply = await rawExchange(stack.httpPort, `GET /b HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
   t.is(reply, '');
   const stats = await stack.envoy.stats('downstream_global_cx_overflow');
