@@ -3,74 +3,14 @@ import { TypeUrl } from '../proto/type-urls.js';
 import { AdsServer } from './ads-server.js';
 import { SnapshotCache, type SnapshotUpdate } from './snapshot-cache.js';
 import { DeltaTestClient, resourceNames, SotwTestClient } from './testing/ads-test-client.js';
+import {
+  clusterFixture as cluster,
+  endpointsFixture as endpoints,
+  listenerFixture as listener,
+  routesFixture as routes,
+} from './testing/resource-fixtures.js';
 
-const ads = { ads: {}, resource_api_version: 'V3' };
 const node = { id: 'test-envoy', cluster: 'test' };
-
-function cluster(name: string, timeout = '5s') {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.cluster,
-      name,
-      type: 'EDS',
-      connect_timeout: timeout,
-      eds_cluster_config: { eds_config: ads, service_name: name },
-    },
-  };
-}
-
-function endpoints(name: string, ...ports: number[]) {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.clusterLoadAssignment,
-      cluster_name: name,
-      endpoints: [
-        { lb_endpoints: ports.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) },
-      ],
-    },
-  };
-}
-
-function listener(name: string, routeName: string) {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.listener,
-      name,
-      address: { socket_address: { address: '127.0.0.1', port_value: 0 } },
-      filter_chains: [
-        {
-          filters: [
-            {
-              name: 'envoy.filters.network.http_connection_manager',
-              typed_config: {
-                '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
-                stat_prefix: name,
-                rds: { route_config_name: routeName, config_source: ads },
-                http_filters: [
-                  { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    },
-  };
-}
-
-function routes(name: string, clusterName: string) {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.routeConfiguration,
-      name,
-      virtual_hosts: [{ name: '*', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
-    },
-  };
-}
 
 function fullUpdate(clusterName = 'default/web/80', port = 9000): SnapshotUpdate {
   return {

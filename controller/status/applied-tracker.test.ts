@@ -7,69 +7,17 @@ import type { DiscoveryResponse } from '../../xds/discovery-messages.js';
 import { SnapshotCache, type NamedJson, type SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { isWildcardKind } from '../../xds/stream-session.js';
 import { SotwTestClient } from '../../xds/testing/ads-test-client.js';
+import {
+  clusterFixture as cluster,
+  endpointsFixture as endpoints,
+  listenerFixture as listener,
+  routesFixture as routes,
+} from '../../xds/testing/resource-fixtures.js';
 import type { ObjectRef } from '../translate/kube-objects.js';
 import { AppliedTracker, type AppliedEvent } from './applied-tracker.js';
 
-const ads = { ads: {}, resource_api_version: 'V3' };
 const node = { id: 'test-envoy', cluster: 'test' };
 const served: ObjectRef[] = [{ kind: 'Ingress', namespace: 'shop', name: 'web' }];
-
-function cluster(name: string): NamedJson {
-  return {
-    name,
-    resource: { '@type': TypeUrl.cluster, name, type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: ads, service_name: name } },
-  };
-}
-
-function endpoints(name: string, port: number): NamedJson {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.clusterLoadAssignment,
-      cluster_name: name,
-      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } }] }],
-    },
-  };
-}
-
-function listener(name: string, routeName: string): NamedJson {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.listener,
-      name,
-      address: { socket_address: { address: '127.0.0.1', port_value: 0 } },
-      filter_chains: [
-        {
-          filters: [
-            {
-              name: 'envoy.filters.network.http_connection_manager',
-              typed_config: {
-                '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
-                stat_prefix: name,
-                rds: { route_config_name: routeName, config_source: ads },
-                http_filters: [
-                  { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    },
-  };
-}
-
-function routes(name: string, clusterName: string): NamedJson {
-  return {
-    name,
-    resource: {
-      '@type': TypeUrl.routeConfiguration,
-      name,
-      virtual_hosts: [{ name: '*', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
-    },
-  };
-}
 
 function secret(name: string, ca: string): NamedJson {
   return { name, resource: { '@type': TypeUrl.secret, name, validation_context: { trusted_ca: { inline_string: ca } } } };
@@ -79,7 +27,7 @@ function secret(name: string, ca: string): NamedJson {
 function config({ clusters = 1, basePort = 9000, ca = 'ca-1' } = {}): SnapshotUpdate {
   const names = Array.from({ length: clusters }, (_, i) => `shop/web-${i}/80`);
   return {
-    cluster: names.map(cluster),
+    cluster: names.map((n) => cluster(n)),
     clusterLoadAssignment: names.map((n, i) => endpoints(n, basePort + i)),
     secret: [secret('shop/tls', ca)],
     listener: [listener('ingress_http', 'http')],
