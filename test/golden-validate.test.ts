@@ -16,6 +16,7 @@ import { TypeUrl } from '../proto/type-urls.js';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
+import { limiter } from './harness/limiter.js';
 
 const root = findRepoRoot();
 const cliMain = path.join(root, 'dist', 'cli', 'main.js');
@@ -31,20 +32,6 @@ const cliEnvoyDefaults: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 808
 /** CLI processes at a time (each starts node and, for validate, Envoy) on a 2-core machine. */
 const parallelism = 2;
 
-function limiter(limit: number): <R>(task: () => Promise<R>) => Promise<R> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 const withSlot = limiter(parallelism);
 
 interface CliResult {

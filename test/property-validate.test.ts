@@ -30,28 +30,13 @@ import {
   createCertPool,
   pipelineOptionsArbitrary,
 } from './generators/kube-arbitraries.js';
+import { limiter } from './harness/limiter.js';
 
 const defaultSeed = 20_240_611;
 const batchCount = 10;
 const combinationsPerBatch = 50;
 /** Envoy validations at a time, across this file's tests: each is a process on a 2-core machine. */
 const envoyParallelism = 2;
-
-/** A counting semaphore: at most `limit` calls of `run` are in flight. */
-function limiter(limit: number): <R>(task: () => Promise<R>) => Promise<R> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 const withEnvoySlot = limiter(envoyParallelism);
 
