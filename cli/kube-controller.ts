@@ -1,7 +1,6 @@
 // Kubernetes mode wiring: informers -> store -> reconciler -> snapshot cache -> ADS server, and around it the
 // leader-only writers: status addresses (published only once a connected Envoy ACKed the config that serves the
 // Ingress), Events for diagnostics, and the optional Service-annotation Ingress manager.
-import type { ServerCredentials } from '@grpc/grpc-js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLeaseClient, LeaderElector } from '../controller/leader-election.js';
 import type { Reconciler } from '../controller/reconciler.js';
@@ -13,13 +12,10 @@ import { publishedAddresses, type PublishOptions } from '../controller/status/pu
 import { StatusWriter } from '../controller/status/status-writer.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/kube-objects.js';
-import type { TranslateOptions } from '../controller/translate/options.js';
-import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
-import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
-import { startXdsPipeline } from './xds-pipeline.js';
+import { startXdsPipeline, type XdsPipelineOptions } from './xds-pipeline.js';
 
 export interface KubeConnection {
   /** Path of a kubeconfig file; absent: in-cluster config when running in a pod, else the default loading rules. */
@@ -45,16 +41,9 @@ export interface LeaderElectionOptions {
   retryPeriodSeconds?: number;
 }
 
-export interface KubeControllerOptions {
+export interface KubeControllerOptions extends XdsPipelineOptions {
   kubeConfig: KubeConfig;
   watchNamespace?: string;
-  xdsHost: string;
-  xdsPort: number;
-  /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
-  xdsCredentials?: ServerCredentials;
-  translate: TranslateOptions;
-  envoy: EnvoyOptions;
-  log: Logger;
   publish: PublishOptions;
   leaderElection: LeaderElectionOptions;
   /** The Service-annotation Ingress manager; off when absent. */

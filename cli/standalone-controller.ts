@@ -1,25 +1,14 @@
 // Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
-import type { ServerCredentials } from '@grpc/grpc-js';
-import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
-import type { TranslateOptions } from '../controller/translate/options.js';
-import type { Logger } from './logger.js';
-import { startXdsPipeline } from './xds-pipeline.js';
+import { startXdsPipeline, type XdsPipelineOptions } from './xds-pipeline.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { ControllerMetrics } from './metrics.js';
 
-export interface StandaloneOptions {
+export interface StandaloneOptions extends XdsPipelineOptions {
   manifestsDir: string;
-  xdsHost: string;
-  xdsPort: number;
-  /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
-  xdsCredentials?: ServerCredentials;
-  translate: TranslateOptions;
-  envoy: EnvoyOptions;
-  log: Logger;
   /** Watch the directory for changes (default true). */
   watch?: boolean;
   /** Prometheus metrics to feed (attached before the first build). */

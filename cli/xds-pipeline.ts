@@ -12,6 +12,7 @@ import type { Logger } from './logger.js';
 export interface XdsPipelineOptions {
   xdsHost: string;
   xdsPort: number;
+  /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
   xdsCredentials?: ServerCredentials;
   translate: TranslateOptions;
   envoy: EnvoyOptions;
