@@ -137,7 +137,10 @@ test('an Envoy whose client certificate another CA signed is refused and gets no
     const stats = await envoy.stats('cluster\\.xds_cluster\\.(upstream_cx_connect_fail|upstream_cx_destroy_remote|ssl\\.connection_error)$');
     return Object.values(stats).some((v) => v >= 2);
   }, 20_000, 'xDS connections refused');
-  t.is((await envoy.stats('control_plane\\.connected_state$'))['control_plane.connected_state'], 0);
+  // With TLS 1.3 the client finishes its handshake before the server checks its certificate, so Envoy's
+  // connected_state can flip to 1 for a moment on each retry; what matters is on the server side: no xDS stream
+  // was ever accepted from this Envoy.
+  t.is(w.controller.server.stats.streamsOpened, 0);
   t.deepEqual(w.controller.server.clients(), []);
   t.deepEqual((await envoy.warmingState()).warmingListeners, []);
   await t.throwsAsync(envoy.listenerPort('ingress_http'));
