@@ -75,7 +75,7 @@ function portOf(store: ObjectStore, name: string): number | undefined {
   return (store.get('Service', 'default', name) as Service | undefined)?.spec?.ports?.[0]?.port;
 }
 
-async function setUp(t: ExecutionContext, files: Record<string, string>, options: { now?: () => Date; emptyRecheckMs?: number } = {}) {
+async function setUp(t: ExecutionContext, files: Record<string, string>, options: { now?: () => Date; emptyRecheckMs?: number; debounceMs?: number } = {}) {
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
   for (const [name, text] of Object.entries(files)) {
@@ -87,6 +87,7 @@ async function setUp(t: ExecutionContext, files: Record<string, string>, options
   const source = new ManifestDirectorySource(tmp.path, store, log, {
     ...(options.now ? { now: options.now } : {}),
     ...(options.emptyRecheckMs !== undefined ? { emptyRecheckMs: options.emptyRecheckMs } : {}),
+    ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
   });
   t.teardown(() => source.stop());
   return { dir: tmp.path, file: tmp.file, store, log, source };
@@ -121,6 +122,32 @@ test('an edited file updates the store', async (t) => {
   await save(file('svc.yaml'), yaml(service('web', 8080), service('api', 90)));
   const changes = await changed;
   t.deepEqual(changes.map((c) => `${c.type} ${c.name}`), ['modified web'], 'api did not change, so it is not in the batch');
+  t.is(portOf(store, 'web'), 8080);
+});
+
+test('a file replaced by rename again and again is seen every time (new content renamed in from elsewhere)', async (t) => {
+  const { file, store, source } = await setUp(t, { 'svc.yaml': yaml(service('web', 80)) });
+  const elsewhere = await createTempDir();
+  t.teardown(() => elsewhere.remove());
+  await source.start();
+  // Nothing but the rename happens in the watched directory (no temporary file beside it to give it away).
+  for (const port of [81, 82, 83, 84]) {
+    const changed = nextChange(store, () => portOf(store, 'web') === port, `web on port ${port}`);
+    await writeFile(elsewhere.file('next.yaml'), yaml(service('web', port)));
+    await rename(elsewhere.file('next.yaml'), file('svc.yaml'));
+    await changed;
+  }
+  t.is(portOf(store, 'web'), 84);
+});
+
+test('a single change after a quiet moment is read at once, not after the coalescing window', async (t) => {
+  // A ten-minute window: the change can only arrive before the test's 20 s deadline if it is read on the
+  // leading edge.
+  const { file, store, source } = await setUp(t, { 'svc.yaml': yaml(service('web', 80)) }, { debounceMs: 600_000 });
+  await source.start();
+  const changed = nextChange(store, has('modified', 'web'), 'modification of web');
+  await save(file('svc.yaml'), yaml(service('web', 8080)));
+  await changed;
   t.is(portOf(store, 'web'), 8080);
 });
 

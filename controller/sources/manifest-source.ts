@@ -33,8 +33,12 @@ export class ManifestDirectorySource {
   readonly #files = new Map<string, FileEntry>();
   /** First time an object without creationTimestamp was seen, so "oldest wins" stays stable across reloads. */
   readonly #firstSeen = new Map<string, string>();
-  #watcher: fs.FSWatcher | undefined;
+  /** One watcher per directory read (non-recursive: see #watchDirectories). */
+  readonly #watchers = new Map<string, fs.FSWatcher>();
+  #watching = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the last read caused by a change started: the coalescing window is measured from it. */
+  #lastReadAt = -Infinity;
   /** When a file that had objects was first read empty. */
   readonly #emptySince = new Map<string, number>();
   #recheckTimer: NodeJS.Timeout | undefined;
@@ -57,15 +61,14 @@ export class ManifestDirectorySource {
   }
 
   async start(): Promise<void> {
+    this.#watching = this.options.watch !== false;
     await this.reload();
-    if (this.options.watch === false) return;
-    this.#watcher = fs.watch(this.dir, { recursive: true }, () => this.#schedule());
-    this.#watcher.on('error', (err) => this.log.warn({ err, dir: this.dir }, 'manifest directory watch failed'));
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#watcher?.close();
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
   }
@@ -78,13 +81,82 @@ export class ManifestDirectorySource {
     }, ms);
   }
 
+  /**
+   * A change was seen. Leading edge: the first change after a quiet moment is read at once (on the next turn of
+   * the event loop, so the events of one save form one read), because a single `kubectl`-style save should not
+   * wait for a debounce window. Changes within `debounceMs` of the last read's start are folded into one read at
+   * the end of that window, so a burst of writes costs at most one read per window. A half-written file seen by
+   * the early read is read again on its next write event (and an emptied one only believed after a re-check).
+   */
   #schedule(): void {
-    if (this.#stopped) return;
-    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#stopped || this.#timer) return;
+    const wait = Math.max(0, this.#lastReadAt + (this.options.debounceMs ?? 25) - performance.now());
     this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#lastReadAt = performance.now();
       // A failed re-read (directory gone, permissions) keeps the last state; it must not crash the process.
       this.reload().catch((err: unknown) => this.log.warn({ err, dir: this.dir }, 'manifest directory re-read failed'));
-    }, this.options.debounceMs ?? 25);
+    }, wait);
+  }
+
+  /**
+   * An entry of a watched directory changed. A save through a temporary file (`app.yaml.tmp`, then a rename)
+   * must cause one read after the rename, not a first read of the temporary file that starts the coalescing
+   * window and defers the real change: so other files are ignored. Manifests, directories (a new folder, a
+   * ConfigMap volume's `..data` swap) and unknown entries cause a read.
+   */
+  #changed(dir: string, name: string | Buffer | null): void {
+    if (this.#stopped) return;
+    const entry = name === null ? '' : name.toString();
+    if (entry === '' || manifestFile.test(entry) || entry.startsWith('..')) {
+      this.#schedule();
+      return;
+    }
+    const full = path.join(dir, entry);
+    fs.lstat(full, (err, stat) => {
+      // Gone: a temporary file renamed into place (the manifest name has its own event), unless it was a
+      // directory we read (moved away: its manifests go with it).
+      if (err ? this.#watchers.has(full) : !stat.isFile()) this.#schedule();
+    });
+  }
+
+  /**
+   * Watch every directory that was read, each with its own non-recursive watcher. Node 20's recursive watch on
+   * Linux watches each file's inode, so a file replaced by rename (how editors, kubectl-style tools and atomic
+   * writers save) is seen once and then never again; a directory watch reports every create, write, rename and
+   * removal of its entries, and a ConfigMap volume's `..data` symlink swap shows up in the top directory.
+   */
+  #watchDirectories(dirs: readonly string[]): void {
+    if (!this.#watching || this.#stopped) return;
+    const wanted = new Set(dirs);
+    for (const [dir, watcher] of this.#watchers) {
+      if (wanted.has(dir)) continue;
+      watcher.close();
+      this.#watchers.delete(dir);
+    }
+    let added = false;
+    for (const dir of dirs) {
+      if (this.#watchers.has(dir)) continue;
+      added = true;
+      let watcher: fs.FSWatcher;
+      try {
+        watcher = fs.watch(dir, { persistent: true }, (_event, name) => this.#changed(dir, name));
+      } catch (err: unknown) {
+        // Removed between listing and watching: the next read notices.
+        this.log.warn({ err, dir }, 'manifest directory watch failed');
+        this.#schedule();
+        continue;
+      }
+      watcher.on('error', (err) => {
+        if (dir === this.dir) this.log.warn({ err, dir }, 'manifest directory watch failed');
+        watcher.close();
+        if (this.#watchers.get(dir) === watcher) this.#watchers.delete(dir);
+        this.#schedule();
+      });
+      this.#watchers.set(dir, watcher);
+    }
+    // What was created in a new directory between listing it and watching it is found by one more read.
+    if (added && this.#synced) this.#schedule();
   }
 
   /** Re-read the directory (coalesced: a change during a read triggers one more read). */
@@ -106,20 +178,25 @@ export class ManifestDirectorySource {
     return this.#reading;
   }
 
-  async #listFiles(dir: string): Promise<string[]> {
+  /** Manifest files under `dir` (sorted), and the directories visited (`dirs`, filled in). */
+  async #listFiles(dir: string, dirs: string[]): Promise<string[]> {
     const out: string[] = [];
+    dirs.push(dir);
     const entries = await fsp.readdir(dir, { withFileTypes: true });
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
       const full = path.join(dir, e.name);
-      if (e.isDirectory()) out.push(...(await this.#listFiles(full)));
+      if (e.isDirectory()) out.push(...(await this.#listFiles(full, dirs)));
       else if ((e.isFile() || e.isSymbolicLink()) && manifestFile.test(e.name)) out.push(full);
     }
     return out.sort();
   }
 
   async #readAll(): Promise<void> {
-    const files = await this.#listFiles(this.dir);
+    const dirs: string[] = [];
+    const files = await this.#listFiles(this.dir, dirs);
+    // Watch before reading the files: a write between listing and reading still causes one more read.
+    this.#watchDirectories(dirs);
     const present = new Set(files);
     for (const file of [...this.#files.keys()]) if (!present.has(file)) this.#files.delete(file);
     for (const file of files) {
