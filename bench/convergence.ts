@@ -15,6 +15,67 @@ export interface ConvergenceResult {
   existingRoutes: number;
   existingIngresses: number;
   applyTo200Ms: Summary;
+  /** Where the time went, per stage (medians and p99 over the runs; see ApplyStages). */
+  stages: Record<keyof ApplyStages, Summary>;
+}
+
+/**
+ * One apply, cut into stages by the controller's own events (milliseconds):
+ * - `watch`: file written -> the manifest source put the new objects in the store (file watch + debounce + read);
+ * - `build`: store change -> the reconciler finished the build (translate + Envoy builders + encode);
+ * - `ordering`: build done -> the RouteConfiguration was written to Envoy (xDS ordering: CDS, EDS before RDS);
+ * - `envoyApply`: RouteConfiguration written -> Envoy ACKed it (transfer + Envoy applying it);
+ * - `firstOk`: RDS ACKed -> the first 200 (worker threads pick the new table up; poll granularity).
+ */
+export interface ApplyStages {
+  watch: number;
+  build: number;
+  ordering: number;
+  envoyApply: number;
+  firstOk: number;
+}
+
+/** Records when the controller reached each stage of an apply, from its store, reconciler and xDS events. */
+class StageClock {
+  store: number | undefined;
+  built: number | undefined;
+  rdsPush: number | undefined;
+  rdsAck: number | undefined;
+
+  constructor(controller: Awaited<ReturnType<typeof startEnvoyStack>>['controller'], ingress: string) {
+    const onStore = (changes: readonly { kind: string; name: string }[]): void => {
+      if (this.store === undefined && changes.some((c) => c.kind === 'Ingress' && c.name === ingress)) this.store = performance.now();
+    };
+    const onBuilt = (): void => {
+      if (this.store !== undefined && this.built === undefined) this.built = performance.now();
+    };
+    const onPush = (p: { kind: string }): void => {
+      if (this.built !== undefined && this.rdsPush === undefined && p.kind === 'routeConfiguration') this.rdsPush = performance.now();
+    };
+    const onAck = (a: { kind: string }): void => {
+      if (this.rdsPush !== undefined && this.rdsAck === undefined && a.kind === 'routeConfiguration') this.rdsAck = performance.now();
+    };
+    controller.store.on('change', onStore);
+    controller.reconciler.on('built', onBuilt);
+    controller.server.on('push', onPush);
+    controller.server.on('ack', onAck);
+    this.stop = () => {
+      controller.store.off('change', onStore);
+      controller.reconciler.off('built', onBuilt);
+      controller.server.off('push', onPush);
+      controller.server.off('ack', onAck);
+    };
+  }
+
+  readonly stop: () => void;
+
+  stages(t0: number, ok: number): ApplyStages {
+    const store = this.store ?? t0;
+    const built = this.built ?? store;
+    const push = this.rdsPush ?? built;
+    const ack = this.rdsAck ?? push;
+    return { watch: store - t0, build: built - store, ordering: push - built, envoyApply: ack - push, firstOk: ok - ack };
+  }
 }
 
 export interface RouteChangeResult {
@@ -105,9 +166,11 @@ export async function runConvergence(
         }
         progress(`convergence: config with ${n} Ingresses loaded; applying new Ingresses`);
         const times: number[] = [];
+        const stages: ApplyStages[] = [];
         for (let r = 0; r < runs; r++) {
           const name = `new-${r}`;
           const host = `${name}.converge.test`;
+          const clock = new StageClock(stack.controller, name);
           const t0 = performance.now();
           await writeAtomically(join(stack.dir, `${name}.yaml`), appManifest(name, host, backend));
           for (;;) {
@@ -115,10 +178,16 @@ export async function runConvergence(
             if (performance.now() - t0 > 60_000) throw new Error(`no 200 for ${host} within 60 s`);
             await new Promise((res) => setTimeout(res, 1));
           }
-          times.push(performance.now() - t0);
+          const ok = performance.now();
+          times.push(ok - t0);
+          clock.stop();
+          stages.push(clock.stages(t0, ok));
           await stack.controller.reconciler.idle();
         }
-        convergence.push({ existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0, existingIngresses: n, applyTo200Ms: summarize(times) });
+        const stageSummary = Object.fromEntries(
+          (Object.keys(stages[0] ?? {}) as (keyof ApplyStages)[]).map((k) => [k, summarize(stages.map((s) => s[k]))]),
+        ) as Record<keyof ApplyStages, Summary>;
+        convergence.push({ existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0, existingIngresses: n, applyTo200Ms: summarize(times), stages: stageSummary });
         if (withRouteChange && routes === routeCounts[routeCounts.length - 1]) routeChange = await measureRouteChange(stack, backend, other);
       } finally {
         await stack.stop();

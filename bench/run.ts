@@ -61,12 +61,15 @@ if (only.includes('incremental')) {
 }
 
 if (only.includes('convergence')) {
-  const counts = quick ? [0, 1000] : [0, 1000, 5000];
+  // BENCH_ROUTES=0,5000 picks the existing-route counts (e.g. to measure one size while working on it).
+  const counts = process.env['BENCH_ROUTES'] ? process.env['BENCH_ROUTES'].split(',').map(Number) : quick ? [0, 1000] : [0, 1000, 5000];
   progress(`convergence (standalone mode, real Envoy): ${counts.join(', ')} existing routes`);
   const conv = await runConvergence(counts, quick ? 3 : 7, certA, true);
   results['convergence'] = conv;
   out.push('\n## 2. Convergence, standalone mode: write one Ingress manifest -> first 200 from Envoy (polled every ms)');
   out.push(table(['existing routes', 'Ingresses', 'runs', 'p50 ms', 'p99 ms'], conv.convergence.map((c) => [c.existingRoutes, c.existingIngresses, c.applyTo200Ms.runs, c.applyTo200Ms.median, c.applyTo200Ms.p99])));
+  out.push('where the time goes (median ms per stage): file watch -> store, store -> build done, build -> RDS written (xDS ordering), RDS written -> ACKed by Envoy, ACK -> first 200');
+  out.push(table(['existing routes', 'watch', 'build', 'ordering', 'envoy apply', 'ack -> 200'], conv.convergence.map((c) => [c.existingRoutes, c.stages.watch.median, c.stages.build.median, c.stages.ordering.median, c.stages.envoyApply.median, c.stages.firstOk.median])));
   if (conv.routeChange) {
     const r = conv.routeChange;
     out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
