@@ -1,4 +1,5 @@
-// ClusterIR upstream settings (annotations backend-protocol, backend-sni, load-balancer) -> Cluster fields.
+// ClusterIR upstream settings (annotations backend-protocol, backend-sni, load-balancer; ingress-nginx
+// proxy-connect-timeout, limit-connections) -> Cluster fields.
 import type { ClusterIR, LoadBalancerIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -40,5 +41,11 @@ export function withUpstreamPolicy(cluster: ClusterIR, resource: ResourceJson): 
     };
   }
   if (cluster.upstreamTls !== undefined) result['transport_socket'] = buildUpstreamTlsSocket(cluster, cluster.upstreamTls.sni);
+  if (cluster.connectTimeoutMs !== undefined) result['connect_timeout'] = `${cluster.connectTimeoutMs / 1000}s`;
+  if (cluster.maxRequests !== undefined) {
+    // Only max_requests is lowered: the other thresholds keep Envoy's defaults (1024), so requests beyond the
+    // limit overflow with 503 at once instead of queueing.
+    result['circuit_breakers'] = { thresholds: [{ priority: 'DEFAULT', max_requests: cluster.maxRequests }] };
+  }
   return result;
 }

@@ -4,6 +4,8 @@
 import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
+import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
+import { buildExtAuthzFilters } from './ext-authz.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // Access control first: a denied client learns nothing else about the route.
@@ -16,6 +18,13 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
     name: corsFilterName,
     usedBy: (p) => p.cors !== undefined,
     config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors' },
+  },
+  // After CORS (a preflight is answered before authentication, as ingress-nginx's CORS block returns first); the
+  // ext_authz filters follow it (see scanRouteConfiguredHttpFilters).
+  {
+    name: basicAuthFilterName,
+    usedBy: (p) => p.basicAuth !== undefined,
+    config: buildBasicAuthFilterConfig(),
   },
   {
     name: bufferFilterName,
@@ -42,7 +51,11 @@ function scanRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
   const policies = table.virtualHosts.flatMap((vhost) =>
     vhost.routes.flatMap((route) => (route.policy !== undefined && route.action.kind === 'forward' ? [route.policy] : [])),
   );
-  return filters
+  const chosen: ResourceJson[] = filters
     .filter((filter) => policies.some(filter.usedBy))
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));
+  // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
+  const buffer = chosen.findIndex((filter) => filter['name'] === bufferFilterName);
+  chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(policies));
+  return chosen;
 }

@@ -3,6 +3,8 @@
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
+import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
+import { buildExtAuthzPerRoute } from './ext-authz.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';
@@ -132,6 +134,8 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   const config: ResourceJson = {};
   if (policy.allowedSourceCidrs !== undefined) config[rbacFilterName] = buildRbacPerRoute(policy.allowedSourceCidrs);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
+  if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
+  if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
   if (policy.maxRequestBodyBytes !== undefined) {
     config[bufferFilterName] = { '@type': bufferPerRouteType, buffer: { max_request_bytes: policy.maxRequestBodyBytes } };
   }

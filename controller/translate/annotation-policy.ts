@@ -32,6 +32,8 @@ export function clusterVariantName(base: string, settings: ClusterSettings): str
     parts.push('h2c');
   }
   if (settings.loadBalancer !== undefined) parts.push(settings.loadBalancer);
+  if (settings.connectTimeoutMs !== undefined) parts.push(`connect=${settings.connectTimeoutMs}ms`);
+  if (settings.maxRequests !== undefined) parts.push(`max-requests=${settings.maxRequests}`);
   return parts.length === 0 ? base : [base, ...parts].join('~');
 }
 
@@ -40,6 +42,8 @@ function withSettings(cluster: ClusterIR, settings: ClusterSettings): ClusterIR 
   if (settings.protocol !== undefined) variant.protocol = settings.protocol;
   if (settings.upstreamTls !== undefined) variant.upstreamTls = { ...settings.upstreamTls };
   if (settings.loadBalancer !== undefined) variant.loadBalancer = settings.loadBalancer;
+  if (settings.connectTimeoutMs !== undefined) variant.connectTimeoutMs = settings.connectTimeoutMs;
+  if (settings.maxRequests !== undefined) variant.maxRequests = settings.maxRequests;
   return variant;
 }
 

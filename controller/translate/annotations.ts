@@ -58,7 +58,7 @@ export const Annotation = {
 export const sslRedirectAnnotation = Annotation.sslRedirect;
 
 /** Settings of the cluster an Ingress's backends are reached through (a cluster is per Service port). */
-export type ClusterSettings = Pick<ClusterIR, 'protocol' | 'upstreamTls' | 'loadBalancer'>;
+export type ClusterSettings = Pick<ClusterIR, 'protocol' | 'upstreamTls' | 'loadBalancer' | 'connectTimeoutMs' | 'maxRequests'>;
 
 export interface IngressAnnotations {
   sslRedirect: boolean;

@@ -38,3 +38,16 @@ export function isServedByUs(
   if (legacy !== undefined) return legacy === options.ingressClassName;
   return ingressClasses.some((c) => isOurClass(c, options) && isDefaultClass(c));
 }
+
+/**
+ * The IngressClass an Ingress of ours belongs to: the one spec.ingressClassName names, else the one the legacy
+ * annotation names (if it exists), else our default class (the first by name when several are marked default).
+ */
+export function ingressClassOf(ingress: Ingress, ingressClasses: readonly IngressClass[], options: ClassOptions): IngressClass | undefined {
+  const className = ingress.spec?.ingressClassName;
+  const named = className !== undefined && className !== '' ? className : ingress.metadata.annotations?.[legacyIngressClassAnnotation];
+  if (named !== undefined) return ingressClasses.find((c) => c.metadata.name === named && isOurClass(c, options));
+  return ingressClasses
+    .filter((c) => isOurClass(c, options) && isDefaultClass(c))
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))[0];
+}

@@ -104,6 +104,10 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */
+  basicAuth?: BasicAuthIR;
+  /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */
+  externalAuth?: ExternalAuthIR;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
 }
@@ -200,4 +204,45 @@ export interface GatewayIR {
   tlsServers: TlsServerIR[];
   clusters: ClusterIR[];
   secrets: TlsSecretIR[];
+}
+
+/** htpasswd text (`user:{SHA}hash` lines) that does not print itself: password hashes are credentials too. */
+export class HtpasswdUsers {
+  readonly #text: string;
+  constructor(text: string) {
+    this.#text = text;
+  }
+  reveal(): string {
+    return this.#text;
+  }
+  toJSON(): string {
+    return '[redacted]';
+  }
+  toString(): string {
+    return '[redacted]';
+  }
+}
+
+/** HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. */
+export interface BasicAuthIR {
+  users: HtpasswdUsers;
+  /** The Secret the users come from, so a problem Envoy finds can be reported on it. */
+  secret: ObjectRef;
+}
+
+/**
+ * An HTTP authorization service (ingress-nginx auth-url). A 200 answer lets the request through (with the
+ * `responseHeaders` of that answer copied onto it); any other answer is sent to the client instead.
+ */
+export interface ExternalAuthIR {
+  /** Name of the HTTP filter that calls this service; equal settings give equal names. */
+  filter: string;
+  /** The URL as configured (shown in Envoy's config; the cluster decides where requests go). */
+  uri: string;
+  /** Cluster of `clusters` the check requests go to. */
+  cluster: string;
+  /** Put before the request's own path in the check request (Envoy always appends the path). */
+  pathPrefix: string;
+  /** Lower-case names of headers copied from the service's 200 answer onto the request sent upstream. */
+  responseHeaders: string[];
 }

@@ -23,6 +23,10 @@ export const Reason = {
   NginxSnippetRefused: 'NginxSnippetRefused',
   /** An ingress-nginx annotation the compatibility layer does not map (--nginx-annotations); it is ignored. */
   UnsupportedNginxAnnotation: 'UnsupportedNginxAnnotation',
+  /** A user of a basic-auth Secret whose password hash Envoy cannot verify (only {SHA} is); that user cannot log in. */
+  BasicAuthUserSkipped: 'BasicAuthUserSkipped',
+  /** auth-url names a target that is refused (loopback, link-local, localhost) or cannot be reached; the paths answer 503. */
+  AuthUrlRefused: 'AuthUrlRefused',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

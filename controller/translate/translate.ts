@@ -11,6 +11,7 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from '
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -149,11 +150,14 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
   };
+  // ingress-nginx auth-type basic / auth-url, on the final routes (nginx/nginx-auth.ts).
+  const nginxAuth = nginxAuthByIngress(annotations);
+  applyNginxAuth(ir, nginxAuth, { secrets: state.secrets, services }, diagnostics);
   return {
     ir,
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
-    references: collectReferences(ingresses),
+    references: nginxAuthReferences(nginxAuth, collectReferences(ingresses)),
   };
 }

@@ -49,6 +49,17 @@ const samples: Record<string, Record<string, string>> = {
   'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
   'permanent-redirect-code': { 'permanent-redirect': 'https://new.test/', 'permanent-redirect-code': '308' },
   'temporal-redirect': { 'temporal-redirect': 'https://new.test/' },
+  'proxy-connect-timeout': { 'proxy-connect-timeout': '3' },
+  'denylist-source-range': { 'denylist-source-range': '10.0.0.0/8' },
+  'limit-rps': { 'limit-rps': '5' },
+  'limit-rpm': { 'limit-rpm': '100' },
+  'limit-burst-multiplier': { 'limit-rps': '5', 'limit-burst-multiplier': '2' },
+  'limit-connections': { 'limit-connections': '10' },
+  'session-cookie-path': { affinity: 'cookie', 'session-cookie-path': '/app' },
+  'session-cookie-expires': { affinity: 'cookie', 'session-cookie-expires': '3600' },
+  'session-cookie-max-age': { affinity: 'cookie', 'session-cookie-max-age': '3600' },
+  'session-cookie-samesite': { affinity: 'cookie', 'session-cookie-samesite': 'Lax' },
+  'session-cookie-secure': { affinity: 'cookie', 'session-cookie-secure': 'true' },
 };
 
 test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {

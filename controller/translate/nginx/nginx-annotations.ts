@@ -10,6 +10,7 @@ import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -23,6 +24,8 @@ export interface NginxMapping {
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect: every route of the Ingress redirects to this URL. */
   redirect?: UrlRedirectIR;
+  /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
+  auth?: NginxAuthSettings;
 }
 
 export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
@@ -30,6 +33,7 @@ export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
   nginxRedirect?: UrlRedirectIR;
+  nginxAuth?: NginxAuthSettings;
 }
 
 /** Names (after the prefix) this module reads; every supported catalog entry must be one of them. */
@@ -58,6 +62,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'permanent-redirect',
   'permanent-redirect-code',
   'temporal-redirect',
+  ...nginxAuthAnnotations,
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -276,6 +281,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   }
   const redirect = mapRedirect(r);
   if (redirect !== undefined) mapping.redirect = redirect;
+  const auth = readNginxAuth(ingress, diagnostics);
+  if (auth !== undefined) mapping.auth = auth;
   return mapping;
 }
 
@@ -293,6 +300,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
 }
 

@@ -1,0 +1,352 @@
+// ingress-nginx authentication annotations (--nginx-annotations): auth-type basic with auth-secret (+ auth-secret-type,
+// auth-realm) and auth-url (+ auth-response-headers). Reading the annotations needs only the Ingress (so
+// migrate-check sees the same verdicts); resolving the Secret and the authorization service needs the cluster
+// state and happens once the IR is built, on every forwarding route of the Ingress.
+// Like ingress-nginx, a setting that cannot be honoured (no such Secret, digest, a bad URL...) never serves the
+// paths unprotected: they answer 503 (ingress-nginx's "Location denied" page) until it is fixed.
+import { isIP } from 'node:net';
+import { clusterVariantName } from '../annotation-policy.js';
+import { parseHeaderName, splitList } from '../annotation-values.js';
+import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../backend.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { checkExternalName } from '../external-name.js';
+import { type BasicAuthIR, type ClusterIR, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../ir.js';
+import { type Ingress, type ObjectRef, type Secret, refKey, refOf } from '../kube-objects.js';
+import type { IngressAnnotations } from '../annotations.js';
+import type { References } from '../references.js';
+import { compareStrings } from '../ordering.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+import type { NginxIngressAnnotations } from './nginx-annotations.js';
+
+const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+
+/** Names (after the prefix) this module reads. */
+export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers'] as const;
+
+/** What the auth annotations of one Ingress ask for, before the Secret and the service are looked up. */
+export interface NginxAuthSettings {
+  basic?: { secret: { namespace: string; name: string }; secretType: 'auth-file' | 'auth-map' };
+  external?: { url: URL; responseHeaders: string[] };
+  /** Why the Ingress's paths must answer 503 instead (set when a requested authentication cannot be configured). */
+  refused?: string;
+}
+
+/** A Secret name (DNS subdomain), optionally `namespace/name`. */
+const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/**
+ * Reads the auth annotations of one Ingress. Invalid values are reported on the Ingress; when they leave a requested
+ * authentication unusable the result says so (`refused`) and the paths answer 503, as ingress-nginx denies them.
+ */
+export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[]): NginxAuthSettings | undefined {
+  const raw = (name: string): string | undefined => ingress.metadata.annotations?.[n(name)];
+  const report = (reason: string, message: string): void => {
+    diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
+  };
+  const settings: NginxAuthSettings = {};
+  const refuse = (name: string, problem: string): void => {
+    report(Reason.InvalidAnnotation, `annotation ${n(name)} ${problem}; the Ingress's paths answer 503 until it is fixed`);
+    settings.refused ??= `${n(name)} ${problem}`;
+  };
+
+  const type = raw('auth-type');
+  if (type === undefined) {
+    for (const name of ['auth-secret', 'auth-secret-type', 'auth-realm'].filter((a) => raw(a) !== undefined)) {
+      report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: it needs ${n('auth-type')} "basic"`);
+    }
+  } else if (type.trim() === 'digest') {
+    refuse('auth-type', 'is "digest", which Envoy cannot do (only "basic")');
+  } else if (type.trim() !== 'basic') {
+    refuse('auth-type', `has invalid value ${JSON.stringify(type)}; accepted values: "basic"`);
+  } else {
+    const secretType = (raw('auth-secret-type') ?? 'auth-file').trim();
+    const secret = (raw('auth-secret') ?? '').trim();
+    const parts = secret.split('/');
+    const [namespace, name] = parts.length === 2 ? parts : [ingress.metadata.namespace ?? 'default', parts[0]];
+    if (secretType !== 'auth-file' && secretType !== 'auth-map') {
+      refuse('auth-secret-type', `has invalid value ${JSON.stringify(secretType)}; accepted values: "auth-file", "auth-map"`);
+    } else if (secret === '') {
+      refuse('auth-secret', 'is missing: auth-type "basic" needs the Secret holding the users');
+    } else if (parts.length > 2 || namespace === undefined || name === undefined || !objectName.test(namespace) || !objectName.test(name)) {
+      refuse('auth-secret', `has invalid value ${JSON.stringify(secret)}; accepted: a Secret name or "namespace/name"`);
+    } else {
+      settings.basic = { secret: { namespace, name }, secretType };
+    }
+  }
+
+  const url = raw('auth-url');
+  const responseHeaders = raw('auth-response-headers');
+  if (url === undefined) {
+    if (responseHeaders !== undefined) report(Reason.InvalidAnnotation, `annotation ${n('auth-response-headers')} ignored: it needs ${n('auth-url')}`);
+  } else {
+    const parsed = parseAuthUrl(url);
+    if (typeof parsed === 'string') refuse('auth-url', parsed);
+    else {
+      const names: string[] = [];
+      for (const item of splitList(responseHeaders ?? '')) {
+        const header = parseHeaderName(item);
+        if (header === undefined || header === 'host') report(Reason.InvalidAnnotation, `annotation ${n('auth-response-headers')}: ${JSON.stringify(item)} is not a header name that can be set; it is ignored`);
+        else if (!names.includes(header)) names.push(header);
+      }
+      settings.external = { url: parsed, responseHeaders: names };
+    }
+  }
+  return settings.basic === undefined && settings.external === undefined && settings.refused === undefined ? undefined : settings;
+}
+
+/** An absolute http(s) URL without credentials, fragment or query; a problem description otherwise. */
+function parseAuthUrl(text: string): URL | string {
+  const shown = JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return `has invalid value ${shown}; accepted: an absolute http:// or https:// URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `has invalid value ${shown}; accepted: an absolute http:// or https:// URL`;
+  if (url.username !== '' || url.password !== '' || url.hash !== '') return `has invalid value ${shown}: credentials and fragments are not accepted`;
+  if (url.search !== '') return `has a query string (${shown}), which Envoy cannot send: the request path is appended to the URL's path`;
+  return url;
+}
+
+/** What the translator resolved for one Ingress. */
+type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; external?: ExternalAuthIR; cluster?: ClusterIR };
+
+/** The cluster state the resolution reads. */
+export interface NginxAuthInputs {
+  secrets: readonly Secret[];
+  services: ServiceIndex;
+}
+
+/**
+ * Puts each Ingress's authentication on its forwarding routes in every route table of `ir` (routes are the
+ * translator's own objects, changed in place), adds the authorization services' clusters, and reports Secrets and
+ * services that cannot be used. Runs after the route tables are assembled, so no route copy is made afterwards.
+ */
+export function applyNginxAuth(
+  ir: GatewayIR,
+  settingsByIngress: ReadonlyMap<string, { ingress: Ingress; auth: NginxAuthSettings }>,
+  inputs: NginxAuthInputs,
+  diagnostics: Diagnostic[],
+): void {
+  if (settingsByIngress.size === 0) return;
+  const secrets = new Map(inputs.secrets.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]));
+  const resolved = new Map<string, ResolvedAuth>();
+  for (const [key, { ingress, auth }] of settingsByIngress) resolved.set(key, resolveAuth(ingress, auth, secrets, inputs.services, diagnostics));
+
+  const tables = [ir.http, ...ir.tlsServers.map((server) => server.routeTable)];
+  const seen = new Set<RouteIR>();
+  for (const route of tables.flatMap((table) => table.virtualHosts.flatMap((vhost) => vhost.routes))) {
+    if (seen.has(route) || route.source === undefined || route.action.kind !== 'forward') continue;
+    seen.add(route);
+    const auth = resolved.get(refKey(route.source));
+    if (auth === undefined) continue;
+    if ('refused' in auth) {
+      route.action = { kind: 'direct', status: 503, body: 'Service Unavailable\n', contentType: 'text/plain' };
+      delete route.policy;
+      continue;
+    }
+    route.policy ??= {};
+    if (auth.basic !== undefined) route.policy.basicAuth = auth.basic;
+    if (auth.external !== undefined) route.policy.externalAuth = { ...auth.external, responseHeaders: [...auth.external.responseHeaders] };
+  }
+  const clusters = new Map(ir.clusters.map((c) => [c.name, c]));
+  for (const auth of resolved.values()) {
+    if (!('refused' in auth) && auth.cluster !== undefined && !clusters.has(auth.cluster.name)) clusters.set(auth.cluster.name, auth.cluster);
+  }
+  ir.clusters = [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name));
+}
+
+function resolveAuth(
+  ingress: Ingress,
+  auth: NginxAuthSettings,
+  secrets: ReadonlyMap<string, Secret>,
+  services: ServiceIndex,
+  diagnostics: Diagnostic[],
+): ResolvedAuth {
+  if (auth.refused !== undefined) return { refused: auth.refused };
+  const report = (reason: string, message: string): void => {
+    diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
+  };
+  const result: { basic?: BasicAuthIR; external?: ExternalAuthIR; cluster?: ClusterIR } = {};
+  if (auth.basic !== undefined) {
+    const { namespace, name } = auth.basic.secret;
+    const secret = secrets.get(`${namespace}/${name}`);
+    const denied = `the Ingress's paths answer 503 until it is fixed`;
+    if (secret === undefined) {
+      report(Reason.SecretNotFound, `auth-secret ${namespace}/${name} not found; ${denied}`);
+      return { refused: 'auth-secret not found' };
+    }
+    const users = readUsers(secret, auth.basic.secretType);
+    if ('error' in users) {
+      report(Reason.SecretInvalid, `auth-secret ${namespace}/${name} ${users.error}; ${denied}`);
+      return { refused: 'auth-secret invalid' };
+    }
+    for (const problem of users.skipped) report(Reason.BasicAuthUserSkipped, `auth-secret ${namespace}/${name}: ${problem}`);
+    const ref: ObjectRef = { kind: 'Secret', namespace, name };
+    result.basic = { users: new HtpasswdUsers(users.lines.map((line) => `${line}\n`).join('')), secret: ref };
+  }
+  if (auth.external !== undefined) {
+    const target = resolveAuthService(ingress, auth.external.url, services);
+    if ('error' in target) {
+      report(target.reason, `auth-url ${auth.external.url.href}: ${target.error}; the Ingress's paths answer 503 until it is fixed`);
+      return { refused: 'auth-url unusable' };
+    }
+    const headers = auth.external.responseHeaders;
+    const uri = auth.external.url.href;
+    result.cluster = target.cluster;
+    result.external = {
+      filter: `ext_authz ${uri}${headers.length > 0 ? ` ${headers.join(',')}` : ''}`,
+      uri,
+      cluster: target.cluster.name,
+      pathPrefix: auth.external.url.pathname.replace(/\/+$/, ''),
+      responseHeaders: [...headers],
+    };
+  }
+  return result;
+}
+
+/** In-cluster Service names: `name.namespace.svc` and `name.namespace.svc.cluster.local`. */
+const serviceHost = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc(\.cluster\.local)?$/;
+
+/**
+ * The cluster check requests go to. A Service's DNS name becomes that Service's EDS cluster (its endpoints, as
+ * for backends); any other name or address becomes a DNS cluster Envoy resolves itself, except local targets
+ * (loopback, link-local, localhost), which would let an Ingress reach the proxy's admin port or a metadata service.
+ */
+function resolveAuthService(
+  ingress: Ingress,
+  url: URL,
+  services: ServiceIndex,
+): { cluster: ClusterIR } | { error: string; reason: string } {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const tls = url.protocol === 'https:' ? (isIP(host) === 0 ? { sni: host } : {}) : undefined;
+  const inCluster = serviceHost.exec(host);
+  if (inCluster !== null) {
+    const [, name = '', , namespace = ''] = inCluster;
+    const service = services.get(serviceKey(namespace, name));
+    if (service === undefined) return { reason: Reason.ServiceNotFound, error: `service ${namespace}/${name} not found` };
+    if (service.spec?.type !== 'ExternalName') {
+      if (!(service.spec?.ports ?? []).some((p) => isTcpServicePort(p) && p.port === port)) {
+        return { reason: Reason.ServicePortNotFound, error: `service ${namespace}/${name} has no TCP port ${port}` };
+      }
+      const base: ClusterIR = { name: clusterName(namespace, name, port), service: { namespace, name, port } };
+      if (tls === undefined) return { cluster: base };
+      return { cluster: { ...base, name: clusterVariantName(base.name, { upstreamTls: tls }), upstreamTls: tls } };
+    }
+  }
+  const checked = checkExternalName(host);
+  if (!checked.valid) return { reason: Reason.AuthUrlRefused, error: checked.error.replace(/^externalName/, 'host') };
+  // A DNS cluster; `service` names the Ingress's namespace and the host (there is no Service behind it).
+  const cluster: ClusterIR = {
+    name: `auth-url/${host}:${port}${tls === undefined ? '' : '~https'}`,
+    service: { namespace: ingress.metadata.namespace ?? 'default', name: host, port },
+    externalName: checked.host,
+  };
+  if (tls !== undefined) cluster.upstreamTls = tls;
+  return { cluster };
+}
+
+type ReadUsers = { lines: string[]; skipped: string[] } | { error: string };
+
+/** Envoy verifies `{SHA}` (base64 of the SHA-1 of the password) only; other htpasswd schemes, by their prefix. */
+const unsupportedSchemes: [RegExp, string][] = [
+  [/^\$apr1\$/, 'apr1 (Apache MD5)'],
+  [/^\$2[abxy]?\$/, 'bcrypt'],
+  [/^\$1\$/, 'MD5-crypt'],
+  [/^\$5\$/, 'SHA-256-crypt'],
+  [/^\$6\$/, 'SHA-512-crypt'],
+  [/^\{SSHA\}/, 'salted SHA ({SSHA})'],
+  [/^\{PLAIN\}/, 'plain text ({PLAIN})'],
+];
+
+function schemeOf(hash: string): string {
+  return unsupportedSchemes.find(([prefix]) => prefix.test(hash))?.[1] ?? 'crypt(3) DES or plain text';
+}
+
+const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decodeBase64(value: string): string | undefined {
+  const compact = value.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !base64.test(compact)) return undefined;
+  return Buffer.from(compact, 'base64').toString('utf8');
+}
+
+/**
+ * The users of a basic-auth Secret as htpasswd lines Envoy accepts (`user:{SHA}<28 base64 chars>`), and a message
+ * per user left out. auth-file: the key `auth` holds an htpasswd file; auth-map: each key is a user, its value the
+ * hash. Hashes never appear in messages.
+ */
+export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'): ReadUsers {
+  const entries: [string, string][] = [];
+  if (secretType === 'auth-file') {
+    const raw = secret.data?.['auth'];
+    if (raw === undefined) return { error: 'has no data "auth" (an htpasswd file)' };
+    const text = decodeBase64(raw);
+    if (text === undefined) return { error: 'data "auth" is not valid base64' };
+    for (const line of text.split(/\r?\n/)) {
+      const trimmed = line.trim();
+      if (trimmed === '' || trimmed.startsWith('#')) continue;
+      const colon = trimmed.indexOf(':');
+      entries.push(colon === -1 ? [trimmed, ''] : [trimmed.slice(0, colon), trimmed.slice(colon + 1).trim()]);
+    }
+  } else {
+    for (const [user, raw] of Object.entries(secret.data ?? {}).sort(([a], [b]) => compareStrings(a, b))) {
+      const hash = decodeBase64(raw);
+      if (hash === undefined) return { error: `data ${JSON.stringify(user)} is not valid base64` };
+      entries.push([user, hash.trim()]);
+    }
+  }
+  const lines: string[] = [];
+  const skipped: string[] = [];
+  const users = new Set<string>();
+  for (const [user, hash] of entries) {
+    const shown = JSON.stringify(user.length > 64 ? `${user.slice(0, 64)}...` : user);
+    if (!/^[\x21-\x7e]{1,256}$/.test(user) || user.includes(':')) {
+      skipped.push(`an entry with user name ${shown} is not a valid user name; skipped`);
+    } else if (users.has(user)) {
+      skipped.push(`user ${shown} appears more than once; the first entry is used`);
+    } else if (hash === '') {
+      skipped.push(`user ${shown} has no password hash; that user cannot log in`);
+      users.add(user);
+    } else if (!isShaHash(hash)) {
+      skipped.push(`user ${shown} cannot log in: its password hash is ${schemeOf(hash)}, and Envoy verifies only {SHA} hashes (htpasswd -s)`);
+      users.add(user);
+    } else {
+      lines.push(`${user}:${hash}`);
+      users.add(user);
+    }
+  }
+  return { lines, skipped };
+}
+
+function isShaHash(hash: string): boolean {
+  if (!hash.startsWith('{SHA}')) return false;
+  const digest = hash.slice(5);
+  return digest.length === 28 && base64.test(digest) && Buffer.from(digest, 'base64').length === 20;
+}
+
+/** The auth settings of each Ingress that has some (parseAnnotationsWithNginx put them there), by `refKey`. */
+export function nginxAuthByIngress(annotations: ReadonlyMap<Ingress, IngressAnnotations>): Map<string, { ingress: Ingress; auth: NginxAuthSettings }> {
+  const byIngress = new Map<string, { ingress: Ingress; auth: NginxAuthSettings }>();
+  for (const [ingress, parsed] of annotations) {
+    const auth = (parsed as NginxIngressAnnotations).nginxAuth;
+    if (auth !== undefined) byIngress.set(refKey(refOf(ingress)), { ingress, auth });
+  }
+  return byIngress;
+}
+
+/** The translation's references plus the Secrets and Services the auth annotations name. */
+export function nginxAuthReferences(byIngress: ReadonlyMap<string, { auth: NginxAuthSettings }>, references: References): References {
+  if (byIngress.size === 0) return references;
+  const secrets = new Set(references.secrets);
+  const services = new Set(references.services);
+  for (const { auth } of byIngress.values()) {
+    if (auth.basic !== undefined) secrets.add(`${auth.basic.secret.namespace}/${auth.basic.secret.name}`);
+    const inCluster = auth.external === undefined ? null : serviceHost.exec(auth.external.url.hostname.toLowerCase());
+    if (inCluster !== null) services.add(`${inCluster[3] ?? ''}/${inCluster[1] ?? ''}`);
+  }
+  return { services: [...services].sort(compareStrings), secrets: [...secrets].sort(compareStrings) };
+}

@@ -1,0 +1,245 @@
+// End to end with --nginx-annotations: ingress-nginx's authentication annotations (auth-type basic + auth-secret,
+// auth-url + auth-response-headers) -> controller (standalone) -> a real Envoy -> echo backends and a small
+// authorization service, one host per case, one stack for the whole file.
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
+import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
+import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { startStack, type Stack } from './fixtures/standalone-stack.js';
+
+/** A check request as the authorization service received it. */
+interface CheckRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+interface AuthService {
+  port: number;
+  /** Check requests received, oldest first. */
+  requests: CheckRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * The authorization service: `x-token: good` -> 200 with `X-Auth-User: alice` (and a header nobody asked to copy),
+ * `forbidden` -> 403, `broken` -> 500, anything else -> 401 with a Bearer challenge.
+ */
+async function startAuthService(): Promise<AuthService> {
+  const requests: CheckRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    const token = req.headers['x-token'];
+    if (token === 'good') {
+      res.writeHead(200, { 'x-auth-user': 'alice', 'x-not-copied': 'secret-detail' }).end();
+    } else if (token === 'forbidden') {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden by the auth service\n');
+    } else if (token === 'broken') {
+      res.writeHead(500).end();
+    } else {
+      res.writeHead(401, { 'www-authenticate': 'Bearer realm="test"', 'content-type': 'text/plain' }).end('who are you?\n');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface World {
+  stack: Stack;
+  auth: AuthService;
+}
+
+const cleanups: (() => unknown)[] = [];
+const sharedScope = {
+  teardown: (fn: () => unknown) => cleanups.push(fn),
+  get passed() {
+    return true;
+  },
+  log: () => undefined,
+} as unknown as ExecutionContext;
+
+test.after.always(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+function annotated(name: string, host: string, values: Record<string, string>): object {
+  return ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: '/', service: 'web' }] }] });
+}
+
+/** An htpasswd {SHA} entry, as `htpasswd -s` writes it. */
+const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+
+function opaqueSecret(name: string, stringData: Record<string, string>): object {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default' }, type: 'Opaque', stringData };
+}
+
+const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+async function setUp(): Promise<World> {
+  const tmp = await createTempDir();
+  cleanups.push(() => tmp.remove());
+  const web: EchoBackend = await startEchoBackend({ service: 'web' });
+  cleanups.push(() => web.close());
+  const auth = await startAuthService();
+  cleanups.push(() => auth.close());
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+    // The authorization service as an in-cluster Service: auth-url names it by its DNS name.
+    ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: auth.port }]),
+    // An htpasswd file with CRLF line ends: alice has a {SHA} hash, bob an apr1 one (Envoy cannot verify it).
+    opaqueSecret('basic-auth', { auth: `alice:${sha('wonderland')}\r\nbob:$apr1$OFG3Xybp$ckL0FHDAkoXYIlH9.cysT0\r\n` }),
+    opaqueSecret('basic-map', { carol: sha('s3cret') }),
+    annotated('basic', 'basic.test', { 'auth-type': 'basic', 'auth-secret': 'basic-auth', 'auth-realm': 'Authentication Required' }),
+    annotated('basic-map', 'basic-map.test', { 'auth-type': 'basic', 'auth-secret': 'default/basic-map', 'auth-secret-type': 'auth-map' }),
+    annotated('basic-missing', 'basic-missing.test', { 'auth-type': 'basic', 'auth-secret': 'nowhere' }),
+    annotated('digest', 'digest.test', { 'auth-type': 'digest', 'auth-secret': 'basic-auth' }),
+    annotated('external', 'external.test', {
+      'auth-url': 'http://authz.default.svc.cluster.local/verify',
+      'auth-response-headers': 'X-Auth-User',
+    }),
+    annotated('external-loopback', 'external-loopback.test', { 'auth-url': `http://127.0.0.1:${auth.port}/verify` }),
+    annotated('both', 'both.test', {
+      'auth-type': 'basic',
+      'auth-secret': 'basic-map',
+      'auth-secret-type': 'auth-map',
+      'auth-url': 'http://authz.default.svc.cluster.local/verify',
+    }),
+    annotated('open', 'open.test', {}),
+  ];
+  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  cleanups.push(() => stack.controller.stop());
+  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'both.test', path: '/' })).status === 401, {
+    description: 'the annotated Ingresses are served',
+    timeoutMs: 20_000,
+  });
+  return { stack, auth };
+}
+
+let shared: Promise<World> | undefined;
+async function world(t: ExecutionContext): Promise<World> {
+  shared ??= setUp();
+  const w = await shared;
+  t.teardown(() => {
+    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
+  });
+  return w;
+}
+
+function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
+  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
+}
+
+test('auth-type basic: no credentials get 401 with a Basic WWW-Authenticate challenge', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'basic.test', '/private');
+  t.is(res.status, 401);
+  // Envoy's realm is the request URL (auth-realm cannot be set: a documented difference).
+  t.is(res.headers['www-authenticate'], 'Basic realm="http://basic.test/private"');
+});
+
+test('auth-type basic: a wrong password gets 401, the right one reaches the backend', async (t) => {
+  const w = await world(t);
+  const wrong = await get(w, 'basic.test', '/', { headers: { authorization: basic('alice', 'guess') } });
+  t.is(wrong.status, 401);
+  const unknown = await get(w, 'basic.test', '/', { headers: { authorization: basic('mallory', 'wonderland') } });
+  t.is(unknown.status, 401);
+  const right = await get(w, 'basic.test', '/x', { headers: { authorization: basic('alice', 'wonderland') } });
+  t.is(right.status, 200);
+  t.is(right.json?.service, 'web');
+  t.is(right.json?.path, '/x');
+  // As with nginx, the credentials go on to the backend.
+  t.is(right.json?.headers.authorization, basic('alice', 'wonderland'));
+});
+
+test('auth-type basic: a user with an apr1 hash cannot log in (Envoy verifies {SHA} only)', async (t) => {
+  const w = await world(t);
+  // bob's apr1 hash is of the password "bar"; the translator left him out (BasicAuthUserSkipped).
+  const res = await get(w, 'basic.test', '/', { headers: { authorization: basic('bob', 'bar') } });
+  t.is(res.status, 401);
+});
+
+test('auth-secret-type auth-map and a namespace/name auth-secret: each key is a user', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'basic-map.test', '/', { headers: { authorization: basic('carol', 's3cret') } })).status, 200);
+  t.is((await get(w, 'basic-map.test', '/', { headers: { authorization: basic('carol', 'secret') } })).status, 401);
+  // The users of one Ingress are not the users of another.
+  t.is((await get(w, 'basic-map.test', '/', { headers: { authorization: basic('alice', 'wonderland') } })).status, 401);
+});
+
+test('auth that cannot be configured never serves the paths unprotected: missing Secret and digest answer 503', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'basic-missing.test', '/')).status, 503);
+  t.is((await get(w, 'digest.test', '/', { headers: { authorization: basic('alice', 'wonderland') } })).status, 503);
+  // Other Ingresses are not affected.
+  t.is((await get(w, 'open.test', '/')).status, 200);
+});
+
+test('auth-url: the service allows with 200, and only the listed answer headers reach the backend', async (t) => {
+  const w = await world(t);
+  const res = await get(w, 'external.test', '/app/page?q=1', {
+    method: 'POST',
+    headers: { 'x-token': 'good', 'x-auth-user': 'mallory', cookie: 'session=abc' },
+  });
+  t.is(res.status, 200);
+  t.is(res.json?.service, 'web');
+  // The answer's X-Auth-User replaces what the client sent; X-Not-Copied is not listed.
+  t.is(res.json?.headers['x-auth-user'], 'alice');
+  t.is(res.json?.headers['x-not-copied'], undefined);
+  const check = w.auth.requests.find((r) => r.headers['x-token'] === 'good' && r.headers.cookie === 'session=abc');
+  t.truthy(check, 'the check request carries the client headers');
+  // Envoy puts the request path (with its query) after the URL's path and keeps the client's method.
+  t.is(check?.path, '/verify/app/page?q=1');
+  t.is(check?.method, 'POST');
+  t.is(check?.headers['content-length'], '0');
+});
+
+test('auth-url: 401 and 403 from the service go to the client, the backend is not called', async (t) => {
+  const w = await world(t);
+  const unauthenticated = await get(w, 'external.test', '/');
+  t.is(unauthenticated.status, 401);
+  t.is(unauthenticated.headers['www-authenticate'], 'Bearer realm="test"');
+  t.not(unauthenticated.json?.service, 'web');
+  const forbidden = await get(w, 'external.test', '/', { headers: { 'x-token': 'forbidden' } });
+  t.is(forbidden.status, 403);
+  t.is(forbidden.body, 'forbidden by the auth service\n');
+});
+
+test('auth-url: a failing service gives 500, as nginx auth_request does', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'external.test', '/', { headers: { 'x-token': 'broken' } })).status, 500);
+});
+
+test('auth-url on a loopback address is refused: 503, the service is never asked', async (t) => {
+  const w = await world(t);
+  const before = w.auth.requests.filter((r) => r.path.startsWith('/verify/loopback-probe')).length;
+  t.is((await get(w, 'external-loopback.test', '/loopback-probe', { headers: { 'x-token': 'good' } })).status, 503);
+  t.is(w.auth.requests.filter((r) => r.path.startsWith('/verify/loopback-probe')).length, before);
+});
+
+test('basic auth and auth-url together: both must accept the request', async (t) => {
+  const w = await world(t);
+  const carol = basic('carol', 's3cret');
+  t.is((await get(w, 'both.test', '/', { headers: { 'x-token': 'good' } })).status, 401);
+  t.is((await get(w, 'both.test', '/', { headers: { authorization: carol } })).status, 401);
+  t.is((await get(w, 'both.test', '/', { headers: { authorization: carol, 'x-token': 'forbidden' } })).status, 403);
+  const both = await get(w, 'both.test', '/', { headers: { authorization: carol, 'x-token': 'good' } });
+  t.is(both.status, 200);
+  t.is(both.json?.service, 'web');
+});
