@@ -4,10 +4,13 @@
 // the Envoy bootstrap.
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
-import { buildBootstrap, defaultOverloadLimits } from '../envoy/bootstrap.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
 import { createXdsServerCredentials } from './xds-server-credentials.js';
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
+import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
 import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
 import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
@@ -40,6 +43,8 @@ interface BootstrapFlags {
   xdsTlsKey?: string;
   xdsTlsCa?: string;
   xdsTlsServerName?: string;
+  /** bootstrap only: where Envoy finds the SDS files for --xds-tls-* (default /etc/envoy). */
+  xdsTlsSdsDir?: string;
 }
 
 /** The three --xds-tls-* files, all or none. */
@@ -85,17 +90,38 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
       maxHeapBytes: parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER),
       maxDownstreamConnections: parseCount(flags.maxDownstreamConnections, '--max-downstream-connections', 0, 100_000_000),
     },
-    ...(tls !== undefined ? { xdsTls: { ...tls, ...(flags.xdsTlsServerName ? { serverName: flags.xdsTlsServerName } : {}) } } : {}),
+    ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
   });
+}
+
+function xdsClientTlsOf(flags: BootstrapFlags, files: { certFile: string; keyFile: string; caFile: string }): XdsClientTls {
+  return { ...files, sdsDir: flags.xdsTlsSdsDir ?? '/etc/envoy', ...(flags.xdsTlsServerName ? { serverName: flags.xdsTlsServerName } : {}) };
 }
 
 addBootstrapFlags(
   program.command('bootstrap').description('print the Envoy bootstrap for the sidecar'),
 )
   .addOption(new Option('--format <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-  .action((flags: BootstrapFlags & { format: 'yaml' | 'json' }) => {
+  .option('--xds-tls-sds-dir <dir>', 'with --xds-tls-*: directory Envoy reads the SDS files (see --output-dir) from', '/etc/envoy')
+  .option('--output-dir <dir>', 'write bootstrap.yaml (or .json) there instead of printing it, with --xds-tls-* also the SDS files it reads')
+  .action(async (flags: BootstrapFlags & { format: 'yaml' | 'json'; outputDir?: string }) => {
     const bootstrap = bootstrapOf(flags);
-    process.stdout.write(flags.format === 'json' ? `${JSON.stringify(bootstrap, null, 2)}\n` : stringify(bootstrap));
+    const render = (doc: unknown): string => (flags.format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : stringify(doc));
+    if (flags.outputDir === undefined) {
+      process.stdout.write(render(bootstrap));
+      return;
+    }
+    const tls = xdsTlsFiles(flags);
+    // SDS files are YAML whatever --format says: Envoy picks the parser by extension (and YAML reads JSON too).
+    const files: [string, string][] = [
+      [`bootstrap.${flags.format}`, render(bootstrap)],
+      ...Object.entries(tls ? buildXdsTlsSdsFiles(xdsClientTlsOf(flags, tls)) : {}).map(([name, doc]): [string, string] => [name, stringify(doc)]),
+    ];
+    await mkdir(flags.outputDir, { recursive: true });
+    for (const [name, content] of files) {
+      await writeFile(path.join(flags.outputDir, name), content);
+      process.stdout.write(`${path.join(flags.outputDir, name)}\n`);
+    }
   });
 
 addTranslationFlags(
@@ -194,17 +220,28 @@ function parseNamespacedName(value: string, flag: string): { namespace: string; 
   return { namespace, name };
 }
 
-/** Tell an Envoy to fail its readiness check and drain its listeners gracefully, then wait the drain time. */
-async function drainEnvoy(adminUrl: string, seconds: number, log: Logger): Promise<void> {
-  try {
-    await fetch(`${adminUrl}/healthcheck/fail`, { method: 'POST', signal: AbortSignal.timeout(2000) });
-    await fetch(`${adminUrl}/drain_listeners?graceful`, { method: 'POST', signal: AbortSignal.timeout(2000) });
-    log.info({ adminUrl, seconds }, 'Envoy draining');
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-  } catch (err: unknown) {
-    log.warn({ err, adminUrl }, 'could not drain Envoy');
-  }
-}
+program
+  .command('drain-envoy')
+  .description('make an Envoy fail its readiness check and drain its listeners gracefully, then wait the drain time (the drainer container of pods without a controller)')
+  .requiredOption('--admin-url <url>', 'Envoy admin interface (e.g. http://127.0.0.1:9901)')
+  .option('--drain-seconds <seconds>', 'how long to wait after starting the drain (Envoy\'s --drain-time-s)', '15')
+  .option('--wait-for-signal', 'first wait for SIGTERM or SIGINT (the container\'s main process: the kubelet sends SIGTERM when the pod stops)')
+  .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info')
+  .action(async (flags: { adminUrl: string; drainSeconds: string; waitForSignal?: boolean; logLevel: string }) => {
+    const log = createLogger(flags.logLevel);
+    const drainSeconds = parseDrainSeconds(flags.drainSeconds);
+    if (flags.waitForSignal) {
+      log.info({ adminUrl: flags.adminUrl }, 'waiting for SIGTERM to drain Envoy');
+      const signal = await new Promise<string>((resolve) => {
+        // An idle process: the handlers (and this timer) keep it alive until the pod stops.
+        const keepAlive = setInterval(() => {}, 1 << 30);
+        for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => (clearInterval(keepAlive), resolve(s)));
+      });
+      log.info({ signal }, 'draining Envoy');
+    }
+    await drainEnvoy({ adminUrl: flags.adminUrl, drainSeconds, log });
+    log.info({ adminUrl: flags.adminUrl }, 'Envoy drained');
+  });
 
 addBootstrapFlags(
   addTranslationFlags(
@@ -243,8 +280,7 @@ addBootstrapFlags(
 ).action(async (flags: RunFlags, command: Command) => {
   const log = createLogger(flags.logLevel);
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
-  const drainSeconds = Number(flags.drainSeconds);
-  if (!Number.isFinite(drainSeconds) || drainSeconds < 0) throw new Error(`--drain-seconds must be a number of seconds, got ${flags.drainSeconds}`);
+  const drainSeconds = parseDrainSeconds(flags.drainSeconds);
   const translation = translationOptions(flags);
   const tlsFiles = xdsTlsFiles(flags);
   // The supervised Envoy is in this pod and reaches xDS over loopback; mTLS is for Envoys elsewhere.
@@ -319,7 +355,11 @@ addBootstrapFlags(
       log.info('stopped leading; draining Envoy while xDS is still served');
       // Envoy drains first while xDS is still served, so no request meets a half-configured proxy.
       if (envoy) await envoy.stop();
-      else if (flags.envoyAdminUrl) await drainEnvoy(flags.envoyAdminUrl, drainSeconds, log);
+      else if (flags.envoyAdminUrl) {
+        await drainEnvoy({ adminUrl: flags.envoyAdminUrl, drainSeconds, log }).catch((err: unknown) =>
+          log.warn({ err, adminUrl: flags.envoyAdminUrl }, 'could not drain Envoy'),
+        );
+      }
       await controller.stop();
       await health?.close();
       process.exit(0);

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import path from 'node:path';
 import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { buildLayeredRuntime } from './layered-runtime.js';
@@ -31,7 +32,11 @@ export interface BootstrapOptions {
   xdsTls?: XdsClientTls;
 }
 
-/** Files Envoy presents to and checks the xDS server with (a Kubernetes TLS Secret's layout, mounted). */
+/**
+ * Files Envoy presents to and checks the xDS server with (a Kubernetes TLS Secret's layout, mounted). Envoy reads
+ * them through two SDS files (buildXdsTlsSdsFiles) that watch the certificates' directory, so a rotated Secret
+ * (the kubelet swaps the volume's `..data` symlink) is used for the next xDS connection without a restart.
+ */
 export interface XdsClientTls {
   certFile: string;
   keyFile: string;
@@ -39,6 +44,62 @@ export interface XdsClientTls {
   caFile: string;
   /** Name the server certificate must carry (SNI and SAN check); default: the xDS host. */
   serverName?: string;
+  /** Directory Envoy reads the SDS files from (where the bootstrap is mounted, e.g. /etc/envoy). */
+  sdsDir: string;
+}
+
+/** Names of the SDS files (in XdsClientTls.sdsDir) and of the secrets they hold. */
+export const xdsTlsSds = {
+  certificate: { file: 'xds-client-certificate.yaml', secret: 'xds_client_certificate' },
+  trustedCa: { file: 'xds-trusted-ca.yaml', secret: 'xds_trusted_ca' },
+} as const;
+
+const secretType = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
+
+/**
+ * The SDS files the bootstrap's xDS cluster reads its client certificate and trusted CA from, by file name: each is
+ * a DiscoveryResponse with one Secret whose files are re-read when something is moved into their directory (the
+ * kubelet's atomic `..data` swap; Envoy's default, watching the files themselves, misses it).
+ */
+export function buildXdsTlsSdsFiles(tls: XdsClientTls): Record<string, ResourceJson> {
+  return {
+    [xdsTlsSds.certificate.file]: {
+      resources: [
+        {
+          '@type': secretType,
+          name: xdsTlsSds.certificate.secret,
+          tls_certificate: {
+            certificate_chain: { filename: tls.certFile },
+            private_key: { filename: tls.keyFile },
+            watched_directory: { path: path.posix.dirname(tls.certFile) },
+          },
+        },
+      ],
+    },
+    [xdsTlsSds.trustedCa.file]: {
+      resources: [
+        {
+          '@type': secretType,
+          name: xdsTlsSds.trustedCa.secret,
+          validation_context: {
+            trusted_ca: { filename: tls.caFile },
+            watched_directory: { path: path.posix.dirname(tls.caFile) },
+          },
+        },
+      ],
+    },
+  };
+}
+
+function buildFileSdsConfig(sdsDir: string, name: string, file: string): ResourceJson {
+  return {
+    name,
+    sds_config: {
+      // The directory too: a ConfigMap volume updates by the same symlink swap.
+      path_config_source: { path: path.posix.join(sdsDir, file), watched_directory: { path: sdsDir } },
+      resource_api_version: 'V3',
+    },
+  };
 }
 
 /** The overload manager's resource limits; 0 turns a limit off. */
@@ -97,12 +158,14 @@ function buildXdsTransportSocket(tls: XdsClientTls, host: string): ResourceJson 
       sni: serverName,
       common_tls_context: {
         alpn_protocols: ['h2'],
-        tls_certificates: [{ certificate_chain: { filename: tls.certFile }, private_key: { filename: tls.keyFile } }],
-        validation_context: {
-          trusted_ca: { filename: tls.caFile },
-          match_typed_subject_alt_names: [
-            { san_type: isIP(serverName) === 0 ? 'DNS' : 'IP_ADDRESS', matcher: { exact: serverName } },
-          ],
+        tls_certificate_sds_secret_configs: [buildFileSdsConfig(tls.sdsDir, xdsTlsSds.certificate.secret, xdsTlsSds.certificate.file)],
+        combined_validation_context: {
+          default_validation_context: {
+            match_typed_subject_alt_names: [
+              { san_type: isIP(serverName) === 0 ? 'DNS' : 'IP_ADDRESS', matcher: { exact: serverName } },
+            ],
+          },
+          validation_context_sds_secret_config: buildFileSdsConfig(tls.sdsDir, xdsTlsSds.trustedCa.secret, xdsTlsSds.trustedCa.file),
         },
       },
     },

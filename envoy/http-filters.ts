@@ -6,13 +6,21 @@ import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
+import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // Access control first: a denied client learns nothing else about the route.
   {
     name: rbacFilterName,
-    usedBy: (p) => p.allowedSourceCidrs !== undefined,
+    usedBy: (p) => p.allowedSourceCidrs !== undefined || (p.deniedSourceCidrs !== undefined && p.deniedSourceCidrs.length > 0),
     config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' },
+  },
+  // Before CORS and buffering: a refused request costs nothing more (ingress-nginx limits before the location runs).
+  {
+    name: localRateLimitFilterName,
+    usedBy: (p) => p.clientRateLimit !== undefined,
+    // No token bucket: the filter limits nothing by itself; routes bring their own (local-rate-limit.ts).
+    config: { '@type': localRateLimitType, stat_prefix: 'client_rate_limit' },
   },
   {
     name: corsFilterName,

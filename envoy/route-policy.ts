@@ -2,6 +2,7 @@
 // policy), header mutations, and per-route configuration of the RBAC, CORS and buffer HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
@@ -48,9 +49,15 @@ function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   switch (policy.kind) {
     case 'header':
       return { header: { header_name: policy.name } };
-    case 'cookie':
+    case 'cookie': {
       // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
-      return { cookie: { name: policy.name, ttl: '0s', path: '/' } };
+      const cookie: ResourceJson = { name: policy.name, ttl: `${policy.ttlSeconds ?? 0}s`, path: policy.path ?? '/' };
+      const attributes: ResourceJson[] = [];
+      if (policy.sameSite !== undefined) attributes.push({ name: 'SameSite', value: policy.sameSite });
+      if (policy.secure === true) attributes.push({ name: 'Secure' });
+      if (attributes.length > 0) cookie['attributes'] = attributes;
+      return { cookie };
+    }
     case 'source-ip':
       return { connection_properties: { source_ip: true } };
   }
@@ -71,6 +78,7 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
+  if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions();
   return fields;
 }
 
@@ -95,16 +103,22 @@ function buildCidrRange(cidr: CidrIR): ResourceJson {
  * Allows only clients from the ranges. `remote_ip` is the downstream remote address: the connecting peer while the
  * connection manager trusts no X-Forwarded-For hop (the default), else the client the trusted proxies reported.
  */
-function buildRbacPerRoute(cidrs: readonly CidrIR[]): ResourceJson {
+function buildRbacPerRoute(allowed: readonly CidrIR[] | undefined, denied: readonly CidrIR[] | undefined): ResourceJson {
+  const anyOf = (cidrs: readonly CidrIR[]): ResourceJson[] => cidrs.map((cidr) => ({ remote_ip: buildCidrRange(cidr) }));
+  if (allowed === undefined) {
+    // Only a deny-list: everybody but the listed clients.
+    const policies = { 'denied-source-cidrs': { permissions: [{ any: true }], principals: anyOf(denied ?? []) } };
+    return { '@type': rbacPerRouteType, rbac: { rules: { action: 'DENY', policies } } };
+  }
   // ALLOW without any policy allows nobody: what an empty (broken) allow-list must do.
   const rules: ResourceJson = { action: 'ALLOW' };
-  if (cidrs.length > 0) {
-    rules['policies'] = {
-      'allowed-source-cidrs': {
-        permissions: [{ any: true }],
-        principals: cidrs.map((cidr) => ({ remote_ip: buildCidrRange(cidr) })),
-      },
-    };
+  if (allowed.length > 0) {
+    // The deny-list wins over the allow-list (as in ingress-nginx): allowed and not denied.
+    const principals =
+      denied === undefined || denied.length === 0
+        ? anyOf(allowed)
+        : [{ and_ids: { ids: [{ or_ids: { ids: anyOf(allowed) } }, { not_id: { or_ids: { ids: anyOf(denied) } } }] } }];
+    rules['policies'] = { 'allowed-source-cidrs': { permissions: [{ any: true }], principals } };
   }
   return { '@type': rbacPerRouteType, rbac: { rules } };
 }
@@ -132,7 +146,10 @@ function buildCorsPolicy(cors: CorsPolicyIR): ResourceJson {
 /** typed_per_filter_config entries, by filter name; empty when the policy uses none of the filters. */
 export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   const config: ResourceJson = {};
-  if (policy.allowedSourceCidrs !== undefined) config[rbacFilterName] = buildRbacPerRoute(policy.allowedSourceCidrs);
+  if (policy.allowedSourceCidrs !== undefined || (policy.deniedSourceCidrs !== undefined && policy.deniedSourceCidrs.length > 0)) {
+    config[rbacFilterName] = buildRbacPerRoute(policy.allowedSourceCidrs, policy.deniedSourceCidrs);
+  }
+  if (policy.clientRateLimit !== undefined) config[localRateLimitFilterName] = buildLocalRateLimitPerRoute(policy.clientRateLimit);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();

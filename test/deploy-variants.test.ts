@@ -1,8 +1,9 @@
 // Install variants (deploy-variants/<name>, kustomize overlays of deploy/): each renders with `kubectl
 // kustomize` and passes `kubectl apply --dry-run=server` against a real API server; `kubectl apply -f deploy/`
-// (the default install) still reads only objects; the split variant's bootstrap is what the CLI prints.
+// (the default install) still reads only objects; the split variant's bootstrap is what the CLI prints; every
+// Envoy is probed and drained (test/envoy-drain-e2e.test.ts runs those drain commands against a real Envoy).
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -88,12 +89,30 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   t.is(service.spec.selector['app.kubernetes.io/component'], 'envoy');
   const configMap = docs.find((d) => d.kind === 'ConfigMap')!;
   const bootstrap = parse(configMap.data!['bootstrap.yaml']!);
+  // Every key of the ConfigMap is a file `envoy-ingress bootstrap --output-dir` writes: the bootstrap and the SDS
+  // files through which Envoy reads (and re-reads after a rotation) its client certificate and trusted CA.
   const header = await readFile(path.join(root, 'deploy-variants/split/envoy-bootstrap.yaml'), 'utf8');
   const args2 = header.split('\n')[0]!.replace(/^# Generated: envoy-ingress /, '').split(' ');
-  const { stdout } = await run(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args2]);
-  t.deepEqual(bootstrap, parse(stdout));
-  t.is(bootstrap.static_resources.clusters[0].transport_socket.name, 'envoy.transport_sockets.tls');
-  // Envoy reads the certificate files while validating: point them at real ones.
+  const out = await createTempDir();
+  t.teardown(() => out.remove());
+  await run(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args2, '--output-dir', out.path]);
+  const written = (await readdir(out.path)).sort();
+  t.deepEqual(Object.keys(configMap.data!).sort(), written);
+  t.deepEqual(written, ['bootstrap.yaml', 'xds-client-certificate.yaml', 'xds-trusted-ca.yaml']);
+  for (const file of written) t.deepEqual(parse(configMap.data![file]!), parse(await readFile(out.file(file), 'utf8')), file);
+  const tlsContext = bootstrap.static_resources.clusters[0].transport_socket.typed_config.common_tls_context;
+  t.is(tlsContext.tls_certificate_sds_secret_configs[0].sds_config.path_config_source.path, '/etc/envoy/xds-client-certificate.yaml');
+  // ... where the DaemonSet mounts the ConfigMap, and the certificates where it mounts the client Secret.
+  const daemonSet = docs.find((d) => d.kind === 'DaemonSet')!;
+  const envoy = daemonSet.spec.template.spec.containers.find((c: any) => c.name === 'envoy');
+  const mountOf = (volume: string) => envoy.volumeMounts.find((m: any) => m.name === volume).mountPath;
+  const volumeOf = (name: string) => daemonSet.spec.template.spec.volumes.find((v: any) => v.name === name);
+  const bootstrapVolume = envoy.volumeMounts.find((m: any) => volumeOf(m.name).configMap?.name === configMap.metadata.name);
+  t.is(bootstrapVolume.mountPath, '/etc/envoy');
+  t.is(volumeOf('xds-tls').secret.secretName, 'envoy-ingress-xds-client');
+  t.is(mountOf('xds-tls'), '/etc/xds-tls');
+  t.regex(configMap.data!['xds-client-certificate.yaml']!, /filename: \/etc\/xds-tls\/tls\.crt/);
+  // Envoy reads the SDS and certificate files while validating: point them at real ones.
   const ca = await createTestCA();
   const client = await ca.issue({ dnsNames: ['envoy.envoy-ingress.test'], clientAuth: true });
   const tmp = await createTempDir();
@@ -101,9 +120,45 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   await writeFile(tmp.file('tls.crt'), client.certPem);
   await writeFile(tmp.file('tls.key'), client.keyPem);
   await writeFile(tmp.file('ca.crt'), ca.certPem);
-  const withFiles = JSON.parse(JSON.stringify(bootstrap).replaceAll('/etc/xds-tls/', `${tmp.path}/`));
-  const result = await validateWithEnvoy(withFiles);
+  const relocate = (text: string) => text.replaceAll('/etc/xds-tls', tmp.path).replaceAll('/etc/envoy', tmp.path);
+  for (const file of written.filter((f) => f !== 'bootstrap.yaml')) await writeFile(tmp.file(file), relocate(configMap.data![file]!));
+  const result = await validateWithEnvoy(JSON.parse(relocate(JSON.stringify(bootstrap))));
   t.true(result.ok, result.output);
+});
+
+/** The pod's Envoy container and what drains it on shutdown, with the numbers that must agree. */
+test('every variant: Envoy is probed on the bootstrap\'s readiness listener and drained (by the controller or a drainer container) before it stops', async (t) => {
+  for (const variant of variants) {
+    const { docs } = await render(variant);
+    const bootstrap = parse(docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'envoy-ingress-bootstrap')!.data!['bootstrap.yaml']!);
+    const readyPort = bootstrap.static_resources.listeners.find((l: any) => l.name === 'envoy_ready').address.socket_address.port_value;
+    const adminPort = bootstrap.admin.address.socket_address.port_value;
+    const pods = docs.filter((d) => (d.kind === 'Deployment' || d.kind === 'DaemonSet') && d.spec.template.spec.containers.some((c: any) => c.name === 'envoy'));
+    t.is(pods.length, 1, variant);
+    const pod = pods[0]!.spec.template.spec;
+    const envoy = pod.containers.find((c: any) => c.name === 'envoy');
+    const where = `${variant} ${pods[0]!.kind}/${pods[0]!.metadata.name}`;
+    t.is(envoy.readinessProbe.httpGet.path, '/ready', where);
+    const probePort = envoy.readinessProbe.httpGet.port;
+    t.is(typeof probePort === 'number' ? probePort : envoy.ports.find((p: any) => p.name === probePort).containerPort, readyPort, where);
+    const drainTime = Number(envoy.args[envoy.args.indexOf('--drain-time-s') + 1]);
+    t.true(drainTime > 0, where);
+    // Envoy keeps running (its preStop sleep) while it drains, and the pod's grace period covers both.
+    const sleep = envoy.lifecycle.preStop.sleep.seconds;
+    t.true(sleep > drainTime, `${where}: preStop sleep ${sleep} > drain ${drainTime}`);
+    t.true(pod.terminationGracePeriodSeconds > sleep, where);
+    // The container that drains it when the kubelet sends SIGTERM: the controller, or (no controller in the pod)
+    // the drainer. Both reach the admin interface on loopback.
+    const drainers = pod.containers.filter(
+      (c: any) => (c.args?.[0] === 'run' && c.args.some((a: string) => a.startsWith('--envoy-admin-url='))) || (c.args?.[0] === 'drain-envoy' && c.args.includes('--wait-for-signal')),
+    );
+    t.is(drainers.length, 1, where);
+    const args: string[] = drainers[0].args;
+    const value = (flag: string) => args.find((a) => a.startsWith(`${flag}=`))?.split('=')[1];
+    t.is(value(args[0] === 'run' ? '--envoy-admin-url' : '--admin-url'), `http://127.0.0.1:${adminPort}`, where);
+    t.is(Number(value('--drain-seconds')), drainTime, where);
+    t.is(drainers[0].name, variant === 'split' ? 'drainer' : 'controller', where);
+  }
 });
 
 test('every container of every variant: read-only root filesystem, no privilege escalation, capabilities dropped', async (t) => {

@@ -68,8 +68,11 @@ export interface RetryPolicyIR {
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
 export type HashPolicyIR =
   | { kind: 'header'; name: string }
-  /** Envoy creates the cookie (session cookie, path /) when the request has none. */
-  | { kind: 'cookie'; name: string }
+  /**
+   * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
+   * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).
+   */
+  | { kind: 'cookie'; name: string; ttlSeconds?: number; path?: string; sameSite?: 'Strict' | 'Lax' | 'None'; secure?: boolean }
   | { kind: 'source-ip' };
 
 /** An IP range; `prefixLength` 32 (IPv4) or 128 (IPv6) for one address. */
@@ -88,6 +91,17 @@ export interface CorsPolicyIR {
   maxAgeSeconds?: number;
 }
 
+/**
+ * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
+ * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
+ */
+export interface ClientRateLimitIR {
+  tokensPerFill: number;
+  fillIntervalMs: number;
+  burst: number;
+  statusCode: 429 | 503;
+}
+
 export interface RoutePolicyIR {
   /** Whole-request timeout (0 = none); Envoy's default is 15 s. */
   requestTimeoutMs?: number;
@@ -101,6 +115,10 @@ export interface RoutePolicyIR {
   hashPolicies?: HashPolicyIR[];
   /** Only clients whose address is in one of these may use the route (403 otherwise); empty denies everybody. */
   allowedSourceCidrs?: CidrIR[];
+  /** Clients whose address is in one of these get 403, even when allowedSourceCidrs lets them in. */
+  deniedSourceCidrs?: CidrIR[];
+  /** Requests per client address beyond this rate are refused. */
+  clientRateLimit?: ClientRateLimitIR;
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
@@ -152,6 +170,10 @@ export interface ClusterIR {
   upstreamTls?: { sni?: string };
   /** Absent means round robin. */
   loadBalancer?: LoadBalancerIR;
+  /** Time allowed to open a connection to an endpoint; absent means 5 s. */
+  connectTimeoutMs?: number;
+  /** Most requests in flight to the cluster at once (all clients together); more get 503 at once. */
+  maxRequests?: number;
   /**
    * For an ExternalName Service (only with allowExternalName): the DNS name (or IP) Envoy resolves itself and
    * connects to on `service.port`; such a cluster has no EDS endpoints.

@@ -5,6 +5,7 @@ import { selectDefaultBackend } from './default-backend.js';
 import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
+import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -77,8 +78,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     .sort(compareByAge);
 
   const annotations = new Map<Ingress, IngressAnnotations>(
-    ingresses.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, options.nginxAnnotations === true)]),
+    ingresses.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options))]),
   );
+  checkClassNginxSettings(state.ingressClasses, options, diagnostics);
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
   const sslRedirect = new Map<Ingress, boolean>([...annotations].map(([ingress, parsed]) => [ingress, parsed.sslRedirect]));
   const services = indexServices(state.services);

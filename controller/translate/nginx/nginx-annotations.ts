@@ -11,6 +11,7 @@ import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
+import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -26,6 +27,8 @@ export interface NginxMapping {
   redirect?: UrlRedirectIR;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
   auth?: NginxAuthSettings;
+  /** limit-*, denylist-source-range, proxy-connect-timeout, session-cookie-* (nginx-limits.ts). */
+  limits?: NginxLimits;
 }
 
 export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
@@ -63,6 +66,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'permanent-redirect-code',
   'temporal-redirect',
   ...nginxAuthAnnotations,
+  ...nginxLimitAnnotations,
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -283,6 +287,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   if (redirect !== undefined) mapping.redirect = redirect;
   const auth = readNginxAuth(ingress, diagnostics);
   if (auth !== undefined) mapping.auth = auth;
+  mapping.limits = readNginxLimits(r);
   return mapping;
 }
 
@@ -301,6 +306,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
+  if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits, (ingress.metadata.annotations?.[n('session-cookie-name')] ?? 'INGRESSCOOKIE').trim());
   return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
 }
 
