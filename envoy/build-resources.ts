@@ -1,6 +1,7 @@
 import type { ClusterEndpointsIR, GatewayIR, RouteTableIR } from '../controller/translate/ir.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
+import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { buildRouteConfiguration } from './route-configuration.js';
@@ -34,9 +35,10 @@ export function buildResources(
   options: EnvoyOptions,
 ): EnvoyResources {
   const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort, options.edge, options.accessLog ?? true))];
-  if (ir.tlsServers.length > 0) {
+  const passthrough = ir.tlsPassthrough ?? [];
+  if (ir.tlsServers.length > 0 || passthrough.length > 0) {
     listeners.push(
-      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge, options.accessLog ?? true)),
+      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge, options.accessLog ?? true, passthrough)),
     );
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
@@ -45,7 +47,11 @@ export function buildResources(
     routeConfigurations: distinctRouteTables(ir)
       .map((table) => named(table.name, buildRouteConfiguration(table)))
       .sort(byName),
-    clusters: ir.clusters.map((cluster) => named(cluster.name, buildCluster(cluster))).sort(byName),
+    clusters: [
+      ...ir.clusters.map((cluster) => named(cluster.name, buildCluster(cluster))),
+      // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
+      ...(ir.fallbackClusters ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
+    ].sort(byName),
     clusterLoadAssignments: ir.clusters
       .map((cluster) =>
         named(

@@ -6,9 +6,12 @@ import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
+import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
+  // First, so it sees every response last, whichever filter made it (custom-http-errors replaces a 403 too).
+  { name: customResponseFilterName, usedBy: (p) => p.errorPages !== undefined, config: { '@type': customResponseType } },
   // Access control first: a denied client learns nothing else about the route.
   {
     name: rbacFilterName,

@@ -1,5 +1,5 @@
 import { TypeUrl } from '../proto/type-urls.js';
-import type { RouteTableIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
@@ -11,6 +11,7 @@ export const httpListenerName = 'ingress_http';
 export const httpsListenerName = 'ingress_https';
 
 const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
+const tcpProxyType = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
 /** The plaintext listener: one filter chain whose routes come from `routeTable`. */
 export function buildHttpListener(
@@ -48,6 +49,18 @@ export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOpti
   };
 }
 
+/**
+ * A filter chain that passes the TLS connections of its SNI names, unterminated, to a cluster (ingress-nginx
+ * ssl-passthrough). No transport socket: the bytes go through as they are, the backend does the handshake.
+ */
+export function buildPassthroughFilterChain(server: TlsPassthroughIR): ResourceJson {
+  return {
+    name: server.name,
+    filter_chain_match: { server_names: [...server.serverNames] },
+    filters: [{ name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': tcpProxyType, stat_prefix: server.name, cluster: server.cluster } }],
+  };
+}
+
 /** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
 export function buildHttpsListener(
   servers: readonly TlsServerIR[],
@@ -55,12 +68,14 @@ export function buildHttpsListener(
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   accessLog = true,
+  passthrough: readonly TlsPassthroughIR[] = [],
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
-    filter_chains: servers.map((server) => buildTlsFilterChain(server, edge, accessLog)),
+    // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
+    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, edge, accessLog))],
   };
 }

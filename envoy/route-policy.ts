@@ -6,6 +6,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, localRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';
@@ -75,6 +76,7 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   }
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
+  else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;
   if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
@@ -151,6 +153,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   }
   if (policy.clientRateLimit !== undefined) config[localRateLimitFilterName] = buildLocalRateLimitPerRoute(policy.clientRateLimit);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
+  if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
   if (policy.maxRequestBodyBytes !== undefined) {
@@ -164,6 +167,9 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
+  if (policy.errorPages !== undefined) {
+    fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  }
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;
   return fields;

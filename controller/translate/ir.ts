@@ -128,6 +128,42 @@ export interface RoutePolicyIR {
   externalAuth?: ExternalAuthIR;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
+  /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
+  hostRewriteFromHeader?: string;
+  /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
+  errorPages?: ErrorPagesIR;
+}
+
+/**
+ * ingress-nginx custom-http-errors: when the response (from upstream or from Envoy itself) has one of `statuses`,
+ * the request is re-routed, inside Envoy, to `host` + `path` (a route of the error-pages virtual host) and the
+ * client gets that answer, status included. The re-routed request carries the error's description: its status,
+ * the client's Accept, original URI and request id, plus the fixed `headers` (which Ingress and Service).
+ */
+export interface ErrorPagesIR {
+  statuses: number[];
+  host: string;
+  path: string;
+  headers: HeaderIR[];
+}
+
+/** A TLS host whose connections are passed on unterminated (ingress-nginx ssl-passthrough), selected by SNI. */
+export interface TlsPassthroughIR {
+  /** Deterministic filter chain name, e.g. `passthrough/foo.example.com`. */
+  name: string;
+  serverNames: string[];
+  /** The cluster (one of GatewayIR.clusters) the TCP stream goes to. */
+  cluster: string;
+}
+
+/**
+ * A cluster that sends each request to the first of `clusters` with endpoints, in order, decided by the proxy at
+ * request time (ingress-nginx default-backend: the default backend serves while a Service has no endpoints).
+ */
+export interface FallbackClusterIR {
+  name: string;
+  /** Names of GatewayIR.clusters entries, most preferred first. */
+  clusters: string[];
 }
 
 export interface VirtualHostIR {
@@ -226,6 +262,10 @@ export interface GatewayIR {
   tlsServers: TlsServerIR[];
   clusters: ClusterIR[];
   secrets: TlsSecretIR[];
+  /** SNI names whose TLS connections go unterminated to a backend; absent or empty means none. */
+  tlsPassthrough?: TlsPassthroughIR[];
+  /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
+  fallbackClusters?: FallbackClusterIR[];
 }
 
 /** htpasswd text (`user:{SHA}hash` lines) that does not print itself: password hashes are credentials too. */

@@ -23,6 +23,12 @@ export const Reason = {
   NginxSnippetRefused: 'NginxSnippetRefused',
   /** An ingress-nginx annotation the compatibility layer does not map (--nginx-annotations); it is ignored. */
   UnsupportedNginxAnnotation: 'UnsupportedNginxAnnotation',
+  /** ssl-passthrough: the host's TLS connections all go to one backend; its other paths are not served over TLS. */
+  SslPassthroughPathsIgnored: 'SslPassthroughPathsIgnored',
+  /** ssl-passthrough on a host that an older Ingress serves without it (or passes to another backend); ignored. */
+  SslPassthroughConflict: 'SslPassthroughConflict',
+  /** custom-http-errors without a default backend (annotation default-backend or a spec.defaultBackend); ignored. */
+  CustomHttpErrorsWithoutBackend: 'CustomHttpErrorsWithoutBackend',
   /** A user of a basic-auth Secret whose password hash Envoy cannot verify (only {SHA} is); that user cannot log in. */
   BasicAuthUserSkipped: 'BasicAuthUserSkipped',
   /** auth-url names a target that is refused (loopback, link-local, localhost) or cannot be reached; the paths answer 503. */

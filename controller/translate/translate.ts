@@ -12,6 +12,7 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from '
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { applyNginxEdge, finishNginxEdge } from './nginx/nginx-edge.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
@@ -93,6 +94,11 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
+  // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
+  const nginxEdge = applyNginxEdge(ingresses, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
+    enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
+    services, clusters, diagnostics, allowExternalName, contributorsByHost: rules.contributorsByHost, defaultBackend,
+  });
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const virtualHosts = new Map<string, VirtualHostIR>();
@@ -114,6 +120,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
+    if (nginxEdge.passthrough.hosts.has(host)) continue; // its TLS connections are not terminated
     tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
     secrets.set(secret.name, secret);
   }
@@ -152,6 +159,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
   };
+  finishNginxEdge(ir, nginxEdge);
   // ingress-nginx auth-type basic / auth-url, on the final routes (nginx/nginx-auth.ts).
   const nginxAuth = nginxAuthByIngress(annotations);
   applyNginxAuth(ir, nginxAuth, { secrets: state.secrets, services }, diagnostics);

@@ -159,9 +159,20 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-response-headers': { status: 'supported', equivalent: 'ext_authz allowed_upstream_headers' },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
   'auth-signin': { status: 'unsupported', note: 'not mapped: a 401 from the auth service is sent to the client instead of a redirect to the sign-in page' },
-  'ssl-passthrough': { status: 'unsupported', note: 'not mapped yet' },
-  'default-backend': { status: 'unsupported', note: 'not mapped yet' },
-  'custom-http-errors': { status: 'unsupported', note: 'not mapped yet' },
+  'ssl-passthrough': {
+    status: 'supported-with-difference',
+    equivalent: 'an SNI filter chain on the HTTPS listener proxying TCP to the backend (no --enable-ssl-passthrough needed)',
+    note: 'every TLS connection for the host goes to the backend of its "/" path (else its first path) and plain HTTP keeps serving the rules, as in ingress-nginx; the host is decided by the oldest Ingress naming it, and other paths are reported (SslPassthroughPathsIgnored)',
+  },
+  'default-backend': {
+    status: 'supported',
+    equivalent: 'an aggregate cluster: the Service first, the default backend (first port of the named Service) while the Service has no ready endpoints',
+  },
+  'custom-http-errors': {
+    status: 'supported-with-difference',
+    equivalent: 'Envoy custom_response filter re-routing the request to the default backend with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
+    note: 'X-Original-URI and X-Forwarded-Host are also sent to the Ingress\'s own backend; the error backend gets path / and the client\'s Host, as in ingress-nginx',
+  },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
   'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

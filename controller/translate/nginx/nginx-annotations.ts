@@ -10,6 +10,7 @@ import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 
@@ -67,6 +68,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'temporal-redirect',
   ...nginxAuthAnnotations,
   ...nginxLimitAnnotations,
+  ...nginxEdgeAnnotations,
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };

@@ -1,0 +1,257 @@
+// ingress-nginx default-backend and custom-http-errors.
+//
+// default-backend `<service>` (a Service of the Ingress's namespace, its first TCP port, as ingress-nginx uses):
+// it answers for the Ingress's backends while they have no ready endpoints. Each forwarding route goes to a
+// fallback cluster (its own cluster first, the default backend second) that Envoy resolves per request, so the
+// switch also happens when endpoints vanish between two builds; a backend that does not resolve at all (Service
+// missing) forwards to the default backend straight away.
+//
+// custom-http-errors "404,503": a response with one of these statuses (from the backend or from Envoy itself) is
+// replaced by the default backend's answer to the same request, re-routed inside Envoy to the error-pages virtual
+// host with the headers ingress-nginx sends (X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name,
+// X-Service-Name, X-Service-Port, X-Request-ID). The default backend is the Ingress's default-backend annotation,
+// else the controller-wide default backend (spec.defaultBackend), as ingress-nginx falls back to its global one.
+import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../backend.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { ClusterIR, ErrorPagesIR, FallbackClusterIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir.js';
+import { type Ingress, type ObjectRef, refKey, refOf } from '../kube-objects.js';
+import { compareStrings } from '../ordering.js';
+import { Reason } from '../reasons.js';
+import { compareVirtualHosts } from '../virtual-host.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+
+export const defaultBackendAnnotation = `${nginxAnnotationPrefix}default-backend`;
+export const customHttpErrorsAnnotation = `${nginxAnnotationPrefix}custom-http-errors`;
+
+/**
+ * Host of the virtual host error requests are re-routed to. `.invalid` is reserved (RFC 2606): no real host, and
+ * no Ingress host, can be it. A client naming it reaches only default backends, which answer anyone anyway.
+ */
+export const errorPagesHost = 'custom-errors.envoy-ingress.invalid';
+
+/** Header the original request's Host travels in to the default backend (ingress-nginx sends it as Host). */
+export const forwardedHostHeader = 'x-forwarded-host';
+
+export function fallbackClusterName(primary: string, fallback: string): string {
+  return `${primary}~default-backend=${fallback}`;
+}
+
+function errorPagesPath(cluster: string): string {
+  return `/${cluster}`;
+}
+
+/** What the Ingresses' default-backend / custom-http-errors annotations settled, per Ingress. */
+export interface NginxDefaultBackends {
+  /** Default backend cluster by Ingress refKey (only those whose annotation resolved). */
+  backends: ReadonlyMap<string, string>;
+  /** Intercepted statuses by Ingress refKey (only valid annotations). */
+  errorStatuses: ReadonlyMap<string, number[]>;
+}
+
+const serviceName = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Reads default-backend and custom-http-errors of the Ingresses for which `enabled` is true, resolving each default
+ * backend (its cluster is added to `clusters`) and reporting bad values on the Ingress.
+ */
+export function readNginxDefaultBackends(
+  ingresses: readonly Ingress[],
+  enabled: (ingress: Ingress) => boolean,
+  services: ServiceIndex,
+  clusters: Map<string, ClusterIR>,
+  diagnostics: Diagnostic[],
+  allowExternalName = false,
+): NginxDefaultBackends {
+  const backends = new Map<string, string>();
+  const errorStatuses = new Map<string, number[]>();
+  for (const ingress of ingresses) {
+    if (!enabled(ingress)) continue;
+    const ref = refOf(ingress);
+    const warn = (reason: string, message: string): void => {
+      diagnostics.push({ object: ref, severity: 'Warning', reason, message });
+    };
+    const name = ingress.metadata.annotations?.[defaultBackendAnnotation]?.trim();
+    if (name !== undefined) {
+      const cluster = resolveDefaultBackend(ingress, name, services, warn, diagnostics, allowExternalName);
+      if (cluster !== undefined) {
+        clusters.set(cluster.name, cluster);
+        backends.set(refKey(ref), cluster.name);
+      }
+    }
+    const codes = ingress.metadata.annotations?.[customHttpErrorsAnnotation];
+    if (codes !== undefined) {
+      const statuses = parseStatuses(codes);
+      if (statuses === undefined) {
+        warn(
+          Reason.InvalidAnnotation,
+          `annotation ${customHttpErrorsAnnotation} has invalid value ${JSON.stringify(codes.slice(0, 100))}; accepted values: a comma-separated list of HTTP statuses from 300 to 599, e.g. "404,503"; it is ignored`,
+        );
+      } else {
+        errorStatuses.set(refKey(ref), statuses);
+      }
+    }
+  }
+  return { backends, errorStatuses };
+}
+
+function resolveDefaultBackend(
+  ingress: Ingress,
+  name: string,
+  services: ServiceIndex,
+  warn: (reason: string, message: string) => void,
+  diagnostics: Diagnostic[],
+  allowExternalName: boolean,
+): ClusterIR | undefined {
+  if (!serviceName.test(name)) {
+    warn(
+      Reason.InvalidAnnotation,
+      `annotation ${defaultBackendAnnotation} has invalid value ${JSON.stringify(name.slice(0, 100))}; accepted values: the name of a Service in the Ingress's namespace; it is ignored`,
+    );
+    return undefined;
+  }
+  const namespace = ingress.metadata.namespace ?? 'default';
+  const where = `annotation ${defaultBackendAnnotation}`;
+  const service = services.get(serviceKey(namespace, name));
+  // ingress-nginx uses the Service's first port.
+  const port = service?.spec?.ports?.find(isTcpServicePort)?.port;
+  if (service !== undefined && port === undefined) {
+    warn(Reason.ServicePortNotFound, `${where}: service ${namespace}/${name} has no TCP port; it is ignored`);
+    return undefined;
+  }
+  const resolved = resolveBackend(ingress, { service: { name, port: { number: port ?? 0 } } }, services, where, diagnostics, allowExternalName);
+  return resolved.cluster;
+}
+
+/** "404, 503" -> [404, 503]: sorted, without duplicates; undefined when anything is not a status 300-599. */
+export function parseStatuses(text: string): number[] | undefined {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.length > 64) return undefined;
+  const statuses = new Set<number>();
+  for (const part of parts) {
+    if (!/^\d{3}$/.test(part)) return undefined;
+    const status = Number(part);
+    if (status < 300 || status > 599) return undefined;
+    statuses.add(status);
+  }
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/**
+ * Rewrites the Ingresses' routes in place (they are the translator's own fresh objects, before they are copied
+ * into virtual hosts): forwarding routes of an Ingress with a default backend go to a fallback cluster, routes
+ * whose backend did not resolve (503) go to the default backend, and forwarding routes of an Ingress with
+ * custom-http-errors get error pages. `globalDefaultBackend` is the cluster of spec.defaultBackend, if any.
+ */
+export function applyNginxDefaultBackends(
+  routes: Iterable<RouteIR>,
+  settings: NginxDefaultBackends,
+  clusters: ReadonlyMap<string, ClusterIR>,
+  globalDefaultBackend: string | undefined,
+  diagnostics: Diagnostic[],
+): Map<string, FallbackClusterIR> {
+  const fallbacks = new Map<string, FallbackClusterIR>();
+  const reported = new Set<string>();
+  for (const route of routes) {
+    if (route.source === undefined) continue;
+    const key = refKey(route.source);
+    const backend = settings.backends.get(key);
+    const statuses = settings.errorStatuses.get(key);
+    if (backend === undefined && statuses === undefined) continue;
+    if (route.action.kind === 'direct' && route.action.status === 503 && backend !== undefined) {
+      route.action = { kind: 'forward', cluster: backend };
+      continue;
+    }
+    if (route.action.kind !== 'forward') continue;
+    const primary = route.action.cluster;
+    const service = clusters.get(primary)?.service;
+    if (backend !== undefined && primary !== backend) {
+      const fallback: FallbackClusterIR = { name: fallbackClusterName(primary, backend), clusters: [primary, backend] };
+      fallbacks.set(fallback.name, fallback);
+      route.action = { ...route.action, cluster: fallback.name };
+    }
+    if (statuses === undefined) continue;
+    const pages = backend ?? globalDefaultBackend;
+    if (pages === undefined) {
+      if (!reported.has(key)) {
+        reported.add(key);
+        diagnostics.push({
+          object: route.source,
+          severity: 'Warning',
+          reason: Reason.CustomHttpErrorsWithoutBackend,
+          message: `annotation ${customHttpErrorsAnnotation} needs a default backend (annotation ${defaultBackendAnnotation} or an Ingress spec.defaultBackend); it is ignored`,
+        });
+      }
+      continue;
+    }
+    route.policy = { ...route.policy, errorPages: errorPagesFor(route.source, statuses, pages, service) };
+  }
+  return fallbacks;
+}
+
+function errorPagesFor(source: ObjectRef, statuses: number[], cluster: string, service: ClusterIR['service'] | undefined): ErrorPagesIR {
+  const headers = [
+    { name: 'X-Namespace', value: source.namespace },
+    { name: 'X-Ingress-Name', value: source.name },
+  ];
+  if (service !== undefined) {
+    headers.push({ name: 'X-Service-Name', value: service.name }, { name: 'X-Service-Port', value: String(service.port) });
+  }
+  return { statuses: [...statuses], host: errorPagesHost, path: errorPagesPath(cluster), headers };
+}
+
+/**
+ * What the rewritten routes of `tables` need besides GatewayIR.clusters: the fallback clusters they forward to,
+ * and the error-pages virtual host (added to each table, in place) with one route per default backend used.
+ * Returns the fallback clusters and every cluster they or the error pages name (to be added to the IR's).
+ */
+export function finishNginxDefaultBackends(
+  tables: readonly RouteTableIR[],
+  clusters: ReadonlyMap<string, ClusterIR>,
+  created: ReadonlyMap<string, FallbackClusterIR>,
+): { fallbackClusters: FallbackClusterIR[]; clusters: ClusterIR[] } {
+  const fallbacks = new Map<string, FallbackClusterIR>();
+  const pages = new Set<string>();
+  const used = new Map<string, ClusterIR>();
+  const use = (name: string): void => {
+    const cluster = clusters.get(name);
+    if (cluster !== undefined) used.set(name, cluster);
+  };
+  for (const table of tables) {
+    for (const vhost of table.virtualHosts) {
+      for (const route of vhost.routes) {
+        if (route.policy?.errorPages !== undefined && route.action.kind === 'forward') pages.add(route.policy.errorPages.path.slice(1));
+        if (route.action.kind !== 'forward' || fallbacks.has(route.action.cluster)) continue;
+        const fallback = created.get(route.action.cluster);
+        if (fallback === undefined) continue;
+        fallbacks.set(fallback.name, { name: fallback.name, clusters: [...fallback.clusters] });
+        fallback.clusters.forEach(use);
+      }
+    }
+  }
+  for (const cluster of pages) use(cluster);
+  if (pages.size > 0) {
+    const vhost = errorPagesVirtualHost([...pages].sort(compareStrings));
+    for (const table of tables) {
+      if (table.virtualHosts.some((v) => v.name === vhost.name)) continue;
+      table.virtualHosts.push(structuredClone(vhost));
+      table.virtualHosts.sort(compareVirtualHosts);
+    }
+  }
+  return {
+    fallbackClusters: [...fallbacks.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    clusters: [...used.values()],
+  };
+}
+
+/** Error requests arrive with the default backend's cluster as path; the backend gets `/` and the original Host. */
+function errorPagesVirtualHost(clusterNames: readonly string[]): VirtualHostIR {
+  const routes: RouteIR[] = clusterNames.map((cluster) => ({
+    name: `custom-http-errors/${cluster}`,
+    match: { kind: 'exact', path: errorPagesPath(cluster) },
+    action: { kind: 'forward', cluster },
+    // ingress-nginx's error location does `rewrite (.*) / break` and proxies with the client's Host.
+    policy: { rewrite: { kind: 'regex', pattern: '^.*$', substitution: '/' }, hostRewriteFromHeader: forwardedHostHeader },
+  }));
+  routes.push({ name: 'custom-http-errors/not-found', match: { kind: 'prefix', path: '/' }, action: { kind: 'direct', status: 404 } });
+  return { name: errorPagesHost, hostnames: [errorPagesHost], routes };
+}

@@ -1,0 +1,60 @@
+// The translator's two hooks for ingress-nginx ssl-passthrough (nginx-passthrough.ts), default-backend and
+// custom-http-errors (nginx-default-backend.ts): one before routes are copied into virtual hosts, one on the
+// finished IR.
+import type { ServiceIndex } from '../backend.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { ClusterIR, FallbackClusterIR, GatewayIR, RouteIR } from '../ir.js';
+import type { Ingress } from '../kube-objects.js';
+import { compareStrings } from '../ordering.js';
+import { applyNginxDefaultBackends, finishNginxDefaultBackends, readNginxDefaultBackends } from './nginx-default-backend.js';
+import { type SslPassthrough, collectSslPassthrough } from './nginx-passthrough.js';
+
+/** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */
+export const nginxEdgeAnnotations: readonly string[] = ['ssl-passthrough', 'default-backend', 'custom-http-errors'];
+
+export interface NginxEdgeContext {
+  /** Whether the nginx annotations of this Ingress are read. */
+  enabled: (ingress: Ingress) => boolean;
+  services: ServiceIndex;
+  /** The translator's clusters by name; default backends are added. */
+  clusters: Map<string, ClusterIR>;
+  diagnostics: Diagnostic[];
+  allowExternalName: boolean;
+  /** collectRules()'s Ingresses per host, oldest first. */
+  contributorsByHost: ReadonlyMap<string, readonly Ingress[]>;
+  /** The controller-wide default backend route (spec.defaultBackend), if any. */
+  defaultBackend: RouteIR | undefined;
+}
+
+export interface NginxEdge {
+  passthrough: SslPassthrough;
+  fallbacks: ReadonlyMap<string, FallbackClusterIR>;
+  clusters: ReadonlyMap<string, ClusterIR>;
+}
+
+/**
+ * `ingresses` oldest first; `routes` the translator's own route objects (rules and default backend), changed in
+ * place. Call after the annotation policies are applied, before routes are copied into virtual hosts.
+ */
+export function applyNginxEdge(ingresses: readonly Ingress[], routes: readonly RouteIR[], ctx: NginxEdgeContext): NginxEdge {
+  const { enabled, services, clusters, diagnostics, allowExternalName } = ctx;
+  const passthrough = collectSslPassthrough(ingresses, enabled, ctx.contributorsByHost, services, diagnostics, allowExternalName);
+  const globalDefaultBackend = ctx.defaultBackend?.action.kind === 'forward' ? ctx.defaultBackend.action.cluster : undefined;
+  const settings = readNginxDefaultBackends(ingresses, enabled, services, clusters, diagnostics, allowExternalName);
+  const fallbacks = applyNginxDefaultBackends(routes, settings, clusters, globalDefaultBackend, diagnostics);
+  return { passthrough, fallbacks, clusters };
+}
+
+/** Adds what the edge features need to the finished IR (in place): passthrough chains, fallback clusters, clusters. */
+export function finishNginxEdge(ir: GatewayIR, edge: NginxEdge): void {
+  const tables = [ir.http, ...ir.tlsServers.map((server) => server.routeTable)].filter((table, i, all) => all.indexOf(table) === i);
+  const finished = finishNginxDefaultBackends(tables, edge.clusters, edge.fallbacks);
+  const extra = [...edge.passthrough.clusters, ...finished.clusters];
+  if (extra.length > 0) {
+    const all = new Map(ir.clusters.map((cluster) => [cluster.name, cluster]));
+    for (const cluster of extra) if (!all.has(cluster.name)) all.set(cluster.name, { ...cluster, service: { ...cluster.service } });
+    ir.clusters = [...all.values()].sort((a, b) => compareStrings(a.name, b.name));
+  }
+  if (edge.passthrough.servers.length > 0) ir.tlsPassthrough = edge.passthrough.servers.map((s) => ({ ...s, serverNames: [...s.serverNames] }));
+  if (finished.fallbackClusters.length > 0) ir.fallbackClusters = finished.fallbackClusters;
+}

@@ -1,0 +1,68 @@
+// ErrorPagesIR (ingress-nginx custom-http-errors) -> Envoy's custom_response filter, configured per route: a
+// response whose status is listed is replaced by re-routing the same request, inside Envoy, to the error-pages
+// route (redirect policy), which adds the headers an ingress-nginx error backend reads:
+//   X-Code (the status), X-Format (the client's Accept), X-Original-URI (the request target before any rewrite),
+//   X-Request-ID (Envoy's request id, the one the backend saw; the re-routed request keeps it), and the route's
+//   fixed headers (X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port).
+// The redirect policy evaluates its headers after it changed the request's host and path, so the original URI and
+// Host are captured by the forwarding route itself (request_headers_to_add, as ingress-nginx also sends
+// X-Original-URI and X-Forwarded-Host to every backend).
+import type { ErrorPagesIR } from '../controller/translate/ir.js';
+import { forwardedHostHeader } from '../controller/translate/nginx/nginx-default-backend.js';
+import type { ResourceJson } from './resource-types.js';
+
+export const customResponseFilterName = 'envoy.filters.http.custom_response';
+export const customResponseType = 'type.googleapis.com/envoy.extensions.filters.http.custom_response.v3.CustomResponse';
+const redirectPolicyType = 'type.googleapis.com/envoy.extensions.http.custom_response.redirect_policy.v3.RedirectPolicy';
+const statusCodeInputType = 'type.googleapis.com/envoy.type.matcher.v3.HttpResponseStatusCodeMatchInput';
+
+/** Header the forwarding route stores the original request target in (ingress-nginx's name for it). */
+export const originalUriHeader = 'x-original-uri';
+
+function setHeader(key: string, value: string): ResourceJson {
+  return { header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' };
+}
+
+/** A literal header value: `%` starts an Envoy command, a literal one is `%%`. */
+function literal(value: string): string {
+  return value.replaceAll('%', '%%');
+}
+
+/** request_headers_to_add entries of a route with error pages (captured before the route rewrites anything). */
+export function buildErrorPagesRequestHeaders(): ResourceJson[] {
+  return [setHeader(originalUriHeader, '%REQ(:path)%'), // The error-pages route sends it as Host (ErrorPagesIR routes use hostRewriteFromHeader).
+    setHeader(forwardedHostHeader, '%REQ(:authority)%')];
+}
+
+function buildRedirect(pages: ErrorPagesIR, status: number): ResourceJson {
+  return {
+    '@type': redirectPolicyType,
+    // No status_code: the client gets the error backend's own status, as with ingress-nginx.
+    redirect_action: { host_redirect: pages.host, path_redirect: pages.path },
+    request_headers_to_add: [
+      setHeader('X-Code', String(status)),
+      setHeader('X-Format', '%REQ(accept)%'),
+      ...pages.headers.map((h) => setHeader(h.name, literal(h.value))),
+    ],
+  };
+}
+
+/** The route's typed_per_filter_config entry for the custom_response filter. */
+export function buildErrorPagesPerRoute(pages: ErrorPagesIR): ResourceJson {
+  return {
+    '@type': customResponseType,
+    custom_response_matcher: {
+      matcher_list: {
+        matchers: pages.statuses.map((status) => ({
+          predicate: {
+            single_predicate: {
+              input: { name: 'status', typed_config: { '@type': statusCodeInputType } },
+              value_match: { exact: String(status) },
+            },
+          },
+          on_match: { action: { name: `error-page-${status}`, typed_config: buildRedirect(pages, status) } },
+        })),
+      },
+    },
+  };
+}

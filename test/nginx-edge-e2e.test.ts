@@ -1,0 +1,270 @@
+// End to end with --nginx-annotations: ingress-nginx ssl-passthrough, default-backend and custom-http-errors ->
+// controller (standalone) -> a real Envoy -> backends, one host per case, one stack for the whole file.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
+import { startEchoBackend, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
+import { httpGet, httpsGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
+import { startStack, type Stack } from './fixtures/standalone-stack.js';
+
+interface World {
+  stack: Stack;
+  /** The manifest directory (flapping.yaml there is rewritten by a test). */
+  dir: string;
+  web: EchoBackend;
+  ca: TestCA;
+  /** The certificate the passthrough backend itself serves (Envoy never has it). */
+  backendCert: IssuedCertificate;
+  /** The certificate Envoy terminates term.test with. */
+  envoyCert: IssuedCertificate;
+  passBackend: EchoBackend;
+  /** Requests the error-page backend received, in order. */
+  errorRequests: ErrorPageRequest[];
+}
+
+interface ErrorPageRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+}
+
+const cleanups: (() => unknown)[] = [];
+const sharedScope = {
+  teardown: (fn: () => unknown) => cleanups.push(fn),
+  get passed() {
+    return true;
+  },
+  log: () => undefined,
+} as unknown as ExecutionContext;
+
+test.after.always(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Like ingress-nginx's custom-error-pages image: answers with the status in X-Code (404 without one) and a JSON
+ * page naming what it was told, so the client sees the error backend's own status and body.
+ */
+async function startErrorPages(seen: ErrorPageRequest[]): Promise<number> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.push({ path: req.url ?? '', headers: req.headers });
+    const code = Number(req.headers['x-code'] ?? '404');
+    res.writeHead(code, { 'content-type': 'application/json', 'x-error-page': 'yes' });
+    res.end(JSON.stringify({ page: 'error', code, format: req.headers['x-format'] ?? null }));
+  });
+  return listen(server);
+}
+
+/** A backend answering `/status/NNN` with that status (and a body saying so), anything else with 200. */
+async function startStatusBackend(): Promise<number> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const match = /^\/status\/(\d{3})/.exec(req.url ?? '');
+    const status = match === null ? 200 : Number(match[1]);
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(`backend says ${status}`);
+  });
+  return listen(server);
+}
+
+async function setUp(): Promise<World> {
+  const tmp = await createTempDir();
+  cleanups.push(() => tmp.remove());
+  const ca = await createTestCA();
+  const backendCert = await ca.issue({ dnsNames: ['pass.test'] });
+  const envoyCert = await ca.issue({ dnsNames: ['term.test'] });
+  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
+    const backend = await startEchoBackend(opts);
+    cleanups.push(() => backend.close());
+    return backend;
+  };
+  const passBackend = await start({ service: 'secure', tls: { cert: backendCert.certPem, key: backendCert.keyPem } });
+  const web = await start({ service: 'web' });
+  const fallbackPage = await start({ service: 'fallback-page' });
+  const errorRequests: ErrorPageRequest[] = [];
+  const errorPort = await startErrorPages(errorRequests);
+  const statusPort = await startStatusBackend();
+  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('secure', [endpoint(passBackend)]),
+    ...serviceWithEndpoints('web', [endpoint(web)]),
+    ...serviceWithEndpoints('fallback-page', [endpoint(fallbackPage)]),
+    ...serviceWithEndpoints('error-pages', [{ address: '127.0.0.1', port: errorPort }]),
+    ...serviceWithEndpoints('statuses', [{ address: '127.0.0.1', port: statusPort }]),
+    // A Service whose pods are all gone: no endpoints.
+    ...serviceWithEndpoints('empty', []),
+    tlsSecret('term-tls', envoyCert.certPem, envoyCert.keyPem),
+    ingress('pass', {
+      annotations: nginx({ 'ssl-passthrough': 'true' }),
+      rules: [{ host: 'pass.test', paths: [{ path: '/', service: 'secure' }, { path: '/plain', service: 'web' }] }],
+    }),
+    ingress('term', {
+      rules: [{ host: 'term.test', paths: [{ path: '/', service: 'web' }] }],
+      tls: [{ hosts: ['term.test'], secretName: 'term-tls' }],
+    }),
+    ingress('fallback', {
+      annotations: nginx({ 'default-backend': 'fallback-page' }),
+      rules: [{ host: 'fallback.test', paths: [{ path: '/', service: 'empty' }, { path: '/up', service: 'web' }, { path: '/gone', service: 'no-such-service' }] }],
+    }),
+    ingress('errors', {
+      annotations: nginx({ 'default-backend': 'error-pages', 'custom-http-errors': '404,503' }),
+      rules: [{ host: 'errors.test', paths: [{ path: '/', service: 'statuses' }] }],
+    }),
+    ingress('flap', {
+      annotations: nginx({ 'default-backend': 'fallback-page' }),
+      rules: [{ host: 'flap.test', paths: [{ path: '/', service: 'flapping' }] }],
+    }),
+    ingress('no-errors', {
+      rules: [{ host: 'no-errors.test', paths: [{ path: '/', service: 'statuses' }] }],
+    }),
+  ];
+  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  await writeFile(path.join(tmp.path, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [endpoint(web)])));
+  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  cleanups.push(() => stack.controller.stop());
+  await stack.envoy.waitForListener('ingress_https');
+  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'errors.test', path: '/' })).status === 200, {
+    description: 'the annotated Ingresses are served',
+    timeoutMs: 20_000,
+  });
+  return { stack, dir: tmp.path, web, ca, backendCert, envoyCert, passBackend, errorRequests };
+}
+
+let shared: Promise<World> | undefined;
+async function world(t: ExecutionContext): Promise<World> {
+  shared ??= setUp();
+  const w = await shared;
+  t.teardown(() => {
+    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
+  });
+  return w;
+}
+
+function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
+  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
+}
+
+test('ssl-passthrough: the client completes TLS with the backend itself, through Envoy\'s 443 listener', async (t) => {
+  const w = await world(t);
+  const requestsBefore = w.passBackend.requests;
+  const res = await httpsGet({ port: w.stack.httpsPort, servername: 'pass.test', hostHeader: 'pass.test', path: '/plain?x=1', ca: w.ca.certPem });
+  // The backend's own certificate, not one Envoy holds.
+  t.is(res.peerCertificate?.serialNumber, w.backendCert.serialNumber);
+  t.is(res.status, 200);
+  // Every path goes to the "/" path's backend over TLS (the TLS stream is not HTTP to Envoy): /plain too.
+  t.is(res.json?.service, 'secure');
+  t.is(res.json?.path, '/plain?x=1');
+  t.true(res.json?.tls);
+  t.is(res.json?.sni, 'pass.test');
+  // Envoy added nothing: no proxy headers reach the backend.
+  t.is(res.json?.headers['x-forwarded-proto'], undefined);
+  t.is(res.json?.headers['x-request-id'], undefined);
+  t.is(w.passBackend.requests, requestsBefore + 1);
+});
+
+test('ssl-passthrough: plain HTTP keeps serving the rules; other SNI names are still terminated by Envoy', async (t) => {
+  const w = await world(t);
+  const plain = await get(w, 'pass.test', '/plain');
+  t.is(plain.status, 200);
+  t.is(plain.json?.service, 'web');
+  const terminated = await httpsGet({ port: w.stack.httpsPort, servername: 'term.test', hostHeader: 'term.test', path: '/', ca: w.ca.certPem });
+  t.is(terminated.peerCertificate?.serialNumber, w.envoyCert.serialNumber);
+  t.not(terminated.peerCertificate?.serialNumber, w.backendCert.serialNumber);
+  t.is(terminated.json?.service, 'web');
+  t.false(terminated.json?.tls, 'Envoy terminated TLS and forwarded plain HTTP');
+});
+
+test('default-backend: a Service with no endpoints is answered by the default backend; others are not', async (t) => {
+  const w = await world(t);
+  const empty = await get(w, 'fallback.test', '/some/page?q=1');
+  t.is(empty.status, 200);
+  t.is(empty.json?.service, 'fallback-page');
+  t.is(empty.json?.path, '/some/page?q=1', 'the request is passed as it is');
+  t.is(empty.json?.host, 'fallback.test');
+  const up = await get(w, 'fallback.test', '/up');
+  t.is(up.json?.service, 'web', 'a Service with endpoints serves its own paths');
+  const gone = await get(w, 'fallback.test', '/gone');
+  t.is(gone.status, 200, 'a missing Service has no endpoints either');
+  t.is(gone.json?.service, 'fallback-page');
+});
+
+test('custom-http-errors: a 503 from the backend is replaced by the default backend\'s page, told about the error', async (t) => {
+  const w = await world(t);
+  const before = w.errorRequests.length;
+  const res = await get(w, 'errors.test', '/status/503?item=7', { headers: { accept: 'application/json' } });
+  // The error backend's answer, status included (it answers with X-Code, as ingress-nginx's error pages do).
+  t.is(res.status, 503);
+  t.is(res.headers['x-error-page'], 'yes');
+  t.deepEqual(res.json, { page: 'error', code: 503, format: 'application/json' });
+  t.is(w.errorRequests.length, before + 1);
+  const seen = w.errorRequests.at(-1) as ErrorPageRequest;
+  // ingress-nginx's error location does `rewrite (.*) / break`, which keeps the query string.
+  t.is(seen.path, '/?item=7');
+  t.is(seen.headers['host'], 'errors.test');
+  t.is(seen.headers['x-code'], '503');
+  t.is(seen.headers['x-format'], 'application/json');
+  t.is(seen.headers['x-original-uri'], '/status/503?item=7');
+  t.is(seen.headers['x-namespace'], 'default');
+  t.is(seen.headers['x-ingress-name'], 'errors');
+  t.is(seen.headers['x-service-name'], 'statuses');
+  t.is(seen.headers['x-service-port'], '80');
+  t.regex(String(seen.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+});
+
+test('custom-http-errors: 404 is replaced too; other statuses and other Ingresses are untouched', async (t) => {
+  const w = await world(t);
+  const notFound = await get(w, 'errors.test', '/status/404');
+  t.is(notFound.status, 404);
+  t.is(notFound.headers['x-error-page'], 'yes');
+  t.is((w.errorRequests.at(-1) as ErrorPageRequest).headers['x-code'], '404');
+  const before = w.errorRequests.length;
+  const other = await get(w, 'errors.test', '/status/500');
+  t.is(other.status, 500);
+  t.is(other.body, 'backend says 500');
+  const ok = await get(w, 'errors.test', '/fine');
+  t.is(ok.status, 200);
+  t.is(ok.body, 'backend says 200');
+  const elsewhere = await get(w, 'no-errors.test', '/status/503');
+  t.is(elsewhere.status, 503);
+  t.is(elsewhere.body, 'backend says 503');
+  t.is(w.errorRequests.length, before, 'the error backend saw none of these');
+});
+
+test('default-backend: when a Service loses its endpoints the default backend takes over, and gives way when they return', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'flap.test', '/a')).json?.service, 'web');
+  const routeReloads = async (): Promise<number | undefined> => (await w.stack.envoy.stats('rds.http.config_reload'))['http.ingress_http.rds.http.config_reload'];
+  const reloadsBefore = await routeReloads();
+  t.true((reloadsBefore ?? 0) > 0);
+  // Only the EndpointSlice changes: an endpoint-only update, the routes stay as they are; Envoy's fallback cluster
+  // sends the requests on by itself.
+  await writeFile(path.join(w.dir, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [])));
+  const fallback = await waitFor(
+    async () => {
+      const res = await get(w, 'flap.test', '/a');
+      return res.json?.service === 'fallback-page' ? res : undefined;
+    },
+    { description: 'the default backend answers flap.test', timeoutMs: 20_000 },
+  );
+  t.is(fallback.status, 200);
+  t.is(fallback.json?.path, '/a');
+  t.is(await routeReloads(), reloadsBefore, 'no route changed: Envoy switched by itself');
+  await writeFile(path.join(w.dir, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [{ address: w.web.address, port: w.web.port }])));
+  await waitFor(async () => (await get(w, 'flap.test', '/a')).json?.service === 'web', { description: 'web answers flap.test again', timeoutMs: 20_000 });
+  t.pass();
+});
