@@ -8,6 +8,7 @@ import { createIngressApi, ServiceIngressManager } from '../controller/service-i
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { AppliedTracker } from '../controller/status/applied-tracker.js';
 import { EventRecorder } from '../controller/status/event-recorder.js';
+import { NodeAddressSource } from '../controller/status/node-address-source.js';
 import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
 import { StatusWriter } from '../controller/status/status-writer.js';
 import type { ObjectStore } from '../controller/store.js';
@@ -84,10 +85,15 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
 
   // Status: the served set of the newest generation a connected Envoy has fully ACKed.
   let applied: readonly ObjectRef[] | undefined;
+  // --publish-nodes: only consulted without fixed addresses or a publish Service (those win).
+  const nodes =
+    o.publish.publishNodes && !o.publish.publishService && !o.publish.publishAddresses?.length
+      ? new NodeAddressSource(o.kubeConfig, o.publish.publishNodes, log)
+      : undefined;
   const addresses = () => {
     const ps = o.publish.publishService;
     const service = ps ? (store.get('Service', ps.namespace, ps.name) as Service | undefined) : undefined;
-    return publishedAddresses(o.publish, service);
+    return publishedAddresses(o.publish, service, nodes?.addresses());
   };
   const publish = (): void => {
     if (applied) statusWriter.publish(applied, addresses());
@@ -96,6 +102,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     applied = event.servedIngresses;
     publish();
   });
+  nodes?.on('change', () => publish());
   const publishService = o.publish.publishService;
   if (publishService) {
     store.on('change', (changes) => {
@@ -130,7 +137,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.
   void source.start();
-  await source.whenSynced();
+  await Promise.all([source.whenSynced(), nodes?.start()]);
   reconciler.markReady();
   await reconciler.idle();
   manager?.start();
@@ -159,6 +166,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       statusWriter.stop();
       events.stop();
       tracker.stop();
+      await nodes?.stop();
       await source.stop();
       reconciler.stop();
       await server.close();

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
 import { createXdsServerCredentials } from './xds-server-credentials.js';
+import type { NodeAddressType } from '../controller/status/published-addresses.js';
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
@@ -198,6 +199,8 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   watchNamespace?: string;
   publishService?: string;
   publishAddress?: string;
+  publishNodes?: string;
+  publishNodeAddressType: NodeAddressType;
   leaderElectionNamespace: string;
   leaderElectionId: string;
   identity: string;
@@ -254,6 +257,15 @@ addBootstrapFlags(
       .option('--watch-namespace <namespace>', 'watch only this namespace (default: all)')
       .option('--publish-service <namespace/name>', 'publish the addresses of this Service (the one in front of Envoy) on Ingresses')
       .option('--publish-address <addresses>', 'comma-separated IPs or hostnames to publish on Ingresses')
+      .option(
+        '--publish-nodes <pod-selector>',
+        'publish the addresses of the nodes running ready pods with these labels in --leader-election-namespace (Envoy on hostNetwork, no Service in front)',
+      )
+      .addOption(
+        new Option('--publish-node-address-type <type>', 'with --publish-nodes: which node address (a node without one publishes the other type)')
+          .choices(['ExternalIP', 'InternalIP'])
+          .default('ExternalIP'),
+      )
       .option('--leader-election-namespace <namespace>', 'namespace of the leader-election Lease', process.env['POD_NAMESPACE'] ?? 'envoy-ingress')
       .option('--leader-election-id <name>', 'name of the leader-election Lease', 'envoy-ingress-leader')
       .option('--identity <id>', 'this replica in leader election and Events', process.env['POD_NAME'] ?? hostname())
@@ -325,6 +337,9 @@ addBootstrapFlags(
         publish: {
           ...(flags.publishService ? { publishService: parseNamespacedName(flags.publishService, '--publish-service') } : {}),
           ...(flags.publishAddress ? { publishAddresses: flags.publishAddress.split(',').map((a) => a.trim()).filter(Boolean) } : {}),
+          ...(flags.publishNodes
+            ? { publishNodes: { namespace: flags.leaderElectionNamespace, podSelector: flags.publishNodes, addressType: flags.publishNodeAddressType } }
+            : {}),
         },
         leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
         ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Service } from '../translate/kube-objects.js';
-import { addressesKey, addressOf, publishedAddresses } from './published-addresses.js';
+import { addressesKey, addressOf, nodeAddresses, publishedAddresses } from './published-addresses.js';
 
 const publishService = { namespace: 'ingress', name: 'envoy' };
 
@@ -62,4 +62,36 @@ test('addressesKey ignores order and extra fields', (t) => {
   t.not(addressesKey([{ ip: '192.0.2.1' }]), addressesKey([{ ip: '192.0.2.2' }]));
   t.not(addressesKey([{ ip: '192.0.2.1' }]), addressesKey([{ hostname: '192.0.2.1' }]));
   t.is(addressesKey([]), '');
+});
+
+const readyPod = (nodeName: string, ready = 'True', terminating = false) => ({
+  metadata: terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {},
+  spec: { nodeName },
+  status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: ready }] },
+});
+const node = (name: string, addresses: Record<string, string>[]) => ({ metadata: { name }, status: { addresses: addresses as { type: string; address: string }[] } });
+
+test('node addresses: the nodes of ready, not terminating pods; ExternalIP preferred, else InternalIP; sorted, once each', (t) => {
+  const nodes = [
+    node('a', [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'ExternalIP', address: '203.0.113.2' }, { type: 'Hostname', address: 'a' }]),
+    node('b', [{ type: 'InternalIP', address: '10.0.0.1' }]),
+    node('c', [{ type: 'ExternalIP', address: '203.0.113.3' }]),
+    node('d', [{ type: 'ExternalIP', address: '203.0.113.4' }]),
+    node('e', [{ type: 'ExternalIP', address: '203.0.113.5' }]),
+  ];
+  const pods = [readyPod('a'), readyPod('a'), readyPod('b'), readyPod('c', 'False'), readyPod('d', 'True', true), readyPod('unknown'), { spec: {} }];
+  t.deepEqual(nodeAddresses(pods, nodes, 'ExternalIP'), [{ ip: '10.0.0.1' }, { ip: '203.0.113.2' }]);
+  t.deepEqual(nodeAddresses(pods, nodes, 'InternalIP'), [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }]);
+  t.deepEqual(nodeAddresses([], nodes, 'ExternalIP'), []);
+});
+
+test('with --publish-nodes and no Service or fixed addresses, the node addresses are published', (t) => {
+  const publishNodes = { namespace: 'envoy-ingress', podSelector: 'app=envoy', addressType: 'ExternalIP' as const };
+  const nodes = [{ ip: '203.0.113.2' }, { ip: '203.0.113.2' }, { hostname: 'node.example' }];
+  t.deepEqual(publishedAddresses({ publishNodes }, undefined, nodes), [{ ip: '203.0.113.2' }, { hostname: 'node.example' }]);
+  // Fixed addresses and a publish Service still win.
+  t.deepEqual(publishedAddresses({ publishNodes, publishAddresses: ['192.0.2.10'] }, undefined, nodes), [{ ip: '192.0.2.10' }]);
+  t.deepEqual(publishedAddresses({ publishNodes, publishService }, service({ clusterIP: '10.96.0.5' }), nodes), [{ ip: '10.96.0.5' }]);
+  // Without --publish-nodes, node addresses are ignored.
+  t.deepEqual(publishedAddresses({}, undefined, nodes), []);
 });
