@@ -1,11 +1,16 @@
 // The whole pure pipeline in one call: cluster state -> translation (IR + diagnostics) -> endpoints -> Envoy
-// resources. Used by the reconciler's full builds and by `render` / `validate`.
+// resources. `buildConfig` is used by `render` / `validate`; the reconciler's builds go through ConfigBuilder,
+// which also knows when a change touched only Secrets and then rebuilds SDS alone.
 import { buildResources } from '../envoy/build-resources.js';
-import type { EnvoyOptions, EnvoyResources } from '../envoy/resource-types.js';
+import type { EnvoyOptions, EnvoyResources, NamedResource } from '../envoy/resource-types.js';
+import { buildSecret } from '../envoy/secret.js';
+import type { ResourceKind } from '../proto/type-urls.js';
+import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
 import { endpointsForCluster, indexEndpointSources } from './translate/endpoints.js';
-import type { ClusterEndpointsIR } from './translate/ir.js';
-import type { ClusterState } from './translate/kube-objects.js';
+import type { ClusterEndpointsIR, TlsSecretIR } from './translate/ir.js';
+import type { ClusterState, Secret } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
+import { secretResourceName, validateTlsSecret } from './translate/tls-secret.js';
 import { translate, type TranslationResult } from './translate/translate.js';
 
 export interface BuiltConfig {
@@ -15,11 +20,158 @@ export interface BuiltConfig {
   resources: EnvoyResources;
 }
 
-export function buildConfig(state: ClusterState, options: { translate: TranslateOptions; envoy: EnvoyOptions }): BuiltConfig {
-  const translation = translate(state, options.translate);
+export interface BuildOptions {
+  translate: TranslateOptions;
+  envoy: EnvoyOptions;
+}
+
+function endpointsOf(state: ClusterState, translation: TranslationResult): Map<string, ClusterEndpointsIR> {
   const index = indexEndpointSources(state);
   const endpoints = new Map<string, ClusterEndpointsIR>();
   for (const cluster of translation.ir.clusters) endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
+  return endpoints;
+}
+
+export function buildConfig(state: ClusterState, options: BuildOptions): BuiltConfig {
+  const translation = translate(state, options.translate);
+  const endpoints = endpointsOf(state, translation);
   const resources = buildResources(translation.ir, [...endpoints.values()], options.envoy);
   return { translation, endpoints, resources };
+}
+
+/** The snapshot update for every type of a full build. */
+export function fullUpdate(resources: EnvoyResources): SnapshotUpdate {
+  return {
+    listener: resources.listeners,
+    routeConfiguration: resources.routeConfigurations,
+    cluster: resources.clusters,
+    clusterLoadAssignment: resources.clusterLoadAssignments,
+    secret: resources.secrets,
+  };
+}
+
+export interface IncrementalBuild {
+  translation: TranslationResult;
+  /** Endpoints per cluster name. */
+  endpoints: Map<string, ClusterEndpointsIR>;
+  /** `full`: everything was translated and built; `secrets`: only Secrets changed, only SDS was rebuilt. */
+  kind: 'full' | 'secrets';
+  /** What to hand to the snapshot cache: every type for a full build, only `secret` for a Secrets-only one. */
+  update: SnapshotUpdate;
+}
+
+function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+function secretKey(secret: Secret): string {
+  return secretResourceName(secret.metadata.namespace ?? 'default', secret.metadata.name);
+}
+
+/**
+ * The new TLS secrets when the Secrets that changed between `before` and `after` cannot change anything but
+ * certificate bytes, else undefined. Translation uses a Secret only through its validation (valid or not, with
+ * which error) and the DNS names of its certificate (diagnostics for hosts it does not cover): when every changed
+ * Secret was valid and still is, for the same names, every translation outcome (TLS hosts, conflicts, redirects,
+ * diagnostics) is the same, and only the SDS resources of those Secrets differ.
+ */
+function certificateOnlyChanges(before: readonly Secret[], after: readonly Secret[]): Map<string, TlsSecretIR> | undefined {
+  const old = new Map(before.map((s) => [secretKey(s), s]));
+  const changed = new Map<string, TlsSecretIR>();
+  for (const secret of after) {
+    const key = secretKey(secret);
+    const previous = old.get(key);
+    old.delete(key);
+    if (previous === secret) continue;
+    if (previous === undefined) return undefined; // a new Secret may make a TLS host valid
+    const was = validateTlsSecret(previous);
+    const now = validateTlsSecret(secret);
+    if (!was.valid || !now.valid || !sameNames(was.dnsNames, now.dnsNames)) return undefined;
+    changed.set(key, now.secret);
+  }
+  if (old.size > 0) return undefined; // a deleted Secret may make a TLS host invalid
+  return changed;
+}
+
+interface LastBuild {
+  state: ClusterState;
+  translation: TranslationResult;
+  endpoints: Map<string, ClusterEndpointsIR>;
+  /** SDS resources as built (the other types' JSON is not kept: the cache holds their bytes). */
+  secrets: readonly NamedResource[];
+}
+
+/**
+ * Builds for the reconciler, remembering the last published build. When only Secrets changed and no TLS host's
+ * outcome can change (see certificateOnlyChanges), the translation is reused with the new certificates swapped
+ * in and only the SDS resources are built and handed to the cache: listeners, routes and clusters are neither
+ * translated, built nor encoded. Anything else is a full build. Endpoint objects are not compared (the reconciler
+ * patches endpoints on its own path); they are recomputed only if they changed since the last build.
+ */
+export class ConfigBuilder {
+  #last: LastBuild | undefined;
+
+  constructor(private readonly options: BuildOptions) {}
+
+  /**
+   * Builds for `state` and hands the update to `publish` (the snapshot cache). The build is remembered as the
+   * base of the next incremental one only if `publish` does not throw, so a refused build never becomes the base.
+   */
+  build<T>(state: ClusterState, publish: (update: SnapshotUpdate) => T): { built: IncrementalBuild; published: T } {
+    const built = this.#secretsOnly(state) ?? this.#full(state);
+    const published = publish(built.update);
+    this.#last = { state, translation: built.translation, endpoints: built.endpoints, secrets: built.update.secret ?? [] };
+    return { built, published };
+  }
+
+  /** Forget the last build: the next one is full (e.g. after options changed or the cache was replaced). */
+  reset(): void {
+    this.#last = undefined;
+  }
+
+  #full(state: ClusterState): IncrementalBuild {
+    const { translation, endpoints, resources } = buildConfig(state, this.options);
+    return { translation, endpoints, kind: 'full', update: fullUpdate(resources) };
+  }
+
+  #secretsOnly(state: ClusterState): IncrementalBuild | undefined {
+    const last = this.#last;
+    if (last === undefined) return undefined;
+    const before = last.state;
+    if (
+      !sameObjects(before.ingresses, state.ingresses) ||
+      !sameObjects(before.ingressClasses, state.ingressClasses) ||
+      !sameObjects(before.services, state.services)
+    ) {
+      return undefined;
+    }
+    const changed = certificateOnlyChanges(before.secrets, state.secrets);
+    if (changed === undefined) return undefined;
+    const { translation } = last;
+    const secrets = translation.ir.secrets.map((secret) => changed.get(secret.name) ?? secret);
+    const sds = last.secrets.map((named) => {
+      const secret = changed.get(named.name);
+      return secret === undefined ? named : { name: named.name, resource: buildSecret(secret) };
+    });
+    const endpointsUnchanged = sameObjects(before.endpointSlices, state.endpointSlices) && sameObjects(before.endpoints, state.endpoints);
+    const nextTranslation: TranslationResult = { ...translation, ir: { ...translation.ir, secrets } };
+    return {
+      translation: nextTranslation,
+      endpoints: endpointsUnchanged ? last.endpoints : endpointsOf(state, nextTranslation),
+      kind: 'secrets',
+      update: { secret: sds },
+    };
+  }
+}
+
+/** Kinds a build hands to the cache (for logs and benchmarks). */
+export function updatedKinds(update: SnapshotUpdate): ResourceKind[] {
+  return Object.keys(update) as ResourceKind[];
 }

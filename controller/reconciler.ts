@@ -5,13 +5,13 @@
 import { EventEmitter } from 'node:events';
 import { buildClusterLoadAssignment } from '../envoy/cluster-load-assignment.js';
 import type { EnvoyOptions, NamedResource } from '../envoy/resource-types.js';
-import type { SnapshotCache, SnapshotUpdate } from '../xds/snapshot-cache.js';
-import { buildConfig } from './build-config.js';
+import type { SnapshotCache } from '../xds/snapshot-cache.js';
+import { ConfigBuilder } from './build-config.js';
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/diagnostics.js';
-import { endpointsForCluster, indexEndpointSources, serviceKeyOfSlice } from './translate/endpoints.js';
-import type { ClusterEndpointsIR, GatewayIR } from './translate/ir.js';
-import type { ObjectRef } from './translate/kube-objects.js';
+import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from './translate/endpoints.js';
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from './translate/ir.js';
+import type { ClusterState, EndpointSlice, Endpoints, KubeObject, ObjectRef, Service } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
 
 export interface ReconcileLog {
@@ -22,7 +22,8 @@ export interface ReconcileLog {
 }
 
 export interface BuildResult {
-  kind: 'full' | 'endpoints';
+  /** `secrets`: only Secrets' certificates changed and only SDS was rebuilt (see ConfigBuilder). */
+  kind: 'full' | 'secrets' | 'endpoints';
   durationMs: number;
   changedTypes: string[];
   diagnostics: Diagnostic[];
@@ -41,6 +42,11 @@ export interface ReconcilerOptions {
   envoy: EnvoyOptions;
 }
 
+const noState: ClusterState = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], endpoints: [], secrets: [] };
+
+/** The store's key of an object. */
+const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+
 function diagnosticKey(d: Diagnostic): string {
   return `${d.object.kind}/${d.object.namespace}/${d.object.name}|${d.reason}|${d.message}`;
 }
@@ -54,10 +60,18 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   #ir: GatewayIR | undefined;
   #references: ReferenceSets = { services: new Set(), secrets: new Set() };
   #endpoints = new Map<string, ClusterEndpointsIR>();
+  /**
+   * For the endpoint fast path, so an endpoint change costs the same at 10 or 10,000 Services: the clusters of
+   * each Service (from the last full build), and the EndpointSlices of each Service (`namespace/name` of the
+   * slices, kept up to date from store changes; rebuilt at each full build).
+   */
+  #clustersByService = new Map<string, ClusterIR[]>();
+  #slicesByService = new Map<string, Set<string>>();
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
   #loggedDiagnostics = new Set<string>();
   #generation = 0;
+  readonly #builder: ConfigBuilder;
   #idle: (() => void)[] = [];
   readonly #onChange = (changes: StoreChange[]): void => this.notify(changes);
 
@@ -68,6 +82,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     private readonly log: ReconcileLog,
   ) {
     super();
+    this.#builder = new ConfigBuilder(options);
     store.on('change', this.#onChange);
   }
 
@@ -132,6 +147,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
             const svc = obj && obj.kind === 'EndpointSlice' ? serviceKeyOfSlice(obj) : undefined;
             if (svc) services.add(svc);
           }
+          this.#indexSlice(c);
           for (const svc of services) {
             if (this.#references.services.has(svc)) {
               this.#endpointServices.add(svc);
@@ -149,6 +165,22 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       }
     }
     if (relevant) this.#kick();
+  }
+
+  /** Keep #slicesByService in step with one EndpointSlice change (its service label may have changed). */
+  #indexSlice(c: StoreChange): void {
+    const sliceKey = `${c.namespace}/${c.name}`;
+    if (c.previous?.kind === 'EndpointSlice') {
+      const before = serviceKeyOfSlice(c.previous);
+      if (before !== undefined) this.#slicesByService.get(before)?.delete(sliceKey);
+    }
+    if (c.type !== 'deleted' && c.object.kind === 'EndpointSlice') {
+      const after = serviceKeyOfSlice(c.object);
+      if (after === undefined) return;
+      let set = this.#slicesByService.get(after);
+      if (!set) this.#slicesByService.set(after, (set = new Set()));
+      set.add(sliceKey);
+    }
   }
 
   /** Resolves when no build is running or pending (for tests and orderly shutdown). */
@@ -191,49 +223,85 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     const started = performance.now();
     const state = this.store.state();
     try {
-      const { translation: result, endpoints, resources } = buildConfig(state, this.options);
-      const update: SnapshotUpdate = {
-        listener: resources.listeners,
-        routeConfiguration: resources.routeConfigurations,
-        cluster: resources.clusters,
-        clusterLoadAssignment: resources.clusterLoadAssignments,
-        secret: resources.secrets,
-      };
-      const changed = this.cache.update(update);
+      const { built, published: changed } = this.#builder.build(state, (update) => this.cache.update(update));
+      const { translation: result, endpoints } = built;
       this.#ir = result.ir;
       this.#endpoints = endpoints;
+      this.#indexForEndpointBuilds(result.ir, state);
       this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
       this.#logDiagnostics(result.diagnostics);
-      this.#finish('full', started, changed);
+      this.#finish(built.kind, started, changed);
     } catch (err: unknown) {
       this.log.error({ err }, 'build failed; Envoy keeps the last good config');
       this.emit('failed', err);
     }
   }
 
+  /** After a full build: which clusters each Service has, and which slices each Service has. */
+  #indexForEndpointBuilds(ir: GatewayIR, state: ClusterState): void {
+    const clusters = new Map<string, ClusterIR[]>();
+    for (const cluster of ir.clusters) {
+      const key = `${cluster.service.namespace}/${cluster.service.name}`;
+      const list = clusters.get(key);
+      if (list) list.push(cluster);
+      else clusters.set(key, [cluster]);
+    }
+    this.#clustersByService = clusters;
+    const slices = new Map<string, Set<string>>();
+    for (const slice of state.endpointSlices) {
+      const svc = serviceKeyOfSlice(slice);
+      if (svc === undefined) continue;
+      let set = slices.get(svc);
+      if (!set) slices.set(svc, (set = new Set()));
+      set.add(keyOf(slice));
+    }
+    this.#slicesByService = slices;
+  }
+
+  /** What endpointsForCluster reads, for these Services only (looked up in the store, not a copy of it). */
+  #endpointSources(services: readonly string[]): EndpointSourceIndex {
+    const index = { services: new Map<string, Service>(), slices: new Map<string, EndpointSlice[]>(), endpoints: new Map<string, Endpoints>() };
+    for (const key of services) {
+      const slash = key.indexOf('/');
+      const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
+      const service = this.store.get('Service', namespace, name);
+      if (service?.kind === 'Service') index.services.set(key, service);
+      const legacy = this.store.get('Endpoints', namespace, name);
+      if (legacy?.kind === 'Endpoints') index.endpoints.set(key, legacy);
+      const slices: EndpointSlice[] = [];
+      for (const sliceKey of this.#slicesByService.get(key) ?? []) {
+        const cut = sliceKey.indexOf('/');
+        const slice = this.store.get('EndpointSlice', sliceKey.slice(0, cut), sliceKey.slice(cut + 1));
+        if (slice?.kind === 'EndpointSlice') slices.push(slice);
+      }
+      // Store order (insertion) is not name order: sort, so the result does not depend on arrival order.
+      slices.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+      if (slices.length > 0) index.slices.set(key, slices);
+    }
+    return index;
+  }
+
   #endpointBuild(services: readonly string[]): void {
     const started = performance.now();
-    const ir = this.#ir!;
-    const state = this.store.state();
     try {
-      const wanted = new Set(services);
-      const index = indexEndpointSources(state);
-      // Work on a copy: if the update is refused, the endpoints stay those Envoy has, so a bad slice of one
-      // Service does not poison later endpoint updates of the others.
-      const endpoints = new Map(this.#endpoints);
+      const index = this.#endpointSources(services);
       // Only the ClusterLoadAssignments of the changed Services are rebuilt and offered to the cache: the cost of
       // an endpoint change does not grow with the number of Services.
+      const computed: ClusterEndpointsIR[] = [];
       const clas: NamedResource[] = [];
-      for (const cluster of ir.clusters) {
-        if (!wanted.has(`${cluster.service.namespace}/${cluster.service.name}`)) continue;
-        const computed = endpointsForCluster(state, cluster, index);
-        endpoints.set(cluster.name, computed);
-        clas.push({ name: computed.cluster, resource: buildClusterLoadAssignment(computed) });
+      for (const key of services) {
+        for (const cluster of this.#clustersByService.get(key) ?? []) {
+          const result = endpointsForCluster(noState, cluster, index);
+          computed.push(result);
+          clas.push({ name: result.cluster, resource: buildClusterLoadAssignment(result) });
+        }
       }
       const changed = this.cache.patch('clusterLoadAssignment', clas);
-      this.#endpoints = endpoints;
+      // Only once the cache took them: if the update is refused, the endpoints stay those Envoy has, so a bad
+      // slice of one Service does not poison later endpoint updates of the others.
+      for (const result of computed) this.#endpoints.set(result.cluster, result);
       this.#finish('endpoints', started, changed);
     } catch (err: unknown) {
       this.log.error({ err }, 'endpoint update failed; Envoy keeps the last good endpoints');
@@ -241,7 +309,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     }
   }
 
-  #finish(kind: 'full' | 'endpoints', started: number, changed: string[]): void {
+  #finish(kind: BuildResult['kind'], started: number, changed: string[]): void {
     this.#generation += 1;
     const result: BuildResult = {
       kind,
