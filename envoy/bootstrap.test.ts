@@ -1,6 +1,9 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import test from 'ava';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
-import { buildBootstrap } from './bootstrap.js';
+import { createTempDir } from '../test/harness/temp-dir.js';
+import { createTestCA } from '../test/harness/test-certs.js';
+import { buildBootstrap, buildXdsTlsSdsFiles, xdsTlsSds } from './bootstrap.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -63,4 +66,28 @@ test('the served bootstrap has the runtime the validated static bootstrap has', 
   const empty = { listeners: [], routeConfigurations: [], clusters: [], clusterLoadAssignments: [], secrets: [] };
   t.deepEqual(served['layered_runtime'], inlineIntoStaticBootstrap(empty)['layered_runtime']);
   t.truthy(served['layered_runtime']);
+});
+
+test('with xDS mutual TLS, the certificates come from SDS files that watch the Secret volume; Envoy accepts them', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const ca = await createTestCA();
+  const client = await ca.issue({ dnsNames: ['envoy.test'], clientAuth: true });
+  await mkdir(tmp.file('xds-tls'));
+  await writeFile(tmp.file('xds-tls/tls.crt'), client.certPem);
+  await writeFile(tmp.file('xds-tls/tls.key'), client.keyPem);
+  await writeFile(tmp.file('xds-tls/ca.crt'), ca.certPem);
+  const tls = { certFile: tmp.file('xds-tls/tls.crt'), keyFile: tmp.file('xds-tls/tls.key'), caFile: tmp.file('xds-tls/ca.crt'), sdsDir: tmp.path, serverName: 'xds.test' };
+  const files = buildXdsTlsSdsFiles(tls);
+  t.deepEqual(Object.keys(files).sort(), [xdsTlsSds.certificate.file, xdsTlsSds.trustedCa.file].sort());
+  // The kubelet updates a Secret volume by moving a new `..data` symlink into the directory: that is what is watched.
+  t.regex(JSON.stringify(files), new RegExp(`"watched_directory":\\{"path":"${tmp.path}/xds-tls"\\}`));
+  for (const [name, doc] of Object.entries(files)) await writeFile(tmp.file(name), JSON.stringify(doc));
+  const bootstrap = buildBootstrap({ ...base, xdsProtocol: 'delta', xdsTls: tls });
+  const context = JSON.stringify(xdsCluster(bootstrap)['transport_socket']);
+  t.notRegex(context, /"filename"/, 'no certificate file is read once at start');
+  t.regex(context, new RegExp(`"path_config_source":\\{"path":"${tmp.path}/${xdsTlsSds.certificate.file}"`));
+  t.regex(context, /"match_typed_subject_alt_names":\[\{"san_type":"DNS","matcher":\{"exact":"xds.test"\}\}\]/);
+  const result = await validateWithEnvoy(bootstrap);
+  t.true(result.ok, result.output);
 });
