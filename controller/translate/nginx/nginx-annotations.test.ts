@@ -5,6 +5,7 @@ import type { Ingress } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from './catalog.js';
 import { mappedNginxAnnotations, parseAnnotationsWithNginx } from './nginx-annotations.js';
+import { nginxAuthAnnotations } from './nginx-auth.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
 
 function ingressWith(annotations: Record<string, string>): Ingress {
@@ -75,6 +76,8 @@ for (const [name, entry] of Object.entries(nginxAnnotationCatalog)) {
   if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
   // ssl-passthrough, default-backend, custom-http-errors act on routes and listeners: nginx-edge.test.ts.
   if (nginxEdgeAnnotations.includes(name)) continue;
+  // auth-* are resolved against Secrets and Services once the IR is built: nginx-auth.test.ts, the nginx-auth golden.
+  if ((nginxAuthAnnotations as readonly string[]).includes(name)) continue;
   test(`supported ${name} changes what is served (and nothing without the opt-in)`, (t) => {
     const sample = samples[name];
     if (sample === undefined) return t.fail(`no sample for ${name}`);

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import test from 'ava';
+import { buildBasicAuthPerRoute } from '../../../envoy/basic-auth.js';
+import { buildExtAuthzFilterConfig } from '../../../envoy/ext-authz.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { HtpasswdUsers } from '../ir.js';
+import type { Ingress, Secret } from '../kube-objects.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+import { readNginxAuth, readUsers } from './nginx-auth.js';
+
+const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+function secret(data: Record<string, string>): Secret {
+  return { kind: 'Secret', metadata: { name: 's', namespace: 'default' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) };
+}
+
+function ingressWith(values: Record<string, string>): Ingress {
+  const annotations = Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+  return { kind: 'Ingress', metadata: { name: 'app', namespace: 'team', annotations }, spec: {} };
+}
+
+function read(values: Record<string, string>): { auth: ReturnType<typeof readNginxAuth>; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  return { auth: readNginxAuth(ingressWith(values), diagnostics), diagnostics };
+}
+
+test('auth-file: {SHA} users kept in order, others reported by scheme without their hash, CRLF and comments ignored', (t) => {
+  const file = `# comment\r\nalice:${sha('a')}\r\n\r\nbob:$apr1$xyz$abcdefghijklmnopqrstuv\r\ncarol:$2y$05$abcdefghijklmnopqrstuu\r\nalice:${sha('other')}\r\ndave:${sha('d')}  \r\n`;
+  const users = readUsers(secret({ auth: file }), 'auth-file');
+  if ('error' in users) return t.fail(users.error);
+  t.deepEqual(users.lines, [`alice:${sha('a')}`, `dave:${sha('d')}`]);
+  t.is(users.skipped.length, 3);
+  t.regex(users.skipped[0] ?? '', /"bob" cannot log in: .*apr1/);
+  t.regex(users.skipped[1] ?? '', /"carol" cannot log in: .*bcrypt/);
+  t.regex(users.skipped[2] ?? '', /"alice" appears more than once/);
+  t.false(users.skipped.some((m) => m.includes('$apr1$xyz') || m.includes('$2y$05')), 'no hash in messages');
+});
+
+test('auth-map: each key is a user; a Secret without "auth" is refused for auth-file', (t) => {
+  const map = readUsers(secret({ zed: sha('z'), amy: sha('a') }), 'auth-map');
+  t.deepEqual('lines' in map ? map.lines : [], [`amy:${sha('a')}`, `zed:${sha('z')}`]);
+  t.deepEqual(readUsers(secret({ users: 'x' }), 'auth-file'), { error: 'has no data "auth" (an htpasswd file)' });
+  // A {SHA} value that is not a SHA-1 digest is not accepted as one (Envoy would reject the whole route table).
+  const short = readUsers(secret({ auth: 'eve:{SHA}abc=\n' }), 'auth-file');
+  t.deepEqual('lines' in short ? short.lines : undefined, []);
+});
+
+test('annotations: secret in the Ingress namespace or namespace/name; bad values refuse (503), never ignore', (t) => {
+  t.deepEqual(read({ 'auth-type': 'basic', 'auth-secret': 'users' }).auth, { basic: { secret: { namespace: 'team', name: 'users' }, secretType: 'auth-file' } });
+  t.deepEqual(read({ 'auth-type': 'basic', 'auth-secret': 'other/users', 'auth-secret-type': 'auth-map' }).auth?.basic, {
+    secret: { namespace: 'other', name: 'users' },
+    secretType: 'auth-map',
+  });
+  for (const values of [
+    { 'auth-type': 'digest', 'auth-secret': 'users' },
+    { 'auth-type': 'basic' },
+    { 'auth-type': 'basic', 'auth-secret': 'a/b/c' },
+    { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-secret-type': 'htpasswd' },
+    { 'auth-url': 'ftp://auth.test/' },
+    { 'auth-url': 'https://auth.test/check?x=1' },
+    { 'auth-url': 'https://user:pw@auth.test/check' },
+  ]) {
+    const { auth, diagnostics } = read(values);
+    t.truthy(auth?.refused, JSON.stringify(values));
+    t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  }
+  // Without auth-type, the rest is reported as ignored (nothing was asked for).
+  const lonely = read({ 'auth-secret': 'users', 'auth-realm': 'R' });
+  t.is(lonely.auth, undefined);
+  t.is(lonely.diagnostics.length, 2);
+});
+
+test('auth-response-headers: valid names kept lower case, bad ones reported; host is never copied', (t) => {
+  const { auth, diagnostics } = read({ 'auth-url': 'http://auth.test/v', 'auth-response-headers': 'X-User, X-Email,bad{,Host,x-user' });
+  t.deepEqual(auth?.external?.responseHeaders, ['x-user', 'x-email']);
+  t.deepEqual(
+    diagnostics.map((d) => d.message.match(/"([^"]+)" is not/)?.[1]),
+    ['bad{', 'Host'],
+  );
+});
+
+test('users never print: the IR redacts them, only the Envoy builder reveals them', (t) => {
+  const users = new HtpasswdUsers(`alice:${sha('a')}\n`);
+  t.is(JSON.stringify({ users }), '{"users":"[redacted]"}');
+  t.is(`${users}`, '[redacted]');
+  const perRoute = buildBasicAuthPerRoute({ users, secret: { kind: 'Secret', namespace: 'default', name: 's' } });
+  t.deepEqual(perRoute['users'], { inline_string: `alice:${sha('a')}\n` });
+  // Nobody usable: Envoy needs a non-empty source; a comment line lets nobody in.
+  const none = buildBasicAuthPerRoute({ users: new HtpasswdUsers(''), secret: { kind: 'Secret', namespace: 'default', name: 's' } });
+  t.regex((none['users'] as { inline_string: string }).inline_string, /^#/);
+});
+
+test('ext_authz filter: path prefix, copied headers, client gets only WWW-Authenticate and Location, 500 on errors', (t) => {
+  const config = buildExtAuthzFilterConfig({
+    filter: 'f',
+    uri: 'http://auth.test/verify',
+    cluster: 'auth-url/auth.test:80',
+    pathPrefix: '/verify',
+    responseHeaders: ['x-user'],
+  });
+  t.like(config, {
+    http_service: {
+      server_uri: { uri: 'http://auth.test/verify', cluster: 'auth-url/auth.test:80' },
+      path_prefix: '/verify',
+      authorization_response: {
+        allowed_upstream_headers: { patterns: [{ exact: 'x-user', ignore_case: true }] },
+        allowed_client_headers: { patterns: [{ exact: 'www-authenticate', ignore_case: true }, { exact: 'location', ignore_case: true }] },
+      },
+    },
+    status_on_error: { code: 'InternalServerError' },
+  });
+});
