@@ -1,4 +1,4 @@
-import type { PathMatchIR, RouteActionIR, RouteIR } from '../controller/translate/ir.js';
+import type { HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
 
@@ -16,10 +16,27 @@ export function buildRouteMatch(match: PathMatchIR): ResourceJson {
   return { path_separated_prefix: match.path };
 }
 
+/** The route's own cluster gets what the split leaves: Envoy picks a cluster at random in proportion to the weights. */
+function buildWeightedClusters(cluster: string, split: TrafficSplitIR): ResourceJson {
+  return {
+    clusters: [
+      { name: cluster, weight: split.totalWeight - split.weight },
+      { name: split.cluster, weight: split.weight },
+    ],
+  };
+}
+
+/** A HeaderMatcher: a request without the header does not match. */
+export function buildHeaderMatcher(header: HeaderMatchIR): ResourceJson {
+  const stringMatch = header.kind === 'exact' ? { exact: header.value } : { safe_regex: { regex: header.value } };
+  return { name: header.name, string_match: stringMatch };
+}
+
 /** The action fields of a Route: exactly one of `route`, `redirect`, `direct_response` (plus its headers). */
 export function buildRouteAction(action: RouteActionIR): ResourceJson {
   switch (action.kind) {
     case 'forward':
+      if (action.split !== undefined) return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split) } };
       return { route: { cluster: action.cluster } };
     case 'https-redirect': {
       const redirect: ResourceJson = { https_redirect: true };
@@ -58,9 +75,12 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
  */
 export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJson {
   const match = buildRouteMatch(route.match);
+  const headers: ResourceJson[] = [];
   if (authorityRegex !== undefined) {
-    match['headers'] = [{ name: ':authority', string_match: { safe_regex: { regex: authorityRegex } } }];
+    headers.push({ name: ':authority', string_match: { safe_regex: { regex: authorityRegex } } });
   }
+  for (const header of route.headers ?? []) headers.push(buildHeaderMatcher(header));
+  if (headers.length > 0) match['headers'] = headers;
   const fields: ResourceJson = { name: route.name, match, ...buildRouteAction(route.action) };
   // Annotation settings (route-policy.ts) only apply where a request goes to a backend.
   if (route.policy !== undefined && route.action.kind === 'forward') {

@@ -37,7 +37,8 @@ export function clusterVariantName(base: string, settings: ClusterSettings): str
   return parts.length === 0 ? base : [base, ...parts].join('~');
 }
 
-function withSettings(cluster: ClusterIR, settings: ClusterSettings): ClusterIR {
+/** A copy of the cluster with the settings, under its variant name. */
+export function withSettings(cluster: ClusterIR, settings: ClusterSettings): ClusterIR {
   const variant: ClusterIR = { ...structuredClone(cluster), name: clusterVariantName(cluster.name, settings) };
   if (settings.protocol !== undefined) variant.protocol = settings.protocol;
   if (settings.upstreamTls !== undefined) variant.upstreamTls = { ...settings.upstreamTls };

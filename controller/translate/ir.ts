@@ -14,8 +14,8 @@ export type PathMatchIR =
   | { kind: 'prefix'; path: string };
 
 export type RouteActionIR =
-  /** Proxy to a cluster. */
-  | { kind: 'forward'; cluster: string }
+  /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
+  | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
   /** Redirect the same host and path to https. */
   | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number }
   /**
@@ -26,10 +26,31 @@ export type RouteActionIR =
   /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
   | { kind: 'direct'; status: number; body?: string; contentType?: string };
 
+/**
+ * Of every request, `weight` out of `totalWeight` (chosen at random) go to `cluster`, the rest to the route's own
+ * cluster. 0 < weight <= totalWeight (ingress-nginx canary-weight / canary-weight-total).
+ */
+export interface TrafficSplitIR {
+  cluster: string;
+  weight: number;
+  totalWeight: number;
+}
+
+/** A condition on a request header, in addition to the path (ingress-nginx canary-by-header / canary-by-cookie). */
+export interface HeaderMatchIR {
+  /** Lower-case header name. */
+  name: string;
+  /** exact: the header's value equals `value`; regex: the RE2 pattern `value` matches the whole header value. */
+  kind: 'exact' | 'regex';
+  value: string;
+}
+
 export interface RouteIR {
   /** Unique within its virtual host, e.g. `ingress/default/web/rule/0/path/1`. */
   name: string;
   match: PathMatchIR;
+  /** Every one must hold too (a request without the header matches none); absent means the path decides alone. */
+  headers?: HeaderMatchIR[];
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: ObjectRef;

@@ -33,6 +33,12 @@ export const Reason = {
   BasicAuthUserSkipped: 'BasicAuthUserSkipped',
   /** auth-url names a target that is refused (loopback, link-local, localhost) or cannot be reached; the paths answer 503. */
   AuthUrlRefused: 'AuthUrlRefused',
+  /** A canary Ingress path (ingress-nginx canary) with no main Ingress route for the same host, path and pathType. */
+  NginxCanaryWithoutMain: 'NginxCanaryWithoutMain',
+  /** A second canary for the same main route (one per path), or a canary whose backend is the main route's own. */
+  NginxCanaryConflict: 'NginxCanaryConflict',
+  /** Annotations on a canary Ingress other than canary-*: a canary takes every setting from the main Ingress. */
+  NginxCanaryAnnotationsIgnored: 'NginxCanaryAnnotationsIgnored',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -12,6 +12,7 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from '
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxEdge, finishNginxEdge } from './nginx/nginx-edge.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import type { TranslateOptions } from './options.js';
@@ -63,8 +64,10 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
     for (const vhost of table.virtualHosts) {
       for (const route of vhost.routes) {
         if (route.action.kind !== 'forward') continue;
-        const cluster = known.get(route.action.cluster);
-        if (cluster !== undefined) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
+        for (const name of [route.action.cluster, ...(route.action.split === undefined ? [] : [route.action.split.cluster])]) {
+          const cluster = known.get(name);
+          if (cluster !== undefined) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
+        }
       }
     }
   }
@@ -77,9 +80,11 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const ingresses = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
+  const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
   const annotations = new Map<Ingress, IngressAnnotations>(
-    ingresses.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options))]),
+    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options))]),
   );
   checkClassNginxSettings(state.ingressClasses, options, diagnostics);
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
@@ -87,15 +92,15 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const services = indexServices(state.services);
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
-  const defaultBackend = selectDefaultBackend(ingresses, services, clusters, diagnostics, allowExternalName);
-  const rules = collectRules(ingresses, services, clusters, diagnostics, allowExternalName);
-  const tls = collectTlsHosts(ingresses, state.secrets, diagnostics);
+  const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
+  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName);
+  const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
-  const nginxEdge = applyNginxEdge(ingresses, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
+  const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
     services, clusters, diagnostics, allowExternalName, contributorsByHost: rules.contributorsByHost, defaultBackend,
   });
@@ -109,6 +114,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     if (!virtualHosts.has(host)) virtualHosts.set(host, assembleVirtualHost(host, [], fallback));
   }
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
+  attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef });
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
   // the connection came in on: one table for all chains, so the Host header picks the route even when it differs

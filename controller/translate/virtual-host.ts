@@ -21,7 +21,8 @@ export function fallbackRoute(defaultBackend: RouteIR | undefined, notFoundPage:
 
 /** A copy, so no two places in the IR share an object (consumers may transform it in place). */
 export function cloneRoute(route: RouteIR): RouteIR {
-  const copy: RouteIR = { name: route.name, match: { ...route.match }, action: { ...route.action } };
+  const copy: RouteIR = { name: route.name, match: { ...route.match }, action: structuredClone(route.action) };
+  if (route.headers !== undefined) copy.headers = route.headers.map((header) => ({ ...header }));
   if (route.source !== undefined) copy.source = { ...route.source };
   if (route.policy !== undefined) copy.policy = structuredClone(route.policy);
   return copy;

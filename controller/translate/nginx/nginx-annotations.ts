@@ -10,6 +10,7 @@ import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
@@ -66,6 +67,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'permanent-redirect',
   'permanent-redirect-code',
   'temporal-redirect',
+  ...nginxCanaryAnnotations,
   ...nginxAuthAnnotations,
   ...nginxLimitAnnotations,
   ...nginxEdgeAnnotations,
@@ -225,6 +227,12 @@ function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
 
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
 export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): NginxMapping {
+  // A canary's own settings are only its canary-* ones (nginx-canary.ts); the rest are the main Ingress's.
+  if (isNginxCanary(ingress)) {
+    readNginxCanary(ingress, diagnostics);
+    return { own: {} };
+  }
+  reportCanaryAnnotationsOfMain(ingress, diagnostics);
   const r = new NginxReader(ingress, diagnostics);
   for (const key of Object.keys(ingress.metadata.annotations ?? {}).sort()) {
     const entry = nginxCatalogEntry(key);

@@ -1,0 +1,77 @@
+// Value checks and request-matching patterns for the ingress-nginx canary annotations (nginx-canary.ts). Every
+// pattern built here is RE2 (what Envoy's safe_regex runs), checked with the same RE2 library compiled to wasm.
+import { RE2 } from 're2-wasm';
+import type { HeaderMatchIR } from '../ir.js';
+
+/** Go's strconv.ParseBool, which ingress-nginx reads boolean annotations with. */
+export function parseGoBool(text: string): boolean | undefined {
+  const v = text.trim();
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
+/** A cookie name (an RFC 6265 token). */
+export function parseCookieName(text: string): string | undefined {
+  const name = text.trim();
+  return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/.test(name) ? name : undefined;
+}
+
+/**
+ * A header value to compare with: visible ASCII and inner spaces. Leading or trailing blanks could never match,
+ * since HTTP strips them from header values before anyone compares.
+ */
+export function parseHeaderValue(text: string): string | undefined {
+  return /^[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?$/.test(text) ? text : undefined;
+}
+
+/**
+ * Whether `pattern` compiles as RE2 (Envoy would reject the whole route table otherwise). `\u` and `\c` escapes
+ * are refused: re2-wasm turns these JavaScript forms into RE2 ones, Envoy's RE2 gets the text as written.
+ */
+export function isRe2(pattern: string): boolean {
+  if (/\\[uc]/.test(pattern.replaceAll('\\\\', ''))) return false;
+  let re: RE2 | undefined;
+  try {
+    re = new RE2(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    // re2-wasm frees nothing itself: its WebAssembly heap would run out over many translations.
+    (re as unknown as { wrapper?: { delete?: () => void } } | undefined)?.wrapper?.delete?.();
+  }
+}
+
+export type ParsedPattern = { valid: true; regex: string } | { valid: false; error: string };
+
+/**
+ * canary-by-header-pattern -> an RE2 over the whole header value. ingress-nginx searches the value with PCRE
+ * (ngx.re.match, unanchored), so the pattern may match anywhere: `.*(?:pattern).*`. PCRE-only syntax (look-around,
+ * back-references, possessive quantifiers) has no RE2 equivalent and is refused.
+ */
+export function headerPatternRegex(pattern: string): ParsedPattern {
+  if (pattern.length === 0 || pattern.length > 1024) return { valid: false, error: 'a pattern of 1 to 1024 characters' };
+  if (!isRe2(pattern)) return { valid: false, error: 'an RE2 regular expression (look-around and back-references are PCRE only)' };
+  const regex = `.*(?:${pattern}).*`;
+  // A pattern can close the group itself (`a)|(b`): the wrapped form must still be the same RE2.
+  if (!isRe2(regex) || !isRe2(`(?:${pattern})`)) return { valid: false, error: 'a self-contained RE2 regular expression' };
+  return { valid: true, regex };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+}
+
+/**
+ * A condition on the Cookie header: a cookie `name` whose value is exactly `value`. Cookies are `name=value` pairs
+ * separated by `;` and optional blanks (RFC 6265 section 5.4; Envoy joins the cookie headers of an HTTP/2 request
+ * with `; `). Names compare case-sensitively, as browsers send them back.
+ */
+export function cookieHeaderMatch(name: string, value: string): HeaderMatchIR {
+  return {
+    name: 'cookie',
+    kind: 'regex',
+    value: `^(?:.*;)?[ \\t]*${escapeRegex(name)}=${escapeRegex(value)}[ \\t]*(?:;.*)?$`,
+  };
+}
