@@ -6,6 +6,7 @@ import { findRepoRoot } from '../test/harness/repo-root.js';
 import { benchCertificate } from './bench-certs.js';
 import { progress, runConvergence } from './convergence.js';
 import { runEndpointChurn } from './endpoint-churn.js';
+import { runEndpointPush } from './endpoint-push.js';
 import { describeChangeCost, runIncrementalCost } from './incremental-cost.js';
 import { collectGarbage, machine, round, table } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
@@ -74,6 +75,21 @@ if (only.includes('convergence')) {
     const r = conv.routeChange;
     out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
   }
+}
+
+if (only.includes('endpoints')) {
+  const size = quick ? 1000 : 10000;
+  progress(`endpoint change -> pushed at ${size} Services`);
+  const ep = await runEndpointPush(syntheticCluster({ ingresses: size, tls: certA }), quick ? 20 : 50);
+  results['endpointPush'] = ep;
+  out.push(`\n## 3b. Endpoint change -> ClusterLoadAssignment received by a delta xDS client, ${ep.services} Services, ${ep.runs} changes one at a time`);
+  out.push(
+    table(
+      ['push ms p50', 'push p99', 'build ms p50', 'build p99', 'CPU ms per change', 'CLAs sent per change'],
+      [[ep.pushMs.median, ep.pushMs.p99, ep.buildMs.median, ep.buildMs.p99, ep.cpuMsPerChange, ep.resourcesPerChange]],
+    ),
+  );
+  collectGarbage();
 }
 
 if (only.includes('churn')) {

@@ -157,6 +157,32 @@ test('an EndpointSlice change of a referenced Service is an endpoints build that
   t.deepEqual(claAddresses(cache), ['10.0.0.2:8080']);
 });
 
+test('a slice relabelled to another Service takes its endpoints along, and a deleted slice takes them out, on the endpoint fast path', async (t) => {
+  const { reconciler, builds, put, store, cache } = await readyWithApp();
+  put(ingress('second', { rules: [{ host: 'second.example.test', paths: [{ path: '/', service: 'b' }] }] }), ...serviceWithEndpoints('b', [{ address: '10.0.1.1', port: 8080 }]));
+  // A second slice of app, added after the last full build.
+  const extra = (service: string): object => ({
+    ...(serviceWithEndpoints('app', [{ address: '10.0.0.9', port: 8080 }])[1] as object),
+    metadata: { name: 'moving', namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
+  });
+  await reconciler.idle();
+  builds.length = 0;
+  put(extra('app'));
+  await reconciler.idle();
+  t.deepEqual(claAddresses(cache), ['10.0.0.1:8080', '10.0.0.9:8080', '10.0.1.1:8080']);
+  put(extra('b'));
+  await reconciler.idle();
+  t.deepEqual(claAddresses(cache), ['10.0.0.1:8080', '10.0.0.9:8080', '10.0.1.1:8080'], 'the same addresses, now one more for b and one fewer for app:');
+  const clusters = [...cache.snapshot.resources.clusterLoadAssignment.values()].map((r) => r.json as { cluster_name: string; endpoints?: { lb_endpoints: unknown[] }[] });
+  const count = (name: string) => clusters.find((c) => c.cluster_name.includes(`/${name}/`))?.endpoints?.[0]?.lb_endpoints.length;
+  t.is(count('app'), 1);
+  t.is(count('b'), 2);
+  store.delete('EndpointSlice', 'default', 'moving');
+  await reconciler.idle();
+  t.deepEqual(claAddresses(cache), ['10.0.0.1:8080', '10.0.1.1:8080']);
+  t.true(builds.length >= 3 && builds.every((b) => b.kind === 'endpoints'), JSON.stringify(builds.map((b) => b.kind)));
+});
+
 test('an EndpointSlice of a Service nothing references triggers nothing', async (t) => {
   const { reconciler, builds, put } = await readyWithApp();
   put(...serviceWithEndpoints('nobody', [{ address: '10.0.0.7', port: 80 }]).slice(1));

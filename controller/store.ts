@@ -99,6 +99,8 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     const map = this.#map(obj.kind);
     const key = keyOf(obj);
     const previous = map.get(key);
+    // The same object again (a re-read of an unchanged manifest file): nothing to compare.
+    if (previous === obj) return undefined;
     if (previous && sameContent(previous, obj)) {
       map.set(key, obj);
       return undefined;

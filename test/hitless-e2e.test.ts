@@ -7,7 +7,8 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { useEchoBackend } from './harness/ava-fixtures.js';
 import type { EchoBackend } from './harness/echo-backend.js';
-import { createKeepAliveHttpsAgent, httpGet, httpsGet } from './harness/http-client.js';
+import { createKeepAliveAgent, createKeepAliveHttpsAgent, httpGet, httpsGet } from './harness/http-client.js';
+import { startRequestLoop } from './harness/request-loop.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
@@ -181,3 +182,53 @@ test('adding a TLS host changes the HTTPS listener in place: an open connection 
   t.is(socketInUse(), socket);
   t.false(socket?.destroyed);
 });
+
+/**
+ * Blue/green by editing the Ingress: the route moves to a Service nothing else uses, so in the same change the
+ * new cluster appears and the old one (and its endpoints) disappears. Make before break: the new cluster and its
+ * endpoints first, then the route, and the old cluster and its endpoints only once the route that used it is
+ * ACKed. Removing the old ClusterLoadAssignment with the new cluster (before the route moved) empties the old
+ * cluster while requests still go to it: 503 "no healthy upstream".
+ */
+for (const protocol of ['delta', 'sotw'] as const) {
+  test(`a route switched back and forth between two Services, each unused by anything else, under load: zero failed requests (${protocol})`, async (t) => {
+    const tmp = await createTempDir();
+    t.teardown(() => tmp.remove());
+    const blue = await useEchoBackend(t, { service: 'blue' });
+    const green = await useEchoBackend(t, { service: 'green' });
+    const host = 'flip.example.test';
+    await writeManifest(tmp.path, 'services.yaml', [
+      ingressClass(),
+      ...serviceWithEndpoints('blue', [{ address: blue.address, port: blue.port }]),
+      ...serviceWithEndpoints('green', [{ address: green.address, port: green.port }]),
+    ]);
+    const routeTo = (service: string) => writeManifest(tmp.path, 'flip.yaml', [ingress('flip', { rules: [{ host, paths: [{ path: '/', service }] }] })]);
+    await routeTo('blue');
+    const stack = await startStack(t, { manifestsDir: tmp.path, xdsProtocol: protocol });
+    const served = async (): Promise<string> => {
+      const res = await httpGet({ port: stack.httpPort, hostHeader: host, path: '/' }).catch(() => undefined);
+      return res?.status === 200 ? String(res.json?.service) : `status ${res?.status ?? 'error'}`;
+    };
+    await stack.envoy.waitUntil(async () => (await served()) === 'blue', 30_000, 'route to blue');
+    const agent = createKeepAliveAgent();
+    t.teardown(() => agent.destroy());
+    const loop = startRequestLoop(
+      async () => ({ status: (await httpGet({ port: stack.httpPort, hostHeader: host, path: '/', agent }).catch(() => ({ status: 0 }))).status }),
+      { concurrency: 4, intervalMs: 1, maxRequests: 200_000, maxDurationMs: 150_000, isSuccess: (s) => s === 200 },
+    );
+    const clusters = () => [...stack.controller.cache.snapshot.resources.cluster.keys()];
+    for (let i = 0; i < 6; i++) {
+      const target = i % 2 === 0 ? 'green' : 'blue';
+      const old = i % 2 === 0 ? 'blue' : 'green';
+      await routeTo(target);
+      await stack.envoy.waitUntil(async () => (await served()) === target, 30_000, `route to ${target}`);
+      await stack.controller.reconciler.idle();
+      // The scenario really removes the old Service's cluster (nothing else uses it).
+      t.false(clusters().some((c) => c.includes(`/${old}/`)), `${old}'s cluster is gone: ${clusters().join(', ')}`);
+    }
+    const result = await loop.stop();
+    const failedLines = stack.envoy.logs().split('\n').filter((l) => /"status":\s*5\d\d/.test(l)).slice(0, 5);
+    t.true(result.total > 0);
+    t.deepEqual(result.failures.length, 0, `${JSON.stringify(result.byStatus)}\n${failedLines.join('\n')}`);
+  });
+}

@@ -23,6 +23,11 @@ interface FileEntry {
   documents: number[];
   /** Problems found the last time the file was read; they last as long as the file is unchanged. */
   problems: ManifestProblem[];
+  /**
+   * `objects` with their first-seen creationTimestamp, made once per parse: an unchanged file hands the store
+   * the very objects it has, which it recognises without comparing their contents.
+   */
+  stamped?: KubeObject[];
 }
 
 function problemKey(p: ManifestProblem): string {
@@ -240,7 +245,8 @@ export class ManifestDirectorySource {
     for (const [file, entry] of [...this.#files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       problems.push(...entry.problems);
       const rel = path.relative(this.dir, file);
-      entry.objects.forEach((obj, i) => {
+      const stamped = (entry.stamped ??= entry.objects.map((obj) => this.#withTimestamp(obj)));
+      stamped.forEach((obj, i) => {
         const id = `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
         const first = definedIn.get(id);
         if (first !== undefined) {
@@ -248,7 +254,7 @@ export class ManifestDirectorySource {
           return;
         }
         definedIn.set(id, rel);
-        objects.push(this.#withTimestamp(obj));
+        objects.push(obj);
       });
     }
     const before = new Set(this.problems.map(problemKey));
