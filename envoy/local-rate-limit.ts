@@ -7,6 +7,9 @@ import type { ResourceJson } from './resource-types.js';
 export const localRateLimitFilterName = 'envoy.filters.http.local_ratelimit';
 export const localRateLimitType = 'type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit';
 
+/** Client addresses tracked per route (Envoy Gateway uses the same number). */
+export const maxTrackedClients = 10_000;
+
 const statusNames: Record<ClientRateLimitIR['statusCode'], string> = { 429: 'TooManyRequests', 503: 'ServiceUnavailable' };
 const always = { default_value: { numerator: 100, denominator: 'HUNDRED' }, runtime_key: 'envoy_ingress.client_rate_limit' };
 
@@ -32,5 +35,8 @@ export function buildLocalRateLimitPerRoute(limit: ClientRateLimitIR): ResourceJ
     descriptors: [{ entries: [{ key: 'remote_address', value: '' }], token_bucket: tokenBucket(limit) }],
     // A client's requests take tokens from its own bucket only, not also from the route's shared one.
     always_consume_default_token_bucket: false,
+    // Buckets kept (least recently used evicted, and a returning client starts full): Envoy's default of 20 would
+    // let more clients than that reset each other's limits.
+    max_dynamic_descriptors: maxTrackedClients,
   };
 }

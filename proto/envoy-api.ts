@@ -49,6 +49,15 @@ function depsDir(): string {
   return path.join(path.dirname(pkg), 'deps');
 }
 
+/**
+ * Fields of the Envoy we run (1.40) that the protos bundled with @grpc/grpc-js-xds predate, added to the loaded
+ * types so builders can set them. Numbers and types are those of Envoy's own descriptors (in its binary).
+ */
+const newerFields: readonly { message: string; name: string; id: number; type: string }[] = [
+  // Envoy >= 1.35: how many per-value (wildcard descriptor) token buckets are kept; default 20.
+  { message: 'envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit', name: 'max_dynamic_descriptors', id: 18, type: '.google.protobuf.UInt32Value' },
+];
+
 let cached: protobuf.Root | undefined;
 
 /** The loaded, resolved Envoy API. Field names are kept as in the .proto files (snake_case). */
@@ -71,6 +80,7 @@ export function envoyApi(): protobuf.Root {
     return target;
   };
   root.loadSync(entryFiles, { keepCase: true });
+  for (const field of newerFields) root.lookupType(field.message).add(new protobuf.Field(field.name, field.id, field.type));
   root.resolveAll();
   cached = root;
   return root;

@@ -88,6 +88,7 @@ async function setUp(): Promise<World> {
     ...serviceWithEndpoints('blackhole', [blackhole]),
     migrated('rps', 'rps.test', 'web', { 'limit-rps': '2' }),
     migrated('rps-burst', 'rps-burst.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '3' }),
+    migrated('rpm', 'rpm.test', 'web', { 'limit-rpm': '1', 'limit-burst-multiplier': '1' }),
     migrated('connections', 'connections.test', 'web', { 'limit-connections': '2' }),
     migrated('deny', 'deny.test', 'web', { 'denylist-source-range': '127.0.0.2/32, 10.0.0.0/8' }),
     migrated('allow-deny', 'allow-deny.test', 'web', { 'allowlist-source-range': '127.0.0.0/8', 'denylist-source-range': '127.0.0.3' }),
@@ -155,6 +156,16 @@ test('limit-rps 1 with limit-burst-multiplier 3: a burst of 10 gets 3 (plus at m
   t.log(`${ok} x 200, ${counts.get(503) ?? 0} x 503`);
   t.true(ok >= 3 && ok <= 4, `${ok} requests passed`);
   t.is(counts.get(503), 10 - ok);
+});
+
+test('limit-rpm 1 x 1: each client gets 1 request a minute, and 30 other clients do not reset its bucket', async (t) => {
+  const w = await world(t);
+  const client = (i: number): string => `127.0.1.${i}`;
+  t.is((await get(w, 'rpm.test', '/', { localAddress: client(1) })).status, 200);
+  t.is((await get(w, 'rpm.test', '/', { localAddress: client(1) })).status, 503);
+  for (let i = 2; i <= 31; i++) t.is((await get(w, 'rpm.test', '/', { localAddress: client(i) })).status, 200, `client ${client(i)}`);
+  // More clients than Envoy's default of 20 tracked buckets have come since: the first one's is still empty.
+  t.is((await get(w, 'rpm.test', '/', { localAddress: client(1) })).status, 503);
 });
 
 test('limit-connections 2: of 5 slow requests at once, 2 are served and 3 get 503 at once', async (t) => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { decodeAnyToJson, encodeAny } from '../proto/proto-json.js';
 
 /** One encoded xDS resource. Encoded once per content change and shared by every stream. */
@@ -14,8 +14,9 @@ export interface XdsResource {
   readonly json: Readonly<Record<string, unknown>>;
 }
 
+/** One-shot hashing: a Hash object per resource cost more than hashing its bytes. */
 export function hashOf(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('base64url').slice(0, 16);
+  return hash('sha256', data, 'base64url').slice(0, 16);
 }
 
 class EncodedResource implements XdsResource {

@@ -1,5 +1,5 @@
 import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hashOf, type XdsResource } from './resource.js';
 
 export type ResourceMap = ReadonlyMap<string, XdsResource>;
@@ -22,7 +22,7 @@ const mask64 = (1n << 64n) - 1n;
 function entryDigest(r: XdsResource): bigint {
   let d = entryDigests.get(r);
   if (d === undefined) {
-    d = createHash('sha256').update(`${r.name}\u0000${r.version}`).digest().readBigUInt64BE(0);
+    d = (hash('sha256', `${r.name}\u0000${r.version}`, 'buffer') as unknown as Buffer).readBigUInt64BE(0);
     entryDigests.set(r, d);
   }
   return d;

@@ -132,7 +132,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'limit-rps': {
     status: 'supported-with-difference',
     equivalent: 'a token bucket per client address on the routes (Envoy local rate limit), 503 when empty',
-    note: `burst limit-rps x limit-burst-multiplier and refill limit-rps tokens every second (nginx lets one request through every 1/rps s); counted per Envoy replica, as nginx counts per pod; Envoy keeps buckets for the 20 most recently seen clients of a route, so beyond 20 clients at once buckets are evicted and start full again; ${clientAddress}`,
+    note: `burst limit-rps x limit-burst-multiplier and refill limit-rps tokens every second (nginx lets one request through every 1/rps s); counted per Envoy replica, as nginx counts per pod; Envoy keeps buckets for the 10,000 most recently seen clients of a route (an evicted client starts with a full bucket); ${clientAddress}`,
   },
   'limit-rpm': {
     status: 'supported-with-difference',

@@ -11,7 +11,7 @@ import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
-import { nginxEdgeAnnotations } from './nginx-edge.js';
+import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 
@@ -243,6 +243,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
       r.report(Reason.UnsupportedNginxAnnotation, `annotation ${key} is not supported and is ignored: ${entry.note ?? ''}`.trimEnd());
     }
   }
+  checkNginxEdgeValues(ingress, (name, value, accepted) => r.invalid(name, value, accepted));
   r.map('ssl-redirect', Annotation.sslRedirect, booleanText, '"true", "false"');
   r.map('force-ssl-redirect', Annotation.forceSslRedirect, booleanText, '"true", "false"');
   r.map('backend-protocol', Annotation.backendProtocol, (v) => backendProtocols[v.trim().toUpperCase()], Object.keys(backendProtocols).join(', '));

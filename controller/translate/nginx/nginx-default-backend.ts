@@ -48,7 +48,10 @@ export interface NginxDefaultBackends {
   errorStatuses: ReadonlyMap<string, number[]>;
 }
 
-const serviceName = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A Service name (DNS-1035 label): no namespace, cross-namespace default backends are not part of the API. */
+export function isServiceName(value: string): boolean {
+  return /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value.trim());
+}
 
 /**
  * Reads default-backend and custom-http-errors of the Ingresses for which `enabled` is true, resolving each default
@@ -80,15 +83,9 @@ export function readNginxDefaultBackends(
     }
     const codes = ingress.metadata.annotations?.[customHttpErrorsAnnotation];
     if (codes !== undefined) {
+      // An unreadable value was reported by the nginx layer (checkNginxEdgeValues).
       const statuses = parseStatuses(codes);
-      if (statuses === undefined) {
-        warn(
-          Reason.InvalidAnnotation,
-          `annotation ${customHttpErrorsAnnotation} has invalid value ${JSON.stringify(codes.slice(0, 100))}; accepted values: a comma-separated list of HTTP statuses from 300 to 599, e.g. "404,503"; it is ignored`,
-        );
-      } else {
-        errorStatuses.set(refKey(ref), statuses);
-      }
+      if (statuses !== undefined) errorStatuses.set(refKey(ref), statuses);
     }
   }
   return { backends, errorStatuses };
@@ -102,13 +99,7 @@ function resolveDefaultBackend(
   diagnostics: Diagnostic[],
   allowExternalName: boolean,
 ): ClusterIR | undefined {
-  if (!serviceName.test(name)) {
-    warn(
-      Reason.InvalidAnnotation,
-      `annotation ${defaultBackendAnnotation} has invalid value ${JSON.stringify(name.slice(0, 100))}; accepted values: the name of a Service in the Ingress's namespace; it is ignored`,
-    );
-    return undefined;
-  }
+  if (!isServiceName(name)) return undefined; // reported by the nginx layer (checkNginxEdgeValues)
   const namespace = ingress.metadata.namespace ?? 'default';
   const where = `annotation ${defaultBackendAnnotation}`;
   const service = services.get(serviceKey(namespace, name));

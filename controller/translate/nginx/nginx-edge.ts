@@ -6,11 +6,35 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterIR, FallbackClusterIR, GatewayIR, RouteIR } from '../ir.js';
 import type { Ingress } from '../kube-objects.js';
 import { compareStrings } from '../ordering.js';
-import { applyNginxDefaultBackends, finishNginxDefaultBackends, readNginxDefaultBackends } from './nginx-default-backend.js';
-import { type SslPassthrough, collectSslPassthrough } from './nginx-passthrough.js';
+import {
+  applyNginxDefaultBackends,
+  customHttpErrorsAnnotation,
+  defaultBackendAnnotation,
+  finishNginxDefaultBackends,
+  isServiceName,
+  parseStatuses,
+  readNginxDefaultBackends,
+} from './nginx-default-backend.js';
+import { type SslPassthrough, collectSslPassthrough, parseSslPassthrough, sslPassthroughAnnotation } from './nginx-passthrough.js';
 
 /** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */
 export const nginxEdgeAnnotations: readonly string[] = ['ssl-passthrough', 'default-backend', 'custom-http-errors'];
+
+/**
+ * Reports values of these annotations that cannot be read (`report(name, value, accepted)`), for the nginx layer's
+ * InvalidAnnotation diagnostics (also what migrate-check shows); translation then ignores them silently.
+ */
+export function checkNginxEdgeValues(ingress: Ingress, report: (name: string, value: string, accepted: string) => void): void {
+  const annotations = ingress.metadata.annotations ?? {};
+  const passthrough = annotations[sslPassthroughAnnotation];
+  if (passthrough !== undefined && parseSslPassthrough(passthrough) === undefined) report('ssl-passthrough', passthrough, '"true", "false"');
+  const backend = annotations[defaultBackendAnnotation];
+  if (backend !== undefined && !isServiceName(backend)) report('default-backend', backend, "the name of a Service in the Ingress's namespace");
+  const codes = annotations[customHttpErrorsAnnotation];
+  if (codes !== undefined && parseStatuses(codes) === undefined) {
+    report('custom-http-errors', codes, 'a comma-separated list of HTTP statuses from 300 to 599, e.g. "404,503"');
+  }
+}
 
 export interface NginxEdgeContext {
   /** Whether the nginx annotations of this Ingress are read. */

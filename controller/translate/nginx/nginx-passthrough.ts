@@ -34,6 +34,11 @@ export interface SslPassthrough {
   hosts: ReadonlySet<string>;
 }
 
+export function parseSslPassthrough(value: string): boolean | undefined {
+  const v = value.trim();
+  return v === 'true' ? true : v === 'false' ? false : undefined;
+}
+
 interface HostPath {
   where: string;
   path: string;
@@ -74,11 +79,8 @@ export function collectSslPassthrough(
     const warn = (reason: string, message: string): void => {
       diagnostics.push({ object: ref, severity: 'Warning', reason, message });
     };
-    if (value.trim() === 'false') continue;
-    if (value.trim() !== 'true') {
-      warn(Reason.InvalidAnnotation, `annotation ${sslPassthroughAnnotation} has invalid value ${JSON.stringify(value.slice(0, 100))}; accepted values: "true", "false"; it is ignored`);
-      continue;
-    }
+    // An unreadable value was reported by the nginx layer (checkNginxEdgeValues).
+    if (parseSslPassthrough(value) !== true) continue;
     // Paths per host, in rule and path order.
     const byHost = new Map<string, HostPath[]>();
     (ingress.spec?.rules ?? []).forEach((rule, i) => {
@@ -126,9 +128,29 @@ export function collectSslPassthrough(
       servers.push({ name: passthroughChainName(host), serverNames: [host], cluster: cluster.name });
     }
   }
+  dropPassthroughTlsWarnings(ingresses, hosts, diagnostics);
   return {
     servers: servers.sort((a, b) => compareStrings(a.name, b.name)),
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     hosts,
   };
+}
+
+/**
+ * ingress-nginx's docs have passthrough Ingresses list their hosts in spec.tls without a secretName; collectTlsHosts
+ * warned such an entry is "served over plain HTTP only" (UnsupportedTls), which is not so when every host of it is
+ * passed through: that warning is withdrawn.
+ */
+function dropPassthroughTlsWarnings(ingresses: readonly Ingress[], hosts: ReadonlySet<string>, diagnostics: Diagnostic[]): void {
+  for (const ingress of ingresses) {
+    const ref = refOf(ingress);
+    (ingress.spec?.tls ?? []).forEach((entry, i) => {
+      const entryHosts = (entry.hosts ?? []).map((h) => h.toLowerCase());
+      if ((entry.secretName ?? '') !== '' || entryHosts.length === 0 || !entryHosts.every((h) => hosts.has(h))) return;
+      const index = diagnostics.findIndex(
+        (d) => d.reason === Reason.UnsupportedTls && d.object.namespace === ref.namespace && d.object.name === ref.name && d.message.startsWith(`tls ${i}: entry has no secretName`),
+      );
+      if (index !== -1) diagnostics.splice(index, 1);
+    });
+  }
 }
