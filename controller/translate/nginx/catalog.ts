@@ -176,13 +176,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     note: 'every TLS connection for the host goes to the backend of its "/" path (else its first path) and plain HTTP keeps serving the rules, as in ingress-nginx; the host is decided by the oldest Ingress naming it, and other paths are reported (SslPassthroughPathsIgnored)',
   },
   'default-backend': {
-    status: 'supported',
+    status: 'supported-with-difference',
     equivalent: 'an aggregate cluster: the Service first, the default backend (first port of the named Service) while the Service has no ready endpoints',
+    note: 'Envoy switches per request, so the requests the default backend takes over reach it as the client sent them: ingress-nginx adds X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port to them',
   },
   'custom-http-errors': {
     status: 'supported-with-difference',
-    equivalent: 'Envoy custom_response filter re-routing the request to the default backend with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
-    note: 'X-Original-URI and X-Forwarded-Host are also sent to the Ingress\'s own backend; the error backend gets path / and the client\'s Host, as in ingress-nginx',
+    equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
+    note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
