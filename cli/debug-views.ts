@@ -19,10 +19,17 @@ export interface ControlPlane {
 
 export const redactedValue = '[redacted]';
 
-/** A deep copy with every `private_key` (Envoy's TlsCertificate field) replaced. */
+/**
+ * A deep copy with every `private_key` (Envoy's TlsCertificate field) and every basic-auth `users` (an htpasswd
+ * text: password hashes are credentials too) replaced.
+ */
 export function redactPrivateKeys<T>(json: T): T {
   return JSON.parse(
-    JSON.stringify(json, (key, value: unknown) => (key === 'private_key' ? { inline_string: redactedValue } : value)),
+    JSON.stringify(json, (key, value: unknown) =>
+      key === 'private_key' || (key === 'users' && typeof value === 'object' && value !== null && 'inline_string' in value)
+        ? { inline_string: redactedValue }
+        : value,
+    ),
   ) as T;
 }
 

@@ -60,3 +60,32 @@ test('a rejected secret names the Secret and the Ingresses using it', (t) => {
 test('unknown names give nothing', (t) => {
   t.deepEqual(objectsBehind(ir, 'cluster', ['nope/x/1']), []);
 });
+
+test('a rejected route table names the basic-auth Secret of its routes too', async (t) => {
+  const { HtpasswdUsers } = await import('./translate/ir.js');
+  const users = { kind: 'Secret' as const, namespace: 'shop', name: 'users' };
+  const guarded: GatewayIR = {
+    ...ir,
+    http: {
+      name: 'http',
+      virtualHosts: [
+        {
+          name: 'admin.example.com',
+          hostnames: ['admin.example.com'],
+          routes: [
+            {
+              name: 'a',
+              match: { kind: 'prefix', path: '/' },
+              action: { kind: 'forward', cluster: 'shop/web/80' },
+              source: web,
+              policy: { basicAuth: { users: new HtpasswdUsers(''), secret: users } },
+            },
+          ],
+        },
+      ],
+    },
+  };
+  t.deepEqual(objectsBehind(guarded, 'routeConfiguration', ['http']), [web, users].sort((a, b) => (`${a.kind}/${a.namespace}/${a.name}` < `${b.kind}/${b.namespace}/${b.name}` ? -1 : 1)));
+  // A cluster NACK is about the cluster, not the users of a route using it.
+  t.false(objectsBehind(guarded, 'cluster', ['shop/web/80']).some((o) => o.kind === 'Secret'));
+});

@@ -10,6 +10,8 @@ function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
       if (!route.source) continue;
       if (onlyCluster !== undefined && !(route.action.kind === 'forward' && route.action.cluster === onlyCluster)) continue;
       out.push(route.source);
+      // A route carries the users of its basic-auth Secret (ingress-nginx auth-secret): a route NACK may be theirs.
+      if (onlyCluster === undefined && route.policy?.basicAuth !== undefined) out.push(route.policy.basicAuth.secret);
     }
   }
   return out;

@@ -59,6 +59,8 @@ async function startAuthService(): Promise<AuthService> {
 interface World {
   stack: Stack;
   auth: AuthService;
+  /** Rewrites the manifests with the `rotating` Secret holding this htpasswd file. */
+  rotate(htpasswd: string): Promise<void>;
 }
 
 const cleanups: (() => unknown)[] = [];
@@ -97,7 +99,9 @@ async function setUp(): Promise<World> {
   cleanups.push(() => web.close());
   const auth = await startAuthService();
   cleanups.push(() => auth.close());
-  const objects = [
+  const objects = (rotating: string): object[] => [
+    opaqueSecret('rotating', { auth: rotating }),
+    annotated('rotating', 'rotating.test', { 'auth-type': 'basic', 'auth-secret': 'rotating' }),
     ingressClass(),
     ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
     // The authorization service as an in-cluster Service: auth-url names it by its DNS name.
@@ -122,14 +126,15 @@ async function setUp(): Promise<World> {
     }),
     annotated('open', 'open.test', {}),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  const file = path.join(tmp.path, 'objects.yaml');
+  await writeFile(file, toYaml(objects(`erin:${sha('first')}\n`)));
   const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
   cleanups.push(() => stack.controller.stop());
   await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'both.test', path: '/' })).status === 401, {
     description: 'the annotated Ingresses are served',
     timeoutMs: 20_000,
   });
-  return { stack, auth };
+  return { stack, auth, rotate: (htpasswd) => writeFile(file, toYaml(objects(htpasswd))) };
 }
 
 let shared: Promise<World> | undefined;
@@ -242,4 +247,15 @@ test('basic auth and auth-url together: both must accept the request', async (t)
   const both = await get(w, 'both.test', '/', { headers: { authorization: carol, 'x-token': 'good' } });
   t.is(both.status, 200);
   t.is(both.json?.service, 'web');
+});
+
+test('a changed auth Secret is picked up: the new password works, the old one no longer does', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'rotating.test', '/', { headers: { authorization: basic('erin', 'first') } })).status, 200);
+  await w.rotate(`erin:${sha('second')}\n`);
+  await waitFor(async () => (await get(w, 'rotating.test', '/', { headers: { authorization: basic('erin', 'second') } })).status === 200, {
+    description: 'the new password is accepted',
+    timeoutMs: 20_000,
+  });
+  t.is((await get(w, 'rotating.test', '/', { headers: { authorization: basic('erin', 'first') } })).status, 401);
 });
