@@ -3,7 +3,7 @@
 // (envoy-ingress.io/nginx-annotations "true" on the class "migrated") while the controller runs WITHOUT
 // --nginx-annotations. One stack for the file, one host per case.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -20,6 +20,8 @@ import { startStack, type Stack } from './fixtures/standalone-stack.js';
 interface World {
   stack: Stack;
   blackhole: { address: string; port: number };
+  /** Rewrites the manifests with the class "migrated" annotated `value` (the controller watches the file). */
+  setClassOptIn(value: string): Promise<void>;
 }
 
 const cleanups: (() => unknown)[] = [];
@@ -107,13 +109,18 @@ async function setUp(): Promise<World> {
     ingress('native', { annotations: nginx({ 'denylist-source-range': '127.0.0.0/8', 'limit-rps': '1' }), rules: [{ host: 'native.test', paths: [{ path: '/', service: 'web' }] }] }),
   ];
   await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  const setClassOptIn = async (value: string): Promise<void> => {
+    classMigrated.metadata.annotations[nginxAnnotationsClassAnnotation] = value;
+    await writeFile(path.join(tmp.path, 'objects.yaml.tmp'), toYaml(objects));
+    await rename(path.join(tmp.path, 'objects.yaml.tmp'), path.join(tmp.path, 'objects.yaml'));
+  };
   const stack = await startStack(sharedScope, { manifestsDir: tmp.path });
   cleanups.push(() => stack.controller.stop());
   await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'cookie.test', path: '/' })).status === 200, {
     description: 'the Ingresses are served',
     timeoutMs: 20_000,
   });
-  return { stack, blackhole };
+  return { stack, blackhole, setClassOptIn };
 }
 
 let shared: Promise<World> | undefined;
@@ -244,6 +251,18 @@ test('session-cookie-*: the affinity cookie carries Path, Max-Age, SameSite and 
   const services = new Set<string>();
   for (let i = 0; i < 8; i++) services.add(String((await get(w, 'cookie.test', '/', { headers: { cookie } })).json?.service));
   t.is(services.size, 1);
+});
+
+// Serial tests run before the others: the class is back to "true" when they start.
+test.serial('switching the IngressClass annotation to "false" and back turns the nginx annotations of its Ingresses off and on', async (t) => {
+  const w = await world(t);
+  const deniedClient = async (): Promise<number> => (await get(w, 'deny.test', '/', { localAddress: '127.0.0.2' })).status;
+  t.is(await deniedClient(), 403);
+  await w.setClassOptIn('false');
+  await waitFor(async () => (await deniedClient()) === 200, { description: 'the deny-list is gone', timeoutMs: 20_000 });
+  await w.setClassOptIn('true');
+  await waitFor(async () => (await deniedClient()) === 403, { description: 'the deny-list is back', timeoutMs: 20_000 });
+  t.pass();
 });
 
 test('an Ingress of a class without the opt-in (and no --nginx-annotations) keeps its nginx annotations ignored', async (t) => {
