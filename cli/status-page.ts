@@ -6,6 +6,7 @@ import type { Diagnostic } from '../controller/translate/diagnostics.js';
 import { serviceNameLabel } from '../controller/translate/endpoints.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR } from '../controller/translate/ir.js';
 import type { EndpointSlice, Service } from '../controller/translate/kube-objects.js';
+import { describeMatch } from '../controller/translate/path-match.js';
 import { clientsView, type ClientView, type ControlPlane } from './debug-views.js';
 
 export interface EndpointRow {
@@ -63,6 +64,8 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
       return { target: `${action.statusCode} redirect to https` };
     case 'url-redirect':
       return { target: `${action.statusCode} redirect to ${action.scheme}://${action.host}${action.port === undefined ? '' : `:${action.port}`}${action.path}` };
+    case 'path-redirect':
+      return { target: `${action.statusCode} redirect to ${action.path}${action.query === undefined ? '' : `?${action.query}`}` };
     case 'direct':
       return { target: `${action.status} from Envoy` };
   }
@@ -78,7 +81,7 @@ export function routeRows(ir: GatewayIR, store: ObjectStore): RouteRow[] {
         rows.push({
           listener,
           host: vhost.name,
-          match: `${route.match.kind === 'exact' ? 'Exact' : 'Prefix'} ${route.match.path}`,
+          match: describeMatch(route.match),
           route: route.name,
           ingress: route.source ? `${route.source.namespace}/${route.source.name}` : null,
           target,

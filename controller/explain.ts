@@ -13,6 +13,8 @@ import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/diagnostics.js';
 import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from './translate/ir.js';
 import type { ObjectRef } from './translate/kube-objects.js';
+import { describeMatch } from './translate/path-match.js';
+import { regexMatchesPath } from './translate/path-match-regex.js';
 
 export interface ExplainRequest {
   /** Host header (and SNI for https); a port is ignored, as Envoy strips it. */
@@ -121,12 +123,13 @@ export function normalizeRequestPath(path: string): string {
 /** Envoy's match for an IR path (see envoy/route.ts: `path`, `prefix: /`, `path_separated_prefix`). */
 export function pathMatches(match: PathMatchIR, path: string): boolean {
   if (match.kind === 'exact') return path === match.path;
+  if (match.kind === 'regex') return regexMatchesPath(match, path);
   if (match.path === '/') return true;
   return path === match.path || path.startsWith(`${match.path}/`);
 }
 
 export function describePathMatch(match: PathMatchIR): string {
-  return `${match.kind === 'exact' ? 'Exact' : 'Prefix'} ${match.path}`;
+  return describeMatch(match);
 }
 
 /**
@@ -222,6 +225,7 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
     }
     if (matches) return { ...base, outcome: 'shadowed', reason: `${base.match} also matches ${path}, but route ${selected!.name} comes first` };
     if (route.match.kind === 'exact') return { ...base, reason: `Exact ${route.match.path} is not equal to ${path}` };
+    if (route.match.kind === 'regex') return { ...base, reason: `${path} does not match the regex ${route.match.regex}` };
     const segmentOnly = path.startsWith(route.match.path);
     return {
       ...base,
@@ -362,6 +366,15 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
         response: { kind: 'redirect', status: action.statusCode, location },
         status: action.statusCode,
         verdict: `${action.statusCode} redirect to ${location} set by ${whereOf(route)} (nginx permanent-redirect/temporal-redirect)`,
+      };
+    }
+    case 'path-redirect': {
+      const location = `${scheme}://${request.host}${action.path}${action.query === undefined ? '' : `?${action.query}`}`;
+      return {
+        ...common,
+        response: { kind: 'redirect', status: action.statusCode, location },
+        status: action.statusCode,
+        verdict: `${action.statusCode} redirect to ${location} set by ${whereOf(route)} (nginx app-root)`,
       };
     }
     case 'direct': {

@@ -1,5 +1,6 @@
 // RoutePolicyIR -> the Envoy Route fields that carry it: RouteAction settings (timeouts, retries, rewrite, hash
-// policy), header mutations, and per-route configuration of the RBAC, CORS and buffer HTTP filters (which the
+// policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
+// rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, localRateLimitFilterName } from './local-rate-limit.js';
@@ -32,6 +33,8 @@ function escapeRegex(text: string): string {
  */
 export function prefixRewriteRegex(match: PathMatchIR, replacement: string): { regex: string; substitution: string } {
   if (match.kind === 'exact') return { regex: `^${escapeRegex(match.path)}$`, substitution: replacement };
+  // A regex path: the part its pattern matched (without the trailing `.*` the route match adds) is replaced.
+  if (match.kind === 'regex') return { regex: match.regex.replace(/\.\*$/, ''), substitution: replacement };
   if (match.path === '/') {
     return { regex: '^/', substitution: replacement.endsWith('/') ? replacement : `${replacement}/` };
   }

@@ -12,6 +12,8 @@ const redirectResponseCodes = {
 /** RouteMatch for an Ingress path; `path_separated_prefix` gives the spec's element-wise prefix semantics. */
 export function buildRouteMatch(match: PathMatchIR): ResourceJson {
   if (match.kind === 'exact') return { path: match.path };
+  // The whole path (without query) must match the regex; the translator builds it (path-match-regex.ts).
+  if (match.kind === 'regex') return { safe_regex: { regex: match.regex } };
   if (match.path === '/') return { prefix: '/' };
   return { path_separated_prefix: match.path };
 }
@@ -50,6 +52,13 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
       if (action.port !== undefined) redirect['port_redirect'] = action.port;
       // A query in path_redirect replaces the request's; without one, the request's is dropped.
       redirect['path_redirect'] = action.query === undefined ? action.path : `${action.path}?${action.query}`;
+      if (action.query === undefined) redirect['strip_query'] = true;
+      redirect['response_code'] = redirectResponseCodes[action.statusCode];
+      return { redirect };
+    }
+    case 'path-redirect': {
+      // Same scheme, host and port; a query in path_redirect replaces the request's, without one it is dropped.
+      const redirect: ResourceJson = { path_redirect: action.query === undefined ? action.path : `${action.path}?${action.query}` };
       if (action.query === undefined) redirect['strip_query'] = true;
       redirect['response_code'] = redirectResponseCodes[action.statusCode];
       return { redirect };

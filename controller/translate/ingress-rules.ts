@@ -5,6 +5,7 @@ import { catchAllHost, parseHost } from './hostname.js';
 import type { ClusterIR, RouteIR } from './ir.js';
 import { type Ingress, type ObjectRef, refOf } from './kube-objects.js';
 import { describeMatch, matchKey, parsePath } from './path-match.js';
+import { parseRegexPath } from './path-match-regex.js';
 import { describeOwner } from './owner.js';
 import { Reason } from './reasons.js';
 
@@ -28,7 +29,8 @@ function addOnce<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 /**
  * Collects rule routes. `ingresses` must be oldest first: the first claim of a host + path + pathType wins and
  * later claims get a RuleConflict naming the winner. Only winning paths have their backend resolved, so a loser
- * is reported once, for the conflict. Resolved clusters are added to `clusters`.
+ * is reported once, for the conflict. Resolved clusters are added to `clusters`. The paths of `regexPaths`
+ * Ingresses are regular expressions (ingress-nginx use-regex, path-match-regex.ts), whatever their pathType.
  */
 export function collectRules(
   ingresses: readonly Ingress[],
@@ -36,6 +38,7 @@ export function collectRules(
   clusters: Map<string, ClusterIR>,
   diagnostics: Diagnostic[],
   allowExternalName = false,
+  regexPaths: ReadonlySet<Ingress> = new Set(),
 ): CollectedRules {
   const routesByHost = new Map<string, RouteIR[]>();
   const contributorsByHost = new Map<string, Ingress[]>();
@@ -58,7 +61,7 @@ export function collectRules(
       }
       addOnce(contributorsByHost, host, ingress);
       (rule.http?.paths ?? []).forEach((path, j) => {
-        const parsed = parsePath(path.path, path.pathType);
+        const parsed = regexPaths.has(ingress) ? parseRegexPath(path.path) : parsePath(path.path, path.pathType);
         if (!parsed.valid) {
           warn(Reason.InvalidPath, `rule ${i} path ${j}: ${parsed.error}; path skipped`);
           return;

@@ -11,7 +11,13 @@ export type PathMatchIR =
    * Element-wise prefix per the Ingress spec: `/foo` matches `/foo`, `/foo/` and `/foo/bar`, not `/foobar`.
    * `path` has no trailing slash, except the root prefix `/`, which matches everything.
    */
-  | { kind: 'prefix'; path: string };
+  | { kind: 'prefix'; path: string }
+  /**
+   * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
+   * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the
+   * Ingress path as written, for ordering (by its length, as ingress-nginx orders locations) and messages.
+   */
+  | { kind: 'regex'; path: string; regex: string };
 
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
@@ -23,6 +29,11 @@ export type RouteActionIR =
    * scheme, host, port, path and query of the Location are all these (no query: the request's is dropped).
    */
   | { kind: 'url-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port?: number; path: string; query?: string }
+  /**
+   * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
+   * dropped, `query` (when given) is sent instead.
+   */
+  | { kind: 'path-redirect'; statusCode: 301 | 302 | 307 | 308; path: string; query?: string }
   /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
   | { kind: 'direct'; status: number; body?: string; contentType?: string };
 

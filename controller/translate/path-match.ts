@@ -65,17 +65,23 @@ export function matchKey(match: PathMatchIR): string {
   return `${match.kind} ${match.path}`;
 }
 
-/** Human-readable form for messages, e.g. `Prefix /foo`. */
+const matchKindNames: Record<PathMatchIR['kind'], string> = { exact: 'Exact', prefix: 'Prefix', regex: 'Regex' };
+
+/** Human-readable form for messages, e.g. `Prefix /foo` or `Regex /foo/.*`. */
 export function describeMatch(match: PathMatchIR): string {
-  return `${match.kind === 'exact' ? 'Exact' : 'Prefix'} ${match.path}`;
+  return `${matchKindNames[match.kind]} ${match.path}`;
 }
+
+/** At equal path length: Exact, then Prefix, then regex paths. */
+const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1, regex: 2 };
 
 /**
  * Route precedence within a virtual host: longest path first (so the most specific prefix wins), Exact before
- * Prefix at equal length, then route name so the order never depends on input order.
+ * Prefix before regex at equal length, then route name so the order never depends on input order. Regex paths
+ * are ordered by the length of the path as written, among the others, as ingress-nginx orders its locations.
  */
 export function compareRoutePrecedence(a: RouteIR, b: RouteIR): number {
   if (a.match.path.length !== b.match.path.length) return b.match.path.length - a.match.path.length;
-  if (a.match.kind !== b.match.kind) return a.match.kind === 'exact' ? -1 : 1;
+  if (a.match.kind !== b.match.kind) return matchKindRank[a.match.kind] - matchKindRank[b.match.kind];
   return compareStrings(a.name, b.name);
 }

@@ -13,8 +13,9 @@ import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-poli
 import type { IngressAnnotations } from './annotations.js';
 import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
-import { applyNginxEdge, finishNginxEdge } from './nginx/nginx-edge.js';
+import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
+import { applyNginxEdge, finishNginxEdge } from './nginx/nginx-edge.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -93,12 +94,15 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
-  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName);
+  // ingress-nginx use-regex (or rewrite-target with capture groups): that Ingress's paths are regexes.
+  const regexPaths = new Set(mains.filter((ingress) => (annotations.get(ingress) as WithNginxRegex | undefined)?.nginxRegex?.regexPaths === true));
+  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
+  applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -115,6 +119,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   }
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
   attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef });
+  applyNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
   // the connection came in on: one table for all chains, so the Host header picks the route even when it differs

@@ -93,10 +93,15 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'rewrite-target': {
     status: 'supported-with-difference',
     equivalent: 'regex rewrite of the whole path',
-    note: 'a target without capture groups replaces the whole path (as nginx does); a target with $1..$9 needs regex paths (use-regex), which are not supported yet: it is then ignored',
+    note:
+      'the whole path becomes the target (as nginx does); with $1..$9 the Ingress\'s paths become regexes (as with use-regex) and $N their capture groups (no other nginx variables); a target without them leaves the paths Ingress-spec paths (see the route changes)',
   },
-  'use-regex': { status: 'unsupported', note: 'regex paths are not supported yet; paths stay Ingress-spec prefixes (see the route changes)' },
-  'app-root': { status: 'unsupported', note: 'not mapped yet (needs a redirect route action)' },
+  'use-regex': {
+    status: 'supported-with-difference',
+    equivalent: 'regex path match (RE2, case-insensitive, anchored at the start: ~* "^path")',
+    note: "only this Ingress's paths become regexes (ingress-nginx also turns other Ingresses' paths of the host into regexes: see the route changes); RE2 syntax, checked when read; matched against the path as Envoy normalises it, not nginx's percent-decoded URI",
+  },
+  'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {
     status: 'supported-with-difference',
     equivalent: 'a redirect route action (301)',

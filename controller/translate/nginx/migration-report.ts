@@ -5,6 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry, type NginxAnnotationStatus } from './catalog.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
+import { usesCaptureGroups } from './nginx-regex.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -22,8 +23,10 @@ export const RouteChangeRule = {
   /**
    * use-regex or rewrite-target on any Ingress of a host makes ingress-nginx match EVERY path of that host (from
    * any Ingress) as a case-insensitive regular expression anchored at the start only (`location ~* "^/path"`):
-   * `/api` then also matches `/API` and `/apiv2`, and regex characters in a path are operators. Here paths keep
-   * their Ingress-spec meaning: case-sensitive, Exact or element-wise Prefix, characters literal.
+   * `/api` then also matches `/API` and `/apiv2`, and regex characters in a path are operators. Here only the paths
+   * of an Ingress with use-regex (or a rewrite-target with capture groups) are such regexes (nginx-regex.ts); the
+   * other paths of the host keep their Ingress-spec meaning: case-sensitive, Exact or element-wise Prefix,
+   * characters literal.
    */
   regexEnforcedOnHost: 'RegexEnforcedOnHost',
   /**
@@ -95,10 +98,16 @@ function enforcesRegex(ingress: Ingress): boolean {
   return annotations[`${nginxAnnotationPrefix}use-regex`] === 'true' || (annotations[`${nginxAnnotationPrefix}rewrite-target`] ?? '') !== '';
 }
 
+/** Ingresses whose own paths are regexes here too (use-regex "true", or rewrite-target with `$N`). */
+function hasRegexPaths(ingress: Ingress): boolean {
+  const annotations = ingress.metadata.annotations ?? {};
+  return annotations[`${nginxAnnotationPrefix}use-regex`]?.trim() === 'true' || usesCaptureGroups(annotations[`${nginxAnnotationPrefix}rewrite-target`] ?? '');
+}
+
 function regexDifference(host: string, path: string, pathType: string, regexSource: ReadonlyMap<string, string>): string {
   const nginx = `ingress-nginx matches every path of ${host} as a case-insensitive regex ~* "^${path}" (${regexSource.get(host) ?? 'use-regex'})`;
   if (regexCharacters.test(path)) {
-    return `${nginx}; here ${JSON.stringify(path)} is a literal path (regex paths are not supported yet), so the requests its regex matched are not routed by it`;
+    return `${nginx}; here ${JSON.stringify(path)} is a literal path (only the paths of an Ingress with use-regex are regexes), so the requests its regex matched are not routed by it`;
   }
   const examples = [path.toUpperCase() !== path ? path.toUpperCase() : undefined, path !== '/' ? `${path.replace(/\/$/, '')}x` : undefined];
   const lost = examples.filter((e) => e !== undefined);
@@ -112,8 +121,11 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, regexSo
     for (const p of rule.http?.paths ?? []) {
       const path = p.path === undefined || p.path === '' ? '/' : p.path;
       const pathType = p.pathType ?? 'ImplementationSpecific';
-      if (regexHosts.has(host)) {
+      // An Ingress with regex paths of its own is matched here as ingress-nginx matches it.
+      if (regexHosts.has(host) && !hasRegexPaths(ingress)) {
         changes.push({ host, path, pathType, rule: RouteChangeRule.regexEnforcedOnHost, difference: regexDifference(host, path, pathType, regexSource) });
+      } else if (regexHosts.has(host)) {
+        continue;
       } else if (pathType === 'ImplementationSpecific' && path !== '/') {
         const trailing = path.endsWith('/');
         changes.push({

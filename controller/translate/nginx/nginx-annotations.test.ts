@@ -5,8 +5,8 @@ import type { Ingress } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from './catalog.js';
 import { mappedNginxAnnotations, parseAnnotationsWithNginx } from './nginx-annotations.js';
-import { nginxCanaryAnnotations } from './nginx-canary.js';
 import { nginxAuthAnnotations } from './nginx-auth.js';
+import { nginxCanaryAnnotations } from './nginx-canary.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
 
 function ingressWith(annotations: Record<string, string>): Ingress {
@@ -47,6 +47,8 @@ const samples: Record<string, Record<string, string>> = {
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
+  'use-regex': { 'use-regex': 'true' },
+  'app-root': { 'app-root': '/app1' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },
   'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
@@ -204,8 +206,10 @@ test('snippets are refused, unknown and unmapped ones reported, invalid values n
   t.deepEqual(parsed.route.requestHeaders?.set, [{ name: 'x-forwarded-prefix', value: '/still' }]);
 });
 
-test('rewrite-target with capture groups is reported and not applied (regex paths are not supported yet)', (t) => {
+test('rewrite-target with capture groups makes regex paths and a per-route rewrite (nginx-regex.ts)', (t) => {
   const { parsed, diagnostics } = parse(nginx({ 'rewrite-target': '/$2', 'use-regex': 'true' }));
-  t.is(parsed.route.rewrite, undefined);
-  t.deepEqual(diagnostics.map((d) => d.reason), [Reason.UnsupportedNginxAnnotation, Reason.UnsupportedNginxAnnotation]);
+  t.is(parsed.route.rewrite, undefined, 'set per route, with the route\'s own regex');
+  t.deepEqual(parsed.nginxRegex, { regexPaths: true, captureRewrite: { substitution: '/\\2', maxGroup: 2 } });
+  // The sample Ingress's path "/" has no group 2: reported, that path is sent unchanged.
+  t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });

@@ -10,9 +10,10 @@ import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
-import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
+import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
+import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -27,6 +28,8 @@ export interface NginxMapping {
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect: every route of the Ingress redirects to this URL. */
   redirect?: UrlRedirectIR;
+  /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
+  regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
   auth?: NginxAuthSettings;
   /** limit-*, denylist-source-range, proxy-connect-timeout, session-cookie-* (nginx-limits.ts). */
@@ -38,6 +41,7 @@ export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
   nginxRedirect?: UrlRedirectIR;
+  nginxRegex?: NginxRegexSettings;
   nginxAuth?: NginxAuthSettings;
 }
 
@@ -67,10 +71,11 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'permanent-redirect',
   'permanent-redirect-code',
   'temporal-redirect',
-  ...nginxCanaryAnnotations,
-  ...nginxAuthAnnotations,
-  ...nginxLimitAnnotations,
+  ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
+  ...nginxAuthAnnotations,
+  ...nginxCanaryAnnotations,
+  ...nginxLimitAnnotations,
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -169,13 +174,8 @@ function mapAffinity(r: NginxReader): void {
 function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   const target = r.raw('rewrite-target');
   if (target === undefined) return undefined;
-  if (/\$\d/.test(target)) {
-    r.report(
-      Reason.UnsupportedNginxAnnotation,
-      `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses capture groups, which need regex paths (use-regex): not supported yet; the path is sent unchanged`,
-    );
-    return undefined;
-  }
+  // Capture groups need regex paths: nginx-regex.ts reads such a target.
+  if (usesCaptureGroups(target)) return undefined;
   if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
     r.invalid('rewrite-target', target, 'a path starting with "/"');
     return undefined;
@@ -296,6 +296,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   }
   const redirect = mapRedirect(r);
   if (redirect !== undefined) mapping.redirect = redirect;
+  const regex = mapNginxRegex(ingress, diagnostics);
+  if (regex !== undefined) mapping.regex = regex;
   const auth = readNginxAuth(ingress, diagnostics);
   if (auth !== undefined) mapping.auth = auth;
   mapping.limits = readNginxLimits(r);
@@ -316,6 +318,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits, (ingress.metadata.annotations?.[n('session-cookie-name')] ?? 'INGRESSCOOKIE').trim());
   return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };

@@ -1,0 +1,175 @@
+import test from 'ava';
+import type { ClusterState, Ingress, Service } from '../kube-objects.js';
+import type { RouteIR, VirtualHostIR } from '../ir.js';
+import { defaultTranslateOptions, type TranslateOptions } from '../options.js';
+import { Reason } from '../reasons.js';
+import { translate } from '../translate.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+import { mapNginxAnnotations, mappedNginxAnnotations } from './nginx-annotations.js';
+
+const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
+const ourClass = { kind: 'IngressClass' as const, metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
+const service = (name: string): Service => ({ kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80 }] } });
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+interface PathSpec {
+  path: string;
+  pathType?: string;
+}
+
+function ingress(name: string, annotations: Record<string, string>, paths: PathSpec[], opts: { host?: string; age?: number } = {}): Ingress {
+  return {
+    kind: 'Ingress',
+    metadata: { name, namespace: 'default', annotations, creationTimestamp: new Date(Date.UTC(2024, 0, 1, 0, 0, opts.age ?? 0)).toISOString() },
+    spec: {
+      ingressClassName: 'envoy-ingress',
+      rules: [
+        {
+          host: opts.host ?? 'app.test',
+          http: { paths: paths.map((p) => ({ path: p.path, pathType: p.pathType ?? 'ImplementationSpecific', backend: { service: { name: 'web', port: { number: 80 } } } })) },
+        },
+      ],
+    },
+  };
+}
+
+function state(ingresses: Ingress[]): ClusterState {
+  return { ingresses, ingressClasses: [ourClass], services: [service('web')], endpointSlices: [], endpoints: [], secrets: [] };
+}
+
+function vhost(result: ReturnType<typeof translate>, host = 'app.test'): VirtualHostIR {
+  const found = result.ir.http.virtualHosts.find((v) => v.name === host);
+  if (found === undefined) throw new Error(`no virtual host ${host}`);
+  return found;
+}
+
+function summary(routes: readonly RouteIR[]): string[] {
+  return routes.map((r) => `${r.name.replace('ingress/default/', '')} ${r.match.kind} ${r.match.kind === 'regex' ? r.match.regex : r.match.path}`);
+}
+
+test('use-regex makes every path of the Ingress a case-insensitive regex anchored at the start, whatever its pathType', (t) => {
+  const result = translate(
+    state([ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/foo/bar/[A-Z0-9]{3}' }, { path: '/foo/bar/bar', pathType: 'Exact' }, { path: '/v1', pathType: 'Prefix' }])]),
+    nginxOn,
+  );
+  t.deepEqual(result.diagnostics, []);
+  // ingress-nginx's documented example: longest path first, so /foo/bar/bar goes to the [A-Z0-9]{3} location.
+  t.deepEqual(summary(vhost(result).routes), [
+    're/rule/0/path/0 regex (?i)^(?:/foo/bar/[A-Z0-9]{3}).*',
+    're/rule/0/path/1 regex (?i)^(?:/foo/bar/bar).*',
+    're/rule/0/path/2 regex (?i)^(?:/v1).*',
+    'fallback prefix /',
+  ]);
+});
+
+test('without use-regex (or with "false") paths keep their Ingress meaning, even when they look like regexes', (t) => {
+  const off = translate(state([ingress('plain', nginx({ 'use-regex': 'false' }), [{ path: '/v1', pathType: 'Prefix' }])]), nginxOn);
+  t.deepEqual(summary(vhost(off).routes), ['plain/rule/0/path/0 prefix /v1', 'fallback prefix /']);
+  const disabled = translate(state([ingress('plain', nginx({ 'use-regex': 'true' }), [{ path: '/v1', pathType: 'Prefix' }])]), defaultTranslateOptions);
+  t.deepEqual(summary(vhost(disabled).routes), ['plain/rule/0/path/0 prefix /v1', 'fallback prefix /']);
+});
+
+test('use-regex on one Ingress leaves the paths of another Ingress on the same host as they are; routes interleave by length', (t) => {
+  const result = translate(
+    state([
+      ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/api/.*' }, { path: '/a' }]),
+      ingress('plain', {}, [{ path: '/api/v1', pathType: 'Prefix' }, { path: '/health', pathType: 'Exact' }], { age: 1 }),
+    ]),
+    nginxOn,
+  );
+  t.deepEqual(summary(vhost(result).routes), [
+    'plain/rule/0/path/1 exact /health',
+    'plain/rule/0/path/0 prefix /api/v1',
+    're/rule/0/path/0 regex (?i)^(?:/api/.*).*',
+    're/rule/0/path/1 regex (?i)^(?:/a).*',
+    'fallback prefix /',
+  ]);
+});
+
+test('rewrite-target with capture groups implies regex paths and rewrites with the route\'s own regex (issue 7 example)', (t) => {
+  const result = translate(state([ingress('rw', nginx({ 'rewrite-target': '/$2' }), [{ path: '/something(/|$)(.*)' }])]), nginxOn);
+  t.deepEqual(result.diagnostics, []);
+  const [route] = vhost(result).routes;
+  t.deepEqual(route?.match, { kind: 'regex', path: '/something(/|$)(.*)', regex: '(?i)^(?:/something(/|$)(.*)).*' });
+  t.deepEqual(route?.policy?.rewrite, { kind: 'regex', pattern: '(?i)^(?:/something(/|$)(.*)).*', substitution: '/\\2' });
+});
+
+test('our rewrite-prefix wins over a capture-group rewrite-target', (t) => {
+  const result = translate(
+    state([ingress('rw', { ...nginx({ 'rewrite-target': '/$1' }), 'envoy-ingress.io/rewrite-prefix': '/v2' }, [{ path: '/api/(.*)' }])]),
+    nginxOn,
+  );
+  t.deepEqual(vhost(result).routes[0]?.policy?.rewrite, { kind: 'prefix', replacement: '/v2' });
+});
+
+test('a target using more groups than a path has is reported, and only that path is sent unchanged', (t) => {
+  const result = translate(state([ingress('rw', nginx({ 'rewrite-target': '/x/$2' }), [{ path: '/a/(.*)/(.*)' }, { path: '/b/(.*)' }])]), nginxOn);
+  t.deepEqual(result.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  t.regex(result.diagnostics[0]?.message ?? '', /uses \$2 but rule 0 path 1 "\/b\/\(\.\*\)" has 1 capture group/);
+  const routes = vhost(result).routes;
+  t.deepEqual(routes.find((r) => r.match.path === '/a/(.*)/(.*)')?.policy?.rewrite, { kind: 'regex', pattern: '(?i)^(?:/a/(.*)/(.*)).*', substitution: '/x/\\2' });
+  t.is(routes.find((r) => r.match.path === '/b/(.*)')?.policy?.rewrite, undefined);
+});
+
+test('bad values are reported on the Ingress and leave the rest of it served', (t) => {
+  const result = translate(
+    state([
+      ingress('bad', nginx({ 'use-regex': 'yes', 'rewrite-target': '/$host/$1', 'app-root': 'https://elsewhere.test/' }), [{ path: '/ok/(.*)' }, { path: '/broken(' }]),
+      ingress('root', nginx({ 'app-root': '/' }), [{ path: '/' }], { host: 'root.test', age: 2 }),
+    ]),
+    nginxOn,
+  );
+  const messages = result.diagnostics.map((d) => `${d.object.name} ${d.reason} ${d.message}`);
+  t.is(messages.length, 5, messages.join('\n'));
+  t.regex(messages[0] ?? '', /^bad InvalidAnnotation annotation nginx.ingress.kubernetes.io\/use-regex has invalid value "yes"/);
+  t.regex(messages[1] ?? '', /^bad InvalidAnnotation .*rewrite-target has invalid value "\/\$host\/\$1"; accepted values: only \$1..\$9 .*, not \$host/);
+  t.regex(messages[2] ?? '', /^bad InvalidAnnotation .*app-root has invalid value "https:\/\/elsewhere.test\/"/);
+  t.regex(messages[3] ?? '', /^bad InvalidPath rule 0 path 1: regex path "\/broken\(" is not valid RE2: missing \)/);
+  t.regex(messages[4] ?? '', /^root InvalidAnnotation .*app-root has invalid value "\/"/);
+  // The good path of "bad" is still served (without a rewrite: its target was refused).
+  t.deepEqual(summary(vhost(result).routes), ['bad/rule/0/path/0 regex (?i)^(?:/ok/(.*)).*', 'fallback prefix /']);
+  t.is(vhost(result).routes[0]?.policy?.rewrite, undefined);
+});
+
+test('rewrite-target "$0" is refused ($0 is not a capture group in nginx)', (t) => {
+  const diagnostics: import('../diagnostics.js').Diagnostic[] = [];
+  mapNginxAnnotations(ingress('zero', nginx({ 'rewrite-target': '/$0' }), [{ path: '/z/(.*)' }]), diagnostics);
+  t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  t.regex(diagnostics[0]?.message ?? '', /\$0 is not a capture group/);
+});
+
+test('app-root: exactly / redirects 302 to the app root, first on every host the Ingress has rules for', (t) => {
+  const re = ingress('approot', nginx({ 'app-root': '/app1', 'use-regex': 'true' }), [{ path: '/.*' }]);
+  const result = translate(state([re]), nginxOn);
+  t.deepEqual(result.diagnostics, []);
+  const routes = vhost(result).routes;
+  // Before the regex `/.*`, which is longer and also matches `/`.
+  t.deepEqual(summary(routes), ['approot/app-root exact /', 'approot/rule/0/path/0 regex (?i)^(?:/.*).*', 'fallback prefix /']);
+  t.deepEqual(routes[0]?.action, { kind: 'path-redirect', statusCode: 302, path: '/app1' });
+  const withQuery = translate(state([ingress('approot', nginx({ 'app-root': '/app1?from=root' }), [{ path: '/', pathType: 'Prefix' }])]), nginxOn);
+  t.deepEqual(vhost(withQuery).routes[0]?.action, { kind: 'path-redirect', statusCode: 302, path: '/app1', query: 'from=root' });
+});
+
+test('app-root of two Ingresses on one host: the older wins, the other gets RuleConflict', (t) => {
+  const result = translate(
+    state([
+      ingress('newer', nginx({ 'app-root': '/b' }), [{ path: '/b', pathType: 'Prefix' }], { age: 5 }),
+      ingress('older', nginx({ 'app-root': '/a' }), [{ path: '/a', pathType: 'Prefix' }], { age: 1 }),
+    ]),
+    nginxOn,
+  );
+  t.deepEqual(result.diagnostics.map((d) => `${d.object.name} ${d.reason}`), ['newer RuleConflict']);
+  t.regex(result.diagnostics[0]?.message ?? '', /app-root ignored on host app.test: Ingress default\/older is older/);
+  const roots = vhost(result).routes.filter((r) => r.name.endsWith('/app-root'));
+  t.deepEqual(roots.map((r) => r.action), [{ kind: 'path-redirect', statusCode: 302, path: '/a' }]);
+});
+
+test('use-regex and app-root are mapped, no longer reported as unsupported', (t) => {
+  t.true(mappedNginxAnnotations.has('use-regex'));
+  t.true(mappedNginxAnnotations.has('app-root'));
+  const diagnostics: import('../diagnostics.js').Diagnostic[] = [];
+  mapNginxAnnotations(ingress('x', nginx({ 'use-regex': 'true', 'app-root': '/app', 'rewrite-target': '/$1' }), [{ path: '/(.*)' }]), diagnostics);
+  t.deepEqual(diagnostics, []);
+});

@@ -1,0 +1,194 @@
+// ingress-nginx use-regex, rewrite-target with capture groups, and app-root (opt-in with --nginx-annotations).
+//
+// - use-regex "true", or a rewrite-target that uses `$1`..`$9`, makes the Ingress's paths regular expressions, as
+//   ingress-nginx writes them: `location ~* "^<path>"` (case-insensitive, anchored at the start only), whatever the
+//   pathType. Only this Ingress's paths: ingress-nginx also turns every other Ingress's paths on the same host into
+//   regexes, which here would let one Ingress change another's routing; migrate-check reports those paths instead
+//   (RegexEnforcedOnHost). Routes are ordered by path length, regex or not (path-match.ts), as ingress-nginx orders
+//   its locations.
+// - rewrite-target with `$N`: nginx `rewrite "(?i)<path>" <target> break` replaces the whole path with the target,
+//   `$N` being the path's capture groups; here an Envoy regex_rewrite of the route's own regex with `\N`.
+// - app-root: ingress-nginx's server-level `if ($uri = /) { return 302 $scheme://$http_host<app-root>; }`: on every
+//   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
+import type { IngressAnnotations } from '../annotations.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { catchAllHost, parseHost } from '../hostname.js';
+import type { RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
+import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import { parseRegexPath } from '../path-match-regex.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+
+const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+
+/** Names (after the prefix) this module reads besides rewrite-target, which nginx-annotations.ts lists. */
+export const nginxRegexAnnotations = ['use-regex', 'app-root'] as const;
+
+export type PathRedirectIR = Extract<RouteActionIR, { kind: 'path-redirect' }>;
+
+/** What use-regex, rewrite-target (with capture groups) and app-root of one Ingress amount to. */
+export interface NginxRegexSettings {
+  /** The Ingress's paths are ingress-nginx regex paths. */
+  regexPaths: boolean;
+  /** rewrite-target with `$N`: the RE2 substitution (`\N`) and the highest group it uses. */
+  captureRewrite?: { substitution: string; maxGroup: number };
+  /** app-root: `/` on the Ingress's hosts redirects here. */
+  appRoot?: PathRedirectIR;
+}
+
+/** Whether a rewrite-target uses capture groups (ingress-nginx then needs regex paths). */
+export function usesCaptureGroups(target: string): boolean {
+  return /\$\d/.test(target);
+}
+
+function report(ingress: Ingress, diagnostics: Diagnostic[], reason: string, message: string): void {
+  diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
+}
+
+function invalid(ingress: Ingress, diagnostics: Diagnostic[], name: string, value: string, accepted: string, fallback: string): void {
+  const shown = value.length > 100 ? `${JSON.stringify(value.slice(0, 100))}...` : JSON.stringify(value);
+  report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n(name)} has invalid value ${shown}; accepted values: ${accepted}; ${fallback}`);
+}
+
+/** A path as nginx `return`/`rewrite` accept it: printable ASCII from "/", no fragment, no backslash. */
+const targetPath = /^\/[\x21-\x7e]{0,1023}$/;
+
+function parseCaptureRewrite(ingress: Ingress, diagnostics: Diagnostic[], target: string): NginxRegexSettings['captureRewrite'] {
+  const fallback = 'the path is sent unchanged';
+  const value = target.trim();
+  if (!targetPath.test(value) || /[?#\\]/.test(value)) {
+    invalid(ingress, diagnostics, 'rewrite-target', target, 'a path starting with "/" using $1..$9 for capture groups, e.g. "/$2"', fallback);
+    return undefined;
+  }
+  // Only the path's capture groups: other nginx variables ($host, $arg_x, ...) have no equivalent in a path rewrite.
+  const variable = /\$(?!\d)[A-Za-z_{]*/.exec(value);
+  if (variable !== null) {
+    invalid(ingress, diagnostics, 'rewrite-target', target, `only $1..$9 (capture groups of the path), not ${variable[0]}`, fallback);
+    return undefined;
+  }
+  const groups = [...value.matchAll(/\$(\d)/g)].map((m) => Number(m[1]));
+  const maxGroup = Math.max(...groups);
+  if (groups.includes(0)) {
+    invalid(ingress, diagnostics, 'rewrite-target', target, '$1..$9 ($0 is not a capture group in nginx)', fallback);
+    return undefined;
+  }
+  const substitution = value.replace(/\$(\d)/g, '\\$1');
+  // Each path must have the groups the target uses, or RE2 (and so Envoy) refuses the rewrite.
+  (ingress.spec?.rules ?? []).forEach((rule, i) => {
+    (rule.http?.paths ?? []).forEach((path, j) => {
+      const parsed = parseRegexPath(path.path);
+      if (parsed.valid && parsed.groups < maxGroup) {
+        report(
+          ingress,
+          diagnostics,
+          Reason.InvalidAnnotation,
+          `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses $${maxGroup} but rule ${i} path ${j} ${JSON.stringify(parsed.match.path)} has ${parsed.groups} capture group(s); that path is sent unchanged`,
+        );
+      }
+    });
+  });
+  return { substitution, maxGroup };
+}
+
+/** app-root: a path (optionally with a query) on the same host; ingress-nginx refuses absolute URLs. */
+function parseAppRoot(ingress: Ingress, diagnostics: Diagnostic[], raw: string): PathRedirectIR | undefined {
+  const value = raw.trim();
+  const accepted = 'a path starting with "/", optionally with "?query", e.g. "/app1"';
+  const m = /^(\/(?!\/)[^?#\\]{0,1023})(?:\?([^#\\]{0,1023}))?$/.exec(value);
+  if (m === null || !/^[\x21-\x7e]*$/.test(value) || m[1] === '/') {
+    invalid(ingress, diagnostics, 'app-root', raw, `${accepted} (not "/" itself)`, '/ is served by the routes');
+    return undefined;
+  }
+  const redirect: PathRedirectIR = { kind: 'path-redirect', statusCode: 302, path: m[1] as string };
+  if (m[2] !== undefined && m[2] !== '') redirect.query = m[2];
+  return redirect;
+}
+
+/** Reads use-regex, rewrite-target with capture groups and app-root; undefined when none of them is set. */
+export function mapNginxRegex(ingress: Ingress, diagnostics: Diagnostic[]): NginxRegexSettings | undefined {
+  const annotations = ingress.metadata.annotations ?? {};
+  const useRegex = annotations[n('use-regex')];
+  const target = annotations[n('rewrite-target')];
+  const appRoot = annotations[n('app-root')];
+  if (useRegex === undefined && appRoot === undefined && (target === undefined || !usesCaptureGroups(target))) return undefined;
+  if (useRegex !== undefined && useRegex.trim() !== 'true' && useRegex.trim() !== 'false') {
+    invalid(ingress, diagnostics, 'use-regex', useRegex, '"true", "false"', 'paths are not regular expressions');
+  }
+  const captures = target !== undefined && usesCaptureGroups(target);
+  const settings: NginxRegexSettings = { regexPaths: useRegex?.trim() === 'true' || captures };
+  if (captures) {
+    const rewrite = parseCaptureRewrite(ingress, diagnostics, target);
+    if (rewrite !== undefined) settings.captureRewrite = rewrite;
+  }
+  if (appRoot !== undefined) {
+    const redirect = parseAppRoot(ingress, diagnostics, appRoot);
+    if (redirect !== undefined) settings.appRoot = redirect;
+  }
+  return settings;
+}
+
+/** An Ingress's parsed annotations, with what this module read (nginx-annotations.ts puts it there). */
+export type WithNginxRegex = IngressAnnotations & { nginxRegex?: NginxRegexSettings };
+
+/**
+ * rewrite-target with capture groups: each regex route of such an Ingress rewrites the whole path with its own
+ * regex, unless our rewrite-prefix already set a rewrite (ours win) or the path lacks the groups (reported when
+ * the annotation was read). Routes are the translator's own fresh objects and are changed in place.
+ */
+export function applyNginxCaptureRewrites(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, WithNginxRegex>): void {
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || route.match.kind !== 'regex') continue;
+    const rewrite = annotations.get(refKey(route.source))?.nginxRegex?.captureRewrite;
+    if (rewrite === undefined || route.policy?.rewrite !== undefined) continue;
+    const parsed = parseRegexPath(route.match.path);
+    if (!parsed.valid || parsed.groups < rewrite.maxGroup) continue;
+    route.policy = { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution: rewrite.substitution } };
+  }
+}
+
+export function appRootRouteName(ingress: Ingress): string {
+  const ref = refOf(ingress);
+  return `ingress/${ref.namespace}/${ref.name}/app-root`;
+}
+
+/**
+ * app-root: puts the redirect of `/` first on every virtual host the Ingress has rule routes on (nginx runs it
+ * before choosing a location, so no path of any Ingress can take `/` from it). `ingresses` oldest first: when two
+ * set app-root on one host, the older wins and the other gets RuleConflict. Virtual hosts are changed in place.
+ */
+export function applyNginxAppRoots(
+  virtualHosts: ReadonlyMap<string, VirtualHostIR>,
+  ingresses: readonly Ingress[],
+  annotations: ReadonlyMap<Ingress, WithNginxRegex>,
+  diagnostics: Diagnostic[],
+): void {
+  const owners = new Map<string, Ingress>();
+  for (const ingress of ingresses) {
+    const appRoot = annotations.get(ingress)?.nginxRegex?.appRoot;
+    if (appRoot === undefined) continue;
+    const ref = refOf(ingress);
+    const rulePrefix = `ingress/${ref.namespace}/${ref.name}/rule/`;
+    const hosts = new Set<string>();
+    for (const rule of ingress.spec?.rules ?? []) {
+      const parsed = rule.host === undefined || rule.host === '' ? { valid: true as const, host: catchAllHost } : parseHost(rule.host);
+      if (parsed.valid) hosts.add(parsed.host);
+    }
+    for (const host of [...hosts].sort()) {
+      const vhost = virtualHosts.get(host);
+      // Only where the Ingress really serves a path (not a host all of whose paths were refused).
+      if (vhost === undefined || !vhost.routes.some((r) => r.name.startsWith(rulePrefix))) continue;
+      const owner = owners.get(host);
+      if (owner !== undefined) {
+        report(
+          ingress,
+          diagnostics,
+          Reason.RuleConflict,
+          `annotation ${n('app-root')} ignored on host ${host}: Ingress ${owner.metadata.namespace ?? 'default'}/${owner.metadata.name} is older and already sets it`,
+        );
+        continue;
+      }
+      owners.set(host, ingress);
+      vhost.routes.unshift({ name: appRootRouteName(ingress), match: { kind: 'exact', path: '/' }, action: { ...appRoot }, source: ref });
+    }
+  }
+}

@@ -1,0 +1,176 @@
+// End to end with --nginx-annotations: use-regex, rewrite-target with capture groups and app-root -> controller
+// (standalone) -> a real Envoy -> echo backends, one host per case, one stack for the whole file. Each test shows
+// ingress-nginx's documented behaviour (docs/user-guide/ingress-path-matching.md, docs/examples/rewrite).
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
+import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
+import { httpGet, type HttpResult } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, toYaml, type PathSpec } from './fixtures/manifests.js';
+import { startStack, type Stack } from './fixtures/standalone-stack.js';
+
+interface World {
+  stack: Stack;
+}
+
+const cleanups: (() => unknown)[] = [];
+const sharedScope = {
+  teardown: (fn: () => unknown) => cleanups.push(fn),
+  get passed() {
+    return true;
+  },
+  log: () => undefined,
+} as unknown as ExecutionContext;
+
+test.after.always(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const nginx = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
+
+function annotated(name: string, host: string, values: Record<string, string>, paths: PathSpec[]): object {
+  return ingress(name, { annotations: nginx(values), rules: [{ host, paths }] });
+}
+
+const regexPath = (p: string, service: string): PathSpec => ({ path: p, pathType: 'ImplementationSpecific', service });
+
+async function setUp(): Promise<World> {
+  const tmp = await createTempDir();
+  cleanups.push(() => tmp.remove());
+  const start = async (service: string): Promise<EchoBackend> => {
+    const backend = await startEchoBackend({ service });
+    cleanups.push(() => backend.close());
+    return backend;
+  };
+  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
+  const [web, a, b] = await Promise.all([start('web'), start('a'), start('b')]);
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('web', [endpoint(web)]),
+    ...serviceWithEndpoints('a', [endpoint(a)]),
+    ...serviceWithEndpoints('b', [endpoint(b)]),
+    // Issue 7's example, from ingress-nginx's rewrite documentation.
+    annotated('rewrite', 'rewrite.test', { 'rewrite-target': '/$2', 'use-regex': 'true' }, [regexPath('/something(/|$)(.*)', 'web')]),
+    // The same without use-regex: capture groups in the target imply regex paths, as in ingress-nginx.
+    annotated('rewrite-implied', 'rewrite-implied.test', { 'rewrite-target': '/api/$1/$2' }, [regexPath('/v([0-9]+)/(.*)', 'web')]),
+    // ingress-nginx's path-priority warning: the longer regex is tried first, even for /foo/bar/bar.
+    annotated('regex', 'regex.test', { 'use-regex': 'true' }, [
+      regexPath('/foo/bar/bar', 'b'),
+      regexPath('/foo/bar/[A-Z0-9]{3}', 'a'),
+      regexPath('/users/[0-9]+$', 'b'),
+    ]),
+    // One Ingress with use-regex, one without, on the same host: only the first one's paths are regexes.
+    annotated('mixed-regex', 'mixed.test', { 'use-regex': 'true' }, [regexPath('/api/v[0-9]+', 'a')]),
+    ingress('mixed-plain', { rules: [{ host: 'mixed.test', paths: [{ path: '/api/v1/admin', service: 'b' }] }] }),
+    annotated('approot', 'approot.test', { 'app-root': '/app1' }, [{ path: '/', service: 'web' }]),
+    annotated('approot-regex', 'approot-regex.test', { 'app-root': '/portal?from=root', 'use-regex': 'true' }, [regexPath('/.*', 'a')]),
+    // A path RE2 refuses and a target needing a group the path lacks: reported; the rest of the Ingress is served.
+    annotated('broken', 'broken.test', { 'use-regex': 'true', 'rewrite-target': '/$2' }, [
+      regexPath('/ok/(.*)/(.*)', 'web'),
+      regexPath('/look(?=ahead)', 'a'),
+      regexPath('/one/(.*)', 'b'),
+    ]),
+  ];
+  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
+  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  cleanups.push(() => stack.controller.stop());
+  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'broken.test', path: '/ok/x/y' })).status === 200, {
+    description: 'the annotated Ingresses are served',
+    timeoutMs: 20_000,
+  });
+  return { stack };
+}
+
+let shared: Promise<World> | undefined;
+async function world(t: ExecutionContext): Promise<World> {
+  shared ??= setUp();
+  const w = await shared;
+  t.teardown(() => {
+    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
+  });
+  return w;
+}
+
+function get(w: World, host: string, p: string): Promise<HttpResult> {
+  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p });
+}
+
+/** `service path` the echo backend saw, or the status when no backend answered. */
+async function seen(w: World, host: string, p: string): Promise<string> {
+  const res = await get(w, host, p);
+  return res.status === 200 ? `${String(res.json?.service)} ${String(res.json?.path)}` : String(res.status);
+}
+
+test('rewrite-target "/$2" with path "/something(/|$)(.*)": /something/new reaches the backend as /new, /something as /', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'rewrite.test', '/something/new'), 'web /new');
+  t.is(await seen(w, 'rewrite.test', '/something'), 'web /');
+  t.is(await seen(w, 'rewrite.test', '/something/'), 'web /');
+  t.is(await seen(w, 'rewrite.test', '/something/a/b'), 'web /a/b');
+  // Case-insensitive (nginx ~*), the query string kept.
+  t.is(await seen(w, 'rewrite.test', '/SomeThing/New?q=1'), 'web /New?q=1');
+  // (/|$) needs a slash or the end after "something".
+  t.is(await seen(w, 'rewrite.test', '/somethingelse'), '404');
+});
+
+test('capture groups in rewrite-target imply regex paths (without use-regex)', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'rewrite-implied.test', '/v2/users/7'), 'web /api/2/users/7');
+  t.is(await seen(w, 'rewrite-implied.test', '/V10/x'), 'web /api/10/x');
+  t.is(await seen(w, 'rewrite-implied.test', '/vx/users'), '404');
+});
+
+test('use-regex: paths are case-insensitive regexes anchored at the start, the longest tried first', async (t) => {
+  const w = await world(t);
+  // ingress-nginx's documented warning: /foo/bar/bar matches the longer [A-Z0-9]{3} location first.
+  t.is(await seen(w, 'regex.test', '/foo/bar/bar'), 'a /foo/bar/bar');
+  t.is(await seen(w, 'regex.test', '/foo/bar/x9z/more'), 'a /foo/bar/x9z/more');
+  t.is(await seen(w, 'regex.test', '/FOO/BAR/BA'), '404');
+  t.is(await seen(w, 'regex.test', '/users/42'), 'b /users/42');
+  t.is(await seen(w, 'regex.test', '/USERS/7'), 'b /USERS/7');
+  // "$" ends the match: nothing may follow.
+  t.is(await seen(w, 'regex.test', '/users/42/x'), '404');
+  t.is(await seen(w, 'regex.test', '/x/foo/bar/abc'), '404', 'anchored at the start');
+});
+
+test('use-regex applies to its own Ingress only: the other Ingress on the host keeps its case-sensitive prefix', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'mixed.test', '/api/v1/admin/users'), 'b /api/v1/admin/users');
+  // The Prefix path is case-sensitive, so the (case-insensitive) regex of the other Ingress takes it.
+  t.is(await seen(w, 'mixed.test', '/API/V1/ADMIN'), 'a /API/V1/ADMIN');
+  t.is(await seen(w, 'mixed.test', '/api/v22'), 'a /api/v22');
+  t.is(await seen(w, 'mixed.test', '/api/vx'), '404');
+});
+
+test('app-root "/app1": exactly / redirects 302 to /app1 on the same host, other paths are served', async (t) => {
+  const w = await world(t);
+  const root = await get(w, 'approot.test', '/');
+  t.is(root.status, 302);
+  t.is(root.headers.location, 'http://approot.test/app1');
+  const withQuery = await get(w, 'approot.test', '/?x=1');
+  t.is(withQuery.status, 302);
+  t.is(withQuery.headers.location, 'http://approot.test/app1', 'nginx `return 302` drops the query');
+  t.is(await seen(w, 'approot.test', '/app1'), 'web /app1');
+  t.is(await seen(w, 'approot.test', '/other?x=1'), 'web /other?x=1');
+});
+
+test('app-root wins over a regex path that also matches /; its query is sent', async (t) => {
+  const w = await world(t);
+  const root = await get(w, 'approot-regex.test', '/');
+  t.is(root.status, 302);
+  t.is(root.headers.location, 'http://approot-regex.test/portal?from=root');
+  t.is(await seen(w, 'approot-regex.test', '/portal'), 'a /portal');
+});
+
+test('a refused regex path and a target needing a missing group break nothing else', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'broken.test', '/ok/x/y'), 'web /y');
+  t.is(await seen(w, 'broken.test', '/lookahead'), '404', 'the refused path is left out');
+  t.is(await seen(w, 'broken.test', '/one/two'), 'b /one/two', 'no group 2: sent unchanged');
+  // The other hosts of the same route table are still served.
+  t.is(await seen(w, 'rewrite.test', '/something/still'), 'web /still');
+});
