@@ -324,6 +324,6 @@ test('a snippet, an unmapped and an unknown annotation are reported; the rest of
   t.is(res.headers['x-snippet'], undefined, 'the snippet is not applied');
   const logs = w.stack.logs();
   t.regex(logs, /NginxSnippetRefused/);
-  t.regex(logs, /InvalidAnnotation[^\n]*canary-weight ignored: it needs [^\n]*canary "true"/);
+  t.regex(logs, /InvalidAnnotation[^\n]*canary-weight ignored: it needs [^\n]*canary \\?"true/);
   t.regex(logs, /UnsupportedNginxAnnotation[^\n]*made-up-annotation/);
 });
