@@ -1,4 +1,5 @@
 // Assembly of virtual hosts and route tables from collected routes.
+import { cloneData } from './clone-data.js';
 import { catchAllHost } from './hostname.js';
 import type { RouteIR, RouteTableIR, VirtualHostIR } from './ir.js';
 import { compareStrings } from './ordering.js';
@@ -21,10 +22,10 @@ export function fallbackRoute(defaultBackend: RouteIR | undefined, notFoundPage:
 
 /** A copy, so no two places in the IR share an object (consumers may transform it in place). */
 export function cloneRoute(route: RouteIR): RouteIR {
-  const copy: RouteIR = { name: route.name, match: { ...route.match }, action: structuredClone(route.action) };
+  const copy: RouteIR = { name: route.name, match: { ...route.match }, action: cloneData(route.action) };
   if (route.headers !== undefined) copy.headers = route.headers.map((header) => ({ ...header }));
   if (route.source !== undefined) copy.source = { ...route.source };
-  if (route.policy !== undefined) copy.policy = structuredClone(route.policy);
+  if (route.policy !== undefined) copy.policy = cloneData(route.policy);
   return copy;
 }
 
