@@ -102,6 +102,11 @@ async function readyStatus(port: number): Promise<number | string> {
   }
 }
 
+/** Envoy answers its readiness probe once it has its first config and its workers run. */
+async function waitForReady(port: number): Promise<void> {
+  await waitFor(async () => (await readyStatus(port)) === 200, { description: '/ready 200', timeoutMs: 30_000 });
+}
+
 /** What shows a drain: probe not 200, a kept-alive client told to close, then no more listening. */
 async function assertDrains(t: ExecutionContext, w: { envoy: EnvoyProcess; httpPort: number; readyPort: number }, drained: Promise<unknown>): Promise<void> {
   // The kubelet's probe as the manifest has it: GET /ready on the readiness port, which stops being 200.
@@ -144,7 +149,7 @@ test('split: the Envoy DaemonSet\'s drainer container drains Envoy when the pod 
   t.teardown(() => controller.stop());
   const envoy = await startDeployedEnvoy(t, envoyContainer, { admin: adminPort, ready: readyPort, xds: controller.xdsPort });
   await envoy.waitForListener('ingress_http');
-  t.is(await readyStatus(readyPort), 200);
+  await waitForReady(readyPort);
   t.is((await httpGet({ port: httpPort, hostHeader: 'web.example.test', path: '/' })).status, 200);
 
   // The drainer's own command line, pointed at this Envoy's admin port with the test's drain time.
@@ -192,9 +197,11 @@ for (const variant of [
       ...drainFlags,
     ]);
     t.teardown(() => controller.stop());
+    // As in the pod, Envoy finds xDS served (otherwise it backs off and waits out its initial fetch timeout).
+    await controller.waitForLog('xDS server listening');
     const envoy = await startDeployedEnvoy(t, envoyContainer, { admin: adminPort, ready: readyPort, xds: xdsPort });
     await envoy.waitForListener('ingress_http', 30_000);
-    t.is(await readyStatus(readyPort), 200);
+    await waitForReady(readyPort);
     controller.kill('SIGTERM');
     await assertDrains(t, { envoy, httpPort, readyPort }, controller.exited);
     t.is((await controller.exited).code, 0, controller.logs());
