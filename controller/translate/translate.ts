@@ -67,7 +67,8 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
         if (route.action.kind !== 'forward') continue;
         for (const name of [route.action.cluster, ...(route.action.split === undefined ? [] : [route.action.split.cluster])]) {
           const cluster = known.get(name);
-          if (cluster !== undefined) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
+          // Copied once per cluster, not once per route using it.
+          if (cluster !== undefined && !used.has(cluster.name)) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
         }
       }
     }
