@@ -6,7 +6,7 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
 import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
-import { httpGet, type HttpResult } from './harness/http-client.js';
+import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, toYaml, type PathSpec } from './fixtures/manifests.js';
@@ -66,6 +66,9 @@ async function setUp(): Promise<World> {
     // One Ingress with use-regex, one without, on the same host: only the first one's paths are regexes.
     annotated('mixed-regex', 'mixed.test', { 'use-regex': 'true' }, [regexPath('/api/v[0-9]+', 'a')]),
     ingress('mixed-plain', { rules: [{ host: 'mixed.test', paths: [{ path: '/api/v1/admin', service: 'b' }] }] }),
+    // A canary joins the regex route of its main Ingress (nginx-canary.ts), matched as the main's regex.
+    annotated('canary-main', 'canary.test', { 'use-regex': 'true' }, [regexPath('/api/v[0-9]+', 'a')]),
+    annotated('canary', 'canary.test', { canary: 'true', 'canary-by-header': 'X-Canary' }, [regexPath('/api/v[0-9]+', 'b')]),
     annotated('approot', 'approot.test', { 'app-root': '/app1' }, [{ path: '/', service: 'web' }]),
     annotated('approot-regex', 'approot-regex.test', { 'app-root': '/portal?from=root', 'use-regex': 'true' }, [regexPath('/.*', 'a')]),
     // A path RE2 refuses and a target needing a group the path lacks: reported; the rest of the Ingress is served.
@@ -95,13 +98,13 @@ async function world(t: ExecutionContext): Promise<World> {
   return w;
 }
 
-function get(w: World, host: string, p: string): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p });
+function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
+  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
 }
 
 /** `service path` the echo backend saw, or the status when no backend answered. */
-async function seen(w: World, host: string, p: string): Promise<string> {
-  const res = await get(w, host, p);
+async function seen(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<string> {
+  const res = await get(w, host, p, extra);
   return res.status === 200 ? `${String(res.json?.service)} ${String(res.json?.path)}` : String(res.status);
 }
 
@@ -173,4 +176,11 @@ test('a refused regex path and a target needing a missing group break nothing el
   t.is(await seen(w, 'broken.test', '/one/two'), 'b /one/two', 'no group 2: sent unchanged');
   // The other hosts of the same route table are still served.
   t.is(await seen(w, 'rewrite.test', '/something/still'), 'web /still');
+});
+
+test('a canary by header on a use-regex main Ingress: same regex, "always" goes to the canary', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'canary.test', '/API/V2/x', { headers: { 'x-canary': 'always' } }), 'b /API/V2/x');
+  t.is(await seen(w, 'canary.test', '/API/V2/x'), 'a /API/V2/x');
+  t.is(await seen(w, 'canary.test', '/api/v3', { headers: { 'x-canary': 'never' } }), 'a /api/v3');
 });

@@ -272,16 +272,24 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
       }
       (rule.http?.paths ?? []).forEach((path, j) => {
         const where = `rule ${i} path ${j}`;
-        const parsed = parsePath(path.path, path.pathType);
-        if (!parsed.valid) {
-          warn(Reason.InvalidPath, `${where}: ${parsed.error}; path skipped`);
-          return;
-        }
-        const what = `host ${host} ${describeMatch(parsed.match)}`;
         const vhost = virtualHosts.get(host);
-        const index = (vhost?.routes ?? []).findIndex(
-          (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && matchKey(route.match) === matchKey(parsed.match),
+        // A main Ingress with regex paths (use-regex, nginx-regex.ts) is joined by the path as written.
+        const written = path.path === undefined || path.path === '' ? '/' : path.path;
+        let index = (vhost?.routes ?? []).findIndex(
+          (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && route.match.kind === 'regex' && route.match.path === written,
         );
+        let what = `host ${host} Regex ${written}`;
+        if (index < 0) {
+          const parsed = parsePath(path.path, path.pathType);
+          if (!parsed.valid) {
+            warn(Reason.InvalidPath, `${where}: ${parsed.error}; path skipped`);
+            return;
+          }
+          what = `host ${host} ${describeMatch(parsed.match)}`;
+          index = (vhost?.routes ?? []).findIndex(
+            (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && matchKey(route.match) === matchKey(parsed.match),
+          );
+        }
         const main = index < 0 ? undefined : vhost?.routes[index];
         if (vhost === undefined || main === undefined || main.source === undefined) {
           warn(

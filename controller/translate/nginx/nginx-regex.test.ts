@@ -19,7 +19,7 @@ interface PathSpec {
   pathType?: string;
 }
 
-function ingress(name: string, annotations: Record<string, string>, paths: PathSpec[], opts: { host?: string; age?: number } = {}): Ingress {
+function ingress(name: string, annotations: Record<string, string>, paths: PathSpec[], opts: { host?: string; age?: number; service?: string } = {}): Ingress {
   return {
     kind: 'Ingress',
     metadata: { name, namespace: 'default', annotations, creationTimestamp: new Date(Date.UTC(2024, 0, 1, 0, 0, opts.age ?? 0)).toISOString() },
@@ -28,7 +28,7 @@ function ingress(name: string, annotations: Record<string, string>, paths: PathS
       rules: [
         {
           host: opts.host ?? 'app.test',
-          http: { paths: paths.map((p) => ({ path: p.path, pathType: p.pathType ?? 'ImplementationSpecific', backend: { service: { name: 'web', port: { number: 80 } } } })) },
+          http: { paths: paths.map((p) => ({ path: p.path, pathType: p.pathType ?? 'ImplementationSpecific', backend: { service: { name: opts.service ?? 'web', port: { number: 80 } } } })) },
         },
       ],
     },
@@ -172,4 +172,16 @@ test('use-regex and app-root are mapped, no longer reported as unsupported', (t)
   const diagnostics: import('../diagnostics.js').Diagnostic[] = [];
   mapNginxAnnotations(ingress('x', nginx({ 'use-regex': 'true', 'app-root': '/app', 'rewrite-target': '/$1' }), [{ path: '/(.*)' }]), diagnostics);
   t.deepEqual(diagnostics, []);
+});
+
+test('a canary joins the regex route of a main Ingress with use-regex by the path as written', (t) => {
+  const main = ingress('main', nginx({ 'use-regex': 'true' }), [{ path: '/api/v[0-9]+' }]);
+  const canary = ingress('canary', nginx({ canary: 'true', 'canary-weight': '20' }), [{ path: '/api/v[0-9]+' }], { age: 1, service: 'web-v2' });
+  const s = state([main, canary]);
+  const result = translate({ ...s, services: [...s.services, service('web-v2')] }, nginxOn);
+  const canaryIngress = result.diagnostics.filter((d) => d.object.name === 'canary');
+  t.deepEqual(canaryIngress, []);
+  const [route] = vhost(result).routes;
+  t.is(route?.match.kind, 'regex');
+  t.like(route?.action, { kind: 'forward', cluster: 'default/web/80', split: { cluster: 'default/web-v2/80', weight: 20, totalWeight: 100 } });
 });
