@@ -24,6 +24,15 @@ export function buildExtAuthzFilterConfig(auth: ExternalAuthIR): ResourceJson {
     http_service: {
       server_uri: { uri: auth.uri, cluster: auth.cluster, timeout: `${extAuthzTimeoutMs / 1000}s` },
       path_prefix: auth.pathPrefix,
+      // What ingress-nginx's auth location sets on its subrequest, so services that read them keep working.
+      authorization_request: {
+        headers_to_add: [
+          { key: 'x-original-url', value: '%REQ(:scheme)%://%REQ(:authority)%%REQ(:path)%' },
+          { key: 'x-original-method', value: '%REQ(:method)%' },
+          { key: 'x-auth-request-redirect', value: '%REQ(:path)%' },
+          { key: 'x-sent-from', value: 'nginx-ingress-controller' },
+        ],
+      },
       authorization_response: authorizationResponse,
     },
     // Every client header goes to the service, as nginx's auth subrequest passes them (cookies, tokens...).

@@ -213,6 +213,11 @@ test('auth-url: the service allows with 200, and only the listed answer headers 
   t.is(check?.path, '/verify/app/page?q=1');
   t.is(check?.method, 'POST');
   t.is(check?.headers['content-length'], '0');
+  // The headers ingress-nginx's auth subrequest carries.
+  t.is(check?.headers['x-original-url'], 'http://external.test/app/page?q=1');
+  t.is(check?.headers['x-original-method'], 'POST');
+  t.is(check?.headers['x-auth-request-redirect'], '/app/page?q=1');
+  t.is(check?.headers['x-sent-from'], 'nginx-ingress-controller');
 });
 
 test('auth-url: 401 and 403 from the service go to the client, the backend is not called', async (t) => {

@@ -170,7 +170,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-url': {
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',
-    note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth with X-Original-URL); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
+    note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth; X-Original-URL, X-Original-Method, X-Auth-Request-Redirect and X-Sent-From are set as nginx sets them); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
   },
   'auth-response-headers': { status: 'supported', equivalent: 'ext_authz allowed_upstream_headers' },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },

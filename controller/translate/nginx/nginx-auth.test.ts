@@ -111,4 +111,6 @@ test('ext_authz filter: path prefix, copied headers, client gets only WWW-Authen
     },
     status_on_error: { code: 'InternalServerError' },
   });
+  const added = (config['http_service'] as { authorization_request: { headers_to_add: { key: string; value: string }[] } }).authorization_request.headers_to_add;
+  t.deepEqual(added.map((h) => h.key), ['x-original-url', 'x-original-method', 'x-auth-request-redirect', 'x-sent-from']);
 });
