@@ -87,6 +87,7 @@ async function setUp(): Promise<World> {
   const ca = await createTestCA();
   const backendCert = await ca.issue({ dnsNames: ['pass.test'] });
   const envoyCert = await ca.issue({ dnsNames: ['term.test'] });
+  const errorsCert = await ca.issue({ dnsNames: ['errors-tls.test'] });
   const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
     const backend = await startEchoBackend(opts);
     cleanups.push(() => backend.close());
@@ -98,6 +99,10 @@ async function setUp(): Promise<World> {
   const errorRequests: ErrorPageRequest[] = [];
   const errorPort = await startErrorPages(errorRequests);
   const statusPort = await startStatusBackend();
+  // A port nothing listens on: Envoy's own 503 (connection refused).
+  const closed = createServer();
+  const closedPort = await new Promise<number>((resolve) => closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)));
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
   const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
   const objects = [
     ingressClass(),
@@ -106,6 +111,8 @@ async function setUp(): Promise<World> {
     ...serviceWithEndpoints('fallback-page', [endpoint(fallbackPage)]),
     ...serviceWithEndpoints('error-pages', [{ address: '127.0.0.1', port: errorPort }]),
     ...serviceWithEndpoints('statuses', [{ address: '127.0.0.1', port: statusPort }]),
+    ...serviceWithEndpoints('refusing', [{ address: '127.0.0.1', port: closedPort }]),
+    tlsSecret('errors-tls', errorsCert.certPem, errorsCert.keyPem),
     // A Service whose pods are all gone: no endpoints.
     ...serviceWithEndpoints('empty', []),
     tlsSecret('term-tls', envoyCert.certPem, envoyCert.keyPem),
@@ -128,6 +135,11 @@ async function setUp(): Promise<World> {
     ingress('flap', {
       annotations: nginx({ 'default-backend': 'fallback-page' }),
       rules: [{ host: 'flap.test', paths: [{ path: '/', service: 'flapping' }] }],
+    }),
+    ingress('errors-tls', {
+      annotations: nginx({ 'default-backend': 'error-pages', 'custom-http-errors': '503' }),
+      rules: [{ host: 'errors-tls.test', paths: [{ path: '/', service: 'statuses' }, { path: '/refused', service: 'refusing' }] }],
+      tls: [{ hosts: ['errors-tls.test'], secretName: 'errors-tls' }],
     }),
     ingress('no-errors', {
       rules: [{ host: 'no-errors.test', paths: [{ path: '/', service: 'statuses' }] }],
@@ -153,6 +165,11 @@ async function world(t: ExecutionContext): Promise<World> {
     if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
   });
   return w;
+}
+
+/** The error-page request made for the request with this target (tests run concurrently: targets are unique). */
+function errorRequestFor(w: World, uri: string): ErrorPageRequest | undefined {
+  return w.errorRequests.find((r) => r.headers['x-original-uri'] === uri);
 }
 
 function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
@@ -205,14 +222,13 @@ test('default-backend: a Service with no endpoints is answered by the default ba
 
 test('custom-http-errors: a 503 from the backend is replaced by the default backend\'s page, told about the error', async (t) => {
   const w = await world(t);
-  const before = w.errorRequests.length;
   const res = await get(w, 'errors.test', '/status/503?item=7', { headers: { accept: 'application/json' } });
   // The error backend's answer, status included (it answers with X-Code, as ingress-nginx's error pages do).
   t.is(res.status, 503);
   t.is(res.headers['x-error-page'], 'yes');
   t.deepEqual(res.json, { page: 'error', code: 503, format: 'application/json' });
-  t.is(w.errorRequests.length, before + 1);
-  const seen = w.errorRequests.at(-1) as ErrorPageRequest;
+  t.is(w.errorRequests.filter((r) => r.headers['x-original-uri'] === '/status/503?item=7').length, 1);
+  const seen = errorRequestFor(w, '/status/503?item=7') as ErrorPageRequest;
   // ingress-nginx's error location does `rewrite (.*) / break`, which keeps the query string.
   t.is(seen.path, '/?item=7');
   t.is(seen.headers['host'], 'errors.test');
@@ -228,21 +244,20 @@ test('custom-http-errors: a 503 from the backend is replaced by the default back
 
 test('custom-http-errors: 404 is replaced too; other statuses and other Ingresses are untouched', async (t) => {
   const w = await world(t);
-  const notFound = await get(w, 'errors.test', '/status/404');
+  const notFound = await get(w, 'errors.test', '/status/404?untouched');
   t.is(notFound.status, 404);
   t.is(notFound.headers['x-error-page'], 'yes');
-  t.is((w.errorRequests.at(-1) as ErrorPageRequest).headers['x-code'], '404');
-  const before = w.errorRequests.length;
+  t.is(errorRequestFor(w, '/status/404?untouched')?.headers['x-code'], '404');
   const other = await get(w, 'errors.test', '/status/500');
   t.is(other.status, 500);
   t.is(other.body, 'backend says 500');
   const ok = await get(w, 'errors.test', '/fine');
   t.is(ok.status, 200);
   t.is(ok.body, 'backend says 200');
-  const elsewhere = await get(w, 'no-errors.test', '/status/503');
+  const elsewhere = await get(w, 'no-errors.test', '/status/503?elsewhere');
   t.is(elsewhere.status, 503);
   t.is(elsewhere.body, 'backend says 503');
-  t.is(w.errorRequests.length, before, 'the error backend saw none of these');
+  for (const uri of ['/status/500', '/fine', '/status/503?elsewhere']) t.is(errorRequestFor(w, uri), undefined, `the error backend saw nothing for ${uri}`);
 });
 
 test('default-backend: when a Service loses its endpoints the default backend takes over, and gives way when they return', async (t) => {
@@ -267,4 +282,19 @@ test('default-backend: when a Service loses its endpoints the default backend ta
   await writeFile(path.join(w.dir, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [{ address: w.web.address, port: w.web.port }])));
   await waitFor(async () => (await get(w, 'flap.test', '/a')).json?.service === 'web', { description: 'web answers flap.test again', timeoutMs: 20_000 });
   t.pass();
+});
+
+test('custom-http-errors over TLS, and for Envoy\'s own 503 (the backend refuses connections)', async (t) => {
+  const w = await world(t);
+  const https = (p: string) => httpsGet({ port: w.stack.httpsPort, servername: 'errors-tls.test', hostHeader: 'errors-tls.test', path: p, ca: w.ca.certPem });
+  const fromBackend = await https('/status/503?over-tls');
+  t.is(fromBackend.status, 503);
+  t.is(fromBackend.headers['x-error-page'], 'yes');
+  t.is(errorRequestFor(w, '/status/503?over-tls')?.headers['host'], 'errors-tls.test');
+  const refused = await https('/refused/x');
+  t.is(refused.status, 503);
+  t.is(refused.headers['x-error-page'], 'yes', 'Envoy\'s own 503 is replaced too');
+  const seen = errorRequestFor(w, '/refused/x');
+  t.is(seen?.headers['x-code'], '503');
+  t.is(seen?.headers['x-service-name'], 'refusing');
 });
