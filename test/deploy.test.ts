@@ -64,3 +64,28 @@ test('the ClusterRole grants only what the controller uses', async (t) => {
     'networking.k8s.io/ingresses: get,list,watch',
   ]);
 });
+
+test('every flag the install variants pass to our image exists (controller `run`, drainer `drain-envoy`)', async (t) => {
+  const files = ['deploy/05-deployment.yaml', 'deploy-variants/edge-nodes/daemonset.yaml', 'deploy-variants/split/controller.yaml', 'deploy-variants/split/envoy-daemonset.yaml'];
+  const helps = new Map<string, string>();
+  let checked = 0;
+  for (const file of files) {
+    const workloads = parseAllDocuments(await readFile(path.join(root, file), 'utf8'))
+      .map((d) => d.toJS() as Record<string, any>)
+      .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'DaemonSet');
+    for (const workload of workloads) {
+      for (const c of workload['spec']['template']['spec']['containers'] as { name: string; image: string; args: string[] }[]) {
+        if (!c.image.startsWith('envoy-ingress/controller:')) continue;
+        const [command, ...args] = c.args;
+        if (!helps.has(command!)) helps.set(command!, (await cli(['help', command!])).stdout);
+        const help = helps.get(command!)!;
+        for (const flag of args.map((a) => a.split('=')[0]!)) {
+          t.true(help.includes(`${flag} `) || help.includes(`${flag}\n`), `${file} ${c.name}: ${flag} is a flag of ${command}`);
+          checked += 1;
+        }
+      }
+    }
+  }
+  t.deepEqual([...helps.keys()].sort(), ['drain-envoy', 'run']);
+  t.true(checked > 20);
+});
