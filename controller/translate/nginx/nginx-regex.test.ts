@@ -3,6 +3,7 @@ import type { ClusterState, Ingress, Service } from '../kube-objects.js';
 import type { RouteIR, VirtualHostIR } from '../ir.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';
+import { explain } from '../../explain.js';
 import { translate } from '../translate.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { mapNginxAnnotations, mappedNginxAnnotations } from './nginx-annotations.js';
@@ -184,4 +185,17 @@ test('a canary joins the regex route of a main Ingress with use-regex by the pat
   const [route] = vhost(result).routes;
   t.is(route?.match.kind, 'regex');
   t.like(route?.action, { kind: 'forward', cluster: 'default/web/80', split: { cluster: 'default/web-v2/80', weight: 20, totalWeight: 100 } });
+});
+
+test('explain predicts regex routes and the app-root redirect', (t) => {
+  const result = translate(state([ingress('rw', nginx({ 'rewrite-target': '/$2', 'app-root': '/app1' }), [{ path: '/something(/|$)(.*)' }])]), nginxOn);
+  const input = { ir: result.ir, endpoints: [], diagnostics: result.diagnostics };
+  const matched = explain(input, { host: 'app.test', path: '/SOMETHING/new?x=1' });
+  t.is(matched.route?.route, 'ingress/default/rw/rule/0/path/0');
+  t.is(matched.route?.match, 'Regex /something(/|$)(.*)');
+  const missed = explain(input, { host: 'app.test', path: '/somethingelse' });
+  t.is(missed.status, 404);
+  t.regex(missed.routes.find((r) => r.route === 'ingress/default/rw/rule/0/path/0')?.reason ?? '', /does not match the regex/);
+  const root = explain(input, { host: 'app.test:8080', path: '/?q=1' });
+  t.deepEqual(root.response, { kind: 'redirect', status: 302, location: 'http://app.test:8080/app1' });
 });
