@@ -57,6 +57,8 @@ export type ExplainedResponse =
       service: { namespace: string; name: string; port: number } | null;
       /** Ready endpoints Envoy balances over; none means Envoy answers 503. */
       endpoints: EndpointIR[];
+      /** A canary (ingress-nginx canary-weight) that gets `weight` out of `totalWeight` of these requests instead. */
+      canary?: { cluster: string; service: { namespace: string; name: string; port: number } | null; weight: number; totalWeight: number };
     }
   | { kind: 'redirect'; status: number; location: string }
   | { kind: 'direct'; status: number }
@@ -219,6 +221,11 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
       reason: '',
     };
     const matches = pathMatches(route.match, path);
+    if (matches && route.headers !== undefined && route.headers.length > 0) {
+      // An explained request sends no headers or cookies, so a route that needs one (an ingress-nginx canary) is passed.
+      const needs = route.headers.map((h) => `header ${h.name} ${h.kind === 'exact' ? `= ${JSON.stringify(h.value)}` : `matching ${h.value}`}`).join(' and ');
+      return { ...base, reason: `${base.match} matches ${path}, but the route also needs ${needs} (a canary), which this request does not send` };
+    }
     if (matches && selected === undefined) {
       selected = route;
       return { ...base, outcome: 'selected', reason: `${base.match} matches ${path}; it is the first matching route (longest path first, Exact before Prefix)` };
@@ -341,14 +348,22 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
       const endpoints = input.endpoints.find((e) => e.cluster === action.cluster)?.endpoints ?? [];
       const service = cluster ? `Service ${cluster.service.namespace}/${cluster.service.name} port ${cluster.service.port}` : `cluster ${action.cluster}`;
       const response: ExplainedResponse = { kind: 'forward', cluster: action.cluster, service: cluster ? { ...cluster.service } : null, endpoints };
+      let canaryText = '';
+      if (action.split !== undefined && response.kind === 'forward') {
+        const { weight, totalWeight } = action.split;
+        const canary = input.ir.clusters.find((c) => c.name === action.split?.cluster);
+        response.canary = { cluster: action.split.cluster, service: canary ? { ...canary.service } : null, weight, totalWeight };
+        const canaryService = canary ? `Service ${canary.service.namespace}/${canary.service.name} port ${canary.service.port}` : `cluster ${action.split.cluster}`;
+        canaryText = ` (canary: ${weight} of every ${totalWeight} requests go to ${canaryService} instead)`;
+      }
       if (cluster?.externalName !== undefined) {
-        return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} (ExternalName: Envoy resolves ${cluster.externalName} itself)` };
+        return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} (ExternalName: Envoy resolves ${cluster.externalName} itself)${canaryText}` };
       }
       if (endpoints.length === 0) {
-        return { ...common, response, status: 503, verdict: `503 because ${service} (from ${whereOf(route)}) has no ready endpoints` };
+        return { ...common, response, status: 503, verdict: `503 because ${service} (from ${whereOf(route)}) has no ready endpoints${canaryText}` };
       }
       const list = endpoints.map((e) => `${e.address}:${e.port}`).join(', ');
-      return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} -> ${endpoints.length} ready endpoint(s): ${list}` };
+      return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} -> ${endpoints.length} ready endpoint(s): ${list}${canaryText}` };
     }
     case 'https-redirect': {
       const location = redirectLocation(host, `${path}${query}`, action.port);
@@ -431,6 +446,8 @@ export function formatExplanation(e: Explanation): string {
     const s = e.response.service;
     lines.push(`backend: ${s ? `Service ${s.namespace}/${s.name} port ${s.port}` : '?'} (cluster ${e.response.cluster})`);
     lines.push(`endpoints (ready): ${e.response.endpoints.length ? e.response.endpoints.map((x) => `${x.address}:${x.port}`).join(', ') : 'none'}`);
+    const c = e.response.canary;
+    if (c) lines.push(`canary: ${c.weight} of ${c.totalWeight} requests to ${c.service ? `Service ${c.service.namespace}/${c.service.name} port ${c.service.port}` : '?'} (cluster ${c.cluster})`);
   }
   if (e.diagnostics.length) {
     lines.push('problems:');

@@ -8,7 +8,9 @@ function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
   for (const vhost of table.virtualHosts) {
     for (const route of vhost.routes) {
       if (!route.source) continue;
-      if (onlyCluster !== undefined && !(route.action.kind === 'forward' && route.action.cluster === onlyCluster)) continue;
+      const action = route.action;
+      const uses = action.kind === 'forward' && (action.cluster === onlyCluster || action.split?.cluster === onlyCluster);
+      if (onlyCluster !== undefined && !uses) continue;
       out.push(route.source);
       // A route carries the users of its basic-auth Secret (ingress-nginx auth-secret): a route NACK may be theirs.
       if (onlyCluster === undefined && route.policy?.basicAuth !== undefined) out.push(route.policy.basicAuth.secret);

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { explain, formatExplanation } from '../../explain.js';
+import { objectsBehind } from '../../objects-behind.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterState, Ingress, Service } from '../kube-objects.js';
 import type { RouteIR, VirtualHostIR } from '../ir.js';
@@ -185,4 +187,18 @@ test('values: Go booleans, RE2 header patterns, the Cookie regex', (t) => {
   const always = new RegExp(cookieHeaderMatch('canary.v', 'always').value);
   for (const header of ['canary.v=always', 'a=1; canary.v=always', 'a=1;canary.v=always; b=2', 'canary.v=always ;x=y']) t.true(always.test(header), header);
   for (const header of ['canary.v=alwaysx', 'xcanary.v=always', 'canaryxv=always', 'a=canary.v=always', 'canary.v=never', 'canary.v= always']) t.false(always.test(header), header);
+});
+
+test('explain: a request without the canary header passes the header routes; the main route names its canary split', (t) => {
+  const canary = ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-Canary', 'canary-weight': '20' }), { age: 1 });
+  const result = translate(state([main, canary]), nginxOn);
+  const e = explain({ ir: result.ir, endpoints: [{ cluster: 'default/web/80', endpoints: [{ address: '10.0.0.1', port: 8080 }] }], diagnostics: result.diagnostics }, { host: 'app.test', path: '/x' });
+  t.is(e.route?.route, 'ingress/default/main/rule/0/path/0');
+  t.deepEqual(e.routes.slice(0, 2).map((r) => r.outcome), ['no-match', 'no-match']);
+  t.regex(e.routes[0]?.reason ?? '', /needs header x-canary = "always" \(a canary\)/);
+  t.deepEqual(e.response.kind === 'forward' ? e.response.canary : undefined, { cluster: 'default/web-v2/80', service: { namespace: 'default', name: 'web-v2', port: 80 }, weight: 20, totalWeight: 100 });
+  t.regex(e.verdict, /canary: 20 of every 100 requests go to Service default\/web-v2 port 80 instead/);
+  t.regex(formatExplanation(e), /^canary: 20 of 100 requests to Service default\/web-v2 port 80 \(cluster default\/web-v2\/80\)$/m);
+  // A NACK of the canary's cluster names the Ingress whose route uses it.
+  t.deepEqual(objectsBehind(result.ir, 'cluster', ['default/web-v2/80']).map((r) => `${r.kind}/${r.name}`), ['Ingress/main', 'Service/web-v2']);
 });
