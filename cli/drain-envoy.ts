@@ -15,9 +15,17 @@ export interface DrainEnvoyOptions {
 }
 
 async function post(adminUrl: string, path: string): Promise<void> {
-  const res = await fetch(`${adminUrl.replace(/\/+$/, '')}${path}`, { method: 'POST', signal: AbortSignal.timeout(2000) });
-  await res.arrayBuffer();
-  if (!res.ok) throw new Error(`POST ${path}: HTTP ${res.status}`);
+  const url = `${adminUrl.replace(/\/+$/, '')}${path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+  } catch (err: unknown) {
+    // fetch says only "fetch failed"; the cause (ECONNREFUSED, timeout) is what helps.
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot reach Envoy's admin interface: POST ${url}: ${cause}`);
+  }
+  if (!res.ok) throw new Error(`POST ${url}: HTTP ${res.status}`);
 }
 
 /** Rejects when Envoy's admin interface does not accept the two calls (the wait is skipped then). */
