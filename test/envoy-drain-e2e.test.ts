@@ -110,7 +110,7 @@ async function waitForReady(port: number): Promise<void> {
 /** What shows a drain: probe not 200, a kept-alive client told to close, then no more listening. */
 async function assertDrains(t: ExecutionContext, w: { envoy: EnvoyProcess; httpPort: number; readyPort: number }, drained: Promise<unknown>): Promise<void> {
   // The kubelet's probe as the manifest has it: GET /ready on the readiness port, which stops being 200.
-  await waitFor(async () => (await readyStatus(w.readyPort)) !== 200, { description: '/ready not 200', timeoutMs: 10_000 });
+  await waitFor(async () => (await readyStatus(w.readyPort)) !== 200, { description: '/ready not 200', timeoutMs: 30_000 });
   t.is(await w.envoy.serverState(), 'DRAINING');
   // A client with a kept-alive connection is asked to close it within the drain time.
   const agent = createKeepAliveAgent();
@@ -162,7 +162,7 @@ test('split: the Envoy DaemonSet\'s drainer container drains Envoy when the pod 
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(() => output.includes('waiting for SIGTERM to drain Envoy'), { description: 'the drainer idles', timeoutMs: 20_000 });
+  await waitFor(() => output.includes('waiting for SIGTERM to drain Envoy'), { description: 'the drainer idles', timeoutMs: 60_000 });
   // Idle until the pod stops: Envoy is untouched.
   t.is(await readyStatus(readyPort), 200);
   child.kill('SIGTERM');
