@@ -1,13 +1,13 @@
-// HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, CORS, buffer for
-// max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
+// HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, local rate limit, CORS,
+// buffer for max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
 // disabled: it runs only on routes whose typed_per_filter_config names it (route-policy.ts).
 import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
+import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
-import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // First, so it sees every response last, whichever filter made it (custom-http-errors replaces a 403 too).
@@ -15,7 +15,9 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   // Access control first: a denied client learns nothing else about the route.
   {
     name: rbacFilterName,
-    usedBy: (p) => p.allowedSourceCidrs !== undefined || (p.deniedSourceCidrs !== undefined && p.deniedSourceCidrs.length > 0),
+    // Also for a rate limit exemption: the filter's shadow rules tell the rate limit who is exempt.
+    usedBy: (p) =>
+      p.allowedSourceCidrs !== undefined || (p.deniedSourceCidrs?.length ?? 0) > 0 || (p.clientRateLimit?.exemptSourceCidrs?.length ?? 0) > 0,
     config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' },
   },
   // Before CORS and buffering: a refused request costs nothing more (ingress-nginx limits before the location runs).

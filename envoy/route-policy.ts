@@ -3,7 +3,7 @@
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
-import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, localRateLimitFilterName } from './local-rate-limit.js';
+import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
@@ -83,7 +83,7 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
-  if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions();
+  if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions(policy.clientRateLimit);
   return fields;
 }
 
@@ -108,12 +108,12 @@ function buildCidrRange(cidr: CidrIR): ResourceJson {
  * Allows only clients from the ranges. `remote_ip` is the downstream remote address: the connecting peer while the
  * connection manager trusts no X-Forwarded-For hop (the default), else the client the trusted proxies reported.
  */
-function buildRbacPerRoute(allowed: readonly CidrIR[] | undefined, denied: readonly CidrIR[] | undefined): ResourceJson {
+function buildAccessRules(allowed: readonly CidrIR[] | undefined, denied: readonly CidrIR[] | undefined): ResourceJson {
   const anyOf = (cidrs: readonly CidrIR[]): ResourceJson[] => cidrs.map((cidr) => ({ remote_ip: buildCidrRange(cidr) }));
   if (allowed === undefined) {
     // Only a deny-list: everybody but the listed clients.
     const policies = { 'denied-source-cidrs': { permissions: [{ any: true }], principals: anyOf(denied ?? []) } };
-    return { '@type': rbacPerRouteType, rbac: { rules: { action: 'DENY', policies } } };
+    return { action: 'DENY', policies };
   }
   // ALLOW without any policy allows nobody: what an empty (broken) allow-list must do.
   const rules: ResourceJson = { action: 'ALLOW' };
@@ -125,7 +125,18 @@ function buildRbacPerRoute(allowed: readonly CidrIR[] | undefined, denied: reado
         : [{ and_ids: { ids: [{ or_ids: { ids: anyOf(allowed) } }, { not_id: { or_ids: { ids: anyOf(denied) } } }] } }];
     rules['policies'] = { 'allowed-source-cidrs': { permissions: [{ any: true }], principals } };
   }
-  return { '@type': rbacPerRouteType, rbac: { rules } };
+  return rules;
+}
+
+/** The route's RBAC: enforced allow/deny rules, and shadow rules that only tell the rate limit who is exempt. */
+function buildRbacPerRoute(policy: RoutePolicyIR): ResourceJson | undefined {
+  const rbac: ResourceJson = {};
+  if (policy.allowedSourceCidrs !== undefined || (policy.deniedSourceCidrs?.length ?? 0) > 0) {
+    rbac['rules'] = buildAccessRules(policy.allowedSourceCidrs, policy.deniedSourceCidrs);
+  }
+  const exempt = policy.clientRateLimit?.exemptSourceCidrs;
+  if (exempt !== undefined && exempt.length > 0) rbac['shadow_rules'] = buildRateLimitExemptionRules(exempt);
+  return Object.keys(rbac).length === 0 ? undefined : { '@type': rbacPerRouteType, rbac };
 }
 
 function buildOriginMatcher(origin: string): ResourceJson {
@@ -151,9 +162,8 @@ function buildCorsPolicy(cors: CorsPolicyIR): ResourceJson {
 /** typed_per_filter_config entries, by filter name; empty when the policy uses none of the filters. */
 export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   const config: ResourceJson = {};
-  if (policy.allowedSourceCidrs !== undefined || (policy.deniedSourceCidrs !== undefined && policy.deniedSourceCidrs.length > 0)) {
-    config[rbacFilterName] = buildRbacPerRoute(policy.allowedSourceCidrs, policy.deniedSourceCidrs);
-  }
+  const rbac = buildRbacPerRoute(policy);
+  if (rbac !== undefined) config[rbacFilterName] = rbac;
   if (policy.clientRateLimit !== undefined) config[localRateLimitFilterName] = buildLocalRateLimitPerRoute(policy.clientRateLimit);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);

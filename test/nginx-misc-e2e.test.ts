@@ -90,6 +90,7 @@ async function setUp(): Promise<World> {
     ...serviceWithEndpoints('blackhole', [blackhole]),
     migrated('rps', 'rps.test', 'web', { 'limit-rps': '2' }),
     migrated('rps-burst', 'rps-burst.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '3' }),
+    migrated('rps-exempt', 'rps-exempt.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '1', 'limit-whitelist': '127.0.0.5/32, 10.0.0.0/8' }),
     migrated('rpm', 'rpm.test', 'web', { 'limit-rpm': '1', 'limit-burst-multiplier': '1' }),
     migrated('connections', 'connections.test', 'web', { 'limit-connections': '2' }),
     migrated('deny', 'deny.test', 'web', { 'denylist-source-range': '127.0.0.2/32, 10.0.0.0/8' }),
@@ -163,6 +164,17 @@ test('limit-rps 1 with limit-burst-multiplier 3: a burst of 10 gets 3 (plus at m
   t.log(`${ok} x 200, ${counts.get(503) ?? 0} x 503`);
   t.true(ok >= 3 && ok <= 4, `${ok} requests passed`);
   t.is(counts.get(503), 10 - ok);
+});
+
+test('limit-whitelist: a listed client is never limited, the others are (limit-rps 1 x 1)', async (t) => {
+  const w = await world(t);
+  const exempt = await burst(w, 'rps-exempt.test', 15, '127.0.0.5');
+  t.deepEqual([...exempt], [[200, 15]]);
+  const limited = await burst(w, 'rps-exempt.test', 15, '127.0.0.6');
+  const ok = limited.get(200) ?? 0;
+  t.log(`127.0.0.6: ${ok} x 200, ${limited.get(503) ?? 0} x 503`);
+  t.true(ok >= 1 && ok <= 2, `${ok} requests passed`);
+  t.is(limited.get(503), 15 - ok);
 });
 
 test('limit-rpm 1 x 1: each client gets 1 request a minute, and 30 other clients do not reset its bucket', async (t) => {

@@ -132,6 +132,8 @@ export interface ClientRateLimitIR {
   fillIntervalMs: number;
   burst: number;
   statusCode: 429 | 503;
+  /** Clients in these ranges are not limited (ingress-nginx limit-whitelist). */
+  exemptSourceCidrs?: CidrIR[];
 }
 
 export interface RoutePolicyIR {

@@ -150,7 +150,11 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'a circuit breaker (max_requests) on the cluster of the Ingress\'s backends',
     note: 'Envoy has no per-client concurrency limit: this caps the requests in flight from all clients together (nginx: connections per client address); requests beyond get 503 at once',
   },
-  'limit-whitelist': { status: 'unsupported', note: 'not mapped: Envoy\'s local rate limit cannot exempt address ranges, so the limits apply to every client' },
+  'limit-whitelist': {
+    status: 'supported-with-difference',
+    equivalent: 'clients in the ranges skip the limit-rps / limit-rpm bucket (RBAC shadow rules mark them for the rate limit)',
+    note: 'limit-connections still counts them (it is not per client here); an unreadable list exempts nobody',
+  },
   'auth-type': {
     status: 'supported-with-difference',
     equivalent: 'Envoy basic_auth filter on the Ingress\'s routes',

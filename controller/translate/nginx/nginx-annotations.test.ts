@@ -60,6 +60,7 @@ const samples: Record<string, Record<string, string>> = {
   'limit-rpm': { 'limit-rpm': '100' },
   'limit-burst-multiplier': { 'limit-rps': '5', 'limit-burst-multiplier': '2' },
   'limit-connections': { 'limit-connections': '10' },
+  'limit-whitelist': { 'limit-rps': '5', 'limit-whitelist': '10.0.0.0/8' },
   'session-cookie-path': { affinity: 'cookie', 'session-cookie-path': '/app' },
   'session-cookie-expires': { affinity: 'cookie', 'session-cookie-expires': '3600' },
   'session-cookie-max-age': { affinity: 'cookie', 'session-cookie-max-age': '3600' },

@@ -29,6 +29,19 @@ test('limit-rps: a bucket per client of limit-rps x burst multiplier (default 5)
   t.is(parse({ 'limit-rps': '0' }).parsed.route.clientRateLimit, undefined, '0 = no limit, as in nginx');
 });
 
+test('limit-whitelist: exempt ranges on the rate limit; invalid or without a rate it is reported', (t) => {
+  t.deepEqual(parse({ 'limit-rps': '2', 'limit-whitelist': '10.0.0.0/8, 192.168.1.1' }).parsed.route.clientRateLimit?.exemptSourceCidrs, [
+    { address: '10.0.0.0', prefixLength: 8 },
+    { address: '192.168.1.1', prefixLength: 32 },
+  ]);
+  const invalid = parse({ 'limit-rps': '2', 'limit-whitelist': 'office' });
+  t.is(invalid.parsed.route.clientRateLimit?.exemptSourceCidrs, undefined, 'everybody is limited');
+  t.regex(invalid.diagnostics[0]?.message ?? '', /limit-whitelist has invalid value/);
+  const alone = parse({ 'limit-whitelist': '10.0.0.0/8' });
+  t.is(alone.parsed.route.clientRateLimit, undefined);
+  t.regex(alone.diagnostics[0]?.message ?? '', /limit-whitelist ignored: it needs/);
+});
+
 test('limit-rps and limit-rpm together: limit-rps applies and limit-rpm is reported', (t) => {
   const { parsed, diagnostics } = parse({ 'limit-rps': '2', 'limit-rpm': '60' });
   t.is(parsed.route.clientRateLimit?.fillIntervalMs, 1000);

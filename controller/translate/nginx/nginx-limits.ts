@@ -34,6 +34,7 @@ export const nginxLimitAnnotations = [
   'limit-rpm',
   'limit-burst-multiplier',
   'limit-connections',
+  'limit-whitelist',
   'denylist-source-range',
   'proxy-connect-timeout',
   'session-cookie-path',
@@ -72,15 +73,22 @@ function readRateLimit(r: NginxAnnotationSource): ClientRateLimitIR | undefined 
   const multiplier = readNumber(r, 'limit-burst-multiplier', 1, 1000) ?? defaultBurstMultiplier;
   const rate = rps !== undefined && rps > 0 ? { per: rps, intervalMs: 1000 } : rpm !== undefined && rpm > 0 ? { per: rpm, intervalMs: 60_000 } : undefined;
   if (rate === undefined) {
-    if (r.raw('limit-burst-multiplier') !== undefined) {
-      r.report(Reason.InvalidAnnotation, `annotation ${nginxAnnotationPrefix}limit-burst-multiplier ignored: it needs ${nginxAnnotationPrefix}limit-rps or limit-rpm`);
+    for (const name of ['limit-burst-multiplier', 'limit-whitelist'].filter((a) => r.raw(a) !== undefined)) {
+      r.report(Reason.InvalidAnnotation, `annotation ${nginxAnnotationPrefix}${name} ignored: it needs ${nginxAnnotationPrefix}limit-rps or limit-rpm`);
     }
     return undefined;
   }
   if (rps !== undefined && rps > 0 && rpm !== undefined && rpm > 0) {
     r.report(Reason.InvalidAnnotation, `annotation ${nginxAnnotationPrefix}limit-rpm ignored: ${nginxAnnotationPrefix}limit-rps is set, and only one rate per route is supported`);
   }
-  return { tokensPerFill: rate.per, fillIntervalMs: rate.intervalMs, burst: rate.per * multiplier, statusCode: limitedStatus };
+  const limit: ClientRateLimitIR = { tokensPerFill: rate.per, fillIntervalMs: rate.intervalMs, burst: rate.per * multiplier, statusCode: limitedStatus };
+  const exempt = r.raw('limit-whitelist');
+  if (exempt !== undefined) {
+    const cidrs = parseCidrList(exempt);
+    if (cidrs === undefined) r.invalid('limit-whitelist', exempt, 'a comma-separated list of CIDRs; every client is limited');
+    else limit.exemptSourceCidrs = cidrs;
+  }
+  return limit;
 }
 
 function readSessionCookie(r: NginxAnnotationSource, affinity: boolean): SessionCookieAttributes | undefined {
