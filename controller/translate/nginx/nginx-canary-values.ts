@@ -1,6 +1,6 @@
 // Value checks and request-matching patterns for the ingress-nginx canary annotations (nginx-canary.ts). Every
 // pattern built here is RE2 (what Envoy's safe_regex runs), checked with the same RE2 library compiled to wasm.
-import { RE2 } from 're2-wasm';
+import { compileRe2 } from '../path-match-regex.js';
 import type { HeaderMatchIR } from '../ir.js';
 
 /** Go's strconv.ParseBool, which ingress-nginx reads boolean annotations with. */
@@ -26,21 +26,13 @@ export function parseHeaderValue(text: string): string | undefined {
 }
 
 /**
- * Whether `pattern` compiles as RE2 (Envoy would reject the whole route table otherwise). `\u` and `\c` escapes
- * are refused: re2-wasm turns these JavaScript forms into RE2 ones, Envoy's RE2 gets the text as written.
+ * Whether `pattern` compiles as RE2 (Envoy would reject the whole route table otherwise), checked with RE2 itself
+ * (path-match-regex.ts). `\u` and `\c` escapes are refused: re2-wasm turns these JavaScript forms into RE2 ones,
+ * Envoy's RE2 gets the text as written.
  */
 export function isRe2(pattern: string): boolean {
   if (/\\[uc]/.test(pattern.replaceAll('\\\\', ''))) return false;
-  let re: RE2 | undefined;
-  try {
-    re = new RE2(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    // re2-wasm frees nothing itself: its WebAssembly heap would run out over many translations.
-    (re as unknown as { wrapper?: { delete?: () => void } } | undefined)?.wrapper?.delete?.();
-  }
+  return compileRe2(pattern).ok;
 }
 
 export type ParsedPattern = { valid: true; regex: string } | { valid: false; error: string };
@@ -54,8 +46,7 @@ export function headerPatternRegex(pattern: string): ParsedPattern {
   if (pattern.length === 0 || pattern.length > 1024) return { valid: false, error: 'a pattern of 1 to 1024 characters' };
   if (!isRe2(pattern)) return { valid: false, error: 'an RE2 regular expression (look-around and back-references are PCRE only)' };
   const regex = `.*(?:${pattern}).*`;
-  // A pattern can close the group itself (`a)|(b`): the wrapped form must still be the same RE2.
-  if (!isRe2(regex) || !isRe2(`(?:${pattern})`)) return { valid: false, error: 'a self-contained RE2 regular expression' };
+  if (!isRe2(regex)) return { valid: false, error: 'a self-contained RE2 regular expression' };
   return { valid: true, regex };
 }
 
