@@ -88,6 +88,8 @@ interface FieldPlan {
   /** Element tag inside a map entry for the value (field 2). */
   readonly mapValueTag: number;
   readonly type: protobuf.Type | undefined;
+  /** The plan of `type`, looked up on first use (a WeakMap lookup per nested message was a hot spot). */
+  typePlan: TypePlan | undefined;
 }
 
 interface TypePlan {
@@ -124,6 +126,7 @@ function fieldPlan(field: protobuf.Field): FieldPlan {
     keyScalar: map ? (field as protobuf.MapField).keyType : '',
     mapValueTag: ((2 << 3) | (elementWire ?? 2)) >>> 0,
     type: isMessage ? (resolved as protobuf.Type) : undefined,
+    typePlan: undefined,
   };
 }
 
@@ -286,9 +289,16 @@ function writeAny(w: ProtoWriter, value: unknown): void {
 
 // ---------- messages and fields ----------
 
+function messagePlanOf(field: FieldPlan): TypePlan {
+  return (field.typePlan ??= planOf(field.type!));
+}
+
 /** The body (no tag, no length) of a message of `type` given as proto3 JSON. */
 function writeMessage(w: ProtoWriter, type: protobuf.Type, value: unknown): void {
-  const plan = planOf(type);
+  writePlanned(w, type, planOf(type), value);
+}
+
+function writePlanned(w: ProtoWriter, type: protobuf.Type, plan: TypePlan, value: unknown): void {
   switch (plan.special) {
     case undefined:
       break;
@@ -341,7 +351,7 @@ function writeFields(w: ProtoWriter, plan: TypePlan, value: Record<string, unkno
     const v = value[key];
     if (v === null || v === undefined) {
       // proto3 JSON: null means default, except for google.protobuf.Value, where it is null_value.
-      if (v === undefined || field.type === undefined || planOf(field.type).special !== 'value') continue;
+      if (v === undefined || field.type === undefined || messagePlanOf(field).special !== 'value') continue;
     }
     // Insertion sort by field number: builders list fields in a readable order, the wire wants number order.
     let i = n;
@@ -421,7 +431,7 @@ function writeMap(w: ProtoWriter, field: FieldPlan, value: unknown): void {
 function writeSingle(w: ProtoWriter, field: FieldPlan, value: unknown): void {
   if (field.type !== undefined) {
     const at = w.beginDelimited();
-    writeMessage(w, field.type, value);
+    writePlanned(w, field.type, messagePlanOf(field), value);
     w.endDelimited(at);
     return;
   }
