@@ -133,6 +133,8 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const source = new ClusterSource(o.kubeConfig, store, log, {
     ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
     ...(o.metrics ? { onRestart: o.metrics.onWatchRestart } : {}),
+    // ingress-nginx basic auth reads its users from Opaque Secrets (auth-secret).
+    ...(o.translate.nginxAnnotations === true ? { opaqueSecrets: true } : {}),
   });
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.

@@ -61,6 +61,7 @@ test('annotations: secret in the Ingress namespace or namespace/name; bad values
     { 'auth-url': 'ftp://auth.test/' },
     { 'auth-url': 'https://auth.test/check?x=1' },
     { 'auth-url': 'https://user:pw@auth.test/check' },
+    { 'auth-url': 'https://$host/oauth2/auth' },
   ]) {
     const { auth, diagnostics } = read(values);
     t.truthy(auth?.refused, JSON.stringify(values));

@@ -98,6 +98,8 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[]): Ngin
 /** An absolute http(s) URL without credentials, fragment or query; a problem description otherwise. */
 function parseAuthUrl(text: string): URL | string {
   const shown = JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
+  // ingress-nginx examples often use `https://$host/oauth2/auth`; Envoy has no per-request auth URL.
+  if (text.includes('$')) return `has value ${shown}, which uses nginx variables: not supported (a fixed URL is)`;
   let url: URL;
   try {
     url = new URL(text.trim());
