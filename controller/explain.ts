@@ -13,6 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/diagnostics.js';
 import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from './translate/ir.js';
 import type { ObjectRef } from './translate/kube-objects.js';
+import { clusterServing } from './translate/nginx/nginx-default-backend.js';
 import { describeMatch } from './translate/path-match.js';
 import { regexMatchesPath } from './translate/path-match-regex.js';
 
@@ -344,8 +345,10 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
   const action = selected.action;
   switch (action.kind) {
     case 'forward': {
-      const cluster = input.ir.clusters.find((c) => c.name === action.cluster);
-      const endpoints = input.endpoints.find((e) => e.cluster === action.cluster)?.endpoints ?? [];
+      // An ingress-nginx default-backend fallback cluster: Envoy sends to the first of its clusters with endpoints.
+      const served = clusterServing(input.ir.fallbackClusters, input.endpoints, action.cluster);
+      const cluster = input.ir.clusters.find((c) => c.name === served);
+      const endpoints = input.endpoints.find((e) => e.cluster === served)?.endpoints ?? [];
       const service = cluster ? `Service ${cluster.service.namespace}/${cluster.service.name} port ${cluster.service.port}` : `cluster ${action.cluster}`;
       const response: ExplainedResponse = { kind: 'forward', cluster: action.cluster, service: cluster ? { ...cluster.service } : null, endpoints };
       let canaryText = '';

@@ -246,3 +246,18 @@ function errorPagesVirtualHost(clusterNames: readonly string[]): VirtualHostIR {
   routes.push({ name: 'custom-http-errors/not-found', match: { kind: 'prefix', path: '/' }, action: { kind: 'direct', status: 404 } });
   return { name: errorPagesHost, hostnames: [errorPagesHost], routes };
 }
+
+/**
+ * The cluster a route's requests go to right now: for a default-backend fallback cluster, the first of its
+ * clusters with endpoints (what Envoy picks), else the first; any other cluster is itself. For explain and status.
+ */
+export function clusterServing(
+  fallbacks: readonly FallbackClusterIR[] | undefined,
+  endpoints: readonly { cluster: string; endpoints: readonly unknown[] }[],
+  name: string,
+): string {
+  const fallback = fallbacks?.find((f) => f.name === name);
+  if (fallback === undefined) return name;
+  const withEndpoints = fallback.clusters.find((c) => (endpoints.find((e) => e.cluster === c)?.endpoints.length ?? 0) > 0);
+  return withEndpoints ?? fallback.clusters[0] ?? name;
+}

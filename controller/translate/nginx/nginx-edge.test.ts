@@ -1,6 +1,8 @@
 // ssl-passthrough, default-backend and custom-http-errors through translate(): what each changes in the IR, and
 // that nothing changes without the opt-in. (testdata/translate/nginx-edge is the golden; the e2e test shows Envoy.)
 import test from 'ava';
+import { buildConfig } from '../../build-config.js';
+import { explain } from '../../explain.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterState, EndpointSlice, Ingress, Secret, Service } from '../kube-objects.js';
 import { defaultTranslateOptions } from '../options.js';
@@ -196,4 +198,20 @@ test('ssl-passthrough: a tls entry without secretName for passed-through hosts i
   t.deepEqual(build(['p.test', 'other.test']).map((d) => d.reason), [Reason.UnsupportedTls]);
   const off = translate(state([ing('p', {}, [{ host: 'p.test', paths: [['/', 'secure']] }], { tls: [{ hosts: ['p.test'] }] })]), on).diagnostics;
   t.deepEqual(off.map((d) => d.reason), [Reason.UnsupportedTls]);
+});
+
+test('explain follows a default-backend fallback cluster to the cluster Envoy uses', (t) => {
+  const build = (withEndpoints: boolean) => {
+    const s = state([ing('shop', nginx({ 'default-backend': 'pages' }), [{ host: 'shop.test', paths: [['/', 'web']] }])], { services: [service('web'), service('pages', [{ port: 8080 }])] });
+    const cut = { ...s, endpointSlices: withEndpoints ? s.endpointSlices : s.endpointSlices.filter((e) => e.metadata.name !== 'web-1') };
+    const built = buildConfig(cut, { translate: on, envoy: { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 } });
+    const input = { ir: built.translation.ir, endpoints: [...built.endpoints.values()], diagnostics: built.translation.diagnostics };
+    return explain(input, { host: 'shop.test', path: '/x' });
+  };
+  const up = build(true);
+  t.is(up.response.kind === 'forward' ? up.response.service?.name : undefined, 'web');
+  const down = build(false);
+  t.is(down.status, null);
+  t.is(down.response.kind === 'forward' ? down.response.service?.name : undefined, 'pages');
+  t.regex(down.verdict, /Service default\/pages port 8080 -> 1 ready endpoint/);
 });
