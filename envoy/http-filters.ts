@@ -1,4 +1,4 @@
-// HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, local rate limit, CORS,
+// HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, CORS, local rate limit,
 // buffer for max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
 // disabled: it runs only on routes whose typed_per_filter_config names it (route-policy.ts).
 import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
@@ -20,17 +20,18 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
       p.allowedSourceCidrs !== undefined || (p.deniedSourceCidrs?.length ?? 0) > 0 || (p.clientRateLimit?.exemptSourceCidrs?.length ?? 0) > 0,
     config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' },
   },
-  // Before CORS and buffering: a refused request costs nothing more (ingress-nginx limits before the location runs).
+  {
+    name: corsFilterName,
+    usedBy: (p) => p.cors !== undefined,
+    config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors' },
+  },
+  // After CORS (nginx answers a preflight in its rewrite phase, before limit_req) and before authentication and
+  // buffering (limit_req runs before the access phase): a refused request costs nothing more.
   {
     name: localRateLimitFilterName,
     usedBy: (p) => p.clientRateLimit !== undefined,
     // No token bucket: the filter limits nothing by itself; routes bring their own (local-rate-limit.ts).
     config: { '@type': localRateLimitType, stat_prefix: 'client_rate_limit' },
-  },
-  {
-    name: corsFilterName,
-    usedBy: (p) => p.cors !== undefined,
-    config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors' },
   },
   // After CORS (a preflight is answered before authentication, as ingress-nginx's CORS block returns first); the
   // ext_authz filters follow it (see scanRouteConfiguredHttpFilters).

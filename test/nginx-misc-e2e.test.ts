@@ -91,6 +91,7 @@ async function setUp(): Promise<World> {
     migrated('rps', 'rps.test', 'web', { 'limit-rps': '2' }),
     migrated('rps-burst', 'rps-burst.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '3' }),
     migrated('rps-exempt', 'rps-exempt.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '1', 'limit-whitelist': '127.0.0.5/32, 10.0.0.0/8' }),
+    migrated('rps-cors', 'rps-cors.test', 'web', { 'limit-rps': '1', 'limit-burst-multiplier': '1', 'enable-cors': 'true' }),
     migrated('rpm', 'rpm.test', 'web', { 'limit-rpm': '1', 'limit-burst-multiplier': '1' }),
     migrated('connections', 'connections.test', 'web', { 'limit-connections': '2' }),
     migrated('deny', 'deny.test', 'web', { 'denylist-source-range': '127.0.0.2/32, 10.0.0.0/8' }),
@@ -175,6 +176,18 @@ test('limit-whitelist: a listed client is never limited, the others are (limit-r
   t.log(`127.0.0.6: ${ok} x 200, ${limited.get(503) ?? 0} x 503`);
   t.true(ok >= 1 && ok <= 2, `${ok} requests passed`);
   t.is(limited.get(503), 15 - ok);
+});
+
+test('limit-rps with enable-cors: CORS preflights are answered without using the client\'s tokens, as nginx answers them before limit_req', async (t) => {
+  const w = await world(t);
+  const preflight = { method: 'OPTIONS', localAddress: '127.0.0.7', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' } };
+  for (let i = 0; i < 5; i++) {
+    const r = await get(w, 'rps-cors.test', '/', preflight);
+    t.is(r.status, 200);
+    t.is(r.headers['access-control-allow-origin'], 'https://app.example.test');
+  }
+  t.is((await get(w, 'rps-cors.test', '/', { localAddress: '127.0.0.7' })).status, 200, 'the bucket of 1 is still full');
+  t.is((await get(w, 'rps-cors.test', '/', { localAddress: '127.0.0.7' })).status, 503);
 });
 
 test('limit-rpm 1 x 1: each client gets 1 request a minute, and 30 other clients do not reset its bucket', async (t) => {
