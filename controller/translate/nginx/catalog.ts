@@ -179,6 +179,13 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-response-headers': { status: 'supported', equivalent: 'ext_authz allowed_upstream_headers' },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
   'auth-signin': { status: 'unsupported', note: 'not mapped: a 401 from the auth service is sent to the client instead of a redirect to the sign-in page' },
+  'auth-signin-redirect-param': { status: 'unsupported', note: 'not mapped (auth-signin is not)' },
+  'auth-request-redirect': { status: 'unsupported', note: 'not mapped: X-Auth-Request-Redirect is always the request URI' },
+  'auth-cache-key': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
+  'auth-cache-duration': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
+  'auth-proxy-set-headers': { status: 'unsupported', note: 'not mapped: the check request carries the client headers only' },
+  'auth-keepalive': { status: 'unsupported', note: 'not mapped: Envoy keeps connections to the authorization service open by itself' },
+  'enable-global-auth': { status: 'unsupported', note: 'not mapped: there is no global auth-url' },
   'ssl-passthrough': {
     status: 'supported-with-difference',
     equivalent: 'an SNI filter chain on the HTTPS listener proxying TCP to the backend (no --enable-ssl-passthrough needed)',
