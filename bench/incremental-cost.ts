@@ -15,7 +15,8 @@ export interface ChangeCost {
   buildMs: Summary;
   /** From the store change to the delta client receiving the first response of the changed type. */
   pushMs: Summary;
-  /** Resources encoded by the cache in the last run, per type (virtualHosts: route table parts re-encoded). */
+  /** Resources the cache encoded in the last run, per type (resources handed back as the same JSON object are not
+   * encoded; the others are encoded and compared byte for byte, so this counts work, not changes). */
   encoded: Record<string, number>;
   /** What the delta client received for one change (last run), per type. */
   received: ReturnType<typeof totals>;
