@@ -1,14 +1,12 @@
 // Regex paths (ingress-nginx use-regex): an Ingress path read as a regular expression, checked with RE2 itself (the
 // engine Envoy's safe_regex uses, here compiled to WebAssembly by the re2-wasm package), so a pattern Envoy would
 // refuse is reported on its Ingress instead of making Envoy reject the whole route configuration.
-import { RE2 } from 're2-wasm';
+import { createRequire } from 'node:module';
 import type { PathMatchIR } from './ir.js';
 
 export type RegexPathMatch = Extract<PathMatchIR, { kind: 'regex' }>;
 
-export type ParsedRegexPath =
-  | { valid: true; match: RegexPathMatch; /** Capture groups of the path (for rewrite-target `$N`). */ groups: number }
-  | { valid: false; error: string };
+export type ParsedRegexPath = { valid: true; match: RegexPathMatch } | { valid: false; error: string };
 
 /** Longer regex paths are refused: an Ingress path of this size is a mistake, and RE2 programs grow with it. */
 export const maxRegexPathLength = 1024;
@@ -22,43 +20,68 @@ export function nginxPathRegex(path: string): string {
   return `(?i)^(?:${path}).*`;
 }
 
-/** Deletes the WebAssembly object behind an RE2 (re2-wasm frees nothing itself: its 16 MiB heap would run out). */
-function release(re: RE2): void {
-  (re as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
+/**
+ * re2-wasm's compiled RE2 object, used directly: its RE2 class first rewrites JavaScript syntax into RE2 syntax
+ * (`\u0041`, `(?<name>`, `/`), so it would accept text Envoy's RE2 refuses, and it costs a second compilation.
+ * The object lives in a fixed 16 MiB WebAssembly heap and is never freed by the garbage collector: delete() it.
+ */
+interface WrappedRe2 {
+  ok(): boolean;
+  error(): string;
+  match(input: string, start: number, withGroups: boolean): { index: number; groups: (string | undefined)[] };
+  delete(): void;
 }
+const { WrappedRE2 } = createRequire(import.meta.url)('re2-wasm/build/wasm/re2.js') as {
+  WrappedRE2: new (pattern: string, ignoreCase: boolean, multiline: boolean, dotAll: boolean) => WrappedRe2;
+};
 
-type Compiled = { ok: true; groups: number } | { ok: false; error: string };
-
-/** Results by pattern: translation runs on every change and the same few patterns come back each time. */
-const compiled = new Map<string, Compiled>();
-const maxCached = 2000;
-
-/** Compiles `pattern` with RE2 once; the number of capture groups, or RE2's complaint. */
-export function compileRe2(pattern: string): Compiled {
-  const known = compiled.get(pattern);
-  if (known !== undefined) return known;
-  let result: Compiled;
-  let re: RE2 | undefined;
+function withRe2<T>(pattern: string, use: (re: WrappedRe2) => T): T {
+  const re = new WrappedRE2(pattern, false, false, false);
   try {
-    // An empty alternative matches the empty string, so exec always yields the full group array.
-    re = new RE2(`(?:${pattern})|`, 'u');
-    result = { ok: true, groups: (re.exec('')?.length ?? 1) - 1 };
-    release(re);
-    re = undefined;
-    // The pattern alone must compile too: `a)|(b` is only valid inside the wrapper above.
-    re = new RE2(pattern, 'u');
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    result = { ok: false, error: text.replace(/^Invalid regular expression: \/.*\/u: /s, '') };
+    return use(re);
   } finally {
-    if (re !== undefined) release(re);
+    re.delete();
   }
-  if (compiled.size >= maxCached) compiled.clear();
-  compiled.set(pattern, result);
-  return result;
 }
 
-/** re2-wasm rewrites these JavaScript forms into RE2 ones; Envoy's RE2 gets the text as written, so they are refused. */
+/** A Map that forgets its least recently used entries beyond `limit`. */
+class RecentCache<V> {
+  readonly #entries = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+  get(key: string, compute: (key: string) => V): V {
+    const known = this.#entries.get(key);
+    if (known !== undefined || this.#entries.has(key)) {
+      this.#entries.delete(key);
+      this.#entries.set(key, known as V);
+      return known as V;
+    }
+    const value = compute(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
+    return value;
+  }
+}
+
+// Translation runs on every change and sees the same patterns again: each is compiled once (about a millisecond
+// each in WebAssembly), as long as fewer than this many distinct ones are in use.
+const cacheSize = 50_000;
+
+type Compiled = { ok: true } | { ok: false; error: string };
+const compiled = new RecentCache<Compiled>(cacheSize);
+const groupCounts = new RecentCache<number>(cacheSize);
+const parsedPaths = new RecentCache<ParsedRegexPath>(cacheSize);
+
+/** Whether RE2 compiles `pattern` as it stands (what Envoy's safe_regex does), or RE2's complaint. */
+export function compileRe2(pattern: string): Compiled {
+  return compiled.get(pattern, () => withRe2(pattern, (re) => (re.ok() ? { ok: true } : { ok: false, error: re.error() })));
+}
+
+/** Capture groups of a pattern RE2 compiles: an empty alternative makes every pattern match "", with all groups. */
+export function captureGroupCount(pattern: string): number {
+  return groupCounts.get(pattern, () => withRe2(`(?:${pattern})|`, (re) => (re.ok() ? re.match('', 0, true).groups.length : 0)));
+}
+
+/** JavaScript regex forms RE2 does not have, refused with a hint at the RE2 spelling. */
 function javascriptOnlySyntax(path: string): string | undefined {
   for (let i = 0; i < path.length; i++) {
     const c = path[i];
@@ -79,30 +102,25 @@ function javascriptOnlySyntax(path: string): string | undefined {
  * lookaround).
  */
 export function parseRegexPath(path: string | undefined): ParsedRegexPath {
-  const value = path === undefined || path === '' ? '/' : path;
+  return parsedPaths.get(path === undefined || path === '' ? '/' : path, checkRegexPath);
+}
+
+function checkRegexPath(value: string): ParsedRegexPath {
   const shown = value.length > 100 ? `${JSON.stringify(value.slice(0, 100))}...` : JSON.stringify(value);
   if (!value.startsWith('/')) return { valid: false, error: `regex path ${shown} must start with "/"` };
   if (value.length > maxRegexPathLength) return { valid: false, error: `regex path ${shown} is longer than ${maxRegexPathLength} characters` };
   if (!/^[\x21-\x7e]*$/.test(value)) return { valid: false, error: `regex path ${shown} must be printable ASCII without spaces` };
   const jsOnly = javascriptOnlySyntax(value);
   if (jsOnly !== undefined) return { valid: false, error: `regex path ${shown} is not valid RE2: ${jsOnly}` };
-  const alone = compileRe2(value);
-  if (!alone.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${alone.error}` };
-  const regex = nginxPathRegex(value);
-  const full = compileRe2(regex);
-  if (!full.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${full.error}` };
-  return { valid: true, match: { kind: 'regex', path: value, regex }, groups: alone.groups };
+  // Alone first: `a)|(b` only compiles inside the group below, where it would mean something else.
+  for (const pattern of [value, nginxPathRegex(value)]) {
+    const result = compileRe2(pattern);
+    if (!result.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${result.error}` };
+  }
+  return { valid: true, match: { kind: 'regex', path: value, regex: nginxPathRegex(value) } };
 }
 
 /** Whether the whole request path matches, as Envoy's safe_regex route match decides (for explain). */
 export function regexMatchesPath(match: RegexPathMatch, path: string): boolean {
-  let re: RE2 | undefined;
-  try {
-    re = new RE2(`^(?:${match.regex})$`, 'u');
-    return re.test(path);
-  } catch {
-    return false;
-  } finally {
-    if (re !== undefined) release(re);
-  }
+  return withRe2(`^(?:${match.regex})$`, (re) => re.ok() && re.match(path, 0, false).index >= 0);
 }

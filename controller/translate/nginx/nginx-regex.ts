@@ -15,7 +15,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { catchAllHost, parseHost } from '../hostname.js';
 import type { RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
-import { parseRegexPath } from '../path-match-regex.js';
+import { captureGroupCount, parseRegexPath } from '../path-match-regex.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 
@@ -77,12 +77,15 @@ function parseCaptureRewrite(ingress: Ingress, diagnostics: Diagnostic[], target
   (ingress.spec?.rules ?? []).forEach((rule, i) => {
     (rule.http?.paths ?? []).forEach((path, j) => {
       const parsed = parseRegexPath(path.path);
-      if (parsed.valid && parsed.groups < maxGroup) {
+      // An invalid path is reported where paths are read (InvalidPath).
+      if (!parsed.valid) return;
+      const has = captureGroupCount(parsed.match.path);
+      if (has < maxGroup) {
         report(
           ingress,
           diagnostics,
           Reason.InvalidAnnotation,
-          `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses $${maxGroup} but rule ${i} path ${j} ${JSON.stringify(parsed.match.path)} has ${parsed.groups} capture group(s); that path is sent unchanged`,
+          `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses $${maxGroup} but rule ${i} path ${j} ${JSON.stringify(parsed.match.path)} has ${has} capture group(s); that path is sent unchanged`,
         );
       }
     });
@@ -140,8 +143,7 @@ export function applyNginxCaptureRewrites(routes: Iterable<RouteIR>, annotations
     if (route.source === undefined || route.action.kind !== 'forward' || route.match.kind !== 'regex') continue;
     const rewrite = annotations.get(refKey(route.source))?.nginxRegex?.captureRewrite;
     if (rewrite === undefined || route.policy?.rewrite !== undefined) continue;
-    const parsed = parseRegexPath(route.match.path);
-    if (!parsed.valid || parsed.groups < rewrite.maxGroup) continue;
+    if (captureGroupCount(route.match.path) < rewrite.maxGroup) continue;
     route.policy = { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution: rewrite.substitution } };
   }
 }
