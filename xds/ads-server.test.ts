@@ -212,9 +212,8 @@ test('make before break: a removed cluster stays in CDS until the routes that st
   t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment, 'EDS resent right after the CDS change');
   client.ack(eds, ['default/new/80', 'default/old/80']);
   const eds2 = await client.next();
-  // The retained cluster's endpoints are not in the snapshot; SotW EDS omits it, which Envoy does not treat as a
-  // deletion (only LDS and CDS are complete sets), so the old cluster keeps its endpoints until it is removed.
-  t.deepEqual(resourceNames(eds2), ['default/new/80']);
+  // The retained cluster keeps its endpoints (its last ClusterLoadAssignment) while it is retained.
+  t.deepEqual(resourceNames(eds2).sort(), ['default/new/80', 'default/old/80']);
   client.ack(eds2, ['default/new/80', 'default/old/80']);
   client.ack(cds); // the clusters are warm
   const rds = await client.next();
@@ -224,6 +223,65 @@ test('make before break: a removed cluster stays in CDS until the routes that st
   const finalCds = await client.next();
   t.is(finalCds.typeUrl, TypeUrl.cluster);
   t.deepEqual(resourceNames(finalCds), ['default/new/80'], 'old cluster removed last');
+});
+
+test('delta make before break: a removed cluster and its endpoints stay until the routes that stopped using it are ACKed', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate('default/old/80'));
+  const client = new DeltaTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNamesSubscribe: ['default/old/80'] });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.listener });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['http'] });
+  client.ack(await client.next());
+
+  cache.update(fullUpdate('default/new/80'));
+  const cds = await client.next();
+  t.is(cds.typeUrl, TypeUrl.cluster);
+  t.deepEqual(cds.resources.map((r) => r.name), ['default/new/80']);
+  t.deepEqual(cds.removedResources, [], 'old cluster retained');
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNamesSubscribe: ['default/new/80'] });
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment);
+  t.deepEqual(eds.resources.map((r) => r.name), ['default/new/80']);
+  t.deepEqual(eds.removedResources, [], 'the old cluster keeps its endpoints while routes may still use it');
+  client.ack(cds);
+  client.ack(eds);
+  const rds = await client.next();
+  t.is(rds.typeUrl, TypeUrl.routeConfiguration);
+  client.ack(rds);
+  // Routes moved: now the old cluster goes, then (Envoy unsubscribes from its endpoints, or they are removed).
+  const last = await client.next();
+  t.is(last.typeUrl, TypeUrl.cluster);
+  t.deepEqual(last.removedResources, ['default/old/80']);
+});
+
+test('routes are not held back by endpoint updates of clusters that are not warming', async (t) => {
+  const { cache, address } = await start(t);
+  cache.update(fullUpdate('default/web/80'));
+  const client = new DeltaTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.cluster, node });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.clusterLoadAssignment, resourceNamesSubscribe: ['default/web/80'] });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.listener });
+  client.ack(await client.next());
+  client.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['http'] });
+  client.ack(await client.next());
+
+  // An endpoint update is sent and left unacknowledged (Envoy busy with it), then a route changes.
+  cache.patch('clusterLoadAssignment', [endpoints('default/web/80', 9001)]);
+  const eds = await client.next();
+  t.is(eds.typeUrl, TypeUrl.clusterLoadAssignment);
+  const changed = routes('http', 'default/web/80');
+  cache.patch('routeConfiguration', [{ name: 'http', resource: { ...changed.resource, virtual_hosts: [{ name: 'changed', domains: ['*'], routes: [{ match: { prefix: '/v2' }, route: { cluster: 'default/web/80' } }] }] } }]);
+  const rds = await client.next();
+  t.is(rds.typeUrl, TypeUrl.routeConfiguration, 'the route goes out while the endpoint update awaits its ACK');
 });
 
 test('delta: initial request gets everything, then only changes; deletions are in removed_resources', async (t) => {

@@ -86,10 +86,22 @@ export class DeltaSession extends StreamSession {
         if (!st.wildcard) d.known.delete(name); // Envoy drops what it unsubscribes from
       }
     }
+    this.epoch += 1;
     this.pump();
   }
 
+  readonly #changesMemo = new Map<ResourceKind, { epoch: number; changes: { updated: XdsResource[]; removed: string[]; missing: string[] } }>();
+
+  /** What this stream lacks of a kind (memoised per epoch: see StreamSession.epoch). */
   #changes(kind: ResourceKind): { updated: XdsResource[]; removed: string[]; missing: string[] } {
+    const memo = this.#changesMemo.get(kind);
+    if (memo && memo.epoch === this.epoch) return memo.changes;
+    const changes = this.#computeChanges(kind);
+    this.#changesMemo.set(kind, { epoch: this.epoch, changes });
+    return changes;
+  }
+
+  #computeChanges(kind: ResourceKind): { updated: XdsResource[]; removed: string[]; missing: string[] } {
     const d = this.#d(kind);
     const st = this.state(kind);
     const desired = this.desired(kind);
@@ -141,6 +153,7 @@ export class DeltaSession extends StreamSession {
       const eds = this.#d('clusterLoadAssignment');
       for (const r of updated) eds.known.delete(r.name);
     }
+    this.epoch += 1;
     return {
       kind,
       nonce,

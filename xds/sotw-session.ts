@@ -53,6 +53,7 @@ export class SotwSession extends StreamSession {
       // Always answer a stream's first request for a type, even when Envoy already has this version.
       st.force = true;
     }
+    this.epoch += 1;
     this.pump();
   }
 

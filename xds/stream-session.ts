@@ -2,9 +2,10 @@
 // response per type, and the push order that never drops traffic ("make before break"):
 //   CDS -> EDS (right behind it, and always again after a cluster change so warming completes; Envoy ACKs a
 //   CDS response only once its clusters are warm, i.e. have their endpoints, so EDS must not wait for that ACK)
-//   -> SDS -> LDS -> RDS (only once clusters and their endpoints are ACKed, so no route names a cluster that
-//   is not warm yet) -> and clusters removed from the snapshot stay in CDS until listeners and routes that no
-//   longer use them are ACKed.
+//   -> SDS -> LDS -> RDS (only once clusters are ACKed and so are the endpoints of the clusters just sent, so no
+//   route names a cluster that is not warm yet; endpoint updates of other clusters do not hold routes back)
+//   -> and clusters removed from the snapshot stay in CDS, with their endpoints in EDS, until listeners and
+//   routes that no longer use them are ACKed.
 import type { ResourceKind } from '../proto/type-urls.js';
 import type { NodeInfo } from './discovery-messages.js';
 import type { XdsResource } from './resource.js';
@@ -85,6 +86,13 @@ export abstract class StreamSession {
   protected clientClusters = new Set<string>();
   readonly sent: SentResponse[] = [];
   closed = false;
+  /**
+   * Bumped by every change of what this stream should be sent (a snapshot, a request, a response written):
+   * results computed from the stream's state are memoised per epoch, because one pump asks "is there work for
+   * this type?" about every type several times, and each answer walks all resources of the type.
+   */
+  protected epoch = 0;
+  readonly #desiredMemo = new Map<ResourceKind, { epoch: number; desired: ReadonlyMap<string, XdsResource> }>();
 
   constructor(protected readonly hooks: SessionHooks) {}
 
@@ -112,35 +120,78 @@ export abstract class StreamSession {
 
   /** A new snapshot is available (or the first one). */
   setSnapshot(snapshot: Snapshot): void {
+    const previous = this.snapshot;
+    if (previous && previous.resources.cluster !== snapshot.resources.cluster) {
+      // Clusters that left the snapshot but that Envoy still has keep their last endpoints (see desired()).
+      for (const name of this.clientClusters) {
+        if (snapshot.resources.cluster.has(name)) {
+          this.lastSentEndpoints.delete(name); // back in the snapshot: its current endpoints are served
+          continue;
+        }
+        if (this.lastSentEndpoints.has(name)) continue;
+        const endpoints = previous.resources.clusterLoadAssignment.get(name);
+        if (endpoints) this.lastSentEndpoints.set(name, endpoints);
+      }
+    }
     this.snapshot = snapshot;
+    this.epoch += 1;
     this.pump();
   }
 
-  /** Resources of a kind this stream should have: all for wildcard, else the subscribed ones that exist. */
-  protected desired(kind: ResourceKind): Map<string, XdsResource> {
+  /**
+   * Resources of a kind this stream should have: all for wildcard, else the subscribed ones that exist (read
+   * only: often the snapshot's own map, whose type version is already known).
+   */
+  protected desired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
+    const memo = this.#desiredMemo.get(kind);
+    if (memo && memo.epoch === this.epoch) return memo.desired;
+    const desired = this.#computeDesired(kind);
+    this.#desiredMemo.set(kind, { epoch: this.epoch, desired });
+    return desired;
+  }
+
+  #computeDesired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
     const snapshot = this.snapshot!;
     const all = snapshot.resources[kind];
     const st = this.state(kind);
-    const out = new Map<string, XdsResource>();
-    if (st.wildcard) for (const [n, r] of all) out.set(n, r);
-    for (const n of st.names) {
-      const r = all.get(n);
-      if (r) out.set(n, r);
-    }
-    if (kind === 'cluster' && !this.routesSettled()) {
-      // Make before break: keep clusters Envoy still has until routes that stop using them are ACKed.
-      for (const n of this.clientClusters) {
-        if (!out.has(n)) {
-          const retained = this.retainedCluster(n);
-          if (retained) out.set(n, retained);
+    const retain = (kind === 'cluster' || kind === 'clusterLoadAssignment') && !this.routesSettled();
+    let everything = st.wildcard;
+    if (!everything && st.names.size >= all.size) {
+      everything = true;
+      for (const n of all.keys()) {
+        if (!st.names.has(n)) {
+          everything = false;
+          break;
         }
       }
+    }
+    // The usual case (wildcard CDS/LDS; EDS/RDS/SDS subscribed to every name): the snapshot's map itself.
+    // A retained cluster keeps its endpoints too: removing them would empty a cluster routes still use.
+    const clusters = snapshot.resources.cluster;
+    const retained = retain
+      ? [...this.clientClusters].filter((n) => !all.has(n) && (kind === 'cluster' || (!clusters.has(n) && (st.wildcard || st.names.has(n)))))
+      : [];
+    if (everything && retained.length === 0) return all;
+    const out = new Map<string, XdsResource>();
+    if (everything) for (const [n, r] of all) out.set(n, r);
+    else {
+      for (const n of st.names) {
+        const r = all.get(n);
+        if (r) out.set(n, r);
+      }
+    }
+    // Make before break: keep clusters Envoy still has until routes that stop using them are ACKed.
+    for (const n of retained) {
+      const r = kind === 'cluster' ? this.retainedCluster(n) : this.lastSentEndpoints.get(n);
+      if (r) out.set(n, r);
     }
     return out;
   }
 
   /** The last cluster resource sent to this stream under that name (kept to retain removed clusters). */
   protected readonly lastSentClusters = new Map<string, XdsResource>();
+  /** The endpoints of each retained cluster (its ClusterLoadAssignment in the last snapshot that had it). */
+  protected readonly lastSentEndpoints = new Map<string, XdsResource>();
 
   private retainedCluster(name: string): XdsResource | undefined {
     return this.lastSentClusters.get(name);
@@ -156,25 +207,30 @@ export abstract class StreamSession {
     return true;
   }
 
-  private blockedBy(kind: ResourceKind): ResourceKind[] {
-    switch (kind) {
-      case 'listener':
-      case 'routeConfiguration':
-        return ['cluster', 'clusterLoadAssignment'];
-      default:
-        return [];
-    }
+  /**
+   * Clusters sent (added or changed) whose endpoints Envoy has not ACKed since: they are warming, and a route
+   * naming one must wait. Endpoint updates of clusters that are not warming do not hold routes back, so a route
+   * change is not delayed by endpoint churn elsewhere.
+   */
+  protected readonly warming = new Set<string>();
+
+  /** Is this type busy: a response awaiting ACK, or something left to send? */
+  private busy(kind: ResourceKind): boolean {
+    const st = this.state(kind);
+    return st.requested && (st.pendingNonce !== undefined || this.hasWork(kind));
   }
 
   private canSend(kind: ResourceKind): boolean {
     const st = this.state(kind);
     if (!st.requested || st.pendingNonce !== undefined) return false;
-    for (const before of this.blockedBy(kind)) {
-      const b = this.state(before);
-      if (!b.requested) continue;
-      if (b.pendingNonce !== undefined || this.hasWork(before)) return false;
+    if (kind !== 'listener' && kind !== 'routeConfiguration') return true;
+    // Listeners and routes come after the clusters they name, and after those clusters' endpoints.
+    if (this.busy('cluster')) return false;
+    if (!this.busy('clusterLoadAssignment')) {
+      this.warming.clear();
+      return true;
     }
-    return true;
+    return this.warming.size === 0;
   }
 
   /** Send whatever may be sent now, in push order. */
@@ -197,10 +253,14 @@ export abstract class StreamSession {
         for (const name of response.removedNames) {
           this.clientClusters.delete(name);
           this.lastSentClusters.delete(name);
+          this.lastSentEndpoints.delete(name);
         }
         // A cluster that was added or changed warms until its endpoints arrive: send EDS again after it.
         if (response.resourceNames.length > 0) this.state('clusterLoadAssignment').force = true;
+        for (const name of response.resourceNames) this.warming.add(name);
       }
+
+      this.epoch += 1;
       this.sent.push(response);
       if (this.sent.length > 50) this.sent.shift();
       this.hooks.onPush?.(response);
@@ -224,6 +284,7 @@ export abstract class StreamSession {
       resourceVersions: response.resourceVersions,
       removedNames: response.removedNames,
     };
+    if (kind === 'clusterLoadAssignment' && !error) for (const name of response.resourceNames) this.warming.delete(name);
     if (error) {
       st.lastNack = { version: response.version, message: error.message, at: Date.now() };
       this.hooks.onNack({ ...event, message: error.message });
