@@ -1,27 +1,45 @@
 // Scenario 6: requests/s and p99 through Envoy with the controller's generated config versus Envoy with a
 // minimal hand-written static config for the same hosts and paths, both to the same backend, measured with wrk
-// in alternating rounds.
+// in alternating rounds. Like with like: the generated config logs every request (a JSON access log on stdout is
+// an intentional default, `--access-log=false` turns it off), so the headline ratio compares it with the minimal
+// config plus the same access log; the pair without any access log is measured too. The backend runs in its own
+// process, and each Envoy's stdout is read by this process for either config alike.
 import { buildBootstrap } from '../envoy/bootstrap.js';
-import { startEchoBackend } from '../test/harness/echo-backend.js';
+import { buildStdoutAccessLog } from '../envoy/access-log.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
-import { startInProcessController } from './in-process-controller.js';
+import { startEchoProcess } from './echo-process.js';
+import { startInProcessController, type InProcessController } from './in-process-controller.js';
 import { round, summarize, type Summary } from './stats.js';
 import { hostOf, syntheticCluster } from './synthetic-cluster.js';
 import { runWrk } from './wrk.js';
 import { getStatus } from './envoy-stack.js';
 
+export interface DataPlaneConfigResult {
+  rps: Summary;
+  p99Ms: Summary;
+}
+
 export interface DataPlaneResult {
   ingresses: number;
   rounds: number;
-  generated: { rps: Summary; p99Ms: Summary };
-  minimalStatic: { rps: Summary; p99Ms: Summary };
-  /** median rps generated / median rps minimal static */
+  /** Generated config as deployed (access log on). */
+  generated: DataPlaneConfigResult;
+  /** Minimal static config plus the same access log. */
+  minimalStaticWithAccessLog: DataPlaneConfigResult;
+  /** Generated config with `--access-log=false`. */
+  generatedNoAccessLog: DataPlaneConfigResult;
+  minimalStatic: DataPlaneConfigResult;
+  /** Like with like, both with the access log: median rps generated / minimal static + access log. */
   ratio: number;
+  /** Both without an access log. */
+  ratioNoAccessLog: number;
+  /** What the access log costs the generated config: median rps with / without. */
+  accessLogCost: number;
 }
 
 /** The smallest config that serves the same hosts and paths: one virtual host per host, prefix/path matches. */
-function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port: number, backendPort: number): object {
+function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port: number, backendPort: number, accessLog: boolean): object {
   const virtualHosts = state.ingresses.flatMap((ing) =>
     (ing.spec?.rules ?? []).map((rule) => ({
       name: rule.host,
@@ -44,6 +62,7 @@ function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port
             '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
             stat_prefix: 'static',
             route_config: { name: 'static', virtual_hosts: virtualHosts },
+            ...(accessLog ? { access_log: buildStdoutAccessLog() } : {}),
             http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
           },
         }] }],
@@ -59,46 +78,74 @@ function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port
 }
 
 export async function runDataPlane(o: { ingresses: number; rounds: number; seconds: number; wrk: string; tls: { certPem: string; keyPem: string } }): Promise<DataPlaneResult> {
-  const backend = await startEchoBackend({ service: 'dp' });
-  const httpPort = await freePort();
-  const staticPort = await freePort();
+  const backend = await startEchoProcess('dp');
   const state = syntheticCluster({ ingresses: o.ingresses, tls: o.tls, endpointAddress: () => ({ address: '127.0.0.1', port: backend.port }) });
-  const controller = await startInProcessController(state, { listenAddress: '127.0.0.1', httpPort, httpsPort: await freePort() });
+  const controllers: InProcessController[] = [];
   const envoys: EnvoyProcess[] = [];
   try {
-    const generated = await startEnvoy({
-      bootstrap: buildBootstrap({ nodeId: 'bench-dp', nodeCluster: 'bench', xdsHost: '127.0.0.1', xdsPort: controller.xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
-      logLevel: 'warn',
-    });
-    envoys.push(generated);
-    const minimal = await startEnvoy({ bootstrap: minimalStaticBootstrap(state, staticPort, backend.port), logLevel: 'warn' });
-    envoys.push(minimal);
-    await generated.waitForListener('ingress_http', 120_000);
-    await minimal.waitForListener('static_http', 60_000);
+    /** One Envoy per configuration, each on its own port. */
+    const generatedEnvoy = async (accessLog: boolean): Promise<number> => {
+      const httpPort = await freePort();
+      const controller = await startInProcessController(state, { listenAddress: '127.0.0.1', httpPort, httpsPort: await freePort(), accessLog });
+      controllers.push(controller);
+      const envoy = await startEnvoy({
+        bootstrap: buildBootstrap({ nodeId: `bench-dp-${accessLog}`, nodeCluster: 'bench', xdsHost: '127.0.0.1', xdsPort: controller.xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
+        logLevel: 'warn',
+      });
+      envoys.push(envoy);
+      await envoy.waitForListener('ingress_http', 120_000);
+      return httpPort;
+    };
+    const staticEnvoy = async (accessLog: boolean): Promise<number> => {
+      const port = await freePort();
+      const envoy = await startEnvoy({ bootstrap: minimalStaticBootstrap(state, port, backend.port, accessLog), logLevel: 'warn' });
+      envoys.push(envoy);
+      await envoy.waitForListener('static_http', 60_000);
+      return port;
+    };
+    const configs = [
+      { key: 'generated', port: await generatedEnvoy(true) },
+      { key: 'minimalStaticWithAccessLog', port: await staticEnvoy(true) },
+      { key: 'generatedNoAccessLog', port: await generatedEnvoy(false) },
+      { key: 'minimalStatic', port: await staticEnvoy(false) },
+    ] as const;
     // A host without TLS: TLS hosts answer plain HTTP with a redirect.
     const host = hostOf(Math.floor(o.ingresses / 2) + 1, 0);
-    for (const port of [httpPort, staticPort]) {
+    for (const { port } of configs) {
       const deadline = performance.now() + 120_000;
       while ((await getStatus(port, host)) !== 200) {
         if (performance.now() > deadline) throw new Error(`Envoy on port ${port} does not answer 200 for ${host}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    const ours: { rps: number[]; p99: number[] } = { rps: [], p99: [] };
-    const theirs: { rps: number[]; p99: number[] } = { rps: [], p99: [] };
+    const samples = new Map<string, { rps: number[]; p99: number[] }>(configs.map((c) => [c.key, { rps: [], p99: [] }]));
+    // Rounds alternate the configurations, so a busier moment of the shared machine hits each alike.
     for (let r = 0; r < o.rounds; r++) {
-      for (const [port, into] of [[httpPort, ours], [staticPort, theirs]] as const) {
+      for (const { key, port } of configs) {
         const res = await runWrk(o.wrk, `http://127.0.0.1:${port}/`, host, { seconds: o.seconds, connections: 16 });
-        into.rps.push(res.requestsPerSecond);
-        into.p99.push(res.p99Ms);
+        samples.get(key)!.rps.push(res.requestsPerSecond);
+        samples.get(key)!.p99.push(res.p99Ms);
       }
     }
-    const g = { rps: summarize(ours.rps), p99Ms: summarize(ours.p99) };
-    const s = { rps: summarize(theirs.rps), p99Ms: summarize(theirs.p99) };
-    return { ingresses: o.ingresses, rounds: o.rounds, generated: g, minimalStatic: s, ratio: round(g.rps.median / s.rps.median, 3) };
+    const result = (key: string): DataPlaneConfigResult => ({ rps: summarize(samples.get(key)!.rps), p99Ms: summarize(samples.get(key)!.p99) });
+    const g = result('generated');
+    const sl = result('minimalStaticWithAccessLog');
+    const gn = result('generatedNoAccessLog');
+    const s = result('minimalStatic');
+    return {
+      ingresses: o.ingresses,
+      rounds: o.rounds,
+      generated: g,
+      minimalStaticWithAccessLog: sl,
+      generatedNoAccessLog: gn,
+      minimalStatic: s,
+      ratio: round(g.rps.median / sl.rps.median, 3),
+      ratioNoAccessLog: round(gn.rps.median / s.rps.median, 3),
+      accessLogCost: round(g.rps.median / gn.rps.median, 3),
+    };
   } finally {
     await Promise.all(envoys.map((e) => e.stop()));
-    await controller.stop();
+    await Promise.all(controllers.map((c) => c.stop()));
     await backend.close();
   }
 }

@@ -7,6 +7,7 @@ import { benchCertificate } from './bench-certs.js';
 import { progress, runConvergence } from './convergence.js';
 import { runEndpointChurn } from './endpoint-churn.js';
 import { runEndpointPush } from './endpoint-push.js';
+import { runManyClients } from './many-clients.js';
 import { describeChangeCost, runIncrementalCost } from './incremental-cost.js';
 import { collectGarbage, machine, round, table } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
@@ -92,6 +93,21 @@ if (only.includes('endpoints')) {
   collectGarbage();
 }
 
+if (only.includes('many')) {
+  const o = quick ? { ingresses: 200, counts: [1, 10, 50], realEnvoysUpTo: 1, changes: 4 } : { ingresses: 1000, counts: [1, 10, 50], realEnvoysUpTo: 10, changes: 6 };
+  progress(`many clients: ${o.counts.join(', ')} clients on ${o.ingresses} Ingresses`);
+  const many = await runManyClients({ ...o, tls: certA });
+  results['manyClients'] = { ingresses: o.ingresses, rows: many };
+  out.push(`\n## 5. Many xDS clients, ${o.ingresses} Ingresses (real Envoys up to ${o.realEnvoysUpTo}, delta gRPC load clients in a child process beyond); changes alternate route / endpoints`);
+  out.push(
+    table(
+      ['clients', 'kind', 'heap KiB per stream', 'RSS MiB', 'connect CPU ms per stream', 'change CPU ms p50', 'per stream', 'all ACKed ms p50', 'p99', 'builds per change'],
+      many.map((r) => [r.clients, r.kind, r.heapPerStreamKiB, r.rssMiB, r.connectCpuMsPerStream, r.changeCpuMs.median, r.changeCpuMsPerStream, r.allAckedMs.median, r.allAckedMs.p99, r.buildsPerChange]),
+    ),
+  );
+  collectGarbage();
+}
+
 if (only.includes('churn')) {
   const wrk = ensureWrk();
   if (!wrk) {
@@ -118,14 +134,16 @@ if (only.includes('dataplane')) {
     progress(`data plane: generated vs minimal static config, ${o.ingresses} Ingresses, ${o.rounds} rounds of ${o.seconds} s`);
     const dp = await runDataPlane({ ...o, wrk, tls: certA });
     results['dataPlane'] = dp;
-    out.push(`\n## 6. Data plane: wrk -c16 through Envoy (1 worker), ${dp.ingresses} Ingresses, same node echo backend`);
+    out.push(`\n## 6. Data plane: wrk -c16 through Envoy (1 worker), ${dp.ingresses} Ingresses, one echo backend in its own process, ${dp.rounds} alternating rounds`);
+    const row = (name: string, r: { rps: { median: number; p99: number }; p99Ms: { median: number } }) => [name, r.rps.median, r.rps.p99, r.p99Ms.median];
     out.push(
       table(
         ['config', 'req/s p50', 'req/s p99', 'latency p99 ms (median of rounds)'],
-        [['generated (xDS)', dp.generated.rps.median, dp.generated.rps.p99, dp.generated.p99Ms.median], ['minimal static', dp.minimalStatic.rps.median, dp.minimalStatic.rps.p99, dp.minimalStatic.p99Ms.median]],
+        [row('generated (xDS, access log on: the default)', dp.generated), row('minimal static + the same access log', dp.minimalStaticWithAccessLog),
+          row('generated, --access-log=false', dp.generatedNoAccessLog), row('minimal static, no access log', dp.minimalStatic)],
       ),
     );
-    out.push(`ratio generated / minimal static: ${dp.ratio} (target >= 0.95)`);
+    out.push(`ratio generated / minimal static, both logging every request: ${dp.ratio} (target >= 0.95); both without access log: ${dp.ratioNoAccessLog}; access log cost (generated with / without): ${dp.accessLogCost}`);
   }
 }
 
