@@ -3,7 +3,8 @@
 // authorization service, one host per case, one stack for the whole file.
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -11,6 +12,7 @@ import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js'
 import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
 import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
+import { createTestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
@@ -33,9 +35,9 @@ interface AuthService {
  * The authorization service: `x-token: good` -> 200 with `X-Auth-User: alice` (and a header nobody asked to copy),
  * `forbidden` -> 403, `broken` -> 500, anything else -> 401 with a Bearer challenge.
  */
-async function startAuthService(): Promise<AuthService> {
+async function startAuthService(tls?: { cert: string; key: string }): Promise<AuthService> {
   const requests: CheckRequest[] = [];
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
     const token = req.headers['x-token'];
     if (token === 'good') {
@@ -47,7 +49,8 @@ async function startAuthService(): Promise<AuthService> {
     } else {
       res.writeHead(401, { 'www-authenticate': 'Bearer realm="test"', 'content-type': 'text/plain' }).end('who are you?\n');
     }
-  });
+  };
+  const server: Server = tls === undefined ? createServer(handle) : createTlsServer(tls, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
@@ -59,6 +62,7 @@ async function startAuthService(): Promise<AuthService> {
 interface World {
   stack: Stack;
   auth: AuthService;
+  authTls: AuthService;
   /** Rewrites the manifests with the `rotating` Secret holding this htpasswd file. */
   rotate(htpasswd: string): Promise<void>;
 }
@@ -99,6 +103,11 @@ async function setUp(): Promise<World> {
   cleanups.push(() => web.close());
   const auth = await startAuthService();
   cleanups.push(() => auth.close());
+  // The same service over TLS (its Service port is 80, as serviceWithEndpoints makes it: the URL names it).
+  const ca = await createTestCA();
+  const authCert = await ca.issue({ dnsNames: ['authz-tls.default.svc.cluster.local'] });
+  const authTls = await startAuthService({ cert: authCert.certPem, key: authCert.keyPem });
+  cleanups.push(() => authTls.close());
   const objects = (rotating: string): object[] => [
     opaqueSecret('rotating', { auth: rotating }),
     annotated('rotating', 'rotating.test', { 'auth-type': 'basic', 'auth-secret': 'rotating' }),
@@ -106,6 +115,8 @@ async function setUp(): Promise<World> {
     ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
     // The authorization service as an in-cluster Service: auth-url names it by its DNS name.
     ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: auth.port }]),
+    ...serviceWithEndpoints('authz-tls', [{ address: '127.0.0.1', port: authTls.port }]),
+    annotated('external-tls', 'external-tls.test', { 'auth-url': 'https://authz-tls.default.svc.cluster.local:80/verify' }),
     // An htpasswd file with CRLF line ends: alice has a {SHA} hash, bob an apr1 one (Envoy cannot verify it).
     opaqueSecret('basic-auth', { auth: `alice:${sha('wonderland')}\r\nbob:$apr1$OFG3Xybp$ckL0FHDAkoXYIlH9.cysT0\r\n` }),
     opaqueSecret('basic-map', { carol: sha('s3cret') }),
@@ -134,7 +145,7 @@ async function setUp(): Promise<World> {
     description: 'the annotated Ingresses are served',
     timeoutMs: 20_000,
   });
-  return { stack, auth, rotate: (htpasswd) => writeFile(file, toYaml(objects(htpasswd))) };
+  return { stack, auth, authTls, rotate: (htpasswd) => writeFile(file, toYaml(objects(htpasswd))) };
 }
 
 let shared: Promise<World> | undefined;
@@ -263,4 +274,13 @@ test('a changed auth Secret is picked up: the new password works, the old one no
     timeoutMs: 20_000,
   });
   t.is((await get(w, 'rotating.test', '/', { headers: { authorization: basic('erin', 'first') } })).status, 401);
+});
+
+test('auth-url over https: the check request goes over TLS (SNI = the URL host) to the Service endpoints', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'external-tls.test', '/tls-probe')).status, 401);
+  const allowed = await get(w, 'external-tls.test', '/tls-probe', { headers: { 'x-token': 'good' } });
+  t.is(allowed.status, 200);
+  t.is(allowed.json?.service, 'web');
+  t.true(w.authTls.requests.some((r) => r.path === '/verify/tls-probe' && r.headers['x-token'] === 'good'));
 });
