@@ -15,7 +15,7 @@ import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-an
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
-import { applyNginxEdge, finishNginxEdge } from './nginx/nginx-edge.js';
+import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -180,6 +180,6 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
-    references: nginxAuthReferences(nginxAuth, collectReferences(ingresses)),
+    references: nginxEdgeReferences(nginxEdge, nginxAuthReferences(nginxAuth, collectReferences(ingresses))),
   };
 }

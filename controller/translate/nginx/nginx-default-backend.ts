@@ -46,6 +46,8 @@ export interface NginxDefaultBackends {
   backends: ReadonlyMap<string, string>;
   /** Intercepted statuses by Ingress refKey (only valid annotations). */
   errorStatuses: ReadonlyMap<string, number[]>;
+  /** `namespace/name` of every Service a default-backend annotation names, existing or not. */
+  services: ReadonlySet<string>;
 }
 
 /** A Service name (DNS-1035 label): no namespace, cross-namespace default backends are not part of the API. */
@@ -67,6 +69,7 @@ export function readNginxDefaultBackends(
 ): NginxDefaultBackends {
   const backends = new Map<string, string>();
   const errorStatuses = new Map<string, number[]>();
+  const referenced = new Set<string>();
   for (const ingress of ingresses) {
     if (!enabled(ingress)) continue;
     const ref = refOf(ingress);
@@ -75,6 +78,8 @@ export function readNginxDefaultBackends(
     };
     const name = ingress.metadata.annotations?.[defaultBackendAnnotation]?.trim();
     if (name !== undefined) {
+      // Referenced even when missing: its creation must trigger a rebuild (references.ts).
+      if (isServiceName(name)) referenced.add(serviceKey(ref.namespace, name));
       const cluster = resolveDefaultBackend(ingress, name, services, warn, diagnostics, allowExternalName);
       if (cluster !== undefined) {
         clusters.set(cluster.name, cluster);
@@ -88,7 +93,7 @@ export function readNginxDefaultBackends(
       if (statuses !== undefined) errorStatuses.set(refKey(ref), statuses);
     }
   }
-  return { backends, errorStatuses };
+  return { backends, errorStatuses, services: referenced };
 }
 
 function resolveDefaultBackend(

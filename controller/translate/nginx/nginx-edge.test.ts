@@ -215,3 +215,10 @@ test('explain follows a default-backend fallback cluster to the cluster Envoy us
   t.is(down.response.kind === 'forward' ? down.response.service?.name : undefined, 'pages');
   t.regex(down.verdict, /Service default\/pages port 8080 -> 1 ready endpoint/);
 });
+
+test('a default-backend Service is a reference (its creation rebuilds), even before it exists', (t) => {
+  const { references } = translate(state([ing('a', nginx({ 'default-backend': 'later' }), [{ host: 'a.test', paths: [['/', 'web']] }])]), on);
+  t.deepEqual(references.services, ['default/later', 'default/web']);
+  const without = translate(state([ing('a', nginx({ 'default-backend': 'later' }), [{ host: 'a.test', paths: [['/', 'web']] }])]), off);
+  t.deepEqual(without.references.services, ['default/web']);
+});

@@ -5,6 +5,7 @@ import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterIR, FallbackClusterIR, GatewayIR, RouteIR } from '../ir.js';
 import type { Ingress } from '../kube-objects.js';
+import type { References } from '../references.js';
 import { compareStrings } from '../ordering.js';
 import {
   applyNginxDefaultBackends,
@@ -52,6 +53,8 @@ export interface NginxEdgeContext {
 
 export interface NginxEdge {
   passthrough: SslPassthrough;
+  /** Services the default-backend annotations name (`namespace/name`). */
+  services: ReadonlySet<string>;
   fallbacks: ReadonlyMap<string, FallbackClusterIR>;
   clusters: ReadonlyMap<string, ClusterIR>;
 }
@@ -66,7 +69,7 @@ export function applyNginxEdge(ingresses: readonly Ingress[], routes: readonly R
   const globalDefaultBackend = ctx.defaultBackend?.action.kind === 'forward' ? ctx.defaultBackend.action.cluster : undefined;
   const settings = readNginxDefaultBackends(ingresses, enabled, services, clusters, diagnostics, allowExternalName);
   const fallbacks = applyNginxDefaultBackends(routes, settings, clusters, globalDefaultBackend, diagnostics);
-  return { passthrough, fallbacks, clusters };
+  return { passthrough, fallbacks, clusters, services: settings.services };
 }
 
 /** Adds what the edge features need to the finished IR (in place): passthrough chains, fallback clusters, clusters. */
@@ -81,4 +84,10 @@ export function finishNginxEdge(ir: GatewayIR, edge: NginxEdge): void {
   }
   if (edge.passthrough.servers.length > 0) ir.tlsPassthrough = edge.passthrough.servers.map((s) => ({ ...s, serverNames: [...s.serverNames] }));
   if (finished.fallbackClusters.length > 0) ir.fallbackClusters = finished.fallbackClusters;
+}
+
+/** `references` plus the Services default-backend annotations name, so their events are not skipped. */
+export function nginxEdgeReferences(edge: NginxEdge, references: References): References {
+  if (edge.services.size === 0) return references;
+  return { ...references, services: [...new Set([...references.services, ...edge.services])].sort(compareStrings) };
 }
