@@ -58,7 +58,12 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
     case 'forward': {
       const cluster = clusters.get(action.cluster);
       if (!cluster) return { target: `cluster ${action.cluster}` };
-      return { target: `Service ${cluster.service.namespace}/${cluster.service.name}:${cluster.service.port}`, cluster };
+      const canary = action.split === undefined ? undefined : clusters.get(action.split.cluster);
+      const split =
+        action.split === undefined
+          ? ''
+          : ` (canary ${action.split.weight}/${action.split.totalWeight}: ${canary ? `Service ${canary.service.namespace}/${canary.service.name}:${canary.service.port}` : `cluster ${action.split.cluster}`})`;
+      return { target: `Service ${cluster.service.namespace}/${cluster.service.name}:${cluster.service.port}${split}`, cluster };
     }
     case 'https-redirect':
       return { target: `${action.statusCode} redirect to https` };
@@ -81,7 +86,7 @@ export function routeRows(ir: GatewayIR, store: ObjectStore): RouteRow[] {
         rows.push({
           listener,
           host: vhost.name,
-          match: describeMatch(route.match),
+          match: [describeMatch(route.match), ...(route.headers ?? []).map((h) => `${h.name} ${h.kind === 'exact' ? `= ${JSON.stringify(h.value)}` : `~ ${h.value}`}`)].join(' + '),
           route: route.name,
           ingress: route.source ? `${route.source.namespace}/${route.source.name}` : null,
           target,

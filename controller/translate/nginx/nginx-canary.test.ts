@@ -1,6 +1,8 @@
 import test from 'ava';
 import { explain, formatExplanation } from '../../explain.js';
 import { objectsBehind } from '../../objects-behind.js';
+import { ObjectStore } from '../../store.js';
+import { routeRows } from '../../../cli/status-page.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterState, Ingress, Service } from '../kube-objects.js';
 import type { RouteIR, VirtualHostIR } from '../ir.js';
@@ -201,4 +203,18 @@ test('explain: a request without the canary header passes the header routes; the
   t.regex(formatExplanation(e), /^canary: 20 of 100 requests to Service default\/web-v2 port 80 \(cluster default\/web-v2\/80\)$/m);
   // A NACK of the canary's cluster names the Ingress whose route uses it.
   t.deepEqual(objectsBehind(result.ir, 'cluster', ['default/web-v2/80']).map((r) => `${r.kind}/${r.name}`), ['Ingress/main', 'Service/web-v2']);
+});
+
+test('status page: the header conditions of canary routes and the canary share of the main route are shown', (t) => {
+  const canary = ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-Canary', 'canary-weight': '20' }), { age: 1 });
+  const rows = routeRows(translate(state([main, canary]), nginxOn).ir, new ObjectStore()).filter((r) => r.host === 'app.test');
+  t.deepEqual(
+    rows.map((r) => [r.match, r.target]),
+    [
+      ['Prefix / + x-canary = "always"', 'Service default/web-v2:80'],
+      ['Prefix / + x-canary = "never"', 'Service default/web:80'],
+      ['Prefix /', 'Service default/web:80 (canary 20/100: Service default/web-v2:80)'],
+      ['Prefix /', '404 from Envoy'],
+    ],
+  );
 });
