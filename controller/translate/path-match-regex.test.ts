@@ -38,6 +38,8 @@ test('patterns RE2 (and so Envoy) refuses are reported, not sent', (t) => {
     ['/a{1001}', /invalid repetition size/],
     ['/(a', /missing \)/],
     ['/a)|(b', /not valid RE2/],
+    ['/a\\', /trailing \\/],
+    ['/a\\\\\\', /trailing \\/],
     ['/\\cA', /JavaScript syntax/],
     ['/\\u0041', /JavaScript syntax/],
     ['/(?<name>x)', /\(\?P<name>/],
@@ -51,6 +53,7 @@ test('patterns RE2 (and so Envoy) refuses are reported, not sent', (t) => {
     if (!parsed.valid) t.regex(parsed.error, error, path);
   }
   t.true(parseRegexPath('/(?P<name>x)/[A-Z0-9]{3}').valid);
+  t.true(parseRegexPath('/a\\\\').valid, 'an escaped backslash');
 });
 
 test('a missing path is "/" and matches every path', (t) => {

@@ -68,7 +68,6 @@ const cacheSize = 50_000;
 
 type Compiled = { ok: true } | { ok: false; error: string };
 const compiled = new RecentCache<Compiled>(cacheSize);
-const groupCounts = new RecentCache<number>(cacheSize);
 const parsedPaths = new RecentCache<ParsedRegexPath>(cacheSize);
 
 /** Whether RE2 compiles `pattern` as it stands (what Envoy's safe_regex does), or RE2's complaint. */
@@ -76,9 +75,21 @@ export function compileRe2(pattern: string): Compiled {
   return compiled.get(pattern, () => withRe2(pattern, (re) => (re.ok() ? { ok: true } : { ok: false, error: re.error() })));
 }
 
-/** Capture groups of a pattern RE2 compiles: an empty alternative makes every pattern match "", with all groups. */
+/**
+ * Checks a pattern on its own and counts its capture groups in one compilation: `pattern|` compiles exactly when
+ * the pattern does (parentheses must balance; a trailing backslash, which would escape the `|`, is refused before)
+ * and its empty alternative matches "", which yields every group.
+ */
+function checkAlone(pattern: string): { ok: true; groups: number } | { ok: false; error: string } {
+  if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) return { ok: false, error: 'trailing \\' };
+  return withRe2(`${pattern}|`, (re) => (re.ok() ? { ok: true, groups: re.match('', 0, true).groups.length } : { ok: false, error: re.error() }));
+}
+const alone = new RecentCache<ReturnType<typeof checkAlone>>(cacheSize);
+
+/** Capture groups of a pattern (0 for one RE2 refuses). */
 export function captureGroupCount(pattern: string): number {
-  return groupCounts.get(pattern, () => withRe2(`(?:${pattern})|`, (re) => (re.ok() ? re.match('', 0, true).groups.length : 0)));
+  const checked = alone.get(pattern, checkAlone);
+  return checked.ok ? checked.groups : 0;
 }
 
 /** JavaScript regex forms RE2 does not have, refused with a hint at the RE2 spelling. */
@@ -113,10 +124,10 @@ function checkRegexPath(value: string): ParsedRegexPath {
   const jsOnly = javascriptOnlySyntax(value);
   if (jsOnly !== undefined) return { valid: false, error: `regex path ${shown} is not valid RE2: ${jsOnly}` };
   // Alone first: `a)|(b` only compiles inside the group below, where it would mean something else.
-  for (const pattern of [value, nginxPathRegex(value)]) {
-    const result = compileRe2(pattern);
-    if (!result.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${result.error}` };
-  }
+  const checked = alone.get(value, checkAlone);
+  if (!checked.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${checked.error}` };
+  const full = compileRe2(nginxPathRegex(value));
+  if (!full.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${full.error}` };
   return { valid: true, match: { kind: 'regex', path: value, regex: nginxPathRegex(value) } };
 }
 
