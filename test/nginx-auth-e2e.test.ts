@@ -136,6 +136,7 @@ async function setUp(): Promise<World> {
       'auth-url': 'http://authz.default.svc.cluster.local/verify',
     }),
     annotated('open', 'open.test', {}),
+    annotated('cors-basic', 'cors-basic.test', { 'enable-cors': 'true', 'auth-type': 'basic', 'auth-secret': 'basic-auth' }),
   ];
   const file = path.join(tmp.path, 'objects.yaml');
   await writeFile(file, toYaml(objects(`erin:${sha('first')}\n`)));
@@ -283,4 +284,16 @@ test('auth-url over https: the check request goes over TLS (SNI = the URL host) 
   t.is(allowed.status, 200);
   t.is(allowed.json?.service, 'web');
   t.true(w.authTls.requests.some((r) => r.path === '/verify/tls-probe' && r.headers['x-token'] === 'good'));
+});
+
+test('with enable-cors, a CORS preflight is answered without credentials, as ingress-nginx answers it before auth', async (t) => {
+  const w = await world(t);
+  const preflight = await get(w, 'cors-basic.test', '/api', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' },
+  });
+  t.true(preflight.status >= 200 && preflight.status < 300, `preflight status ${preflight.status}`);
+  t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
+  // The request itself still needs the credentials.
+  t.is((await get(w, 'cors-basic.test', '/api', { headers: { origin: 'https://app.example.test' } })).status, 401);
 });
