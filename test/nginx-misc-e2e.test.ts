@@ -41,8 +41,8 @@ const nginx = (values: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
 
 /** An Ingress of the class that opted in to the nginx annotations. */
-function migrated(name: string, host: string, service: string, values: Record<string, string>): object {
-  const object = ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: '/', service }] }] }) as { spec: Record<string, unknown> };
+function migrated(name: string, host: string, service: string, values: Record<string, string>, p = '/'): object {
+  const object = ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: p, service }] }] }) as { spec: Record<string, unknown> };
   object.spec['ingressClassName'] = 'migrated';
   return object;
 }
@@ -108,6 +108,7 @@ async function setUp(): Promise<World> {
       'session-cookie-samesite': 'Strict',
       'session-cookie-secure': 'true',
     }),
+    migrated('cookie-location', 'cookie-location.test', 'sticky', { affinity: 'cookie' }, '/cart'),
     // The default class has no setting and the controller no --nginx-annotations: nginx annotations are ignored.
     ingress('native', { annotations: nginx({ 'denylist-source-range': '127.0.0.0/8', 'limit-rps': '1' }), rules: [{ host: 'native.test', paths: [{ path: '/', service: 'web' }] }] }),
   ];
@@ -293,6 +294,15 @@ test.serial('switching the IngressClass annotation to "false" and back turns the
   await w.setClassOptIn('true');
   await waitFor(async () => (await deniedClient()) === 403, { description: 'the deny-list is back', timeoutMs: 20_000 });
   t.pass();
+});
+
+test('affinity cookie without session-cookie-path: its Path is the Ingress path, as nginx\'s location', async (t) => {
+  const w = await world(t);
+  const r = await get(w, 'cookie-location.test', '/cart/items');
+  t.is(r.status, 200);
+  const setCookie = r.headers['set-cookie']?.[0] ?? '';
+  t.regex(setCookie, /^INGRESSCOOKIE=[^;]+/);
+  t.true(setCookie.split(';').map((a) => a.trim()).includes('Path=/cart'), setCookie);
 });
 
 test('an Ingress of a class without the opt-in (and no --nginx-annotations) keeps its nginx annotations ignored', async (t) => {

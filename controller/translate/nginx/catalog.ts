@@ -72,11 +72,11 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   affinity: {
     status: 'supported-with-difference',
     equivalent: `${ours('hash-by')} cookie:NAME (ring hash)`,
-    note: "only \"cookie\"; Envoy sets its own cookie value (a hash, path /, session cookie), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
+    note: "only \"cookie\"; Envoy sets its own cookie value (a hash; a session cookie whose Path is the Ingress path, as nginx's location), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
   },
   'session-cookie-name': { status: 'supported', equivalent: `${ours('hash-by')} cookie:NAME`, note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': { status: 'unsupported', note: 'not mapped (ring hash behaves like "balanced")' },
-  'session-cookie-path': { status: 'supported', equivalent: 'the Path of the affinity cookie (default /)' },
+  'session-cookie-path': { status: 'supported', equivalent: 'the Path of the affinity cookie (default: the path of the route, as nginx\'s location)' },
   'session-cookie-expires': {
     status: 'supported-with-difference',
     equivalent: 'the lifetime of the affinity cookie',

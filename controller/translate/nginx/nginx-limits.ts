@@ -4,7 +4,8 @@
 // broken deny-list, which denies everybody (a deny-list that cannot be read must not let its clients in).
 import type { IngressAnnotations } from '../annotations.js';
 import { parseCidrList } from '../annotation-values.js';
-import type { CidrIR, ClientRateLimitIR, HashPolicyIR } from '../ir.js';
+import type { CidrIR, ClientRateLimitIR, HashPolicyIR, PathMatchIR, RouteIR } from '../ir.js';
+import { refKey } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 
@@ -26,6 +27,13 @@ export interface NginxLimits {
   connectTimeoutMs?: number;
   /** For the affinity cookie (only read with affinity "cookie"). */
   sessionCookie?: SessionCookieAttributes;
+  /** Affinity cookie without a (valid) session-cookie-path: its Path is each route's path, as nginx's location. */
+  cookiePathFromLocation?: boolean;
+}
+
+/** Parsed annotations of an Ingress whose affinity cookie (this name) takes its Path from each route. */
+export interface WithNginxCookieLocation {
+  nginxCookieAtLocation?: string;
 }
 
 /** Names (after the prefix) this module maps; nginx-annotations.ts adds them to its mapped set. */
@@ -147,8 +155,10 @@ export function readNginxLimits(r: NginxAnnotationSource): NginxLimits {
   const connect = readNumber(r, 'proxy-connect-timeout', 1, 3600);
   if (connect !== undefined) limits.connectTimeoutMs = connect * 1000;
 
-  const cookie = readSessionCookie(r, r.raw('affinity')?.trim() === 'cookie');
+  const affinity = r.raw('affinity')?.trim() === 'cookie';
+  const cookie = readSessionCookie(r, affinity);
   if (cookie !== undefined) limits.sessionCookie = cookie;
+  if (affinity && cookie?.path === undefined) limits.cookiePathFromLocation = true;
   return limits;
 }
 
@@ -161,10 +171,33 @@ export function applyNginxLimits(parsed: IngressAnnotations, limits: NginxLimits
   if (limits.deniedSourceCidrs !== undefined) parsed.route.deniedSourceCidrs = limits.deniedSourceCidrs.map((c) => ({ ...c }));
   if (limits.maxRequests !== undefined) parsed.cluster.maxRequests = limits.maxRequests;
   if (limits.connectTimeoutMs !== undefined) parsed.cluster.connectTimeoutMs = limits.connectTimeoutMs;
+  if (limits.cookiePathFromLocation === true) Object.assign(parsed, { nginxCookieAtLocation: cookieName } satisfies WithNginxCookieLocation);
   const cookie = limits.sessionCookie;
   if (cookie !== undefined && parsed.route.hashPolicies !== undefined) {
     parsed.route.hashPolicies = parsed.route.hashPolicies.map((policy) =>
       policy.kind === 'cookie' && policy.name === cookieName ? { ...policy, ...cookie } : policy,
+    );
+  }
+}
+
+/** The cookie Path nginx would use for a location: the route's path (a regex path has none usable: `/`). */
+function locationPath(match: PathMatchIR): string {
+  return match.kind === 'prefix' || match.kind === 'exact' ? match.path : '/';
+}
+
+/**
+ * ingress-nginx sets the affinity cookie's Path to the location's path when session-cookie-path is not given: each
+ * route of such an Ingress gets its own path on the cookie it creates (`/` needs nothing: it is the default).
+ * Routes are the translator's own fresh objects (policies already copied per route) and are changed in place.
+ */
+export function applyNginxCookiePaths(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, unknown>): void {
+  for (const route of routes) {
+    if (route.source === undefined || route.policy?.hashPolicies === undefined) continue;
+    const name = (annotations.get(refKey(route.source)) as WithNginxCookieLocation | undefined)?.nginxCookieAtLocation;
+    const path = locationPath(route.match);
+    if (name === undefined || path === '/') continue;
+    route.policy.hashPolicies = route.policy.hashPolicies.map((policy) =>
+      policy.kind === 'cookie' && policy.name === name && policy.path === undefined ? { ...policy, path } : policy,
     );
   }
 }
