@@ -4,8 +4,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startEchoBackend } from '../test/harness/echo-backend.js';
 import { startRequestLoop } from '../test/harness/request-loop.js';
+import { startEchoProcess } from './echo-process.js';
 import { getStatus, startEnvoyStack } from './envoy-stack.js';
 import { summarize, type Summary } from './stats.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
@@ -73,7 +73,8 @@ class StageClock {
     const store = this.store ?? t0;
     const built = this.built ?? store;
     const push = this.rdsPush ?? built;
-    const ack = this.rdsAck ?? push;
+    // Envoy may answer 200 before its ACK is read here: then the whole wait is Envoy applying the table.
+    const ack = this.rdsAck ?? ok;
     return { watch: store - t0, build: built - store, ordering: push - built, envoyApply: ack - push, firstOk: ok - ack };
   }
 }
@@ -83,6 +84,8 @@ export interface RouteChangeResult {
   requests: number;
   non2xx: number;
   byStatus: Record<string, number>;
+  /** Envoy's access log lines of the failed requests (response flags and details say why), first few. */
+  failedLog: string[];
 }
 
 function ingressesForRoutes(routes: number, tls: { certPem: string; keyPem: string }): number {
@@ -145,8 +148,10 @@ export async function runConvergence(
   tls: { certPem: string; keyPem: string },
   withRouteChange: boolean,
 ): Promise<{ convergence: ConvergenceResult[]; routeChange?: RouteChangeResult }> {
-  const backend = await startEchoBackend({ service: 'bench-a' });
-  const other = await startEchoBackend({ service: 'bench-b' });
+  // Backends in their own processes: this one builds config synchronously (seconds at 5,000 routes), and a
+  // backend sharing its event loop would stall with it.
+  const backend = await startEchoProcess('bench-a');
+  const other = await startEchoProcess('bench-b');
   const convergence: ConvergenceResult[] = [];
   let routeChange: RouteChangeResult | undefined;
   try {
@@ -222,5 +227,7 @@ async function measureRouteChange(stack: Awaited<ReturnType<typeof startEnvoySta
   }
   await new Promise((r) => setTimeout(r, 500));
   const result = await loop.stop();
-  return { changes, requests: result.total, non2xx: result.failures.length, byStatus: result.byStatus };
+  // The last non-200 lines for the host (the loop's failures are the last ones: it started once 200 was seen).
+  const failedLog = result.failures.length === 0 ? [] : stack.envoys[0]!.logs().split('\n').filter((l) => l.includes(host) && l.includes('"status"') && !/"status":\s*200\b/.test(l)).slice(-Math.min(5, result.failures.length));
+  return { changes, requests: result.total, non2xx: result.failures.length, byStatus: result.byStatus, failedLog };
 }

@@ -75,6 +75,7 @@ if (only.includes('convergence')) {
   if (conv.routeChange) {
     const r = conv.routeChange;
     out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
+    for (const line of r.failedLog) out.push(`  failed: ${line}`);
   }
 }
 
