@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import test from 'ava';
+import { clusterStateFromYaml } from '../cluster-state-yaml.js';
 import { explain, formatExplanation } from '../../explain.js';
 import { objectsBehind } from '../../objects-behind.js';
 import { ObjectStore } from '../../store.js';
@@ -217,4 +219,22 @@ test('status page: the header conditions of canary routes and the canary share o
       ['Prefix /', '404 from Envoy'],
     ],
   );
+});
+
+test('over TLS the canary routes are the same (the HTTPS route table is a copy); plain HTTP redirects them with the rest', (t) => {
+  const tlsCase = clusterStateFromYaml(readFileSync(new URL('../../../../testdata/translate/tls-valid.in.yaml', import.meta.url), 'utf8')).state;
+  const canary: Ingress = {
+    kind: 'Ingress',
+    metadata: { name: 'canary', namespace: 'default', annotations: nginx({ canary: 'true', 'canary-by-cookie': 'beta', 'canary-weight': '10' }), creationTimestamp: '2030-01-01T00:00:00Z' },
+    spec: { ingressClassName: 'envoy-ingress', rules: [{ host: 'secure.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'api', port: { number: 80 } } } }] } }] },
+  };
+  const result = translate({ ...tlsCase, ingresses: [...tlsCase.ingresses, canary] }, nginxOn);
+  t.deepEqual(result.diagnostics, []);
+  const https = result.ir.tlsServers[0]?.routeTable.virtualHosts.find((v) => v.name === 'secure.example.com');
+  const routes = summary(https?.routes ?? []);
+  t.deepEqual(routes.filter((r) => r.includes('/canary/') || r.includes('+ 10/100')).length, 3, routes.join('\n'));
+  t.true(routes.some((r) => r.startsWith('secure/rule/0/path/0/canary/cookie-always [cookie regex') && r.endsWith('-> default/api/80')));
+  t.true(routes.some((r) => r === 'secure/rule/0/path/0 -> default/web/80 + 10/100 default/api/80'));
+  const http = result.ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
+  t.true(http?.routes.every((r) => r.action.kind === 'https-redirect'));
 });
