@@ -6,6 +6,7 @@ import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry, type NginxAnnotationStatus } from './catalog.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { usesCaptureGroups } from './nginx-regex.js';
+import { parseRegexPath } from '../path-match-regex.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -34,6 +35,11 @@ export const RouteChangeRule = {
    * `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. Here it is an element-wise prefix like Prefix.
    */
   implementationSpecificPrefix: 'ImplementationSpecificPrefix',
+  /**
+   * A regex path (use-regex, or rewrite-target with capture groups) that RE2, the engine Envoy uses, refuses:
+   * nginx's PCRE accepts more (lookaround, backreferences). Here the path is reported (InvalidPath) and not served.
+   */
+  regexNotRe2: 'RegexNotRe2',
 } as const;
 export type RouteChangeRule = (typeof RouteChangeRule)[keyof typeof RouteChangeRule];
 
@@ -125,7 +131,10 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, regexSo
       if (regexHosts.has(host) && !hasRegexPaths(ingress)) {
         changes.push({ host, path, pathType, rule: RouteChangeRule.regexEnforcedOnHost, difference: regexDifference(host, path, pathType, regexSource) });
       } else if (regexHosts.has(host)) {
-        continue;
+        const parsed = parseRegexPath(path);
+        if (!parsed.valid) {
+          changes.push({ host, path, pathType, rule: RouteChangeRule.regexNotRe2, difference: `ingress-nginx (PCRE) serves it; here it is not served: ${parsed.error}` });
+        }
       } else if (pathType === 'ImplementationSpecific' && path !== '/') {
         const trailing = path.endsWith('/');
         changes.push({

@@ -6,6 +6,7 @@ import { Reason } from '../reasons.js';
 import { explain } from '../../explain.js';
 import { translate } from '../translate.js';
 import { nginxAnnotationPrefix } from './catalog.js';
+import { migrationReport } from './migration-report.js';
 import { mapNginxAnnotations, mappedNginxAnnotations } from './nginx-annotations.js';
 
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
@@ -198,4 +199,14 @@ test('explain predicts regex routes and the app-root redirect', (t) => {
   t.regex(missed.routes.find((r) => r.route === 'ingress/default/rw/rule/0/path/0')?.reason ?? '', /does not match the regex/);
   const root = explain(input, { host: 'app.test:8080', path: '/?q=1' });
   t.deepEqual(root.response, { kind: 'redirect', status: 302, location: 'http://app.test:8080/app1' });
+});
+
+test('migrate-check: regex paths of the use-regex Ingress match as in ingress-nginx; other paths of the host and paths RE2 refuses are listed', (t) => {
+  const report = migrationReport([
+    ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/api/v[0-9]+' }, { path: '/look(?=ahead)' }]),
+    ingress('plain', {}, [{ path: '/health', pathType: 'Exact' }], { age: 1 }),
+  ]);
+  const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${i.name} ${c.rule} ${c.path}`));
+  t.deepEqual(changes, ['plain RegexEnforcedOnHost /health', 're RegexNotRe2 /look(?=ahead)']);
+  t.regex(report.ingresses.find((i) => i.name === 're')?.routeChanges[0]?.difference ?? '', /not served: regex path "\/look\(\?=ahead\)" is not valid RE2: invalid perl operator/);
 });
