@@ -295,10 +295,10 @@ function messagePlanOf(field: FieldPlan): TypePlan {
 
 /** The body (no tag, no length) of a message of `type` given as proto3 JSON. */
 function writeMessage(w: ProtoWriter, type: protobuf.Type, value: unknown): void {
-  writePlanned(w, type, planOf(type), value);
+  writePlanned(w, planOf(type), value);
 }
 
-function writePlanned(w: ProtoWriter, type: protobuf.Type, plan: TypePlan, value: unknown): void {
+function writePlanned(w: ProtoWriter, plan: TypePlan, value: unknown): void {
   switch (plan.special) {
     case undefined:
       break;
@@ -431,7 +431,7 @@ function writeMap(w: ProtoWriter, field: FieldPlan, value: unknown): void {
 function writeSingle(w: ProtoWriter, field: FieldPlan, value: unknown): void {
   if (field.type !== undefined) {
     const at = w.beginDelimited();
-    writePlanned(w, field.type, messagePlanOf(field), value);
+    writePlanned(w, messagePlanOf(field), value);
     w.endDelimited(at);
     return;
   }
