@@ -13,6 +13,7 @@ import { publishedAddresses, type PublishOptions } from '../controller/status/pu
 import { StatusWriter } from '../controller/status/status-writer.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/kube-objects.js';
+import { nginxAnnotationsInUse } from '../controller/translate/nginx/nginx-annotations-in-use.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -133,8 +134,9 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const source = new ClusterSource(o.kubeConfig, store, log, {
     ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
     ...(o.metrics ? { onRestart: o.metrics.onWatchRestart } : {}),
-    // ingress-nginx basic auth reads its users from Opaque Secrets (auth-secret).
-    ...(o.translate.nginxAnnotations === true ? { opaqueSecrets: true } : {}),
+    // ingress-nginx basic auth reads its users from Opaque Secrets (auth-secret): watched with --nginx-annotations,
+    // else while one of our IngressClasses opts in (envoy-ingress.io/nginx-annotations: "true").
+    opaqueSecrets: o.translate.nginxAnnotations === true ? true : (classes) => nginxAnnotationsInUse(classes, o.translate),
   });
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.

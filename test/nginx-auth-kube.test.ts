@@ -1,6 +1,7 @@
 // Kubernetes mode and ingress-nginx basic auth against a real API server: the users live in Opaque Secrets, which
 // the cluster source watches (in a second informer) only with opaqueSecrets (--nginx-annotations); then an
-// auth-secret resolves, and a change of the Secret reaches the store.
+// auth-secret resolves, and a change of the Secret reaches the store. Without the flag, the Opaque informer runs
+// only while an IngressClass of ours opts in (toggled here with kubectl annotate).
 import { KubeConfig } from '@kubernetes/client-node';
 import test from 'ava';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
@@ -11,6 +12,7 @@ import type { Secret } from '../controller/translate/kube-objects.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
+import { nginxAnnotationsInUse } from '../controller/translate/nginx/nginx-annotations-in-use.js';
 
 let cluster: KubeCluster | undefined;
 
@@ -34,6 +36,20 @@ metadata:
   name: envoy-ingress
   annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
 spec: {controller: envoy-ingress.io/ingress-controller}
+---
+# A second class of ours, the one whose opt-in the toggle test switches (the Ingress above keeps the default class).
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx-compat}
+spec: {controller: envoy-ingress.io/ingress-controller}
+---
+# Another controller's class opting in does not make us watch anything.
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: someone-else
+  annotations: {envoy-ingress.io/nginx-annotations: "true"}
+spec: {controller: example.com/other-controller}
 ---
 apiVersion: v1
 kind: Service
@@ -69,15 +85,21 @@ test.after.always(async () => {
   await cluster?.stop();
 });
 
-async function sourceInto(t: import('ava').ExecutionContext, opaqueSecrets: boolean): Promise<ObjectStore> {
+async function startSource(t: import('ava').ExecutionContext, opaqueSecrets: boolean | 'per-class'): Promise<{ store: ObjectStore; source: ClusterSource }> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster!.adminKubeconfigPath);
   const store = new ObjectStore();
-  const source = new ClusterSource(kubeConfig, store, silent, { opaqueSecrets });
+  const source = new ClusterSource(kubeConfig, store, silent, {
+    opaqueSecrets: opaqueSecrets === 'per-class' ? (classes) => nginxAnnotationsInUse(classes, defaultTranslateOptions) : opaqueSecrets,
+  });
   t.teardown(() => source.stop());
   void source.start();
   await source.whenSynced();
-  return store;
+  return { store, source };
+}
+
+async function sourceInto(t: import('ava').ExecutionContext, opaqueSecrets: boolean): Promise<ObjectStore> {
+  return (await startSource(t, opaqueSecrets)).store;
 }
 
 const secretNames = (store: ObjectStore): string[] => store.list('Secret').map((s) => s.metadata.name).sort();
@@ -107,4 +129,35 @@ test('with opaqueSecrets the users are read and follow changes of the Secret', a
   });
   const second = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
   t.is(second.ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0]?.policy?.basicAuth?.users.reveal(), 'bob:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0=\n');
+});
+
+test.serial('without the flag, Opaque Secrets are watched exactly while an IngressClass of ours opts in (kubectl annotate)', async (t) => {
+  const setOptIn = (value: 'true' | '-') =>
+    cluster!.kubectlOk(['annotate', '--overwrite', 'ingressclass', 'nginx-compat', value === '-' ? 'envoy-ingress.io/nginx-annotations-' : 'envoy-ingress.io/nginx-annotations=true']);
+  // No class of ours opts in (another controller's does): only TLS Secrets.
+  const off = await startSource(t, 'per-class');
+  t.false(off.source.watchingOpaqueSecrets);
+  t.deepEqual(secretNames(off.store), ['site-tls']);
+
+  await setOptIn('true');
+  await waitFor(() => secretNames(off.store).includes('basic-auth'), { description: 'the opt-in starts the Opaque informer', timeoutMs: 20_000 });
+  t.true(off.source.watchingOpaqueSecrets);
+
+  // A source started while a class opts in is synced only once the Opaque Secrets are listed too.
+  const on = await startSource(t, 'per-class');
+  t.deepEqual(secretNames(on.store), ['basic-auth', 'site-tls']);
+
+  await setOptIn('-');
+  await waitFor(() => !off.source.watchingOpaqueSecrets && !on.source.watchingOpaqueSecrets, { description: 'removing the opt-in stops the informer', timeoutMs: 20_000 });
+  // Its Secrets leave the store with it; TLS ones stay.
+  t.deepEqual(secretNames(off.store), ['site-tls']);
+  t.deepEqual(secretNames(on.store), ['site-tls']);
+  // Opting in again lists the Opaque Secrets as they are now, including one created while they were not watched.
+  await cluster!.kubectlOk(['create', 'secret', 'generic', 'later-auth', '-n', 'default', '--from-literal=auth=x']);
+  await setOptIn('true');
+  await waitFor(() => secretNames(off.store).includes('later-auth'), { description: 'opting in again lists the current Opaque Secrets', timeoutMs: 20_000 });
+  t.deepEqual(secretNames(off.store), ['basic-auth', 'later-auth', 'site-tls']);
+  // Leave the cluster as the other tests of this file expect it (serial tests run first).
+  await cluster!.kubectlOk(['delete', 'secret', 'later-auth', '-n', 'default']);
+  await setOptIn('-');
 });

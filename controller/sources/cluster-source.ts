@@ -1,6 +1,7 @@
 // The Kubernetes source: one ListWatch informer per kind feeding the store. Secrets are watched with a field
 // selector for kubernetes.io/tls only (less memory, less exposure), plus Opaque ones in a second informer when
-// ingress-nginx basic auth may need them (opaqueSecrets, with --nginx-annotations). An informer that fails is restarted with
+// ingress-nginx basic auth may need them (opaqueSecrets: always with --nginx-annotations, else only while an
+// IngressClass of ours opts in, started and stopped as IngressClasses change). An informer that fails is restarted with
 // backoff (1 s doubling to 30 s); an expired resourceVersion (410 Gone) makes it relist. `synced` turns true
 // only once every informer has completed its first list, so a restarted controller never publishes a partial
 // view to a running Envoy.
@@ -15,7 +16,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
-import type { KubeKind } from '../translate/kube-objects.js';
+import type { IngressClass, KubeKind } from '../translate/kube-objects.js';
 import { normalizeObject } from './normalize.js';
 
 export interface ClusterSourceLog {
@@ -30,10 +31,12 @@ export interface ClusterSourceOptions {
   /** Called whenever an informer restarts after an error (for metrics). */
   onRestart?: (kind: KubeKind, error: unknown) => void;
   /**
-   * Also watch Opaque Secrets, in a second informer: ingress-nginx basic auth (--nginx-annotations) reads its users
-   * from them (auth-secret). Off, only kubernetes.io/tls Secrets are watched.
+   * Also watch Opaque Secrets, in a second informer: ingress-nginx basic auth reads its users from them
+   * (auth-secret). true: always; a function: while it returns true for the IngressClasses in the store
+   * (re-asked on every IngressClass change; when it turns false the informer stops and its Secrets leave the
+   * store). Off, only kubernetes.io/tls Secrets are watched.
    */
-  opaqueSecrets?: boolean;
+  opaqueSecrets?: boolean | ((ingressClasses: readonly IngressClass[]) => boolean);
   /** Backoff bounds, for tests. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -63,6 +66,9 @@ export class ClusterSource {
   /** List calls per kind: the first is the initial sync, later ones are relists. */
   readonly lists = new Map<KubeKind, number>();
   #onSynced: (() => void)[] = [];
+  /** Latched: once every informer wanted at start has listed, later changes (an Opaque informer) do not unsync. */
+  #initialSyncDone = false;
+  #stopStoreListener: (() => void) | undefined;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -72,7 +78,56 @@ export class ClusterSource {
   ) {}
 
   get synced(): boolean {
-    return this.#synced.size === this.#specs().length;
+    return this.#initialSyncDone;
+  }
+
+  /** Whether the Opaque Secrets informer is running now. */
+  get watchingOpaqueSecrets(): boolean {
+    return this.#informers.has(opaqueInformerId);
+  }
+
+  #opaqueWanted(): boolean {
+    const want = this.options.opaqueSecrets;
+    if (typeof want === 'function') return want(this.store.list('IngressClass') as IngressClass[]);
+    return want === true;
+  }
+
+  #checkSynced(): void {
+    if (this.#initialSyncDone) return;
+    const wanted = [...this.#staticSpecs().map((s) => s.id ?? s.kind), ...(this.#informers.has(opaqueInformerId) ? [opaqueInformerId] : [])];
+    if (!wanted.every((id) => this.#synced.has(id))) return;
+    this.#initialSyncDone = true;
+    this.log.info({ kinds: wanted }, 'all informers synced');
+    for (const resolve of this.#onSynced.splice(0)) resolve();
+  }
+
+  /** Starts or stops the Opaque Secrets informer to match opaqueSecrets. */
+  #reconcileOpaque(): void {
+    if (this.#stopped) return;
+    const wanted = this.#opaqueWanted();
+    const running = this.#informers.get(opaqueInformerId);
+    if (wanted && running === undefined) {
+      this.log.info({}, 'watching Opaque Secrets (ingress-nginx basic auth: auth-secret)');
+      const core = this.kubeConfig.makeApiClient(CoreV1Api);
+      void this.#startKind(opaqueSecretsSpec(core, secretsPath), this.options.namespace).catch((e: unknown) =>
+        this.log.warn({ err: describe(e) }, 'Opaque Secrets informer failed to start'),
+      );
+    } else if (!wanted && running !== undefined) {
+      this.log.info({}, 'no longer watching Opaque Secrets: no IngressClass opts in to nginx annotations');
+      this.#forget(opaqueInformerId);
+      void running.stop();
+      const opaque = this.store.list('Secret').filter((s) => (s as { type?: string }).type !== 'kubernetes.io/tls');
+      for (const s of opaque) this.store.delete('Secret', s.metadata.namespace ?? 'default', s.metadata.name);
+      this.#checkSynced(); // it may have been the last informer the first sync waited for
+    }
+  }
+
+  #forget(id: string): void {
+    this.#informers.delete(id);
+    this.#synced.delete(id);
+    this.#listed.delete(id);
+    this.#listCalls.delete(id);
+    this.#backoff.delete(id);
   }
 
   /** Resolves once every informer has listed once. */
@@ -81,12 +136,11 @@ export class ClusterSource {
     return new Promise((resolve) => this.#onSynced.push(resolve));
   }
 
-  #specs(): KindSpec[] {
+  /** The informers that always run (the Opaque Secrets one is started by #reconcileOpaque). */
+  #staticSpecs(): KindSpec[] {
     const core = this.kubeConfig.makeApiClient(CoreV1Api);
     const networking = this.kubeConfig.makeApiClient(NetworkingV1Api);
     const discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
-    const at = (group: string, resource: string) => (ns: string | undefined) =>
-      ns ? `${group}/namespaces/${ns}/${resource}` : `${group}/${resource}`;
     const tls = 'type=kubernetes.io/tls';
     return [
       {
@@ -124,13 +178,20 @@ export class ClusterSource {
             ? core.listNamespacedSecret({ namespace: ns, fieldSelector: tls })
             : core.listSecretForAllNamespaces({ fieldSelector: tls })) as Promise<AnyList>,
       },
-      ...(this.options.opaqueSecrets === true ? [opaqueSecretsSpec(core, at('/api/v1', 'secrets'))] : []),
     ];
   }
 
   async start(): Promise<void> {
     const ns = this.options.namespace;
-    await Promise.all(this.#specs().map((spec) => this.#startKind(spec, ns)));
+    if (typeof this.options.opaqueSecrets === 'function') {
+      const onChange = (changes: readonly { kind: KubeKind }[]): void => {
+        if (changes.some((c) => c.kind === 'IngressClass')) this.#reconcileOpaque();
+      };
+      this.store.on('change', onChange);
+      this.#stopStoreListener = () => this.store.off('change', onChange);
+    }
+    this.#reconcileOpaque();
+    await Promise.all(this.#staticSpecs().map((spec) => this.#startKind(spec, ns)));
   }
 
   async #startKind(spec: KindSpec, ns: string | undefined): Promise<void> {
@@ -156,7 +217,10 @@ export class ClusterSource {
       spec.fieldSelector,
     );
     this.#informers.set(id, informer);
+    // A stopped informer (the Opaque one, after no class opts in any more) may still deliver a late event.
+    const current = (): boolean => this.#informers.get(id) === informer;
     const upsert = (obj: KubernetesObject): void => {
+      if (!current()) return;
       this.#backoff.delete(id);
       const n = normalizeObject({ ...obj, kind: spec.kind });
       if (n.ok) this.store.upsert(n.object);
@@ -165,23 +229,28 @@ export class ClusterSource {
     informer.on('add', upsert);
     informer.on('update', upsert);
     informer.on('delete', (obj) => {
+      if (!current()) return;
       const namespace = spec.kind === 'IngressClass' ? '' : (obj.metadata?.namespace ?? 'default');
       this.store.delete(spec.kind, namespace, obj.metadata?.name ?? '');
     });
-    informer.on('error', (err: unknown) => this.#restart(spec.kind, id, informer, err));
+    informer.on('error', (err: unknown) => {
+      if (current()) this.#restart(spec.kind, id, informer, err);
+    });
     await this.#run(id, informer);
   }
 
   async #run(id: string, informer: ListWatch<KubernetesObject>): Promise<void> {
     await informer.start();
+    // Stopped while it listed: ListWatch still opened its watch after the list; close it.
+    if (this.#informers.get(id) !== informer || this.#stopped) {
+      await informer.stop();
+      return;
+    }
     // start() resolves after the first list (or after an error was reported, which schedules a restart).
     if (this.#listed.has(id) && !this.#synced.has(id)) {
       this.#synced.add(id);
       this.log.debug({ informer: id }, 'informer synced');
-      if (this.synced) {
-        this.log.info({ kinds: [...this.#synced] }, 'all informers synced');
-        for (const resolve of this.#onSynced.splice(0)) resolve();
-      }
+      this.#checkSynced();
     }
   }
 
@@ -194,7 +263,7 @@ export class ClusterSource {
     this.log.warn({ kind, err: describe(err), retryInMs: delay }, 'watch failed; restarting');
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
-      if (this.#stopped) return;
+      if (this.#stopped || this.#informers.get(id) !== informer) return;
       void this.#run(id, informer).catch((e: unknown) => this.log.warn({ kind, err: describe(e) }, 'informer restart failed'));
     }, delay);
     this.#timers.add(timer);
@@ -202,6 +271,7 @@ export class ClusterSource {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopStoreListener?.();
     for (const t of this.#timers) clearTimeout(t);
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
   }
@@ -216,11 +286,18 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+function at(group: string, resource: string): (ns: string | undefined) => string {
+  return (ns) => (ns ? `${group}/namespaces/${ns}/${resource}` : `${group}/${resource}`);
+}
+
+const secretsPath = at('/api/v1', 'secrets');
+const opaqueInformerId = 'Secret/Opaque';
+
 /** Opaque Secrets (ingress-nginx basic-auth users), in their own informer: a field selector cannot say "tls or Opaque". */
 function opaqueSecretsSpec(core: CoreV1Api, path: (ns: string | undefined) => string): KindSpec {
   const opaque = 'type=Opaque';
   return {
-    id: 'Secret/Opaque',
+    id: opaqueInformerId,
     kind: 'Secret',
     path,
     fieldSelector: opaque,
