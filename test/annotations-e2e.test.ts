@@ -1,16 +1,14 @@
 // End to end, one test per annotation: manifests -> controller (standalone) -> a real Envoy -> echo backends.
 // One stack serves every case, each on its own host, so one Envoy start covers the whole file.
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { Annotation } from '../controller/translate/annotations.js';
-import { startEchoBackend, ECHO_DELAY_HEADER, ECHO_SERVICE_HEADER, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
-import { httpGet, httpsGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
+import { ECHO_DELAY_HEADER, ECHO_SERVICE_HEADER, type EchoBackend } from './harness/echo-backend.js';
+import { httpsGet } from './harness/http-client.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { ingress, ingressClass, serviceWithEndpoints, singleRouteIngress as annotated, tlsSecret } from './fixtures/manifests.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 type BackendName =
   | 'web'
@@ -30,36 +28,12 @@ interface World {
   backends: Record<BackendName, EchoBackend>;
 }
 
-// The stack outlives single tests: its pieces are stopped after the last test, not in a test's teardown.
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** One route to `service` on `host`, with `annotations`. */
-function annotated(name: string, host: string, service: string, annotations: Record<string, string>, p = '/'): object {
-  return ingress(name, { annotations, rules: [{ host, paths: [{ path: p, service }] }] });
-}
-
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
   const ca = await createTestCA();
   const backendCert = await ca.issue({ dnsNames: ['backend.internal'] });
   const tls = { cert: backendCert.certPem, key: backendCert.keyPem };
-  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
-    const backend = await startEchoBackend(opts);
-    cleanups.push(() => backend.close());
-    return backend;
-  };
+  const start = scope.startBackend;
   const backends: Record<BackendName, EchoBackend> = {
     web: await start({ service: 'web' }),
     slow: await start({ service: 'slow' }),
@@ -73,7 +47,6 @@ async function setUp(): Promise<World> {
     stickyA: await start({ service: 'sticky-a', host: '127.0.0.1' }),
     stickyB: await start({ service: 'sticky-b', host: '127.0.0.2' }),
   };
-  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
   const secureCert = await ca.issue({ dnsNames: ['secure.test'] });
   const objects = [
     ingressClass(),
@@ -130,32 +103,10 @@ async function setUp(): Promise<World> {
       [Annotation.requestHeadersSet]: 'X-Still-Applied: yes',
     }),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path });
-  cleanups.push(() => stack.controller.stop());
-  await stack.envoy.waitForListener('ingress_https');
   // Everything is in one manifest: once its last Ingress answers, all are there.
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'invalid.test', path: '/' })).status === 200, {
-    description: 'the annotated Ingresses are served',
-    timeoutMs: 20_000,
-  });
+  const stack = await scope.startStack({ dir, objects, waitForHttpsListener: true, ready: { host: 'invalid.test' } });
   return { stack, ca, backends };
-}
-
-let shared: Promise<World> | undefined;
-/** The shared stack; a test that fails prints the controller's and Envoy's recent logs. */
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
-}
+});
 
 test('request-timeout: a backend slower than the timeout gets 504, a faster one answers', async (t) => {
   const w = await world(t);

@@ -1,60 +1,30 @@
 // End to end with --nginx-annotations: ingress-nginx annotations -> controller (standalone) -> a real Envoy ->
 // echo backends, one host per case, one stack for the whole file. Each test shows ingress-nginx's documented
 // behaviour for one supported annotation (controller/translate/nginx/catalog.ts).
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, ECHO_DELAY_HEADER, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
-import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
+import test from 'ava';
+import { ECHO_DELAY_HEADER } from './harness/echo-backend.js';
 import { createTestCA } from './harness/test-certs.js';
-import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { ingress, ingressClass, serviceWithEndpoints, tlsSecret } from './fixtures/manifests.js';
+import { nginx, nginxIngress } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
   stack: Stack;
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
-function annotated(name: string, host: string, service: string, values: Record<string, string>, p = '/'): object {
-  return ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: p, service }] }] });
-}
-
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
   const ca = await createTestCA();
   const backendCert = await ca.issue({ dnsNames: ['backend.internal'] });
   const tls = { cert: backendCert.certPem, key: backendCert.keyPem };
-  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
-    const backend = await startEchoBackend(opts);
-    cleanups.push(() => backend.close());
-    return backend;
-  };
+  const start = scope.startBackend;
   const web = await start({ service: 'web' });
   const h2c = await start({ service: 'h2c', http2: true });
   const tlsH1 = await start({ service: 'tls-h1', tls });
   const tlsH2 = await start({ service: 'tls-h2', tls, http2: true });
   const stickyA = await start({ service: 'sticky-a', host: '127.0.0.1' });
   const stickyB = await start({ service: 'sticky-b', host: '127.0.0.2' });
-  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
   const plainCert = await ca.issue({ dnsNames: ['plain-ok.test'] });
   const objects = [
     ingressClass(),
@@ -73,18 +43,18 @@ async function setUp(): Promise<World> {
       rules: [{ host: 'redirected.test', paths: [{ path: '/', service: 'web' }] }],
       tls: [{ hosts: ['redirected.test'], secretName: 'plain-ok-tls' }],
     }),
-    annotated('forced', 'forced.test', 'web', { 'force-ssl-redirect': 'true' }),
-    annotated('grpc', 'grpc.test', 'h2c', { 'backend-protocol': 'GRPC' }),
-    annotated('h2c', 'h2c.test', 'h2c', { 'backend-protocol': 'H2C' }),
-    annotated('https', 'https.test', 'tls-h1', { 'backend-protocol': 'HTTPS' }),
-    annotated('grpcs', 'grpcs.test', 'tls-h2', { 'backend-protocol': 'GRPCS' }),
-    annotated('body', 'body.test', 'web', { 'proxy-body-size': '1k' }),
-    annotated('body-unlimited', 'body-unlimited.test', 'web', { 'proxy-body-size': '0' }),
-    annotated('read-timeout', 'read-timeout.test', 'web', { 'proxy-read-timeout': '1' }),
-    annotated('send-timeout', 'send-timeout.test', 'web', { 'proxy-send-timeout': '1' }),
-    annotated('whitelist', 'whitelist.test', 'web', { 'whitelist-source-range': '127.0.0.2/32,10.0.0.0/8' }),
-    annotated('allowlist', 'allowlist.test', 'web', { 'allowlist-source-range': '127.0.0.2/32' }),
-    annotated('cors', 'cors.test', 'web', {
+    nginxIngress('forced', 'forced.test', 'web', { 'force-ssl-redirect': 'true' }),
+    nginxIngress('grpc', 'grpc.test', 'h2c', { 'backend-protocol': 'GRPC' }),
+    nginxIngress('h2c', 'h2c.test', 'h2c', { 'backend-protocol': 'H2C' }),
+    nginxIngress('https', 'https.test', 'tls-h1', { 'backend-protocol': 'HTTPS' }),
+    nginxIngress('grpcs', 'grpcs.test', 'tls-h2', { 'backend-protocol': 'GRPCS' }),
+    nginxIngress('body', 'body.test', 'web', { 'proxy-body-size': '1k' }),
+    nginxIngress('body-unlimited', 'body-unlimited.test', 'web', { 'proxy-body-size': '0' }),
+    nginxIngress('read-timeout', 'read-timeout.test', 'web', { 'proxy-read-timeout': '1' }),
+    nginxIngress('send-timeout', 'send-timeout.test', 'web', { 'proxy-send-timeout': '1' }),
+    nginxIngress('whitelist', 'whitelist.test', 'web', { 'whitelist-source-range': '127.0.0.2/32,10.0.0.0/8' }),
+    nginxIngress('allowlist', 'allowlist.test', 'web', { 'allowlist-source-range': '127.0.0.2/32' }),
+    nginxIngress('cors', 'cors.test', 'web', {
       'enable-cors': 'true',
       'cors-allow-origin': 'https://app.example.test',
       'cors-allow-methods': 'GET, PUT',
@@ -93,49 +63,34 @@ async function setUp(): Promise<World> {
       'cors-allow-credentials': 'false',
       'cors-max-age': '600',
     }),
-    annotated('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
-    annotated('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
-    annotated('hash-cookie', 'hash-cookie.test', 'sticky', { 'upstream-hash-by': '$cookie_sid' }),
-    annotated('hash-addr', 'hash-addr.test', 'sticky', { 'upstream-hash-by': '$remote_addr' }),
-    annotated('affinity', 'affinity.test', 'sticky', { affinity: 'cookie' }),
-    annotated('affinity-named', 'affinity-named.test', 'sticky', { affinity: 'cookie', 'session-cookie-name': 'route' }),
-    annotated('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
-    annotated('prefix', 'prefix.test', 'web', { 'x-forwarded-prefix': '/shop' }),
-    annotated('vhost', 'vhost.test', 'web', { 'upstream-vhost': 'backend.internal' }),
-    annotated('moved', 'moved.test', 'web', { 'permanent-redirect': 'https://new.example.test/landing' }),
-    annotated('moved-308', 'moved-308.test', 'web', { 'permanent-redirect': 'http://new.example.test:8081/x?from=old', 'permanent-redirect-code': '308' }),
-    annotated('away', 'away.test', 'web', { 'temporal-redirect': 'https://status.example.test' }),
-    annotated('mixed', 'mixed.test', 'web', {
+    nginxIngress('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
+    nginxIngress('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
+    nginxIngress('hash-cookie', 'hash-cookie.test', 'sticky', { 'upstream-hash-by': '$cookie_sid' }),
+    nginxIngress('hash-addr', 'hash-addr.test', 'sticky', { 'upstream-hash-by': '$remote_addr' }),
+    nginxIngress('affinity', 'affinity.test', 'sticky', { affinity: 'cookie' }),
+    nginxIngress('affinity-named', 'affinity-named.test', 'sticky', { affinity: 'cookie', 'session-cookie-name': 'route' }),
+    nginxIngress('rewrite', 'rewrite.test', 'web', { 'rewrite-target': '/new' }, '/something'),
+    nginxIngress('prefix', 'prefix.test', 'web', { 'x-forwarded-prefix': '/shop' }),
+    nginxIngress('vhost', 'vhost.test', 'web', { 'upstream-vhost': 'backend.internal' }),
+    nginxIngress('moved', 'moved.test', 'web', { 'permanent-redirect': 'https://new.example.test/landing' }),
+    nginxIngress('moved-308', 'moved-308.test', 'web', { 'permanent-redirect': 'http://new.example.test:8081/x?from=old', 'permanent-redirect-code': '308' }),
+    nginxIngress('away', 'away.test', 'web', { 'temporal-redirect': 'https://status.example.test' }),
+    nginxIngress('mixed', 'mixed.test', 'web', {
       'configuration-snippet': 'more_set_headers "X-Snippet: yes";',
       'canary-weight': '20',
       'made-up-annotation': 'x',
       'x-forwarded-prefix': '/still-applied',
     }),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
-  cleanups.push(() => stack.controller.stop());
-  await stack.envoy.waitForListener('ingress_https');
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'mixed.test', path: '/' })).status === 200, {
-    description: 'the annotated Ingresses are served',
-    timeoutMs: 20_000,
+  const stack = await scope.startStack({
+    dir,
+    objects,
+    translate: { nginxAnnotations: true },
+    waitForHttpsListener: true,
+    ready: { host: 'mixed.test' },
   });
   return { stack };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
-}
+});
 
 test('ssl-redirect "false": a TLS host is served on plain HTTP; without it plain HTTP redirects', async (t) => {
   const w = await world(t);

@@ -7,15 +7,13 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
-import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
+import test from 'ava';
 import { createTestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { nginxIngress } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf, hostGet as get } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 /** A check request as the authorization service received it. */
 interface CheckRequest {
@@ -67,25 +65,8 @@ interface World {
   rotate(htpasswd: string): Promise<void>;
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
-function annotated(name: string, host: string, values: Record<string, string>): object {
-  return ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: '/', service: 'web' }] }] });
-}
+/** An Ingress to `web` with these ingress-nginx annotations. */
+const annotated = (name: string, host: string, values: Record<string, string>): object => nginxIngress(name, host, 'web', values);
 
 /** An htpasswd {SHA} entry, as `htpasswd -s` writes it. */
 const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
@@ -96,23 +77,21 @@ function opaqueSecret(name: string, stringData: Record<string, string>): object 
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
-  const web: EchoBackend = await startEchoBackend({ service: 'web' });
-  cleanups.push(() => web.close());
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
+  const web = await scope.startBackend({ service: 'web' });
   const auth = await startAuthService();
-  cleanups.push(() => auth.close());
+  scope.defer(() => auth.close());
   // The same service over TLS (its Service port is 80, as serviceWithEndpoints makes it: the URL names it).
   const ca = await createTestCA();
   const authCert = await ca.issue({ dnsNames: ['authz-tls.default.svc.cluster.local'] });
   const authTls = await startAuthService({ cert: authCert.certPem, key: authCert.keyPem });
-  cleanups.push(() => authTls.close());
+  scope.defer(() => authTls.close());
   const objects = (rotating: string): object[] => [
     opaqueSecret('rotating', { auth: rotating }),
     annotated('rotating', 'rotating.test', { 'auth-type': 'basic', 'auth-secret': 'rotating' }),
     ingressClass(),
-    ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+    ...serviceWithEndpoints('web', [endpointOf(web)]),
     // The authorization service as an in-cluster Service: auth-url names it by its DNS name.
     ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: auth.port }]),
     ...serviceWithEndpoints('authz-tls', [{ address: '127.0.0.1', port: authTls.port }]),
@@ -138,30 +117,14 @@ async function setUp(): Promise<World> {
     annotated('open', 'open.test', {}),
     annotated('cors-basic', 'cors-basic.test', { 'enable-cors': 'true', 'auth-type': 'basic', 'auth-secret': 'basic-auth' }),
   ];
-  const file = path.join(tmp.path, 'objects.yaml');
-  await writeFile(file, toYaml(objects(`erin:${sha('first')}\n`)));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
-  cleanups.push(() => stack.controller.stop());
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'both.test', path: '/' })).status === 401, {
-    description: 'the annotated Ingresses are served',
-    timeoutMs: 20_000,
+  const stack = await scope.startStack({
+    dir,
+    objects: objects(`erin:${sha('first')}\n`),
+    translate: { nginxAnnotations: true },
+    ready: { host: 'both.test', status: 401 },
   });
-  return { stack, auth, authTls, rotate: (htpasswd) => writeFile(file, toYaml(objects(htpasswd))) };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
-}
+  return { stack, auth, authTls, rotate: (htpasswd) => writeFile(path.join(dir, 'objects.yaml'), toYaml(objects(htpasswd))) };
+});
 
 test('auth-type basic: no credentials get 401 with a Basic WWW-Authenticate challenge', async (t) => {
   const w = await world(t);

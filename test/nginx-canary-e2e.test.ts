@@ -2,60 +2,31 @@
 // echo backends `web` (the main Ingress's Service) and `web-v2` (the canary's). One host per case, one stack for
 // the whole file. Each test shows ingress-nginx's documented canary behaviour (user-guide/nginx-configuration/
 // annotations.md#canary): by header ("always"/"never", a value, a pattern), by cookie, by weight, in that order.
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
+import test from 'ava';
 import { createKeepAliveAgent, httpGet, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
-import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { ingress, ingressClass, serviceWithEndpoints } from './fixtures/manifests.js';
+import { nginxIngress } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
   stack: Stack;
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
 /** A main Ingress (to `web`) and a canary Ingress (to `web-v2`) for the same host and path. */
 function pair(host: string, canary: Record<string, string>, main: Record<string, string> = {}, p = '/'): object[] {
   const name = host.replace(/\.test$/, '');
-  return [
-    ingress(name, { annotations: nginx(main), rules: [{ host, paths: [{ path: p, service: 'web' }] }] }),
-    ingress(`${name}-canary`, { annotations: nginx({ canary: 'true', ...canary }), rules: [{ host, paths: [{ path: p, service: 'web-v2' }] }] }),
-  ];
+  return [nginxIngress(name, host, 'web', main, p), nginxIngress(`${name}-canary`, host, 'web-v2', { canary: 'true', ...canary }, p)];
 }
 
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
-  const start = async (service: string): Promise<EchoBackend> => {
-    const backend = await startEchoBackend({ service });
-    cleanups.push(() => backend.close());
-    return backend;
-  };
-  const web = await start('web');
-  const v2 = await start('web-v2');
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
+  const web = await scope.startBackend({ service: 'web' });
+  const v2 = await scope.startBackend({ service: 'web-v2' });
   const objects = [
     ingressClass(),
-    ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
-    ...serviceWithEndpoints('web-v2', [{ address: v2.address, port: v2.port }]),
+    ...serviceWithEndpoints('web', [endpointOf(web)]),
+    ...serviceWithEndpoints('web-v2', [endpointOf(v2)]),
     ...pair('weight.test', { 'canary-weight': '20' }),
     ...pair('weight-total.test', { 'canary-weight': '300', 'canary-weight-total': '1000' }),
     ...pair('header.test', { 'canary-by-header': 'X-Canary' }),
@@ -66,28 +37,12 @@ async function setUp(): Promise<World> {
     ...pair('inherits.test', { 'canary-by-header': 'X-Canary', 'x-forwarded-prefix': '/ignored' }, { 'x-forwarded-prefix': '/shop' }, '/app'),
     ...pair('invalid.test', { 'canary-weight': 'lots', 'canary-by-cookie': 'use_v2' }),
     // A canary whose host and path no main Ingress serves: reported, and it routes nothing.
-    ingress('orphan-canary', { annotations: nginx({ canary: 'true', 'canary-weight': '100' }), rules: [{ host: 'orphan.test', paths: [{ path: '/', service: 'web-v2' }] }] }),
+    nginxIngress('orphan-canary', 'orphan.test', 'web-v2', { canary: 'true', 'canary-weight': '100' }),
     ingress('ready', { rules: [{ host: 'ready.test', paths: [{ path: '/', service: 'web' }] }] }),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
-  cleanups.push(() => stack.controller.stop());
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'ready.test', path: '/' })).status === 200, {
-    description: 'the Ingresses are served',
-    timeoutMs: 20_000,
-  });
+  const stack = await scope.startStack({ dir, objects, translate: { nginxAnnotations: true }, ready: { host: 'ready.test' } });
   return { stack };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
+});
 
 function get(w: World, host: string, headers: Record<string, string> = {}, p = '/'): Promise<HttpResult> {
   return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, headers });

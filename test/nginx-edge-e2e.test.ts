@@ -4,15 +4,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
-import { httpGet, httpsGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
+import test from 'ava';
+import type { EchoBackend } from './harness/echo-backend.js';
+import { httpsGet } from './harness/http-client.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { nginx } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get, type FileScope } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
   stack: Stack;
@@ -34,25 +34,9 @@ interface ErrorPageRequest {
   headers: IncomingMessage['headers'];
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
-async function listen(server: Server): Promise<number> {
+async function listen(scope: FileScope, server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  scope.defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return (server.address() as AddressInfo).port;
 }
 
@@ -60,50 +44,44 @@ async function listen(server: Server): Promise<number> {
  * Like ingress-nginx's custom-error-pages image: answers with the status in X-Code (404 without one) and a JSON
  * page naming what it was told, so the client sees the error backend's own status and body.
  */
-async function startErrorPages(seen: ErrorPageRequest[]): Promise<number> {
+async function startErrorPages(scope: FileScope, seen: ErrorPageRequest[]): Promise<number> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     seen.push({ path: req.url ?? '', headers: req.headers });
     const code = Number(req.headers['x-code'] ?? '404');
     res.writeHead(code, { 'content-type': 'application/json', 'x-error-page': 'yes' });
     res.end(JSON.stringify({ page: 'error', code, format: req.headers['x-format'] ?? null }));
   });
-  return listen(server);
+  return listen(scope, server);
 }
 
 /** A backend answering `/status/NNN` with that status (and a body saying so), anything else with 200. */
-async function startStatusBackend(): Promise<number> {
+async function startStatusBackend(scope: FileScope): Promise<number> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const match = /^\/status\/(\d{3})/.exec(req.url ?? '');
     const status = match === null ? 200 : Number(match[1]);
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(`backend says ${status}`);
   });
-  return listen(server);
+  return listen(scope, server);
 }
 
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
   const ca = await createTestCA();
   const backendCert = await ca.issue({ dnsNames: ['pass.test'] });
   const envoyCert = await ca.issue({ dnsNames: ['term.test'] });
   const errorsCert = await ca.issue({ dnsNames: ['errors-tls.test'] });
-  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
-    const backend = await startEchoBackend(opts);
-    cleanups.push(() => backend.close());
-    return backend;
-  };
+  const start = scope.startBackend;
   const passBackend = await start({ service: 'secure', tls: { cert: backendCert.certPem, key: backendCert.keyPem } });
   const web = await start({ service: 'web' });
   const fallbackPage = await start({ service: 'fallback-page' });
   const errorRequests: ErrorPageRequest[] = [];
-  const errorPort = await startErrorPages(errorRequests);
-  const statusPort = await startStatusBackend();
+  const errorPort = await startErrorPages(scope, errorRequests);
+  const statusPort = await startStatusBackend(scope);
   // A port nothing listens on: Envoy's own 503 (connection refused).
   const closed = createServer();
   const closedPort = await new Promise<number>((resolve) => closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)));
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
   const objects = [
     ingressClass(),
     ...serviceWithEndpoints('secure', [endpoint(passBackend)]),
@@ -145,35 +123,20 @@ async function setUp(): Promise<World> {
       rules: [{ host: 'no-errors.test', paths: [{ path: '/', service: 'statuses' }] }],
     }),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
-  await writeFile(path.join(tmp.path, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [endpoint(web)])));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
-  cleanups.push(() => stack.controller.stop());
-  await stack.envoy.waitForListener('ingress_https');
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'errors.test', path: '/' })).status === 200, {
-    description: 'the annotated Ingresses are served',
-    timeoutMs: 20_000,
+  await writeFile(path.join(dir, 'flapping.yaml'), toYaml(serviceWithEndpoints('flapping', [endpoint(web)])));
+  const stack = await scope.startStack({
+    dir,
+    objects,
+    translate: { nginxAnnotations: true },
+    waitForHttpsListener: true,
+    ready: { host: 'errors.test' },
   });
-  return { stack, dir: tmp.path, web, ca, backendCert, envoyCert, passBackend, errorRequests };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
+  return { stack, dir, web, ca, backendCert, envoyCert, passBackend, errorRequests };
+});
 
 /** The error-page request made for the request with this target (tests run concurrently: targets are unique). */
 function errorRequestFor(w: World, uri: string): ErrorPageRequest | undefined {
   return w.errorRequests.find((r) => r.headers['x-original-uri'] === uri);
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
 }
 
 test('ssl-passthrough: the client completes TLS with the backend itself, through Envoy\'s 443 listener', async (t) => {

@@ -7,15 +7,15 @@ import { rename, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { nginxAnnotationsClassAnnotation } from '../controller/translate/ingress-class-nginx.js';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, ECHO_DELAY_HEADER, type EchoBackend, type EchoBackendOptions } from './harness/echo-backend.js';
-import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
+import { ECHO_DELAY_HEADER } from './harness/echo-backend.js';
+import type { HttpGetOptions, HttpResult } from './harness/http-client.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { nginxIngress } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get, type FileScope } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
   stack: Stack;
@@ -24,62 +24,37 @@ interface World {
   setClassOptIn(value: string): Promise<void>;
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
 /** An Ingress of the class that opted in to the nginx annotations. */
-function migrated(name: string, host: string, service: string, values: Record<string, string>, p = '/'): object {
-  const object = ingress(name, { annotations: nginx(values), rules: [{ host, paths: [{ path: p, service }] }] }) as { spec: Record<string, unknown> };
-  object.spec['ingressClassName'] = 'migrated';
-  return object;
-}
+const migrated = (name: string, host: string, service: string, values: Record<string, string>, p = '/'): object =>
+  nginxIngress(name, host, service, values, p, 'migrated');
 
 /**
  * A TCP address that never completes a handshake: a listening socket (backlog 0) that never accepts, whose accept
  * queue the test fills itself, so the kernel drops every further SYN and connects to it time out.
  */
-async function startBlackhole(): Promise<{ address: string; port: number }> {
+async function startBlackhole(scope: FileScope): Promise<{ address: string; port: number }> {
   const script =
     'import socket,time\ns=socket.socket()\ns.bind(("127.0.0.3",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(3600)\n';
   const child: ChildProcess = spawn('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => child.kill('SIGKILL'));
+  scope.defer(() => child.kill('SIGKILL'));
   const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const port = Number(await new Promise<string>((resolve) => lines.once('line', resolve)));
   // Connections that fill the accept queue (those beyond it stay in SYN_SENT: the queue is full either way).
   for (let i = 0; i < 3; i++) {
     const socket = net.connect({ host: '127.0.0.3', port });
     socket.on('error', () => undefined);
-    cleanups.push(() => socket.destroy());
+    scope.defer(() => socket.destroy());
   }
   return { address: '127.0.0.3', port };
 }
 
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
-  const start = async (opts: EchoBackendOptions): Promise<EchoBackend> => {
-    const backend = await startEchoBackend(opts);
-    cleanups.push(() => backend.close());
-    return backend;
-  };
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
+  const start = scope.startBackend;
   const web = await start({ service: 'web' });
   const stickyA = await start({ service: 'sticky-a', host: '127.0.0.1' });
   const stickyB = await start({ service: 'sticky-b', host: '127.0.0.2' });
-  const blackhole = await startBlackhole();
-  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
+  const blackhole = await startBlackhole(scope);
   const classMigrated = ingressClass('migrated', false) as { metadata: { annotations: Record<string, string> } };
   classMigrated.metadata.annotations[nginxAnnotationsClassAnnotation] = 'true';
   const objects = [
@@ -110,36 +85,16 @@ async function setUp(): Promise<World> {
     }),
     migrated('cookie-location', 'cookie-location.test', 'sticky', { affinity: 'cookie' }, '/cart'),
     // The default class has no setting and the controller no --nginx-annotations: nginx annotations are ignored.
-    ingress('native', { annotations: nginx({ 'denylist-source-range': '127.0.0.0/8', 'limit-rps': '1' }), rules: [{ host: 'native.test', paths: [{ path: '/', service: 'web' }] }] }),
+    nginxIngress('native', 'native.test', 'web', { 'denylist-source-range': '127.0.0.0/8', 'limit-rps': '1' }),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
   const setClassOptIn = async (value: string): Promise<void> => {
     classMigrated.metadata.annotations[nginxAnnotationsClassAnnotation] = value;
-    await writeFile(path.join(tmp.path, 'objects.yaml.tmp'), toYaml(objects));
-    await rename(path.join(tmp.path, 'objects.yaml.tmp'), path.join(tmp.path, 'objects.yaml'));
+    await writeFile(path.join(dir, 'objects.yaml.tmp'), toYaml(objects));
+    await rename(path.join(dir, 'objects.yaml.tmp'), path.join(dir, 'objects.yaml'));
   };
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path });
-  cleanups.push(() => stack.controller.stop());
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'cookie.test', path: '/' })).status === 200, {
-    description: 'the Ingresses are served',
-    timeoutMs: 20_000,
-  });
+  const stack = await scope.startStack({ dir, objects, ready: { host: 'cookie.test' } });
   return { stack, blackhole, setClassOptIn };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
-}
+});
 
 /**
  * Sends `count` requests at once from `localAddress`; the number of each status, and how many token refills (one

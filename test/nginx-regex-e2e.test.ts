@@ -1,52 +1,22 @@
 // End to end with --nginx-annotations: use-regex, rewrite-target with capture groups and app-root -> controller
 // (standalone) -> a real Envoy -> echo backends, one host per case, one stack for the whole file. Each test shows
 // ingress-nginx's documented behaviour (docs/user-guide/ingress-path-matching.md, docs/examples/rewrite).
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { startEchoBackend, type EchoBackend } from './harness/echo-backend.js';
-import { httpGet, type HttpGetOptions, type HttpResult } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
-import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml, type PathSpec } from './fixtures/manifests.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import test from 'ava';
+import type { HttpGetOptions } from './harness/http-client.js';
+import { ingress, ingressClass, serviceWithEndpoints, type PathSpec } from './fixtures/manifests.js';
+import { nginxIngressWithPaths as annotated } from './fixtures/nginx-manifests.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get } from './fixtures/shared-stack.js';
+import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
   stack: Stack;
 }
 
-const cleanups: (() => unknown)[] = [];
-const sharedScope = {
-  teardown: (fn: () => unknown) => cleanups.push(fn),
-  get passed() {
-    return true;
-  },
-  log: () => undefined,
-} as unknown as ExecutionContext;
-
-test.after.always(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-const nginx = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
-
-function annotated(name: string, host: string, values: Record<string, string>, paths: PathSpec[]): object {
-  return ingress(name, { annotations: nginx(values), rules: [{ host, paths }] });
-}
-
 const regexPath = (p: string, service: string): PathSpec => ({ path: p, pathType: 'ImplementationSpecific', service });
 
-async function setUp(): Promise<World> {
-  const tmp = await createTempDir();
-  cleanups.push(() => tmp.remove());
-  const start = async (service: string): Promise<EchoBackend> => {
-    const backend = await startEchoBackend({ service });
-    cleanups.push(() => backend.close());
-    return backend;
-  };
-  const endpoint = (b: EchoBackend) => ({ address: b.address, port: b.port });
+const world = defineSharedWorld<World>(async (scope) => {
+  const dir = await scope.tempDir();
+  const start = (service: string) => scope.startBackend({ service });
   const [web, a, b] = await Promise.all([start('web'), start('a'), start('b')]);
   const objects = [
     ingressClass(),
@@ -78,29 +48,14 @@ async function setUp(): Promise<World> {
       regexPath('/one/(.*)', 'b'),
     ]),
   ];
-  await writeFile(path.join(tmp.path, 'objects.yaml'), toYaml(objects));
-  const stack = await startStack(sharedScope, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
-  cleanups.push(() => stack.controller.stop());
-  await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'broken.test', path: '/ok/x/y' })).status === 200, {
-    description: 'the annotated Ingresses are served',
-    timeoutMs: 20_000,
+  const stack = await scope.startStack({
+    dir,
+    objects,
+    translate: { nginxAnnotations: true },
+    ready: { host: 'broken.test', path: '/ok/x/y' },
   });
   return { stack };
-}
-
-let shared: Promise<World> | undefined;
-async function world(t: ExecutionContext): Promise<World> {
-  shared ??= setUp();
-  const w = await shared;
-  t.teardown(() => {
-    if (!t.passed) t.log(`--- controller ---\n${w.stack.logs().slice(-6000)}\n--- envoy ---\n${w.stack.envoy.logs(40)}`);
-  });
-  return w;
-}
-
-function get(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<HttpResult> {
-  return httpGet({ port: w.stack.httpPort, hostHeader: host, path: p, ...extra });
-}
+});
 
 /** `service path` the echo backend saw, or the status when no backend answered. */
 async function seen(w: World, host: string, p: string, extra: Partial<HttpGetOptions> = {}): Promise<string> {
