@@ -9,33 +9,20 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { parse, parseAllDocuments } from 'yaml';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA } from './harness/test-certs.js';
+import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
 
 const run = promisify(execFile);
 const root = findRepoRoot();
 const variants = ['default', 'edge-nodes', 'split'] as const;
 type Doc = { kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
 
-let cluster: KubeCluster | undefined;
-let kubectl = '';
-
-test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  kubectl = (await findKubeBinaries()).kubectl;
-  t.timeout(240_000, 'starting the API server');
-  cluster = await startKubeCluster();
-});
-
-test.after.always(async () => {
-  await cluster?.stop();
-});
+const kube = useFileKubeCluster();
 
 async function render(variant: string): Promise<{ yaml: string; docs: Doc[] }> {
-  const { stdout } = await run(kubectl, ['kustomize', path.join(root, 'deploy-variants', variant)], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(kube.kubectl, ['kustomize', path.join(root, 'deploy-variants', variant)], { maxBuffer: 16 * 1024 * 1024 });
   return { yaml: stdout, docs: parseAllDocuments(stdout).map((d) => d.toJS() as Doc) };
 }
 
@@ -47,15 +34,15 @@ for (const variant of variants) {
   test.serial(`${variant}: renders and passes kubectl apply --dry-run=server`, async (t) => {
     const { yaml } = await render(variant);
     // The namespace must exist for a server-side dry run of the namespaced objects.
-    await cluster!.kubectlOk(['apply', '-f', path.join(root, 'deploy/00-namespace.yaml')]);
-    const out = await cluster!.kubectlOk(['apply', '--dry-run=server', '-f', '-'], { input: yaml });
+    await kube.cluster.kubectlOk(['apply', '-f', path.join(root, 'deploy/00-namespace.yaml')]);
+    const out = await kube.cluster.kubectlOk(['apply', '--dry-run=server', '-f', '-'], { input: yaml });
     t.regex(out, /(created|configured|unchanged) \(server dry run\)/);
   });
 }
 
 test('default renders exactly the objects `kubectl apply -f deploy/` applies', async (t) => {
   const { docs } = await render('default');
-  const applied = await cluster!.kubectlOk(['create', '--dry-run=client', '-o', 'yaml', '-f', path.join(root, 'deploy')]);
+  const applied = await kube.cluster.kubectlOk(['create', '--dry-run=client', '-o', 'yaml', '-f', path.join(root, 'deploy')]);
   const fromDir = parseAllDocuments(applied).flatMap((d) => {
     const o = d.toJS() as Doc & { items?: Doc[] };
     return o.items ?? [o];

@@ -9,23 +9,18 @@ import test, { type ExecutionContext } from 'ava';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLeaseClient, LeaderElector, type LeaseRecord, type StoppedLeadingReason } from '../controller/leader-election.js';
 import { showLogsOnFailure } from './harness/ava-fixtures.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
+import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
 
 const namespace = 'election';
 const serviceAccount = 'elector';
-let cluster: KubeCluster | undefined;
 let token = '';
 
-test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  await findKubeBinaries();
-  t.timeout(180_000, 'starting the cluster');
-  cluster = await startKubeCluster();
-  // The least a replica needs for leader election: read, create and update Leases in its namespace.
-  await cluster.kubectlOk(['apply', '-f', '-'], {
-    input: `
+const kube = useFileKubeCluster({
+  prepare: async (cluster) => {
+    // The least a replica needs for leader election: read, create and update Leases in its namespace.
+    await cluster.kubectlOk(['apply', '-f', '-'], {
+      input: `
 apiVersion: v1
 kind: Namespace
 metadata: {name: ${namespace}}
@@ -49,25 +44,10 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: leader-election
 subjects:
   - {kind: ServiceAccount, name: ${serviceAccount}, namespace: ${namespace}}
 `,
-  });
-  token = await cluster.serviceAccountToken(namespace, serviceAccount);
+    });
+    token = await cluster.serviceAccountToken(namespace, serviceAccount);
+  },
 });
-
-test.after.always(async () => {
-  await cluster?.stop();
-});
-
-function started(): KubeCluster {
-  if (!cluster) throw new Error('the cluster did not start');
-  return cluster;
-}
-
-function kubeConfigFor(server?: string): KubeConfig {
-  const kc = new KubeConfig();
-  const text = started().kubeconfig({ token });
-  kc.loadFromString(server ? text.replace(started().server, server) : text);
-  return kc;
-}
 
 interface Candidate {
   elector: LeaderElector;
@@ -93,7 +73,7 @@ function candidates(
   server?: Record<string, string>,
 ): Candidate[] {
   const all: Candidate[] = identities.map((identity) => {
-    const kc = kubeConfigFor(server?.[identity]);
+    const kc = kube.kubeConfig(token, server?.[identity]);
     const client = createLeaseClient(kc, { namespace, name: lease, timeoutMs: 1000 });
     const elector = new LeaderElector(client, { namespace, name: lease, identity, ...durations });
     return { elector, identity, stopped: [], startedCount: 0 };
@@ -107,13 +87,13 @@ function candidates(
     c.elector.on('stopped-leading', (reason) => c.stopped.push(reason));
   }
   t.teardown(() => Promise.all(all.map((c) => c.elector.stop())).then(() => undefined));
-  showLogsOnFailure(t, 'Kubernetes', started());
+  showLogsOnFailure(t, 'Kubernetes', kube.cluster);
   return all;
 }
 
 async function readLease(name: string): Promise<LeaseRecord> {
   const admin = new KubeConfig();
-  admin.loadFromString(started().kubeconfig({ token: started().adminToken }));
+  admin.loadFromString(kube.cluster.kubeconfig({ token: kube.cluster.adminToken }));
   const lease = await createLeaseClient(admin, { namespace, name, timeoutMs: 5000 }).read();
   if (!lease) throw new Error(`lease ${name} does not exist`);
   return lease.record;
@@ -183,7 +163,7 @@ test('when the leader dies without releasing, the other takes over only after th
 });
 
 test('a leader cut off from the API server stops leading before another candidate can take over', async (t) => {
-  const proxy = await startTcpProxy(new URL(started().server).port);
+  const proxy = await startTcpProxy(new URL(kube.cluster.server).port);
   t.teardown(() => proxy.close());
   const [cutOff, other] = candidates(t, 'partition', ['cut-off', 'other'], short, { 'cut-off': proxy.url });
   if (!cutOff || !other) throw new Error('expected two candidates');

@@ -5,7 +5,7 @@
  * There is no garbage collector here (no controller-manager): tests check the ownerReference it would use.
  */
 import test, { type ExecutionContext } from 'ava';
-import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Ingress, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, NetworkingV1Api, type V1Ingress, type V1Service } from '@kubernetes/client-node';
 import {
   createIngressApi,
   ServiceIngressManager,
@@ -16,20 +16,15 @@ import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/diagnostics.js';
 import { showLogsOnFailure } from './harness/ava-fixtures.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
+import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
 
-let cluster: KubeCluster | undefined;
 let controllerToken = '';
 
-test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  await findKubeBinaries();
-  t.timeout(180_000, 'starting the cluster');
-  cluster = await startKubeCluster();
-  await cluster.kubectlOk(['apply', '-f', '-'], {
-    input: `
+const kube = useFileKubeCluster({
+  prepare: async (cluster) => {
+    await cluster.kubectlOk(['apply', '-f', '-'], {
+      input: `
 apiVersion: v1
 kind: Namespace
 metadata: {name: envoy-ingress}
@@ -64,24 +59,10 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: service-
 subjects:
   - {kind: ServiceAccount, name: controller, namespace: envoy-ingress}
 `,
-  });
-  controllerToken = await cluster.serviceAccountToken('envoy-ingress', 'controller');
+    });
+    controllerToken = await cluster.serviceAccountToken('envoy-ingress', 'controller');
+  },
 });
-
-test.after.always(async () => {
-  await cluster?.stop();
-});
-
-function started(): KubeCluster {
-  if (!cluster) throw new Error('the cluster did not start');
-  return cluster;
-}
-
-function kubeConfig(token: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(started().kubeconfig({ token }));
-  return kc;
-}
 
 interface Setup {
   namespace: string;
@@ -95,8 +76,8 @@ interface Setup {
 
 /** A namespace of its own, the real source and store watching it, and the manager acting as leader. */
 async function setup(t: ExecutionContext, namespace: string): Promise<Setup> {
-  showLogsOnFailure(t, 'Kubernetes', started());
-  const admin = kubeConfig(started().adminToken);
+  showLogsOnFailure(t, 'Kubernetes', kube.cluster);
+  const admin = kube.kubeConfig(kube.cluster.adminToken);
   const core = admin.makeApiClient(CoreV1Api);
   const networking = admin.makeApiClient(NetworkingV1Api);
   await core.createNamespace({ body: { metadata: { name: namespace } } });
@@ -108,7 +89,7 @@ async function setup(t: ExecutionContext, namespace: string): Promise<Setup> {
     debug: (obj: object, msg: string) => lines.push(`debug ${msg} ${JSON.stringify(obj)}`),
   };
   showLogsOnFailure(t, 'controller', { logs: () => lines.join('\n') });
-  const controller = kubeConfig(controllerToken);
+  const controller = kube.kubeConfig(controllerToken);
   const store = new ObjectStore();
   const source = new ClusterSource(controller, store, log, { namespace, minBackoffMs: 200 });
   void source.start();

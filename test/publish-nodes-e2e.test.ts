@@ -9,51 +9,38 @@ import test from 'ava';
 import { parseAllDocuments, stringify } from 'yaml';
 import { buildBootstrap } from '../envoy/bootstrap.js';
 import { useEnvoy } from './harness/ava-fixtures.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess } from './fixtures/controller-process.js';
 import { freePort } from './fixtures/standalone-stack.js';
+import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
 
 const root = findRepoRoot();
-let cluster: KubeCluster | undefined;
-let kubectl = '';
-
-test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  kubectl = (await findKubeBinaries()).kubectl;
-  t.timeout(240_000, 'starting the API server');
-  cluster = await startKubeCluster();
-});
-
-test.after.always(async () => {
-  await cluster?.stop();
-});
+const kube = useFileKubeCluster();
 
 function node(name: string): string {
   return stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name } }) + '---\n';
 }
 
 async function setNodeAddresses(name: string, addresses: { type: string; address: string }[]): Promise<void> {
-  await cluster!.kubectlOk(['patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addresses } })]);
+  await kube.cluster.kubectlOk(['patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addresses } })]);
 }
 
 async function setPodReady(name: string, ready: boolean): Promise<void> {
   const conditions = [{ type: 'Ready', status: ready ? 'True' : 'False' }];
-  await cluster!.kubectlOk(['patch', 'pod', name, '-n', 'envoy-ingress', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } })]);
+  await kube.cluster.kubectlOk(['patch', 'pod', name, '-n', 'envoy-ingress', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } })]);
 }
 
 async function publishedIps(): Promise<string> {
-  return (await cluster!.kubectlOk(['get', 'ingress', 'shop', '-n', 'shop', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim();
+  return (await kube.cluster.kubectlOk(['get', 'ingress', 'shop', '-n', 'shop', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim();
 }
 
 test('edge-nodes: Ingress status carries the addresses of the nodes whose envoy-ingress pod is ready', async (t) => {
   t.timeout(180_000);
-  const k = cluster!;
+  const k = kube.cluster;
   // The overlay as shipped: namespace, ServiceAccount, RBAC (with the --publish-nodes additions), DaemonSet...
-  const { stdout: rendered } = await promisify(execFile)(kubectl, ['kustomize', path.join(root, 'deploy-variants/edge-nodes')], { maxBuffer: 16 << 20 });
+  const { stdout: rendered } = await promisify(execFile)(kube.kubectl, ['kustomize', path.join(root, 'deploy-variants/edge-nodes')], { maxBuffer: 16 << 20 });
   await k.kubectlOk(['apply', '-f', '-'], { input: rendered });
   const daemonSet = parseAllDocuments(rendered).map((d) => d.toJS() as any).find((d) => d.kind === 'DaemonSet');
   const podTemplate = daemonSet.spec.template;
