@@ -1,0 +1,186 @@
+// Kubernetes mode, ingress-nginx basic auth switched on per IngressClass, end to end: a real API server, the real
+// CLI running as the ServiceAccount bound to deploy/'s RBAC and started WITHOUT --nginx-annotations, a real Envoy,
+// and an echo backend on a test host (network namespace). Annotating the IngressClass with kubectl turns the
+// nginx annotations on, which makes the controller watch Opaque Secrets (the users of auth-secret): a wrong
+// password gets 401, the right one 200; removing the annotation turns them off again.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { stringify } from 'yaml';
+import { buildBootstrap } from '../envoy/bootstrap.js';
+import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
+import { freePort } from './fixtures/standalone-stack.js';
+import { startEnvoy, type EnvoyProcess } from './harness/envoy-process.js';
+import { httpGet } from './harness/http-client.js';
+import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
+import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
+import { createTestHost, type TestHost } from './harness/netns-host.js';
+import { findRepoRoot } from './harness/repo-root.js';
+import { createTempDir, type TempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+
+interface World {
+  cluster: KubeCluster;
+  host: TestHost;
+  tmp: TempDir;
+  httpPort: number;
+  controller: ControllerProcess;
+  envoy: EnvoyProcess;
+}
+
+let world: World | undefined;
+const ns = 'private';
+const hostName = 'private.example.test';
+
+/** An htpasswd line in the {SHA} scheme ingress-nginx accepts (base64 of the password's SHA-1). */
+const htpasswd = (user: string, password: string): string => `${user}:{SHA}${createHash('sha1').update(password).digest('base64')}\n`;
+
+function objects(backend: { address: string; port: number }): string {
+  return [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-auth', namespace: ns }, type: 'Opaque', stringData: { auth: htpasswd('alice', 's3cret') } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'web-1', namespace: ns, labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
+      endpoints: [{ addresses: [backend.address], conditions: { ready: true } }],
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: {
+        name: 'private',
+        namespace: ns,
+        annotations: {
+          'nginx.ingress.kubernetes.io/auth-type': 'basic',
+          'nginx.ingress.kubernetes.io/auth-secret': 'basic-auth',
+          'nginx.ingress.kubernetes.io/auth-realm': 'Authentication Required',
+        },
+      },
+      spec: {
+        ingressClassName: 'envoy-ingress',
+        rules: [{ host: hostName, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } }],
+      },
+    },
+  ]
+    .map((o) => stringify(o))
+    .join('---\n');
+}
+
+function w(): World {
+  if (!world) throw new Error('cluster not started');
+  return world;
+}
+
+async function statusOf(credentials?: string): Promise<number | string> {
+  try {
+    const res = await httpGet({
+      port: w().httpPort,
+      hostHeader: hostName,
+      path: '/',
+      timeoutMs: 3000,
+      ...(credentials === undefined ? {} : { headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } }),
+    });
+    return res.status;
+  } catch (err: unknown) {
+    return `error ${String(err)}`;
+  }
+}
+
+async function setOptIn(on: boolean): Promise<void> {
+  const annotation = 'envoy-ingress.io/nginx-annotations';
+  await w().cluster.kubectlOk(['annotate', '--overwrite', 'ingressclass', 'envoy-ingress', on ? `${annotation}=true` : `${annotation}-`]);
+}
+
+function showLogs(t: ExecutionContext): void {
+  t.teardown(() => {
+    if (t.passed || !world) return;
+    t.log(`--- controller ---\n${world.controller.logs()}`.slice(-8000));
+    t.log(`--- envoy ---\n${world.envoy.logs(60)}`);
+  });
+}
+
+test.before(async (t) => {
+  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
+  await findKubeBinaries();
+  t.timeout(240_000, 'starting the cluster, the controller and Envoy');
+  const cluster = await startKubeCluster();
+  const tmp = await createTempDir();
+  const host = await createTestHost();
+  const backend = await host.startEcho({ service: 'web' });
+  const deployDir = path.join(findRepoRoot(), 'deploy');
+  for (const file of ['00-namespace.yaml', '01-service-account.yaml', '02-rbac.yaml', '03-ingress-class.yaml']) {
+    await cluster.kubectlOk(['apply', '-f', path.join(deployDir, file)]);
+  }
+  const token = await cluster.serviceAccountToken('envoy-ingress', 'envoy-ingress', 3600);
+  const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
+  await cluster.writeKubeconfig(saKubeconfig, { token });
+  await cluster.kubectlOk(['create', 'namespace', ns]);
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
+  const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+  // No --nginx-annotations: only the IngressClass's annotation can turn them on.
+  const controller = startControllerProcess([
+    `--kubeconfig=${saKubeconfig}`,
+    `--xds-address=127.0.0.1:${xdsPort}`,
+    '--publish-address=192.0.2.20',
+    '--leader-election-namespace=envoy-ingress',
+    '--identity=controller-auth',
+    '--listen-address=127.0.0.1',
+    `--http-port=${httpPort}`,
+    `--https-port=${httpsPort}`,
+    '--log-level=debug',
+  ]);
+  world = { cluster, host, tmp, httpPort, controller } as World;
+  await controller.waitForLog('all informers synced');
+  world.envoy = await startEnvoy({
+    bootstrap: buildBootstrap({ nodeId: 'envoy-auth', nodeCluster: 'kube-e2e', xdsHost: '127.0.0.1', xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
+    logLevel: 'warn',
+    drainTimeS: 2,
+  });
+  await world.envoy.waitForLive(60_000);
+});
+
+test.after.always(async () => {
+  if (!world) return;
+  await world.controller?.stop();
+  await world.envoy?.stop();
+  await world.host.destroy();
+  await world.cluster.stop();
+  await world.tmp.remove();
+});
+
+test.serial('without the class opt-in the nginx auth annotations are not read and no Opaque Secret is watched', async (t) => {
+  showLogs(t);
+  await waitFor(async () => (await statusOf()) === 200, { description: 'the Ingress is served (without auth)', timeoutMs: 30_000 });
+  t.false(w().controller.entries().some((e) => e['msg'] === 'watching Opaque Secrets (ingress-nginx basic auth: auth-secret)'));
+});
+
+test.serial('kubectl annotate on the IngressClass turns basic auth on: 401 for a wrong password, 200 for the right one', async (t) => {
+  showLogs(t);
+  await setOptIn(true);
+  await w().controller.waitForLog('watching Opaque Secrets (ingress-nginx basic auth: auth-secret)');
+  await waitFor(async () => (await statusOf('alice:s3cret')) === 200 && (await statusOf()) === 401, {
+    description: 'basic auth enforced with the users of the Opaque Secret',
+    timeoutMs: 30_000,
+  });
+  t.is(await statusOf('alice:wrong'), 401);
+  t.is(await statusOf('bob:s3cret'), 401);
+  t.is(await statusOf('alice:s3cret'), 200);
+});
+
+test.serial('removing the annotation turns the nginx annotations off again and stops watching Opaque Secrets', async (t) => {
+  showLogs(t);
+  await setOptIn(false);
+  await w().controller.waitForLog('no longer watching Opaque Secrets: no IngressClass opts in to nginx annotations');
+  await waitFor(async () => (await statusOf()) === 200, { description: 'served without auth again', timeoutMs: 30_000 });
+  // Opting in again reads the users afresh (the Secret, changed meanwhile, is listed anew).
+  await w().cluster.kubectlOk(['patch', 'secret', 'basic-auth', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ stringData: { auth: htpasswd('bob', 'other') } })]);
+  await setOptIn(true);
+  await waitFor(async () => (await statusOf('bob:other')) === 200 && (await statusOf('alice:s3cret')) === 401, {
+    description: 'the changed users apply after opting in again',
+    timeoutMs: 30_000,
+  });
+  t.is(await statusOf(), 401);
+});
