@@ -45,11 +45,45 @@ const issueList = [
   'custom-http-errors', 'x-forwarded-prefix', 'upstream-vhost', 'configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet',
 ];
 
-test('table output on the test Ingresses: golden, exit code 1', async (t) => {
+const summaryShape =
+  /^(\d+) Ingresses, (\d+) nginx annotations: (\d+) supported, (\d+) supported with a difference, (\d+) unsupported, (\d+) refused; (\d+) paths would match differently -> (behaviour would change|nothing would change)$/;
+
+/** What the table's own rows count: Ingress headings, annotation rows by their STATUS column, ROUTE lines. */
+function countTableRows(stdout: string): Record<string, number> {
+  const counts: Record<string, number> = { ingresses: 0, supported: 0, 'supported-with-difference': 0, unsupported: 0, refused: 0, routes: 0 };
+  for (const line of stdout.split('\n')) {
+    if (line.startsWith('Ingress ')) counts['ingresses']! += 1;
+    else if (line.startsWith('  ROUTE ')) counts['routes']! += 1;
+    else {
+      const status = /^  \S+\s+(supported-with-difference|supported|unsupported|refused)(\s|$)/.exec(line)?.[1];
+      if (status !== undefined) counts[status]! += 1;
+    }
+  }
+  return counts;
+}
+
+test('table output on the test Ingresses: golden, exit code 1, a summary line that adds up the rows above it', async (t) => {
   const { stdout, code } = await migrateCheck(['--manifests', manifests]);
   t.is(code, 1, 'something would change');
   golden(t, 'migrate-check.txt', stdout);
-  t.regex(stdout, /^11 Ingresses, 69 nginx annotations: 30 supported, 30 supported with a difference, 5 unsupported, 4 refused; 4 paths would match differently -> behaviour would change$/m);
+  // The last line is the summary; its numbers are those of the rows (the exact text is in the golden).
+  const lines = stdout.trimEnd().split('\n');
+  const match = summaryShape.exec(lines.at(-1) ?? '');
+  if (match === null) return t.fail(`summary line has an unexpected shape: ${lines.at(-1)}`);
+  const [ingresses, annotations, supported, withDifference, unsupported, refused, routes] = match.slice(1, 8).map(Number) as number[];
+  const rows = countTableRows(stdout);
+  t.deepEqual(
+    { ingresses, supported, withDifference, unsupported, refused, routes },
+    { ingresses: rows['ingresses'], supported: rows['supported'], withDifference: rows['supported-with-difference'], unsupported: rows['unsupported'], refused: rows['refused'], routes: rows['routes'] },
+  );
+  t.is(annotations, supported! + withDifference! + unsupported! + refused!, 'every annotation has exactly one status');
+  t.true(ingresses! >= 10 && annotations! >= issueList.length, 'the test data is the realistic set, not an empty directory');
+  // Not everything plainly supported (and route changes) -> "would change", matching the exit code.
+  t.is(match[8], annotations !== supported || routes! > 0 ? 'behaviour would change' : 'nothing would change');
+  t.is(match[8] === 'behaviour would change', code === 1);
+  // The JSON summary says the same.
+  const json = JSON.parse((await migrateCheck(['--manifests', manifests, '--output', 'json'])).stdout) as MigrationReport;
+  t.deepEqual(json.summary, { ingresses, annotations, supported, supportedWithDifference: withDifference, unsupported, refused, routeChanges: routes, changes: true });
 });
 
 test('JSON output: golden; every issue-listed annotation classified; route change rules found', async (t) => {
