@@ -3,7 +3,7 @@ import { type ResolvedBackend, type ServiceIndex, resolveBackend } from './backe
 import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost, parseHost } from './hostname.js';
 import type { ClusterIR, RouteIR } from './ir.js';
-import { type Ingress, type ObjectRef, refOf } from './kube-objects.js';
+import { type Ingress, type IngressRule, type ObjectRef, refOf } from './kube-objects.js';
 import { describeMatch, matchKey, parsePath } from './path-match.js';
 import { parseRegexPath } from './path-match-regex.js';
 import { describeOwner } from './owner.js';
@@ -18,6 +18,15 @@ export interface CollectedRules {
 
 export function ruleRouteName(ingress: ObjectRef, rule: number, path: number): string {
   return `ingress/${ingress.namespace}/${ingress.name}/rule/${rule}/path/${path}`;
+}
+
+/** The host rule `index` routes for (`*` without one), or undefined once an invalid host is reported: skip the rule. */
+export function ruleHost(rule: IngressRule, index: number, warn: (reason: string, message: string) => void): string | undefined {
+  if (rule.host === undefined || rule.host === '') return catchAllHost;
+  const parsed = parseHost(rule.host);
+  if (parsed.valid) return parsed.host;
+  warn(Reason.InvalidHost, `rule ${index}: ${parsed.error}; rule skipped`);
+  return undefined;
 }
 
 function addOnce<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -50,15 +59,8 @@ export function collectRules(
       diagnostics.push({ object: ref, severity: 'Warning', reason, message });
     };
     (ingress.spec?.rules ?? []).forEach((rule, i) => {
-      let host = catchAllHost;
-      if (rule.host !== undefined && rule.host !== '') {
-        const parsed = parseHost(rule.host);
-        if (!parsed.valid) {
-          warn(Reason.InvalidHost, `rule ${i}: ${parsed.error}; rule skipped`);
-          return;
-        }
-        host = parsed.host;
-      }
+      const host = ruleHost(rule, i, warn);
+      if (host === undefined) return;
       addOnce(contributorsByHost, host, ingress);
       (rule.http?.paths ?? []).forEach((path, j) => {
         const parsed = regexPaths.has(ingress) ? parseRegexPath(path.path) : parsePath(path.path, path.pathType);

@@ -238,3 +238,13 @@ test('over TLS the canary routes are the same (the HTTPS route table is a copy);
   const http = result.ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
   t.true(http?.routes.every((r) => r.action.kind === 'https-redirect'));
 });
+
+test('a canary rule with an invalid host is reported and skipped, as any Ingress rule; the main route is unchanged', (t) => {
+  const canary = ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-weight': '50' }), { age: 1, host: 'Bad_Host!' });
+  const result = translate(state([main, canary]), nginxOn);
+  t.deepEqual(
+    result.diagnostics.map((d) => `${d.object.name} ${d.reason} ${d.message.replace(/^(rule 0: ).*(; rule skipped)$/, '$1…$2')}`),
+    ['canary InvalidHost rule 0: …; rule skipped'],
+  );
+  t.deepEqual(summary(vhost(result).routes), ['main/rule/0/path/0 -> default/web/80', 'fallback -> direct']);
+});

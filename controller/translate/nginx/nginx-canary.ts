@@ -13,7 +13,7 @@ import { type ResolvedBackend, type ServiceIndex, resolveBackend } from '../back
 import { withSettings } from '../annotation-policy.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { catchAllHost, parseHost } from '../hostname.js';
+import { ruleHost } from '../ingress-rules.js';
 import type { ClusterIR, HeaderMatchIR, RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { annotationPrefix } from '../options.js';
@@ -261,15 +261,8 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
       context.diagnostics.push({ object: ref, severity: 'Warning', reason, message });
     };
     (ingress.spec?.rules ?? []).forEach((rule, i) => {
-      let host = catchAllHost;
-      if (rule.host !== undefined && rule.host !== '') {
-        const parsed = parseHost(rule.host);
-        if (!parsed.valid) {
-          warn(Reason.InvalidHost, `rule ${i}: ${parsed.error}; rule skipped`);
-          return;
-        }
-        host = parsed.host;
-      }
+      const host = ruleHost(rule, i, warn);
+      if (host === undefined) return;
       (rule.http?.paths ?? []).forEach((path, j) => {
         const where = `rule ${i} path ${j}`;
         const vhost = virtualHosts.get(host);
