@@ -63,32 +63,25 @@ const secretType = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v
  */
 export function buildXdsTlsSdsFiles(tls: XdsClientTls): Record<string, ResourceJson> {
   return {
-    [xdsTlsSds.certificate.file]: {
-      resources: [
-        {
-          '@type': secretType,
-          name: xdsTlsSds.certificate.secret,
-          tls_certificate: {
-            certificate_chain: { filename: tls.certFile },
-            private_key: { filename: tls.keyFile },
-            watched_directory: { path: path.posix.dirname(tls.certFile) },
-          },
-        },
-      ],
-    },
-    [xdsTlsSds.trustedCa.file]: {
-      resources: [
-        {
-          '@type': secretType,
-          name: xdsTlsSds.trustedCa.secret,
-          validation_context: {
-            trusted_ca: { filename: tls.caFile },
-            watched_directory: { path: path.posix.dirname(tls.caFile) },
-          },
-        },
-      ],
-    },
+    [xdsTlsSds.certificate.file]: sdsFileOf(xdsTlsSds.certificate.secret, {
+      tls_certificate: {
+        certificate_chain: { filename: tls.certFile },
+        private_key: { filename: tls.keyFile },
+        watched_directory: { path: path.posix.dirname(tls.certFile) },
+      },
+    }),
+    [xdsTlsSds.trustedCa.file]: sdsFileOf(xdsTlsSds.trustedCa.secret, {
+      validation_context: {
+        trusted_ca: { filename: tls.caFile },
+        watched_directory: { path: path.posix.dirname(tls.caFile) },
+      },
+    }),
   };
+}
+
+/** An SDS file: a DiscoveryResponse holding the one Secret `name` with these fields. */
+function sdsFileOf(name: string, secret: ResourceJson): ResourceJson {
+  return { resources: [{ '@type': secretType, name, ...secret }] };
 }
 
 function buildFileSdsConfig(sdsDir: string, name: string, file: string): ResourceJson {
