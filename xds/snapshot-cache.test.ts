@@ -59,6 +59,28 @@ test('patch re-encodes only the named ClusterLoadAssignments and keeps the other
   t.deepEqual([...cache.snapshot.resources.clusterLoadAssignment.keys()], ['a', 'b', 'c']);
 });
 
+test('a patched type version equals the version computed from scratch over the whole map', (t) => {
+  const cache = new SnapshotCache();
+  cache.update({ clusterLoadAssignment: [cla('a', '10.0.0.1'), cla('b', '10.0.0.2'), cla('c', '10.0.0.3')] });
+  // Derived incrementally (old digests out, new in); typeVersion over a fresh copy of the map sums every entry.
+  const fromScratch = (): string => typeVersion(new Map(cache.snapshot.resources.clusterLoadAssignment));
+  const steps: [Parameters<SnapshotCache['patch']>[1], string[]][] = [
+    [[cla('b', '10.0.0.9')], []], // replaced
+    [[cla('ab', '10.0.0.4')], []], // added
+    [[], ['a']], // removed
+    [[cla('d', '10.0.0.5'), cla('c', '10.0.0.6')], ['d', 'nothing']], // added and removed in one patch, one replaced
+    [[cla('a', '10.0.0.1')], []], // back
+  ];
+  for (const [upserts, removals] of steps) {
+    cache.patch('clusterLoadAssignment', upserts, removals);
+    t.is(cache.snapshot.versions.clusterLoadAssignment, fromScratch(), JSON.stringify(removals));
+  }
+  // Equal content gives the equal version, whatever path led there.
+  const fresh = new SnapshotCache();
+  fresh.update({ clusterLoadAssignment: [cla('a', '10.0.0.1'), cla('ab', '10.0.0.4'), cla('b', '10.0.0.9'), cla('c', '10.0.0.6')] });
+  t.is(cache.snapshot.versions.clusterLoadAssignment, fresh.snapshot.versions.clusterLoadAssignment);
+});
+
 test('a resource passed as the same JSON object as last time is not encoded again', (t) => {
   const cache = new SnapshotCache();
   const table = routeTable(['one', 'two', 'three'.repeat(100)]);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { encodeAny } from '../proto/proto-json.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { resourceOf, sameBytes, type XdsResource } from './resource.js';
-import { emptyResources, makeSnapshot, type ResourceMap, type Snapshot } from './snapshot.js';
+import { emptyResources, makeSnapshot, patchedTypeVersion, type ResourceMap, type Snapshot } from './snapshot.js';
 
 export interface NamedJson {
   name: string;
@@ -48,7 +48,13 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
    * Encodes `list` against what type `kind` holds: returns the new map, or undefined when the content is
    * unchanged. `replaceAll`: names missing from `list` are removed; else they are kept (a patch).
    */
-  #apply(kind: ResourceKind, list: readonly NamedJson[], removals: readonly string[], replaceAll: boolean): Map<string, XdsResource> | undefined {
+  #apply(
+    kind: ResourceKind,
+    list: readonly NamedJson[],
+    removals: readonly string[],
+    replaceAll: boolean,
+    delta?: { removed: XdsResource[]; added: XdsResource[] },
+  ): Map<string, XdsResource> | undefined {
     const previous = this.#snapshot.resources[kind];
     const map = replaceAll ? new Map<string, XdsResource>() : new Map(previous);
     let differs = replaceAll && list.length !== previous.size;
@@ -62,12 +68,21 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       const any = encodeAny(resource);
       encoded += 1;
       const made = old !== undefined && sameBytes(old.any.value, any.value) ? old : resourceOf(name, any);
-      if (made !== old) differs = true;
+      if (made !== old) {
+        differs = true;
+        if (old !== undefined) delta?.removed.push(old);
+        delta?.added.push(made);
+      }
       this.#bySource.set(resource, made);
       map.set(name, made);
     }
     for (const name of removals) {
-      if (map.delete(name)) differs = true;
+      const old = map.get(name);
+      if (old === undefined) continue;
+      map.delete(name);
+      differs = true;
+      // An upsert in the same patch already counted as added: it leaves the version sums again.
+      delta?.removed.push(old);
     }
     this.#lastEncoded[kind] = encoded;
     return differs ? map : undefined;
@@ -93,11 +108,14 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
    */
   patch(kind: ResourceKind, upserts: readonly NamedJson[], removals: readonly string[] = []): ResourceKind[] {
     this.#lastEncoded = {};
-    const applied = this.#apply(kind, upserts, removals, false);
+    const delta = { removed: [] as XdsResource[], added: [] as XdsResource[] };
+    const applied = this.#apply(kind, upserts, removals, false, delta);
     if (!applied) return this.#publish({ ...this.#snapshot.resources }, []);
     const previous = this.#snapshot.resources[kind];
     const added = upserts.some(({ name }) => !previous.has(name));
-    const next = { ...this.#snapshot.resources, [kind]: added ? sorted(applied) : applied };
+    const map = added ? sorted(applied) : applied;
+    patchedTypeVersion(map, previous, delta.removed, delta.added);
+    const next = { ...this.#snapshot.resources, [kind]: map };
     return this.#publish(next, [kind]);
   }
 

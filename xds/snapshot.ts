@@ -54,9 +54,39 @@ export function typeVersion(resources: ResourceMap): string {
     low = (low + a) >>> 0;
     high = (high + b) >>> 0;
   }
+  return remember(resources, low, high);
+}
+
+function remember(resources: ResourceMap, low: number, high: number): string {
   const version = hashOf(`${resources.size}:${high.toString(36)}:${low.toString(36)}`);
   mapVersions.set(resources, version);
+  mapSums.set(resources, [low, high]);
   return version;
+}
+
+/** Per map: the digest sums behind its version, so a patched copy can derive its own from them. */
+const mapSums = new WeakMap<ResourceMap, readonly [number, number]>();
+
+/**
+ * The version of `patched`, a copy of `base` without `removed` and with `added` (a replaced resource is in both):
+ * subtracts and adds those entries' digests instead of summing all of `patched` again, so an endpoint patch of
+ * one resource costs O(1) here even with 10,000 ClusterLoadAssignments.
+ */
+export function patchedTypeVersion(patched: ResourceMap, base: ResourceMap, removed: readonly XdsResource[], added: readonly XdsResource[]): string {
+  const sums = mapSums.get(base);
+  if (sums === undefined) return typeVersion(patched);
+  let [low, high] = sums;
+  for (const r of removed) {
+    const [a, b] = entryDigest(r);
+    low = (low - a) >>> 0;
+    high = (high - b) >>> 0;
+  }
+  for (const r of added) {
+    const [a, b] = entryDigest(r);
+    low = (low + a) >>> 0;
+    high = (high + b) >>> 0;
+  }
+  return remember(patched, low, high);
 }
 
 export function makeSnapshot(resources: Record<ResourceKind, ResourceMap>, previous?: Snapshot): Snapshot {
