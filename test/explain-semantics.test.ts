@@ -1,58 +1,28 @@
 // explain against the semantics tables (test/semantics/*.yaml): every request row there is checked against a real
 // Envoy by test/semantics.test.ts; here the same rows go through explain (pure, no Envoy), which must predict the
 // same answer: the Service that answers, the status, the redirect location, or a refused TLS session.
-import { readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
 import test from 'ava';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { buildConfig } from '../controller/build-config.js';
 import { explain, type ExplainInput, type Explanation } from '../controller/explain.js';
 import { clusterStateFromYaml } from '../controller/translate/cluster-state-yaml.js';
-import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { ingressClass } from './fixtures/manifests.js';
-import { findRepoRoot } from './harness/repo-root.js';
+import {
+  phasesOf,
+  readCaseFile,
+  secretOf,
+  semanticsCaseFiles,
+  serviceSpecOf,
+  servicePortsOf,
+  serviceWithLoopbackSlice,
+  type CertificateSpec,
+  type RequestRow,
+  type ServiceSpec,
+} from './fixtures/semantics-cases.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 
-interface ServiceSpec {
-  name: string;
-  namespace?: string;
-  headless?: boolean;
-  ports?: { name: string; port: number; targetPort?: number | string }[];
-}
-interface CertificateSpec {
-  name: string;
-  hosts: string[];
-  keyFrom?: string;
-}
-interface RequestRow {
-  host: string;
-  path: string;
-  scheme?: 'http' | 'https';
-  sni?: string;
-  expect: string | number;
-  location?: string;
-  skipNameCheck?: boolean;
-  note?: string;
-}
-interface Phase {
-  title?: string;
-  objects?: object[];
-  certificates?: CertificateSpec[];
-  requests: RequestRow[];
-}
-interface CaseFile extends Phase {
-  title: string;
-  services: (string | ServiceSpec)[];
-  options?: Partial<TranslateOptions>;
-  noDefaultClass?: boolean;
-  then?: Phase[];
-}
-
 const httpsPort = 8443;
-const casesDir = path.join(findRepoRoot(), 'test', 'semantics');
-const caseFiles = readdirSync(casesDir)
-  .filter((f) => f.endsWith('.yaml'))
-  .sort();
 
 /** Services and EndpointSlices as the semantics runner makes them (one ready endpoint per port). */
 function serviceObjects(services: (string | ServiceSpec)[]): { objects: object[]; portNames: Map<string, Map<number, string>> } {
@@ -60,38 +30,12 @@ function serviceObjects(services: (string | ServiceSpec)[]): { objects: object[]
   const portNames = new Map<string, Map<number, string>>();
   let nextPort = 20000;
   for (const entry of services) {
-    const spec = typeof entry === 'string' ? { name: entry } : entry;
-    const namespace = spec.namespace ?? 'default';
-    const ports = spec.ports ?? [{ name: 'http', port: 80, targetPort: 'http' }];
-    portNames.set(`${namespace}/${spec.name}`, new Map(ports.length > 1 ? ports.map((p) => [p.port, p.name]) : []));
-    objects.push(
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: spec.name, namespace },
-        spec: {
-          ...(spec.headless ? { clusterIP: 'None' } : {}),
-          ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort ?? p.port, protocol: 'TCP' })),
-        },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: { name: `${spec.name}-echo`, namespace, labels: { 'kubernetes.io/service-name': spec.name } },
-        addressType: 'IPv4',
-        ports: ports.map((p) => ({ name: p.name, port: nextPort++, protocol: 'TCP' })),
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      },
-    );
+    const spec = serviceSpecOf(entry);
+    const ports = servicePortsOf(spec);
+    portNames.set(`${spec.namespace ?? 'default'}/${spec.name}`, new Map(ports.length > 1 ? ports.map((p) => [p.port, p.name]) : []));
+    objects.push(...serviceWithLoopbackSlice(spec, ports.map(() => nextPort++)));
   }
   return { objects, portNames };
-}
-
-function secretOf(spec: CertificateSpec, issued: ReadonlyMap<string, IssuedCertificate>): object {
-  const own = issued.get(spec.name)!;
-  const keyPem = spec.keyFrom === undefined ? own.keyPem : issued.get(spec.keyFrom)!.keyPem;
-  const [namespace, name] = spec.name.includes('/') ? spec.name.split('/', 2) : ['default', spec.name];
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': own.certPem, 'tls.key': keyPem } };
 }
 
 /**
@@ -109,16 +53,16 @@ function predicted(e: Explanation, row: RequestRow, portNames: Map<string, Map<n
   return e.status ?? -1;
 }
 
-for (const file of caseFiles) {
+for (const file of semanticsCaseFiles) {
   test(`explain predicts what Envoy answers: ${file}`, async (t) => {
-    const spec = parse(readFileSync(path.join(casesDir, file), 'utf8')) as CaseFile;
+    const spec = readCaseFile(file);
     const { objects: serviceObjs, portNames } = serviceObjects(spec.services);
     const ca: TestCA = await createTestCA();
     const issued = new Map<string, IssuedCertificate>();
     let certificates: CertificateSpec[] = [];
     let objects: object[] = [];
     let checked = 0;
-    for (const phase of [spec as Phase, ...(spec.then ?? [])]) {
+    for (const phase of phasesOf(spec)) {
       if (phase.objects) objects = phase.objects;
       for (const c of phase.certificates ?? []) {
         issued.set(c.name, await ca.issue({ dnsNames: c.hosts }));

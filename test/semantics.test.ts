@@ -3,100 +3,33 @@
 // real Envoy, sends every request of the table (Host, SNI, path) and checks which Service answered, or the
 // status. Later phases of a case rewrite the objects (class changes, certificate rotation) and check again.
 // The case format is described in test/semantics/README.md.
-import { readFileSync, readdirSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import test, { type ExecutionContext } from 'ava';
-import { parse, stringify } from 'yaml';
-import type { TranslateOptions } from '../controller/translate/options.js';
+import { stringify } from 'yaml';
 import { useEchoBackend } from './harness/ava-fixtures.js';
-import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
 import { ingressClass } from './fixtures/manifests.js';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Case files
-
-interface ServiceSpec {
-  name: string;
-  namespace?: string;
-  headless?: boolean;
-  /** Default: one port `http` (80, targetPort `http`). */
-  ports?: { name: string; port: number; targetPort?: number | string }[];
-}
-
-interface CertificateSpec {
-  /** Secret name, `name` or `namespace/name`. */
-  name: string;
-  hosts: string[];
-  /** Put the key of this other certificate in the Secret instead of its own (a key that does not match). */
-  keyFrom?: string;
-}
-
-interface RequestRow {
-  /** Host header; for https also the SNI name unless `sni` is given. */
-  host: string;
-  path: string;
-  scheme?: 'http' | 'https';
-  /** SNI name to send; `""` sends none. */
-  sni?: string;
-  /** Service that must answer (200 from its echo backend), a status code, or `tls-error` (no TLS session). */
-  expect: string | number;
-  /** For redirects: the Location header; `{httpsPort}` stands for the HTTPS listener's port. */
-  location?: string;
-  /** For https: the certificate (by name in `certificates`) the server must present (latest issue of it). */
-  certificate?: string;
-  /** For https: verify the chain against the test CA but not the name (a certificate that does not cover it). */
-  skipNameCheck?: boolean;
-  /** Substring the body must contain (e.g. Envoy's "no healthy upstream"), or `""` for an empty body. */
-  body?: string;
-  /** Requests with the same label share one keep-alive connection, across phases. */
-  connection?: string;
-  /** With `connection`: the request must travel on the connection that label used before (not a new one). */
-  sameConnection?: boolean;
-  /** Why the row expects what it does (shown on failure). */
-  note?: string;
-}
-
-interface DiagnosticSpec {
-  reason: string;
-  /** Ingress name (namespace `default` unless `namespace/name`). */
-  object: string;
-}
-
-interface Phase {
-  title?: string;
-  /** The manifests of this phase (replace the previous phase's). */
-  objects?: object[];
-  /** Certificates (re-)issued in this phase: a name issued before gets a new key and certificate (rotation). */
-  certificates?: CertificateSpec[];
-  requests: RequestRow[];
-  /** Reasons the controller must report (others may be reported too). */
-  diagnostics?: DiagnosticSpec[];
-  /** Envoy stats that must not move while this phase is applied (e.g. listener_manager.listener_modified). */
-  unchangedStats?: string[];
-}
-
-interface CaseFile extends Phase {
-  title: string;
-  services: (string | ServiceSpec)[];
-  /** Translation options over the defaults (e.g. allowExternalName). */
-  options?: Partial<TranslateOptions>;
-  /** Leave out the default IngressClass the runner otherwise adds (for IngressClass cases). */
-  noDefaultClass?: boolean;
-  then?: Phase[];
-}
-
-const casesDir = path.join(findRepoRoot(), 'test', 'semantics');
-const caseFiles = readdirSync(casesDir)
-  .filter((f) => f.endsWith('.yaml'))
-  .sort();
+import {
+  phasesOf,
+  readCaseFile,
+  secretOf,
+  semanticsCaseFiles,
+  semanticsCasesDir,
+  serviceSpecOf,
+  servicePortsOf,
+  serviceWithLoopbackSlice,
+  type CertificateSpec,
+  type DiagnosticSpec,
+  type RequestRow,
+  type ServiceSpec,
+} from './fixtures/semantics-cases.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Backends, Services and certificates
@@ -105,10 +38,6 @@ interface Backends {
   objects: object[];
   /** Every name a backend answers with. */
   names: string[];
-}
-
-function serviceSpecOf(entry: string | ServiceSpec): ServiceSpec {
-  return typeof entry === 'string' ? { name: entry } : entry;
 }
 
 /**
@@ -121,49 +50,17 @@ async function startBackends(t: ExecutionContext, services: (string | ServiceSpe
   const names: string[] = [];
   for (const entry of services) {
     const spec = serviceSpecOf(entry);
-    const namespace = spec.namespace ?? 'default';
-    const ports = spec.ports ?? [{ name: 'http', port: 80, targetPort: 'http' }];
-    const slicePorts: object[] = [];
+    const ports = servicePortsOf(spec);
+    const endpointPorts: number[] = [];
     for (const port of ports) {
       const answer = ports.length === 1 ? spec.name : `${spec.name}:${port.name}`;
       const backend = await useEchoBackend(t, { service: answer });
       names.push(answer);
-      slicePorts.push({ name: port.name, port: backend.port, protocol: 'TCP' });
+      endpointPorts.push(backend.port);
     }
-    objects.push(
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: spec.name, namespace },
-        spec: {
-          ...(spec.headless ? { clusterIP: 'None' } : {}),
-          ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort ?? p.port, protocol: 'TCP' })),
-        },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: { name: `${spec.name}-echo`, namespace, labels: { 'kubernetes.io/service-name': spec.name } },
-        addressType: 'IPv4',
-        ports: slicePorts,
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      },
-    );
+    objects.push(...serviceWithLoopbackSlice(spec, endpointPorts));
   }
   return { objects, names };
-}
-
-function secretOf(spec: CertificateSpec, issued: ReadonlyMap<string, IssuedCertificate>): object {
-  const own = issued.get(spec.name) as IssuedCertificate;
-  const keyPem = spec.keyFrom === undefined ? own.keyPem : (issued.get(spec.keyFrom) as IssuedCertificate).keyPem;
-  const [namespace, name] = spec.name.includes('/') ? spec.name.split('/', 2) : ['default', spec.name];
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace },
-    type: 'kubernetes.io/tls',
-    stringData: { 'tls.crt': own.certPem, 'tls.key': keyPem },
-  };
 }
 
 async function writeManifest(dir: string, file: string, objects: object[]): Promise<void> {
@@ -298,8 +195,8 @@ function diagnosticsMissing(stack: Stack, expected: readonly DiagnosticSpec[]): 
     .map(({ reason, object }) => `${reason} on ${object}`);
 }
 
-for (const file of caseFiles) {
-  const spec = parse(readFileSync(path.join(casesDir, file), 'utf8')) as CaseFile;
+for (const file of semanticsCaseFiles) {
+  const spec = readCaseFile(file);
   test(`${file}: ${spec.title}`, async (t) => {
     t.timeout(180_000);
     const tmp = await createTempDir('semantics-');
@@ -309,7 +206,7 @@ for (const file of caseFiles) {
     const issued = new Map<string, IssuedCertificate>();
     const certificateSpecs = new Map<string, CertificateSpec>();
 
-    const phases: Phase[] = [spec, ...(spec.then ?? [])];
+    const phases = phasesOf(spec);
     let objects: object[] = [];
     let stack: Stack | undefined;
     const agents = new Map<string, HttpsAgent>();
@@ -390,5 +287,5 @@ for (const file of caseFiles) {
 }
 
 test('there are semantics cases', (t) => {
-  t.true(caseFiles.length >= 5, `only ${caseFiles.length} case files in ${casesDir}`);
+  t.true(semanticsCaseFiles.length >= 5, `only ${semanticsCaseFiles.length} case files in ${semanticsCasesDir}`);
 });
