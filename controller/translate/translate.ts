@@ -121,7 +121,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     if (!virtualHosts.has(host)) virtualHosts.set(host, assembleVirtualHost(host, [], fallback));
   }
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
-  attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef });
+  attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
   applyNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)

@@ -117,7 +117,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {
     status: 'supported-with-difference',
-    equivalent: "joins the main Ingress's route for the same host, path and pathType (header/cookie routes before it, a weighted split on it)",
+    equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as in ingress-nginx (header/cookie routes before it, a weighted split on it); its spec.tls is ignored, as in ingress-nginx",
     note: "all other annotations of a canary Ingress are ignored, also load-balance, upstream-hash-by and affinity, which ingress-nginx applies to the canary (so affinity-canary-behavior sticky is not honoured), and its spec.defaultBackend is not a canary",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
@@ -131,7 +131,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'canary-by-cookie': {
     status: 'supported-with-difference',
-    equivalent: 'routes matching the Cookie header before the main route ("always" -> canary, "never" -> main)',
+    equivalent: 'routes matching the Cookie header before the main route ("always" -> canary, "never" -> main; the name case-insensitive, as nginx)',
     note: 'a request that sends the cookie twice with both values goes to the canary ("always" is checked first), where nginx takes the first one',
   },
   'limit-rps': {

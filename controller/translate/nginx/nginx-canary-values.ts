@@ -54,15 +54,21 @@ function escapeRegex(text: string): string {
   return text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 }
 
+/** `Canary` -> `[cC][aA][nN][aA][rR][yY]`: case-insensitive in RE2 and in JavaScript alike (no inline flags). */
+function caseInsensitive(text: string): string {
+  return [...text].map((c) => (c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegex(c))).join('');
+}
+
 /**
  * A condition on the Cookie header: a cookie `name` whose value is exactly `value`. Cookies are `name=value` pairs
  * separated by `;` and optional blanks (RFC 6265 section 5.4; Envoy joins the cookie headers of an HTTP/2 request
- * with `; `). Names compare case-sensitively, as browsers send them back.
+ * with `; `). The name compares case-insensitively and may be followed by blanks before `=`, as nginx's
+ * $cookie_NAME lookup does (ngx_http_parse_multi_header_lines); the value compares exactly, as ingress-nginx's Lua.
  */
 export function cookieHeaderMatch(name: string, value: string): HeaderMatchIR {
   return {
     name: 'cookie',
     kind: 'regex',
-    value: `^(?:.*;)?[ \\t]*${escapeRegex(name)}=${escapeRegex(value)}[ \\t]*(?:;.*)?$`,
+    value: `^(?:.*;)?[ \\t]*${caseInsensitive(name)}[ \\t]*=${escapeRegex(value)}[ \\t]*(?:;.*)?$`,
   };
 }

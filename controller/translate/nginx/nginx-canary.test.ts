@@ -12,7 +12,7 @@ import { defaultTranslateOptions, type TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';
 import { translate } from '../translate.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import { cookieHeaderMatch, headerPatternRegex, parseGoBool } from './nginx-canary-values.js';
+import { cookieHeaderMatch, headerPatternRegex, isRe2, parseGoBool } from './nginx-canary-values.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { isNginxCanary, readNginxCanary } from './nginx-canary.js';
 
@@ -188,9 +188,15 @@ test('values: Go booleans, RE2 header patterns, the Cookie regex', (t) => {
   t.deepEqual(['1', 't', 'TRUE', 'True', ' true ', '0', 'F', 'yes', ''].map(parseGoBool), [true, true, true, true, true, false, false, undefined, undefined]);
   t.deepEqual(headerPatternRegex('beta|gamma'), { valid: true, regex: '.*(?:beta|gamma).*' });
   for (const bad of ['(', '(?=x)', '\\1', 'a)|(b', '', '\\u0041']) t.false(headerPatternRegex(bad).valid, bad);
+  t.true(isRe2(cookieHeaderMatch('Canary.v-1', 'always').value), 'Envoy runs it (RE2)');
   const always = new RegExp(cookieHeaderMatch('canary.v', 'always').value);
-  for (const header of ['canary.v=always', 'a=1; canary.v=always', 'a=1;canary.v=always; b=2', 'canary.v=always ;x=y']) t.true(always.test(header), header);
-  for (const header of ['canary.v=alwaysx', 'xcanary.v=always', 'canaryxv=always', 'a=canary.v=always', 'canary.v=never', 'canary.v= always']) t.false(always.test(header), header);
+  // The name case-insensitively, blanks before "=" allowed (nginx's $cookie_NAME); the value exactly.
+  for (const header of ['canary.v=always', 'a=1; canary.v=always', 'a=1;canary.v=always; b=2', 'canary.v=always ;x=y', 'Canary.V=always', 'a=1; CANARY.v =always']) {
+    t.true(always.test(header), header);
+  }
+  for (const header of ['canary.v=alwaysx', 'xcanary.v=always', 'canaryxv=always', 'a=canary.v=always', 'canary.v=never', 'canary.v= always', 'canary.v=Always']) {
+    t.false(always.test(header), header);
+  }
 });
 
 test('explain: a request without the canary header passes the header routes; the main route names its canary split', (t) => {
@@ -247,4 +253,43 @@ test('a canary rule with an invalid host is reported and skipped, as any Ingress
     ['canary InvalidHost rule 0: …; rule skipped'],
   );
   t.deepEqual(summary(vhost(result).routes), ['main/rule/0/path/0 -> default/web/80', 'fallback -> direct']);
+});
+
+test('a canary joins only a main path with the same path and pathType as written (ingress-nginx), else it is reported and not served', (t) => {
+  const weighted = nginx({ canary: 'true', 'canary-weight': '50' });
+  const cases: { main: { path: string; pathType?: string }; canary: { path: string; pathType?: string }; joins: boolean }[] = [
+    { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app', pathType: 'Prefix' }, joins: true },
+    { main: { path: '/app', pathType: 'ImplementationSpecific' }, canary: { path: '/app', pathType: 'ImplementationSpecific' }, joins: true },
+    // Same match here (both element-wise prefixes), but not the same location in ingress-nginx.
+    { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app', pathType: 'ImplementationSpecific' }, joins: false },
+    { main: { path: '/app', pathType: 'ImplementationSpecific' }, canary: { path: '/app', pathType: 'Prefix' }, joins: false },
+    { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app/', pathType: 'Prefix' }, joins: false },
+  ];
+  for (const c of cases) {
+    const label = `main ${c.main.pathType} ${c.main.path}, canary ${c.canary.pathType} ${c.canary.path}`;
+    const result = translate(state([ingress('main', 'web', {}, { ...c.main, age: 0 }), ingress('canary', 'web-v2', weighted, { ...c.canary, age: 1 })]), nginxOn);
+    const mainRoute = vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0');
+    const split = mainRoute?.action.kind === 'forward' ? mainRoute.action.split : undefined;
+    const reported = result.diagnostics.filter((d) => d.reason === Reason.NginxCanaryWithoutMain && d.object.name === 'canary');
+    if (c.joins) {
+      t.like(split, { cluster: 'default/web-v2/80', weight: 50 }, label);
+      t.deepEqual(reported, [], label);
+    } else {
+      t.is(split, undefined, label);
+      t.is(reported.length, 1, label);
+      t.regex(reported[0]?.message ?? '', /as in ingress-nginx a canary joins only the same path and pathType as written/, label);
+    }
+  }
+});
+
+test('an absent pathType is ImplementationSpecific for the comparison, as in ingress-nginx', (t) => {
+  const withoutType = (name: string, svc: string, annotations: Record<string, string>, age: number): Ingress => {
+    const i = ingress(name, svc, annotations, { path: '/app', age });
+    delete (i.spec!.rules![0]!.http!.paths[0] as { pathType?: string }).pathType;
+    return i;
+  };
+  const weighted = nginx({ canary: 'true', 'canary-weight': '50' });
+  const joined = translate(state([withoutType('main', 'web', {}, 0), ingress('canary', 'web-v2', weighted, { path: '/app', pathType: 'ImplementationSpecific', age: 1 })]), nginxOn);
+  const route = vhost(joined).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0');
+  t.like(route?.action, { kind: 'forward', split: { cluster: 'default/web-v2/80' } });
 });

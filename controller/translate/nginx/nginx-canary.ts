@@ -211,6 +211,23 @@ export interface CanaryContext {
   allowExternalName: boolean;
   /** Parsed annotations of the main Ingresses, by refKey (the canary's cluster gets the main's cluster settings). */
   annotations: ReadonlyMap<string, IngressAnnotations>;
+  /** The main (non-canary) Ingresses: a canary path joins only a main path written the same way. */
+  mains: readonly Ingress[];
+}
+
+/** A path as ingress-nginx compares a canary's to its main's: as written, an empty path being "/", no pathType ImplementationSpecific. */
+function writtenPath(path: { path?: string; pathType?: string }): { path: string; pathType: string } {
+  return { path: path.path === undefined || path.path === '' ? '/' : path.path, pathType: path.pathType ?? 'ImplementationSpecific' };
+}
+
+const rulePathIndexes = /\/rule\/(\d+)\/path\/(\d+)$/;
+
+/** The spec path a rule route was built from (its name ends in rule/I/path/J). */
+function mainPathOf(route: RouteIR, mains: ReadonlyMap<string, Ingress>): { path: string; pathType: string } | undefined {
+  const indexes = rulePathIndexes.exec(route.name);
+  const ingress = route.source === undefined ? undefined : mains.get(refKey(route.source));
+  const path = ingress?.spec?.rules?.[Number(indexes?.[1])]?.http?.paths?.[Number(indexes?.[2])];
+  return path === undefined ? undefined : writtenPath(path);
 }
 
 /** Routes of Ingress rules (not the default backend, not the controller's own). */
@@ -255,6 +272,7 @@ function canaryRoutes(main: RouteIR, config: NginxCanaryConfig, canaryCluster: s
  */
 export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHosts: ReadonlyMap<string, VirtualHostIR>, context: CanaryContext): void {
   const attached = new Map<string, ObjectRef>();
+  const mains = new Map(context.mains.map((m) => [refKey(refOf(m)), m]));
   for (const { ingress, config } of canaries) {
     const ref = refOf(ingress);
     const warn = (reason: string, message: string): void => {
@@ -288,6 +306,17 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
           warn(
             Reason.NginxCanaryWithoutMain,
             `${where}: no main Ingress serves ${what}; a canary only joins the route of a non-canary Ingress with the same host, path and pathType, so this path is not served`,
+          );
+          return;
+        }
+        // ingress-nginx merges a canary into the location of the same path and pathType as written (controller.go
+        // mergeAlternativeBackends): Prefix /app does not join ImplementationSpecific /app, nor /app/ join /app.
+        const mainPath = mainPathOf(main, mains);
+        const canaryPath = writtenPath(path);
+        if (mainPath !== undefined && (mainPath.path !== canaryPath.path || mainPath.pathType !== canaryPath.pathType)) {
+          warn(
+            Reason.NginxCanaryWithoutMain,
+            `${where}: Ingress ${main.source.namespace}/${main.source.name} serves ${what} as ${mainPath.pathType} ${mainPath.path}, this canary path is ${canaryPath.pathType} ${canaryPath.path}; as in ingress-nginx a canary joins only the same path and pathType as written, so this path is not served`,
           );
           return;
         }
