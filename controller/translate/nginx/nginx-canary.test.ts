@@ -293,3 +293,13 @@ test('an absent pathType is ImplementationSpecific for the comparison, as in ing
   const route = vhost(joined).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0');
   t.like(route?.action, { kind: 'forward', split: { cluster: 'default/web-v2/80' } });
 });
+
+test("a canary's spec.tls is ignored, as in ingress-nginx: no TLS server, no missing-Secret report", (t) => {
+  const canary = ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-weight': '10' }), { age: 1 });
+  canary.spec!.tls = [{ hosts: ['app.test'], secretName: 'canary-cert' }];
+  const result = translate(state([main, canary]), nginxOn);
+  t.deepEqual(result.ir.tlsServers, []);
+  t.false(result.diagnostics.some((d) => d.reason === Reason.SecretNotFound));
+  // The canary itself still joins.
+  t.like(vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0')?.action, { kind: 'forward', split: { weight: 10 } });
+});
