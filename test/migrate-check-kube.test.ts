@@ -1,9 +1,11 @@
 // migrate-check --kubeconfig against a real API server: the ingress-nginx test Ingresses (testdata/nginx) applied
 // with kubectl give the same report as reading the manifests directly.
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { parseAllDocuments } from 'yaml';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { findRepoRoot } from './harness/repo-root.js';
@@ -21,6 +23,17 @@ test.after.always(async () => {
   await cluster?.stop();
 });
 
+async function namespacesOf(dir: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const file of (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f))) {
+    for (const doc of parseAllDocuments(await readFile(path.join(dir, file), 'utf8'))) {
+      const ns = (doc.toJS() as { metadata?: { namespace?: string } } | null)?.metadata?.namespace;
+      if (ns !== undefined && ns !== 'default') names.add(ns);
+    }
+  }
+  return [...names].sort();
+}
+
 async function migrateCheck(root: string, args: string[]): Promise<{ stdout: string; code: number }> {
   try {
     const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'dist/cli/main.js'), 'migrate-check', ...args], { cwd: root });
@@ -35,7 +48,8 @@ test('--kubeconfig reads the cluster\'s Ingresses and reports exactly as --manif
   const c = cluster as KubeCluster;
   const root = findRepoRoot();
   const manifests = path.join(root, 'testdata/nginx');
-  for (const ns of ['shop', 'legacy']) await c.kubectlOk(['create', 'namespace', ns]);
+  // Every namespace the test data uses (read from it, so new test files need no change here).
+  for (const ns of await namespacesOf(manifests)) await c.kubectlOk(['create', 'namespace', ns]);
   await c.kubectlOk(['apply', '-f', manifests]);
   const fromCluster = await migrateCheck(root, ['--kubeconfig', c.adminKubeconfigPath, '--output', 'json']);
   const fromFiles = await migrateCheck(root, ['--manifests', manifests, '--output', 'json']);
