@@ -275,7 +275,9 @@ test('createTestHost() says clearly when ip is missing or the user may not creat
   t.regex(noIp.stdout, /^TestHostsUnavailableError: .*needs root.*the `ip` command was not found on PATH .*install iproute2/);
 
   const notRoot = await runNodeSnippet(snippet, {
-    wrapper: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+    // Root without capabilities (an empty bounding set), rather than another user: another user may not be
+    // able to read a checkout in a private directory (mktemp -d is 0700).
+    wrapper: ['setpriv', '--bounding-set=-all', '--inh-caps=-all'],
   });
   t.is(notRoot.code, 0, notRoot.stderr);
   t.regex(notRoot.stdout, /^TestHostsUnavailableError: .*needs root \(CAP_SYS_ADMIN and CAP_NET_ADMIN\); `ip netns add ei-\d+-\d+` was refused/);
