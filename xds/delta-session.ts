@@ -2,7 +2,8 @@
 import { kindOfTypeUrl, TypeUrl, type ResourceKind } from '../proto/type-urls.js';
 import { encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest } from './discovery-messages.js';
 import type { XdsResource } from './resource.js';
-import { isWildcardKind, StreamSession, type SentResponse, type SessionHooks } from './stream-session.js';
+import { changedNamesBetween } from './snapshot.js';
+import { isWildcardKind, StreamSession, xdsSelfCheck, type SentResponse, type SessionHooks } from './stream-session.js';
 
 interface DeltaKindState {
   /** What Envoy has: name -> version (from initial_resource_versions and ACKed responses). */
@@ -11,6 +12,25 @@ interface DeltaKindState {
   rejected: Map<string, string>;
   /** Subscribed names we already told Envoy do not exist. */
   toldMissing: Set<string>;
+}
+
+/**
+ * What a stream lacks of one kind, kept up to date instead of recomputed: `basis` is the desired map it was last
+ * brought up to date with; names whose known/rejected/toldMissing/subscription state changed since wait in
+ * `dirty`. A name is in at most one of updated, removed and missing.
+ */
+interface PendingChanges {
+  basis: ReadonlyMap<string, XdsResource>;
+  updated: Map<string, XdsResource>;
+  removed: Set<string>;
+  missing: Set<string>;
+  dirty: Set<string>;
+}
+
+interface Changes {
+  updated: XdsResource[];
+  removed: string[];
+  missing: string[];
 }
 
 export class DeltaSession extends StreamSession {
@@ -42,6 +62,7 @@ export class DeltaSession extends StreamSession {
       st.requested = true;
       // Reconnect: Envoy says what it already has, so only differences are sent.
       for (const [name, version] of Object.entries(req.initialResourceVersions)) d.known.set(name, version);
+      this.#pending.delete(kind);
       if (kind === 'cluster') for (const name of d.known.keys()) this.clientClusters.add(name);
       if (d.known.size > 0) {
         // What Envoy already has counts as acknowledged (versions are content hashes, stable across restarts),
@@ -56,7 +77,10 @@ export class DeltaSession extends StreamSession {
           removedNames: [],
         });
       }
-      if (isWildcardKind(kind) && req.resourceNamesSubscribe.length === 0) st.wildcard = true;
+      if (isWildcardKind(kind) && req.resourceNamesSubscribe.length === 0) {
+        st.wildcard = true;
+        st.subscription += 1;
+      }
     }
     // ACK/NACK only for the pending nonce; subscription changes are honoured even with a stale nonce.
     const response = this.settle(kind, req.responseNonce, req.errorDetail);
@@ -70,69 +94,140 @@ export class DeltaSession extends StreamSession {
         });
       }
       for (const name of response.removedNames) d.known.delete(name);
+      // Only the names answered for changed state: they alone are re-examined.
+      this.#stale(kind, response.resourceNames);
+      this.#stale(kind, response.removedNames);
     }
     for (const name of req.resourceNamesSubscribe) {
-      if (name === '*') st.wildcard = true;
-      else {
+      st.subscription += 1;
+      if (name === '*') {
+        st.wildcard = true;
+        this.#pending.delete(kind);
+      } else {
         st.names.add(name);
         d.toldMissing.delete(name);
+        this.#stale(kind, [name]);
       }
     }
     for (const name of req.resourceNamesUnsubscribe) {
-      if (name === '*') st.wildcard = false;
-      else {
+      st.subscription += 1;
+      if (name === '*') {
+        st.wildcard = false;
+        this.#pending.delete(kind);
+      } else {
         st.names.delete(name);
         d.toldMissing.delete(name);
         if (!st.wildcard) d.known.delete(name); // Envoy drops what it unsubscribes from
+        this.#stale(kind, [name]);
       }
     }
     this.epoch += 1;
     this.pump();
   }
 
-  readonly #changesMemo = new Map<ResourceKind, { epoch: number; changes: { updated: XdsResource[]; removed: string[]; missing: string[] } }>();
+  readonly #pending = new Map<ResourceKind, PendingChanges>();
 
-  /** What this stream lacks of a kind (memoised per epoch: see StreamSession.epoch). */
-  #changes(kind: ResourceKind): { updated: XdsResource[]; removed: string[]; missing: string[] } {
-    const memo = this.#changesMemo.get(kind);
-    if (memo && memo.epoch === this.epoch) return memo.changes;
-    const changes = this.#computeChanges(kind);
-    this.#changesMemo.set(kind, { epoch: this.epoch, changes });
-    return changes;
+  /** These names' known/rejected/toldMissing/subscription state changed: re-examine them next time. */
+  #stale(kind: ResourceKind, names: Iterable<string>): void {
+    const pending = this.#pending.get(kind);
+    if (pending) for (const n of names) pending.dirty.add(n);
   }
 
-  #computeChanges(kind: ResourceKind): { updated: XdsResource[]; removed: string[]; missing: string[] } {
+  /**
+   * What this stream lacks of a kind. Brought up to date incrementally: only the names changed in the snapshot
+   * since the last time (see changedNamesBetween) and the dirty ones are re-examined; when the desired map is not
+   * known to derive from the last one (a new subscription, retained clusters), everything is walked again.
+   */
+  #changes(kind: ResourceKind): PendingChanges {
+    const desired = this.desired(kind);
+    let pending = this.#pending.get(kind);
+    if (pending && pending.basis !== desired) {
+      const changed = changedNamesBetween(pending.basis, desired);
+      if (changed === undefined) pending = undefined;
+      else for (const n of changed) pending.dirty.add(n);
+    }
+    if (!pending) {
+      pending = this.#computeChanges(kind, desired);
+      this.#pending.set(kind, pending);
+    } else {
+      pending.basis = desired;
+      for (const n of pending.dirty) this.#examine(kind, pending, n);
+      pending.dirty.clear();
+    }
+    if (xdsSelfCheck.enabled) this.#check(kind, pending);
+    return pending;
+  }
+
+  /** Puts one name where it belongs now (in updated, removed, missing, or nowhere). */
+  #examine(kind: ResourceKind, pending: PendingChanges, name: string): void {
+    const d = this.#d(kind);
+    pending.updated.delete(name);
+    pending.removed.delete(name);
+    pending.missing.delete(name);
+    const r = pending.basis.get(name);
+    if (r !== undefined) {
+      if (d.known.get(name) !== r.version && d.rejected.get(name) !== r.version) pending.updated.set(name, r);
+    } else if (d.known.has(name)) pending.removed.add(name);
+    else if (this.state(kind).names.has(name) && !d.toldMissing.has(name)) pending.missing.add(name);
+  }
+
+  #computeChanges(kind: ResourceKind, desired: ReadonlyMap<string, XdsResource>): PendingChanges {
     const d = this.#d(kind);
     const st = this.state(kind);
-    const desired = this.desired(kind);
-    const updated: XdsResource[] = [];
+    const updated = new Map<string, XdsResource>();
     for (const r of desired.values()) {
       if (d.known.get(r.name) === r.version) continue;
       if (d.rejected.get(r.name) === r.version) continue;
-      updated.push(r);
+      updated.set(r.name, r);
     }
-    const removed: string[] = [];
-    for (const name of d.known.keys()) if (!desired.has(name)) removed.push(name);
-    const missing: string[] = [];
+    const removed = new Set<string>();
+    for (const name of d.known.keys()) if (!desired.has(name)) removed.add(name);
+    const missing = new Set<string>();
     for (const name of st.names) {
-      if (!desired.has(name) && !d.known.has(name) && !d.toldMissing.has(name)) missing.push(name);
+      if (!desired.has(name) && !d.known.has(name) && !d.toldMissing.has(name)) missing.add(name);
     }
-    return { updated, removed, missing };
+    return { basis: desired, updated, removed, missing, dirty: new Set() };
+  }
+
+  #check(kind: ResourceKind, pending: PendingChanges): void {
+    const fresh = this.#computeChanges(kind, pending.basis);
+    const same =
+      fresh.updated.size === pending.updated.size &&
+      [...fresh.updated].every(([n, r]) => pending.updated.get(n) === r) &&
+      sameSet(fresh.removed, pending.removed) &&
+      sameSet(fresh.missing, pending.missing);
+    if (!same) {
+      const show = (p: PendingChanges) => `updated [${[...p.updated.keys()]}] removed [${[...p.removed]}] missing [${[...p.missing]}]`;
+      xdsSelfCheck.fail(`stream ${this.id} ${kind}: incremental ${show(pending)} != recomputed ${show(fresh)}`);
+    }
   }
 
   protected hasWork(kind: ResourceKind): boolean {
     const st = this.state(kind);
     if (!st.requested || !this.snapshot) return false;
     const { updated, removed, missing } = this.#changes(kind);
-    return updated.length + removed.length + missing.length > 0;
+    return updated.size + removed.size + missing.size > 0;
+  }
+
+  /** The changes to send, in name order (the same response whatever order they were found in). */
+  #sorted(pending: PendingChanges): Changes {
+    return {
+      updated: [...pending.updated.values()].sort((a, b) => byName(a.name, b.name)),
+      removed: [...pending.removed].sort(byName),
+      missing: [...pending.missing].sort(byName),
+    };
   }
 
   protected buildResponse(kind: ResourceKind): SentResponse | undefined {
     if (!this.snapshot) return undefined;
-    const { updated, removed, missing } = this.#changes(kind);
-    if (updated.length + removed.length + missing.length === 0) return undefined;
+    const pending = this.#changes(kind);
+    if (pending.updated.size + pending.removed.size + pending.missing.size === 0) return undefined;
+    const { updated, removed, missing } = this.#sorted(pending);
     const d = this.#d(kind);
-    for (const name of missing) d.toldMissing.add(name);
+    // A removed name Envoy still subscribes to is now known not to exist: not to be reported missing once more.
+    for (const name of [...removed, ...missing]) d.toldMissing.add(name);
+    this.#stale(kind, missing);
+    this.#stale(kind, removed);
     const nonce = this.nextNonce();
     const version = this.snapshot.versions[kind];
     this.write(
@@ -152,6 +247,10 @@ export class DeltaSession extends StreamSession {
       // A changed cluster warms until its endpoints arrive again: make EDS resend them.
       const eds = this.#d('clusterLoadAssignment');
       for (const r of updated) eds.known.delete(r.name);
+      this.#stale(
+        'clusterLoadAssignment',
+        updated.map((r) => r.name),
+      );
     }
     this.epoch += 1;
     return {
@@ -163,4 +262,14 @@ export class DeltaSession extends StreamSession {
       removedNames: removed,
     };
   }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { encodeAny } from '../proto/proto-json.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { resourceOf, sameBytes, type XdsResource } from './resource.js';
-import { emptyResources, makeSnapshot, patchedTypeVersion, type ResourceMap, type Snapshot } from './snapshot.js';
+import { emptyResources, makeSnapshot, patchedTypeVersion, recordDerivation, type ResourceMap, type Snapshot } from './snapshot.js';
 
 export interface NamedJson {
   name: string;
@@ -53,6 +53,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     list: readonly NamedJson[],
     removals: readonly string[],
     replaceAll: boolean,
+    changed: Set<string>,
     delta?: { removed: XdsResource[]; added: XdsResource[] },
   ): Map<string, XdsResource> | undefined {
     const previous = this.#snapshot.resources[kind];
@@ -70,6 +71,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       const made = old !== undefined && sameBytes(old.any.value, any.value) ? old : resourceOf(name, any);
       if (made !== old) {
         differs = true;
+        changed.add(name);
         if (old !== undefined) delta?.removed.push(old);
         delta?.added.push(made);
       }
@@ -81,9 +83,11 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       if (old === undefined) continue;
       map.delete(name);
       differs = true;
+      changed.add(name);
       // An upsert in the same patch already counted as added: it leaves the version sums again.
       delta?.removed.push(old);
     }
+    if (replaceAll) for (const name of previous.keys()) if (!map.has(name)) changed.add(name);
     this.#lastEncoded[kind] = encoded;
     return differs ? map : undefined;
   }
@@ -94,9 +98,11 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     const next = { ...this.#snapshot.resources };
     const changed: ResourceKind[] = [];
     for (const [kind, list] of Object.entries(update) as [ResourceKind, readonly NamedJson[]][]) {
-      const applied = this.#apply(kind, list, [], true);
+      const changedNames = new Set<string>();
+      const applied = this.#apply(kind, list, [], true, changedNames);
       if (!applied) continue;
       next[kind] = sorted(applied);
+      recordDerivation(next[kind], this.#snapshot.resources[kind], changedNames);
       changed.push(kind);
     }
     return this.#publish(next, changed);
@@ -109,12 +115,15 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
   patch(kind: ResourceKind, upserts: readonly NamedJson[], removals: readonly string[] = []): ResourceKind[] {
     this.#lastEncoded = {};
     const delta = { removed: [] as XdsResource[], added: [] as XdsResource[] };
-    const applied = this.#apply(kind, upserts, removals, false, delta);
+    const changedNames = new Set<string>();
+    const applied = this.#apply(kind, upserts, removals, false, changedNames, delta);
     if (!applied) return this.#publish({ ...this.#snapshot.resources }, []);
     const previous = this.#snapshot.resources[kind];
     const added = upserts.some(({ name }) => !previous.has(name));
     const map = added ? sorted(applied) : applied;
     patchedTypeVersion(map, previous, delta.removed, delta.added);
+    // Streams that computed what they owe against `previous` re-examine only these names.
+    recordDerivation(map, previous, changedNames);
     const next = { ...this.#snapshot.resources, [kind]: map };
     return this.#publish(next, [kind]);
   }

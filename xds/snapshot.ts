@@ -89,6 +89,72 @@ export function patchedTypeVersion(patched: ResourceMap, base: ResourceMap, remo
   return remember(patched, low, high);
 }
 
+/**
+ * Where a type's map stands in the line of maps the cache published for that type, so a stream that computed
+ * what it owes against an earlier map re-examines only the names changed since (an endpoint patch of one
+ * resource among 10,000 costs one look-up per stream instead of a walk of both maps). Only names are logged,
+ * no maps: nothing here keeps an old snapshot alive.
+ */
+interface Lineage {
+  /** Sequence number of the first map whose changes are still logged (its predecessor is the oldest base). */
+  first: number;
+  /** changes[i]: names added, replaced or removed going from map first + i - 1 to map first + i. */
+  changes: ReadonlySet<string>[];
+  /** Names held in `changes`, to bound the log. */
+  logged: number;
+  /** Sequence number of the newest map: only it can be derived from (no forks). */
+  head: number;
+}
+
+const positions = new WeakMap<ResourceMap, { readonly lineage: Lineage; readonly seq: number }>();
+/** The log forgets its oldest entries beyond these; a stream further behind walks its maps in full. */
+const maxLoggedChanges = 256;
+const maxLoggedNames = 16_384;
+
+/**
+ * Records that `map` is `base` with the resources named in `changed` added, replaced or removed (and nothing
+ * else). A change too large to be worth logging starts a new line: comparisons across it fall back to a walk.
+ */
+export function recordDerivation(map: ResourceMap, base: ResourceMap, changed: ReadonlySet<string>): void {
+  if (map === base || positions.has(map)) return;
+  let from = positions.get(base);
+  if (from === undefined) {
+    from = { lineage: { first: 1, changes: [], logged: 0, head: 0 }, seq: 0 };
+    positions.set(base, from);
+  }
+  // A fork (base is not the newest of its line) or a change too large to log: `map` starts no line of its own.
+  if (from.lineage.head !== from.seq || changed.size > maxLoggedNames / 4) return;
+  const lineage = from.lineage;
+  lineage.changes.push(changed);
+  lineage.logged += changed.size;
+  lineage.head = from.seq + 1;
+  positions.set(map, { lineage, seq: lineage.head });
+  while (lineage.changes.length > maxLoggedChanges || lineage.logged > maxLoggedNames) {
+    lineage.logged -= lineage.changes.shift()!.size;
+    lineage.first += 1;
+  }
+}
+
+/**
+ * Names whose resource may differ between `from` and a later map `to` of the same type (a superset: a name
+ * changed and changed back is included), or undefined when that is not known and both maps must be compared.
+ */
+export function changedNamesBetween(from: ResourceMap, to: ResourceMap): ReadonlySet<string> | undefined {
+  if (from === to) return new Set();
+  const a = positions.get(from);
+  const b = positions.get(to);
+  if (a === undefined || b === undefined || a.lineage !== b.lineage || a.seq > b.seq) return undefined;
+  const lineage = a.lineage;
+  // changes[i] leads to map first + i; the ones after `from` up to `to` are needed.
+  if (a.seq + 1 < lineage.first) return undefined;
+  const start = a.seq + 1 - lineage.first;
+  const end = b.seq + 1 - lineage.first;
+  if (end - start === 1) return lineage.changes[start]!;
+  const names = new Set<string>();
+  for (let i = start; i < end; i++) for (const n of lineage.changes[i]!) names.add(n);
+  return names;
+}
+
 export function makeSnapshot(resources: Record<ResourceKind, ResourceMap>, previous?: Snapshot): Snapshot {
   const versions = {} as Record<ResourceKind, string>;
   for (const kind of resourceKinds) {

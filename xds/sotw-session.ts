@@ -46,8 +46,12 @@ export class SotwSession extends StreamSession {
     }
     this.settle(kind, req.responseNonce, req.errorDetail);
     const names = req.resourceNames.filter((n) => n !== '*');
-    st.wildcard = isWildcardKind(kind) && (req.resourceNames.length === 0 || req.resourceNames.includes('*'));
-    st.names = new Set(names);
+    const wildcard = isWildcardKind(kind) && (req.resourceNames.length === 0 || req.resourceNames.includes('*'));
+    if (wildcard !== st.wildcard || names.length !== st.names.size || names.some((n) => !st.names.has(n))) {
+      st.wildcard = wildcard;
+      st.names = new Set(names);
+      st.subscription += 1;
+    }
     if (!st.requested) {
       st.requested = true;
       // Always answer a stream's first request for a type, even when Envoy already has this version.
@@ -57,9 +61,16 @@ export class SotwSession extends StreamSession {
     this.pump();
   }
 
+  readonly #subscriptionKeys = new Map<ResourceKind, { subscription: number; key: string }>();
+
+  /** The subscription as text (sorted names: 10,000 of them are not sorted again for every question). */
   #subscription(kind: ResourceKind): string {
     const st = this.state(kind);
-    return `${st.wildcard ? '*' : ''}|${[...st.names].sort().join(',')}`;
+    const memo = this.#subscriptionKeys.get(kind);
+    if (memo && memo.subscription === st.subscription) return memo.key;
+    const key = `${st.wildcard ? '*' : ''}|${[...st.names].sort().join(',')}`;
+    this.#subscriptionKeys.set(kind, { subscription: st.subscription, key });
+    return key;
   }
 
   protected hasWork(kind: ResourceKind): boolean {

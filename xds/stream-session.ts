@@ -9,7 +9,22 @@
 import type { ResourceKind } from '../proto/type-urls.js';
 import type { NodeInfo } from './discovery-messages.js';
 import type { XdsResource } from './resource.js';
-import type { Snapshot } from './snapshot.js';
+import { changedNamesBetween, type ResourceMap, type Snapshot } from './snapshot.js';
+
+/**
+ * Debug self-check of the incremental paths: when enabled (in tests, or XDS_SELF_CHECK=1), every memoised or
+ * incrementally maintained answer is compared with a recomputation from scratch, and each difference is recorded
+ * in `failures` (the incremental answer is still the one used, so a test sees what a bug would do).
+ */
+export const xdsSelfCheck: { enabled: boolean; readonly failures: string[]; fail(message: string): void } = {
+  enabled: process.env['XDS_SELF_CHECK'] === '1',
+  failures: [],
+  fail(message) {
+    this.failures.push(message);
+    // Switched on from the environment (a whole test run): nobody reads `failures`, so say it.
+    if (process.env['XDS_SELF_CHECK'] === '1') process.emitWarning(message, 'XdsSelfCheck');
+  },
+};
 
 export const pushOrder: readonly ResourceKind[] = [
   'cluster',
@@ -31,6 +46,8 @@ export interface KindState {
   wildcard: boolean;
   /** Explicitly subscribed names (besides the wildcard). */
   names: Set<string>;
+  /** Bumped whenever `wildcard` or `names` change: what is memoised per subscription is keyed by it. */
+  subscription: number;
   /** Nonce of the response awaiting ACK or NACK; at most one per type. */
   pendingNonce: string | undefined;
   /** Send at the next opportunity even if the content did not change (EDS after a cluster change). */
@@ -87,12 +104,17 @@ export abstract class StreamSession {
   readonly sent: SentResponse[] = [];
   closed = false;
   /**
-   * Bumped by every change of what this stream should be sent (a snapshot, a request, a response written):
-   * results computed from the stream's state are memoised per epoch, because one pump asks "is there work for
-   * this type?" about every type several times, and each answer walks all resources of the type.
+   * Bumped by every change of this stream's state (a snapshot, a request, a response written). Only what depends
+   * on state too scattered to track (clusters retained while routes move off them) is memoised per epoch; the
+   * rest is keyed by the snapshot's map and the subscription, so an ACK or a change of another type costs nothing.
    */
   protected epoch = 0;
-  readonly #desiredMemo = new Map<ResourceKind, { epoch: number; desired: ReadonlyMap<string, XdsResource> }>();
+  readonly #desiredMemo = new Map<
+    ResourceKind,
+    { all: ResourceMap; subscription: number; retainEpoch: number | undefined; desired: ReadonlyMap<string, XdsResource> }
+  >();
+  /** Per kind: how many resources of the snapshot's map are not among the subscribed names. */
+  readonly #unsubscribedMemo = new Map<ResourceKind, { all: ResourceMap; subscription: number; count: number }>();
 
   constructor(protected readonly hooks: SessionHooks) {}
 
@@ -103,6 +125,7 @@ export abstract class StreamSession {
         requested: false,
         wildcard: false,
         names: new Set(),
+        subscription: 0,
         pendingNonce: undefined,
         force: false,
         ackedVersion: undefined,
@@ -143,28 +166,58 @@ export abstract class StreamSession {
    * only: often the snapshot's own map, whose type version is already known).
    */
   protected desired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
+    const all = this.snapshot!.resources[kind];
+    const st = this.state(kind);
+    const retain = (kind === 'cluster' || kind === 'clusterLoadAssignment') && !this.routesSettled();
+    const retainEpoch = retain ? this.epoch : undefined;
     const memo = this.#desiredMemo.get(kind);
-    if (memo && memo.epoch === this.epoch) return memo.desired;
-    const desired = this.#computeDesired(kind);
-    this.#desiredMemo.set(kind, { epoch: this.epoch, desired });
+    let desired: ReadonlyMap<string, XdsResource>;
+    if (memo && memo.all === all && memo.subscription === st.subscription && memo.retainEpoch === retainEpoch) desired = memo.desired;
+    else {
+      desired = this.#computeDesired(kind, retain, false);
+      this.#desiredMemo.set(kind, { all, subscription: st.subscription, retainEpoch, desired });
+    }
+    if (xdsSelfCheck.enabled) this.#checkDesired(kind, desired, retain);
     return desired;
   }
 
-  #computeDesired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
-    const snapshot = this.snapshot!;
-    const all = snapshot.resources[kind];
-    const st = this.state(kind);
-    const retain = (kind === 'cluster' || kind === 'clusterLoadAssignment') && !this.routesSettled();
-    let everything = st.wildcard;
-    if (!everything && st.names.size >= all.size) {
-      everything = true;
-      for (const n of all.keys()) {
-        if (!st.names.has(n)) {
-          everything = false;
-          break;
+  #checkDesired(kind: ResourceKind, desired: ReadonlyMap<string, XdsResource>, retain: boolean): void {
+    const fresh = this.#computeDesired(kind, retain, true);
+    const same = fresh.size === desired.size && [...fresh].every(([n, r]) => desired.get(n) === r);
+    if (!same) xdsSelfCheck.fail(`stream ${this.id} ${kind}: memoised desired resources differ from a recomputation`);
+  }
+
+  /** Resources of the snapshot's map that are not subscribed by name: kept up to date from the names changed. */
+  #unsubscribedCount(kind: ResourceKind, all: ResourceMap, names: ReadonlySet<string>, subscription: number, fromScratch: boolean): number {
+    const memo = fromScratch ? undefined : this.#unsubscribedMemo.get(kind);
+    let count: number | undefined;
+    if (memo && memo.subscription === subscription) {
+      const changed = changedNamesBetween(memo.all, all);
+      if (changed) {
+        count = memo.count;
+        for (const n of changed) {
+          if (names.has(n)) continue;
+          if (memo.all.has(n)) count -= 1;
+          if (all.has(n)) count += 1;
         }
       }
     }
+    if (count === undefined) {
+      count = 0;
+      for (const n of all.keys()) if (!names.has(n)) count += 1;
+      if (fromScratch) return count;
+    }
+    this.#unsubscribedMemo.set(kind, { all, subscription, count });
+    return count;
+  }
+
+  /** `fromScratch`: use no memo (the self-check's reference answer). */
+  #computeDesired(kind: ResourceKind, retain: boolean, fromScratch: boolean): ReadonlyMap<string, XdsResource> {
+    const snapshot = this.snapshot!;
+    const all = snapshot.resources[kind];
+    const st = this.state(kind);
+    const everything =
+      st.wildcard || (st.names.size >= all.size && this.#unsubscribedCount(kind, all, st.names, st.subscription, fromScratch) === 0);
     // The usual case (wildcard CDS/LDS; EDS/RDS/SDS subscribed to every name): the snapshot's map itself.
     // A retained cluster keeps its endpoints too: removing them would empty a cluster routes still use.
     const clusters = snapshot.resources.cluster;
