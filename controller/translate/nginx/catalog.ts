@@ -68,14 +68,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: `${ours('hash-by')} (ring hash)`,
     note: 'only $remote_addr/$binary_remote_addr, $http_NAME and $cookie_NAME are mapped; Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch',
   },
-  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped' },
+  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped: upstream-hash-by sends a key to one pod, not to a subset of pods' },
+  'load-balance': { status: 'unsupported', note: `not mapped: use ${ours('load-balancer')} (round-robin, the default as in nginx; least-request comes closest to ewma)` },
   affinity: {
     status: 'supported-with-difference',
     equivalent: `${ours('hash-by')} cookie:NAME (ring hash)`,
-    note: "only \"cookie\"; Envoy sets its own cookie value (a hash; a session cookie whose Path is the Ingress path, as nginx's location), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
+    note: "only the value \"cookie\"; Envoy sets its own cookie value (a hash; a session cookie whose Path is the Ingress path, as nginx's location), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
   },
   'session-cookie-name': { status: 'supported', equivalent: `${ours('hash-by')} cookie:NAME`, note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': { status: 'unsupported', note: 'not mapped (ring hash behaves like "balanced")' },
+  'affinity-canary-behavior': { status: 'unsupported', note: 'not mapped: a canary Ingress has no affinity of its own here (see canary)' },
+  'session-cookie-domain': { status: 'unsupported', note: 'not mapped: the affinity cookie has no Domain attribute, so browsers send it back only to the host that set it' },
   'session-cookie-path': { status: 'supported', equivalent: 'the Path of the affinity cookie (default: the path of the route, as nginx\'s location)' },
   'session-cookie-expires': {
     status: 'supported-with-difference',
@@ -117,8 +120,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {
     status: 'supported-with-difference',
-    equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as in ingress-nginx (header/cookie routes before it, a weighted split on it); its spec.tls is ignored, as in ingress-nginx",
-    note: "all other annotations of a canary Ingress are ignored, also load-balance, upstream-hash-by and affinity, which ingress-nginx applies to the canary (so affinity-canary-behavior sticky is not honoured), and its spec.defaultBackend is not a canary",
+    equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
+    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (so affinity-canary-behavior sticky is not honoured), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
   'canary-weight-total': { status: 'supported', equivalent: 'the total of the weighted split', note: 'default 100; like ingress-nginx, a total below 100 counts as 100 (and is reported)' },
@@ -148,7 +151,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'limit-connections': {
     status: 'supported-with-difference',
     equivalent: 'a circuit breaker (max_requests) on the cluster of the Ingress\'s backends',
-    note: 'Envoy has no per-client concurrency limit: this caps the requests in flight from all clients together (nginx: connections per client address); requests beyond get 503 at once',
+    note: 'it caps the requests in flight from all clients together, where nginx limits the connections of each client address (Envoy has no per-client concurrency limit); requests beyond the cap get 503 at once',
   },
   'limit-whitelist': {
     status: 'supported-with-difference',
@@ -168,8 +171,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
   'auth-realm': {
     status: 'supported-with-difference',
-    equivalent: 'WWW-Authenticate on 401',
-    note: 'Envoy always sends realm="<request URL>" in WWW-Authenticate, not the given realm',
+    equivalent: 'the Basic challenge of the 401',
+    note: 'Envoy always answers WWW-Authenticate: Basic realm="<request URL>", so browsers show the URL instead of the given realm',
   },
   'auth-url': {
     status: 'supported-with-difference',
@@ -201,7 +204,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
-  'proxy-buffering': { status: 'unsupported', note: 'not mapped' },
+  'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
   'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
   'stream-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
@@ -214,5 +217,5 @@ export function nginxCatalogEntry(key: string): NginxAnnotationEntry | undefined
   const name = key.slice(nginxAnnotationPrefix.length);
   return Object.hasOwn(nginxAnnotationCatalog, name)
     ? (nginxAnnotationCatalog[name] as NginxAnnotationEntry)
-    : { status: 'unsupported', note: 'not known to this controller' };
+    : { status: 'unsupported', note: 'not one this controller maps (README "Coming from ingress-nginx" lists those it does)' };
 }

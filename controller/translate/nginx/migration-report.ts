@@ -189,10 +189,16 @@ export function migrationReport(ingresses: readonly Ingress[]): MigrationReport 
   return { ingresses: reports, summary };
 }
 
+/** `1 Ingress`, `2 Ingresses`. */
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function summaryLine(s: MigrationSummary): string {
   return (
-    `${s.ingresses} Ingresses, ${s.annotations} nginx annotations: ${s.supported} supported, ${s.supportedWithDifference} supported with a difference, ` +
-    `${s.unsupported} unsupported, ${s.refused} refused; ${s.routeChanges} paths would match differently` +
+    `${plural(s.ingresses, 'Ingress', 'Ingresses')}, ${plural(s.annotations, 'nginx annotation', 'nginx annotations')}: ${s.supported} supported, ` +
+    `${s.supportedWithDifference} supported with a difference, ${s.unsupported} unsupported, ${s.refused} refused; ` +
+    `${s.routeChanges === 1 ? '1 path would' : `${s.routeChanges} paths would`} match differently` +
     (s.changes ? ' -> behaviour would change' : ' -> nothing would change')
   );
 }
