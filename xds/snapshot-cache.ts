@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { encodeAny } from '../proto/proto-json.js';
 import type { ResourceKind } from '../proto/type-urls.js';
+import { LayeredMap } from './layered-map.js';
 import { resourceOf, sameBytes, type XdsResource } from './resource.js';
 import { emptyResources, makeSnapshot, patchedTypeVersion, recordDerivation, type ResourceMap, type Snapshot } from './snapshot.js';
 
@@ -55,15 +56,17 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     replaceAll: boolean,
     changed: Set<string>,
     delta?: { removed: XdsResource[]; added: XdsResource[] },
-  ): Map<string, XdsResource> | undefined {
+  ): ResourceMap | undefined {
     const previous = this.#snapshot.resources[kind];
-    const map = replaceAll ? new Map<string, XdsResource>() : new Map(previous);
+    // A full update builds its map; a patch only collects its changes (undefined: removed) and shares the rest.
+    const map = replaceAll ? new Map<string, XdsResource>() : undefined;
+    const changes = new Map<string, XdsResource | undefined>();
     let differs = replaceAll && list.length !== previous.size;
     let encoded = 0;
     for (const { name, resource } of list) {
       const old = previous.get(name);
       if (old !== undefined && this.#bySource.get(resource) === old) {
-        map.set(name, old);
+        map?.set(name, old);
         continue;
       }
       const any = encodeAny(resource);
@@ -76,20 +79,23 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
         delta?.added.push(made);
       }
       this.#bySource.set(resource, made);
-      map.set(name, made);
+      if (map) map.set(name, made);
+      else if (made !== old) changes.set(name, made);
     }
     for (const name of removals) {
-      const old = map.get(name);
+      const old = map ? map.get(name) : changes.has(name) ? changes.get(name) : previous.get(name);
       if (old === undefined) continue;
-      map.delete(name);
+      map?.delete(name);
+      changes.set(name, undefined);
       differs = true;
       changed.add(name);
       // An upsert in the same patch already counted as added: it leaves the version sums again.
       delta?.removed.push(old);
     }
-    if (replaceAll) for (const name of previous.keys()) if (!map.has(name)) changed.add(name);
+    if (map) for (const name of previous.keys()) if (!map.has(name)) changed.add(name);
     this.#lastEncoded[kind] = encoded;
-    return differs ? map : undefined;
+    if (!differs) return undefined;
+    return map ?? LayeredMap.patched(previous, changes);
   }
 
   /** Apply an update; returns the kinds whose content changed. Throws (changing nothing) if encoding fails. */
@@ -119,8 +125,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     const applied = this.#apply(kind, upserts, removals, false, changedNames, delta);
     if (!applied) return this.#publish({ ...this.#snapshot.resources }, []);
     const previous = this.#snapshot.resources[kind];
-    const added = upserts.some(({ name }) => !previous.has(name));
-    const map = added ? sorted(applied) : applied;
+    const map = applied; // in name order however many names were added (see LayeredMap)
     patchedTypeVersion(map, previous, delta.removed, delta.added);
     // Streams that computed what they owe against `previous` re-examine only these names.
     recordDerivation(map, previous, changedNames);
@@ -138,6 +143,6 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
   }
 }
 
-function sorted(map: Map<string, XdsResource>): ResourceMap {
+function sorted(map: ResourceMap): ResourceMap {
   return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
