@@ -108,7 +108,7 @@ test('without opaqueSecrets only TLS Secrets are watched: the auth-secret is not
   const store = await sourceInto(t, false);
   t.deepEqual(secretNames(store), ['site-tls']);
   const { ir, diagnostics } = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
-  t.true(diagnostics.some((d) => d.reason === 'SecretNotFound' && d.object.name === 'private'));
+  t.true(diagnostics.some((d) => d.reason === 'SecretNotFound' && d.object.name === 'private' && d.message.includes('it must be a Secret of type Opaque')));
   const route = ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
   t.like(route?.action, { kind: 'direct', status: 503 });
 });

@@ -177,7 +177,8 @@ function resolveAuth(
     const secret = secrets.get(`${namespace}/${name}`);
     const denied = `the Ingress's paths answer 503 until it is fixed`;
     if (secret === undefined) {
-      report(Reason.SecretNotFound, `auth-secret ${namespace}/${name} not found; ${denied}`);
+      // In Kubernetes mode only Secrets of type Opaque are watched for users (cluster-source.ts).
+      report(Reason.SecretNotFound, `auth-secret ${namespace}/${name} not found (it must be a Secret of type Opaque); ${denied}`);
       return { refused: 'auth-secret not found' };
     }
     const users = readUsers(secret, auth.basic.secretType);
