@@ -17,7 +17,7 @@ import { runDataPlane } from './data-plane.js';
 import { existsSync, readFileSync } from 'node:fs';
 
 const quick = process.env['BENCH_QUICK'] === '1';
-const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,churn,dataplane').split(',');
+const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,endpoints,many,churn,dataplane').split(',');
 const started = Date.now();
 const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString(), quick };
 const out: string[] = [];
