@@ -80,7 +80,13 @@ export function envoyApi(): protobuf.Root {
     return target;
   };
   root.loadSync(entryFiles, { keepCase: true });
-  for (const field of newerFields) root.lookupType(field.message).add(new protobuf.Field(field.name, field.id, field.type));
+  for (const field of newerFields) {
+    const type = root.lookupType(field.message);
+    // A newer @grpc/grpc-js-xds may bundle the field already: then its own definition is used.
+    if (type.fields[field.name] === undefined && type.fieldsById[field.id] === undefined) {
+      type.add(new protobuf.Field(field.name, field.id, field.type));
+    }
+  }
   root.resolveAll();
   cached = root;
   return root;
