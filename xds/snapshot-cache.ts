@@ -55,7 +55,6 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     removals: readonly string[],
     replaceAll: boolean,
     changed: Set<string>,
-    delta?: { removed: XdsResource[]; added: XdsResource[] },
   ): ResourceMap | undefined {
     const previous = this.#snapshot.resources[kind];
     // A full update builds its map; a patch only collects its changes (undefined: removed) and shares the rest.
@@ -75,8 +74,6 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       if (made !== old) {
         differs = true;
         changed.add(name);
-        if (old !== undefined) delta?.removed.push(old);
-        delta?.added.push(made);
       }
       this.#bySource.set(resource, made);
       if (map) map.set(name, made);
@@ -89,8 +86,6 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       changes.set(name, undefined);
       differs = true;
       changed.add(name);
-      // An upsert in the same patch already counted as added: it leaves the version sums again.
-      delta?.removed.push(old);
     }
     if (map) for (const name of previous.keys()) if (!map.has(name)) changed.add(name);
     this.#lastEncoded[kind] = encoded;
@@ -120,13 +115,12 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
    */
   patch(kind: ResourceKind, upserts: readonly NamedJson[], removals: readonly string[] = []): ResourceKind[] {
     this.#lastEncoded = {};
-    const delta = { removed: [] as XdsResource[], added: [] as XdsResource[] };
     const changedNames = new Set<string>();
-    const applied = this.#apply(kind, upserts, removals, false, changedNames, delta);
-    if (!applied) return this.#publish({ ...this.#snapshot.resources }, []);
+    // In name order however many names were added (see LayeredMap).
+    const map = this.#apply(kind, upserts, removals, false, changedNames);
+    if (!map) return this.#publish({ ...this.#snapshot.resources }, []);
     const previous = this.#snapshot.resources[kind];
-    const map = applied; // in name order however many names were added (see LayeredMap)
-    patchedTypeVersion(map, previous, delta.removed, delta.added);
+    patchedTypeVersion(map, previous, changedNames);
     // Streams that computed what they owe against `previous` re-examine only these names.
     recordDerivation(map, previous, changedNames);
     const next = { ...this.#snapshot.resources, [kind]: map };

@@ -68,23 +68,27 @@ function remember(resources: ResourceMap, low: number, high: number): string {
 const mapSums = new WeakMap<ResourceMap, readonly [number, number]>();
 
 /**
- * The version of `patched`, a copy of `base` without `removed` and with `added` (a replaced resource is in both):
- * subtracts and adds those entries' digests instead of summing all of `patched` again, so an endpoint patch of
- * one resource costs O(1) here even with 10,000 ClusterLoadAssignments.
+ * The version of `patched`, a copy of `base` in which only `changed` names differ (replaced, added or removed):
+ * subtracts those names' entries in `base` and adds their entries in `patched` instead of summing all of
+ * `patched` again, so an endpoint patch of one resource costs O(1) here even with 10,000 ClusterLoadAssignments.
  */
-export function patchedTypeVersion(patched: ResourceMap, base: ResourceMap, removed: readonly XdsResource[], added: readonly XdsResource[]): string {
+export function patchedTypeVersion(patched: ResourceMap, base: ResourceMap, changed: ReadonlySet<string>): string {
   const sums = mapSums.get(base);
   if (sums === undefined) return typeVersion(patched);
   let [low, high] = sums;
-  for (const r of removed) {
-    const [a, b] = entryDigest(r);
-    low = (low - a) >>> 0;
-    high = (high - b) >>> 0;
-  }
-  for (const r of added) {
-    const [a, b] = entryDigest(r);
-    low = (low + a) >>> 0;
-    high = (high + b) >>> 0;
+  for (const name of changed) {
+    const old = base.get(name);
+    if (old !== undefined) {
+      const [a, b] = entryDigest(old);
+      low = (low - a) >>> 0;
+      high = (high - b) >>> 0;
+    }
+    const now = patched.get(name);
+    if (now !== undefined) {
+      const [a, b] = entryDigest(now);
+      low = (low + a) >>> 0;
+      high = (high + b) >>> 0;
+    }
   }
   return remember(patched, low, high);
 }
