@@ -7,7 +7,7 @@ import { httpsGet } from './harness/http-client.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, singleRouteIngress as annotated, tlsSecret } from './fixtures/manifests.js';
-import { defineSharedWorld, endpointOf as endpoint, hostGet as get } from './fixtures/shared-stack.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get, corsPreflight } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
 
 type BackendName =
@@ -184,10 +184,7 @@ test('max-request-body-size: a larger body gets 413, a smaller one reaches the b
 
 test('cors-*: a preflight from an allowed origin gets the CORS headers, another origin gets none', async (t) => {
   const w = await world(t);
-  const preflight = await get(w, 'cors.test', '/', {
-    method: 'OPTIONS',
-    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'PUT' },
-  });
+  const preflight = await get(w, 'cors.test', '/', corsPreflight('https://app.example.test', 'PUT'));
   t.is(preflight.status, 200);
   t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
   t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT');
@@ -196,10 +193,7 @@ test('cors-*: a preflight from an allowed origin gets the CORS headers, another 
   t.is(preflight.headers['access-control-allow-credentials'], 'true');
   const simple = await get(w, 'cors.test', '/', { headers: { origin: 'https://app.example.test' } });
   t.is(simple.headers['access-control-allow-origin'], 'https://app.example.test');
-  const other = await get(w, 'cors.test', '/', {
-    method: 'OPTIONS',
-    headers: { origin: 'https://evil.test', 'access-control-request-method': 'PUT' },
-  });
+  const other = await get(w, 'cors.test', '/', corsPreflight('https://evil.test', 'PUT'));
   t.is(other.headers['access-control-allow-origin'], undefined);
 });
 

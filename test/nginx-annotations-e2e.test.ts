@@ -6,7 +6,7 @@ import { ECHO_DELAY_HEADER } from './harness/echo-backend.js';
 import { createTestCA } from './harness/test-certs.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret } from './fixtures/manifests.js';
 import { nginx, nginxIngress } from './fixtures/nginx-manifests.js';
-import { defineSharedWorld, endpointOf as endpoint, hostGet as get } from './fixtures/shared-stack.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get, corsPreflight } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
@@ -157,10 +157,7 @@ test('whitelist-source-range / allowlist-source-range: listed clients pass, othe
 
 test('enable-cors with cors-allow-origin/methods/headers/expose-headers/credentials/max-age', async (t) => {
   const w = await world(t);
-  const preflight = await get(w, 'cors.test', '/', {
-    method: 'OPTIONS',
-    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'PUT' },
-  });
+  const preflight = await get(w, 'cors.test', '/', corsPreflight('https://app.example.test', 'PUT'));
   t.is(preflight.status, 200);
   t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
   t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT');
@@ -169,16 +166,13 @@ test('enable-cors with cors-allow-origin/methods/headers/expose-headers/credenti
   t.is(preflight.headers['access-control-allow-credentials'], undefined);
   const simple = await get(w, 'cors.test', '/', { headers: { origin: 'https://app.example.test' } });
   t.is(simple.headers['access-control-expose-headers'], 'X-Trace');
-  const other = await get(w, 'cors.test', '/', { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'PUT' } });
+  const other = await get(w, 'cors.test', '/', corsPreflight('https://evil.test', 'PUT'));
   t.is(other.headers['access-control-allow-origin'], undefined);
 });
 
 test("enable-cors alone: ingress-nginx's defaults (any origin, credentials, max-age 1728000)", async (t) => {
   const w = await world(t);
-  const preflight = await get(w, 'cors-defaults.test', '/', {
-    method: 'OPTIONS',
-    headers: { origin: 'https://anywhere.test', 'access-control-request-method': 'DELETE' },
-  });
+  const preflight = await get(w, 'cors-defaults.test', '/', corsPreflight('https://anywhere.test', 'DELETE'));
   t.is(preflight.status, 200);
   t.is(preflight.headers['access-control-allow-origin'], 'https://anywhere.test');
   t.is(preflight.headers['access-control-allow-credentials'], 'true');

@@ -12,7 +12,7 @@ import { createTestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
 import { nginxIngress } from './fixtures/nginx-manifests.js';
-import { defineSharedWorld, endpointOf, hostGet as get } from './fixtures/shared-stack.js';
+import { defineSharedWorld, endpointOf, hostGet as get, corsPreflight } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
 
 /** A check request as the authorization service received it. */
@@ -251,10 +251,7 @@ test('auth-url over https: the check request goes over TLS (SNI = the URL host) 
 
 test('with enable-cors, a CORS preflight is answered without credentials, as ingress-nginx answers it before auth', async (t) => {
   const w = await world(t);
-  const preflight = await get(w, 'cors-basic.test', '/api', {
-    method: 'OPTIONS',
-    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' },
-  });
+  const preflight = await get(w, 'cors-basic.test', '/api', corsPreflight('https://app.example.test', 'GET'));
   t.true(preflight.status >= 200 && preflight.status < 300, `preflight status ${preflight.status}`);
   t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
   // The request itself still needs the credentials.

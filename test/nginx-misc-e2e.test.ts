@@ -14,7 +14,7 @@ import type { HttpGetOptions, HttpResult } from './harness/http-client.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
 import { nginxIngress } from './fixtures/nginx-manifests.js';
-import { defineSharedWorld, endpointOf as endpoint, hostGet as get, type FileScope } from './fixtures/shared-stack.js';
+import { defineSharedWorld, endpointOf as endpoint, hostGet as get, type FileScope, corsPreflight } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
 
 interface World {
@@ -141,7 +141,7 @@ test('limit-whitelist: a listed client is never limited, the others are (limit-r
 
 test('limit-rpm with enable-cors: CORS preflights are answered without using the client\'s tokens, as nginx answers them before limit_req', async (t) => {
   const w = await world(t);
-  const preflight = { method: 'OPTIONS', localAddress: '127.0.0.7', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' } };
+  const preflight = corsPreflight('https://app.example.test', 'GET', { localAddress: '127.0.0.7' });
   for (let i = 0; i < 5; i++) {
     const r = await get(w, 'rps-cors.test', '/', preflight);
     t.is(r.status, 200);
