@@ -18,6 +18,7 @@ import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
 import { freePort } from './fixtures/standalone-stack.js';
+import { installControllerIdentity } from './fixtures/controller-identity.js';
 
 interface World {
   cluster: KubeCluster;
@@ -139,13 +140,8 @@ test.before(async (t) => {
     other: await host.startEcho({ service: 'other' }),
   };
   // The install manifests that set up identity and permissions, exactly as shipped.
-  const deployDir = path.join(findRepoRoot(), 'deploy');
-  for (const file of ['00-namespace.yaml', '01-service-account.yaml', '02-rbac.yaml', '03-ingress-class.yaml']) {
-    await cluster.kubectlOk(['apply', '-f', path.join(deployDir, file)]);
-  }
-  const token = await cluster.serviceAccountToken('envoy-ingress', 'envoy-ingress', 3600);
   const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await cluster.writeKubeconfig(saKubeconfig, { token });
+  await installControllerIdentity(cluster, saKubeconfig);
   const ports = { xds: await freePort(), xdsB: await freePort(), http: await freePort(), https: await freePort(), httpB: await freePort(), httpsB: await freePort() };
   world = { cluster, host, backends, tmp, saKubeconfig, ports };
   await cluster.kubectlOk(['create', 'namespace', ns]);

@@ -1,17 +1,16 @@
 // SIGTERM in Kubernetes mode (the real CLI against a real API server, with deploy/'s RBAC, and a real sidecar
 // Envoy reached through --envoy-admin-url): the controller releases the leader Lease at once, keeps serving xDS
 // to its Envoy while that Envoy fails its readiness check and drains, and exits 0 only after the drain time.
-import path from 'node:path';
 import test from 'ava';
 import { buildBootstrap } from '../envoy/bootstrap.js';
 import { useEnvoy } from './harness/ava-fixtures.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster } from './harness/kube-cluster.js';
-import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess } from './fixtures/controller-process.js';
 import { freePort } from './fixtures/standalone-stack.js';
+import { installControllerIdentity } from './fixtures/controller-identity.js';
 
 test('SIGTERM: stop leading first, keep serving xDS while Envoy drains, exit after the drain', async (t) => {
   t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
@@ -21,12 +20,8 @@ test('SIGTERM: stop leading first, keep serving xDS while Envoy drains, exit aft
   t.teardown(() => cluster.stop());
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
-  const deployDir = path.join(findRepoRoot(), 'deploy');
-  for (const file of ['00-namespace.yaml', '01-service-account.yaml', '02-rbac.yaml', '03-ingress-class.yaml']) {
-    await cluster.kubectlOk(['apply', '-f', path.join(deployDir, file)]);
-  }
   const kubeconfig = tmp.file('controller.kubeconfig');
-  await cluster.writeKubeconfig(kubeconfig, { token: await cluster.serviceAccountToken('envoy-ingress', 'envoy-ingress', 3600) });
+  await installControllerIdentity(cluster, kubeconfig);
 
   const [xdsPort, readyPort] = [await freePort(), await freePort()];
   const envoy = await useEnvoy(t, {

@@ -15,9 +15,9 @@ import { httpGet } from './harness/http-client.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { createTestHost, type TestHost } from './harness/netns-host.js';
-import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
+import { installControllerIdentity } from './fixtures/controller-identity.js';
 
 interface World {
   cluster: KubeCluster;
@@ -110,13 +110,8 @@ test.before(async (t) => {
   const tmp = await createTempDir();
   const host = await createTestHost();
   const backend = await host.startEcho({ service: 'web' });
-  const deployDir = path.join(findRepoRoot(), 'deploy');
-  for (const file of ['00-namespace.yaml', '01-service-account.yaml', '02-rbac.yaml', '03-ingress-class.yaml']) {
-    await cluster.kubectlOk(['apply', '-f', path.join(deployDir, file)]);
-  }
-  const token = await cluster.serviceAccountToken('envoy-ingress', 'envoy-ingress', 3600);
   const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await cluster.writeKubeconfig(saKubeconfig, { token });
+  await installControllerIdentity(cluster, saKubeconfig);
   await cluster.kubectlOk(['create', 'namespace', ns]);
   await cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
   const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];

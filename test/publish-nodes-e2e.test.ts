@@ -15,6 +15,7 @@ import { waitFor } from './harness/wait.js';
 import { startControllerProcess } from './fixtures/controller-process.js';
 import { freePort } from './fixtures/standalone-stack.js';
 import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
+import { writeControllerKubeconfig } from './fixtures/controller-identity.js';
 
 const root = findRepoRoot();
 const kube = useFileKubeCluster();
@@ -99,7 +100,7 @@ test('edge-nodes: Ingress status carries the addresses of the nodes whose envoy-
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
   const kubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await k.writeKubeconfig(kubeconfig, { token: await k.serviceAccountToken('envoy-ingress', 'envoy-ingress', 3600) });
+  await writeControllerKubeconfig(k, kubeconfig);
   const xdsPort = await freePort();
   const controller = startControllerProcess([
     `--kubeconfig=${kubeconfig}`,
