@@ -1,6 +1,6 @@
 // Every golden case, inlined into a static bootstrap, must be accepted by the real Envoy in validate mode.
 import test from 'ava';
-import { PrivateKey } from '../controller/translate/ir.js';
+import { PrivateKey, type GatewayIR, type RouteIR } from '../controller/translate/ir.js';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildResources } from './build-resources.js';
 import { buildCluster } from './cluster.js';
@@ -27,6 +27,18 @@ test('envoy really loads the inlined certificates: a broken private key is rejec
 });
 
 /** A resource without its Any `@type`, as static resources hold it. */
+/** `envoy --mode validate` on a config with one plain-HTTP virtual host `host` holding `route`. */
+function validatePlainHttpHost(host: string, route: RouteIR): ReturnType<typeof validateWithEnvoy> {
+  const ir: GatewayIR = {
+    http: { name: 'http', virtualHosts: [{ name: host, hostnames: [host], routes: [route] }] },
+    tlsServers: [],
+    clusters: [],
+    secrets: [],
+  };
+  const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
+  return validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
+}
+
 function message(named: NamedResource | undefined): ResourceJson | undefined {
   if (named === undefined) return undefined;
   const { '@type': _type, ...rest } = named.resource;
@@ -91,14 +103,7 @@ test('envoy accepts the authority check of a wildcard host of the longest valid 
   t.is(domain.length, 253); // the longest DNS name, as the translator accepts it
   const host = `*.${domain}`;
   const route = { name: 'ok', match: { kind: 'prefix' as const, path: '/' }, action: { kind: 'direct' as const, status: 200 } };
-  const ir = {
-    http: { name: 'http', virtualHosts: [{ name: host, hostnames: [host], routes: [route] }] },
-    tlsServers: [],
-    clusters: [],
-    secrets: [],
-  };
-  const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
-  const result = await validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
+  const result = await validatePlainHttpHost(host, route);
   t.true(result.ok, result.output);
 });
 
@@ -111,13 +116,6 @@ test('envoy accepts direct response bodies over 4 KiB (counted in UTF-8 bytes)',
     match: { kind: 'prefix' as const, path: '/' },
     action: { kind: 'direct' as const, status: 404, body: page, contentType: 'text/html' },
   };
-  const ir = {
-    http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [route] }] },
-    tlsServers: [],
-    clusters: [],
-    secrets: [],
-  };
-  const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
-  const result = await validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
+  const result = await validatePlainHttpHost('*', route);
   t.true(result.ok, result.output);
 });
