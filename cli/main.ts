@@ -331,25 +331,28 @@ addBootstrapFlags(
           ready: () => (c.cache.ready ? { ready: true, reason: 'ok' } : { ready: false, reason: 'no config built yet' }),
         };
       })()
-    : await (await import('./kube-controller.js')).startKubeController({
-        kubeConfig: (await import('./kube-controller.js')).loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
-        ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
-        xdsHost: xds.host,
-        xdsPort: xds.port,
-        ...xdsCredentials,
-        ...translation,
-        log,
-        publish: {
-          ...(flags.publishService ? { publishService: parseNamespacedName(flags.publishService, '--publish-service') } : {}),
-          ...(flags.publishAddress ? { publishAddresses: flags.publishAddress.split(',').map((a) => a.trim()).filter(Boolean) } : {}),
-          ...(flags.publishNodes
-            ? { publishNodes: { namespace: flags.leaderElectionNamespace, podSelector: flags.publishNodes, addressType: flags.publishNodeAddressType } }
-            : {}),
-        },
-        leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
-        ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
-        ...(metrics ? { metrics } : {}),
-      });
+    : await (async () => {
+        const { loadKubeConfig, startKubeController } = await import('./kube-controller.js');
+        return startKubeController({
+          kubeConfig: loadKubeConfig({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) }),
+          ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
+          xdsHost: xds.host,
+          xdsPort: xds.port,
+          ...xdsCredentials,
+          ...translation,
+          log,
+          publish: {
+            ...(flags.publishService ? { publishService: parseNamespacedName(flags.publishService, '--publish-service') } : {}),
+            ...(flags.publishAddress ? { publishAddresses: flags.publishAddress.split(',').map((a) => a.trim()).filter(Boolean) } : {}),
+            ...(flags.publishNodes
+              ? { publishNodes: { namespace: flags.leaderElectionNamespace, podSelector: flags.publishNodes, addressType: flags.publishNodeAddressType } }
+              : {}),
+          },
+          leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
+          ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
+          ...(metrics ? { metrics } : {}),
+        });
+      })();
   // The probes may listen where the kubelet reaches them (the pod IP), /metrics where Prometheus scrapes it;
   // /debug shows the configuration (routes, connected Envoys; never keys), so it has its own address, loopback by
   // default. Flags naming the same address share one server.
