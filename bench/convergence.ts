@@ -49,11 +49,13 @@ class StageClock {
     const onBuilt = (): void => {
       if (this.store !== undefined && this.built === undefined) this.built = performance.now();
     };
+    // The new host's routes reach Envoy over VHDS (its own virtual host), or in RDS over state of the world.
+    const routing = (kind: string): boolean => kind === 'virtualHost' || kind === 'routeConfiguration';
     const onPush = (p: { kind: string }): void => {
-      if (this.built !== undefined && this.rdsPush === undefined && p.kind === 'routeConfiguration') this.rdsPush = performance.now();
+      if (this.built !== undefined && this.rdsPush === undefined && routing(p.kind)) this.rdsPush = performance.now();
     };
     const onAck = (a: { kind: string }): void => {
-      if (this.rdsPush !== undefined && this.rdsAck === undefined && a.kind === 'routeConfiguration') this.rdsAck = performance.now();
+      if (this.rdsPush !== undefined && this.rdsAck === undefined && routing(a.kind)) this.rdsAck = performance.now();
     };
     controller.store.on('change', onStore);
     controller.reconciler.on('built', onBuilt);

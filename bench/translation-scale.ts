@@ -1,6 +1,6 @@
 // Scenario 1: full build (translate + endpoints + Envoy resources + encoding into the snapshot cache) of
 // synthetic clusters of growing size; time, memory after GC and encoded xDS bytes per type.
-import { buildConfig } from '../controller/build-config.js';
+import { buildConfig, fullUpdate } from '../controller/build-config.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import type { ClusterState } from '../controller/translate/kube-objects.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
@@ -32,13 +32,7 @@ export function fullBuild(state: ClusterState, cache = new SnapshotCache()): { c
   const t0 = performance.now();
   const { resources } = buildConfig(state, benchReconcileOptions);
   const t1 = performance.now();
-  cache.update({
-    listener: resources.listeners,
-    routeConfiguration: resources.routeConfigurations,
-    cluster: resources.clusters,
-    clusterLoadAssignment: resources.clusterLoadAssignments,
-    secret: resources.secrets,
-  });
+  cache.update(fullUpdate(resources));
   const t2 = performance.now();
   const cpuMs = cpuSince(cpu0);
   return { cache, totalMs: t2 - t0, cpuMs, phases: { translateAndEnvoyBuilders: round(t1 - t0), snapshotUpdate: round(t2 - t1) } };

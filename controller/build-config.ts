@@ -4,6 +4,7 @@
 import { buildResources } from '../envoy/build-resources.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource } from '../envoy/resource-types.js';
 import { buildSecret } from '../envoy/secret.js';
+import { splitVirtualHosts } from '../envoy/virtual-host-discovery.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
 import { endpointsForCluster, indexEndpointSources } from './translate/endpoints.js';
@@ -39,11 +40,17 @@ export function buildConfig(state: ClusterState, options: BuildOptions): BuiltCo
   return { translation, endpoints, resources };
 }
 
-/** The snapshot update for every type of a full build. */
+/**
+ * The snapshot update for every type of a full build. Route configurations are served in their VHDS form (one
+ * resource per virtual host), so a change to one host costs that host on the wire; state-of-the-world streams
+ * get them re-assembled (xds/embedded-virtual-hosts.ts).
+ */
 export function fullUpdate(resources: EnvoyResources): SnapshotUpdate {
+  const vhds = splitVirtualHosts(resources.routeConfigurations);
   return {
     listener: resources.listeners,
-    routeConfiguration: resources.routeConfigurations,
+    routeConfiguration: vhds.routeConfigurations,
+    virtualHost: vhds.virtualHosts,
     cluster: resources.clusters,
     clusterLoadAssignment: resources.clusterLoadAssignments,
     secret: resources.secrets,

@@ -53,6 +53,12 @@ test('a rejected route configuration names every Ingress with routes in it', (t)
   t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['https/secure.example.com']), [web]);
 });
 
+test('a rejected virtual host (VHDS) names the Ingresses with routes on that host only', (t) => {
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['http/shop.example.com']), [api, web]);
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['https/secure.example.com/secure.example.com']), [web]);
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['http/other.example.com']), []);
+});
+
 test('a rejected secret names the Secret and the Ingresses using it', (t) => {
   t.deepEqual(objectsBehind(ir, 'secret', ['shop/tls']), [web, { kind: 'Secret', namespace: 'shop', name: 'tls' }]);
 });

@@ -1,5 +1,5 @@
 // Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
-import type { ResourceKind } from '../proto/type-urls.js';
+import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
 import type { GatewayIR, RouteTableIR } from './translate/ir.js';
 import { refKey, type ObjectRef } from './translate/kube-objects.js';
 
@@ -40,6 +40,15 @@ export function objectsBehind(ir: GatewayIR, kind: ResourceKind, names: readonly
       case 'routeConfiguration':
         for (const t of tables(ir)) if (t.name === name) add(routeSources(t));
         break;
+      case 'virtualHost': {
+        // `<route configuration>/<virtual host>` (VHDS): the routes of that one host.
+        const table = routeConfigurationOf(name);
+        const host = name.slice(table.length + 1);
+        for (const t of tables(ir)) {
+          if (t.name === table) add(routeSources({ ...t, virtualHosts: t.virtualHosts.filter((v) => v.name === host) }));
+        }
+        break;
+      }
       case 'listener':
         if (name === 'ingress_https') for (const s of ir.tlsServers) add(routeSources(s.routeTable));
         else add(routeSources(ir.http));

@@ -7,6 +7,8 @@ export const TypeUrl = {
   cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
   clusterLoadAssignment: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
   secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
+  /** VHDS: the virtual hosts of a RouteConfiguration, one resource each, named `<route configuration>/<name>`. */
+  virtualHost: 'type.googleapis.com/envoy.config.route.v3.VirtualHost',
 } as const;
 
 export type ResourceKind = keyof typeof TypeUrl;
@@ -18,6 +20,7 @@ export const resourceKinds: readonly ResourceKind[] = [
   'secret',
   'listener',
   'routeConfiguration',
+  'virtualHost',
 ];
 
 const kindByUrl = new Map<string, ResourceKind>(
@@ -32,11 +35,27 @@ export function messageNameOfTypeUrl(typeUrl: string): string {
   return typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
 }
 
-/** Short names for logs and metrics: LDS, RDS, CDS, EDS, SDS. */
+/** Short names for logs and metrics: LDS, RDS, CDS, EDS, SDS, VHDS. */
 export const shortName: Record<ResourceKind, string> = {
   listener: 'LDS',
   routeConfiguration: 'RDS',
   cluster: 'CDS',
   clusterLoadAssignment: 'EDS',
   secret: 'SDS',
+  virtualHost: 'VHDS',
 };
+
+/**
+ * VHDS names a virtual host `<route configuration name>/<virtual host name>` (Envoy matches a subscription to a
+ * route configuration by that namespace); the VirtualHost's own `name` must be the same, since Envoy keys and
+ * removes virtual hosts by it.
+ */
+export function virtualHostResourceName(routeConfiguration: string, virtualHost: string): string {
+  return `${routeConfiguration}/${virtualHost}`;
+}
+
+/** The route configuration a VHDS resource belongs to (its namespace: up to the last `/`, as Envoy reads it). */
+export function routeConfigurationOf(virtualHostResource: string): string {
+  const slash = virtualHostResource.lastIndexOf('/');
+  return slash < 0 ? '' : virtualHostResource.slice(0, slash);
+}

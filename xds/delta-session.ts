@@ -1,5 +1,5 @@
 // Incremental (delta) ADS: only changed resources are sent, removals are named in removed_resources.
-import { kindOfTypeUrl, TypeUrl, type ResourceKind } from '../proto/type-urls.js';
+import { kindOfTypeUrl, routeConfigurationOf, TypeUrl, type ResourceKind } from '../proto/type-urls.js';
 import { encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest } from './discovery-messages.js';
 import type { XdsResource } from './resource.js';
 import { changedNamesBetween } from './snapshot.js';
@@ -81,6 +81,10 @@ export class DeltaSession extends StreamSession {
         st.wildcard = true;
         st.subscription += 1;
       }
+      // A starting Envoy waits for a first answer (its initial fetch) even when there is nothing: an empty set of
+      // clusters or virtual hosts is an answer too, else it sits out initial_fetch_timeout. (One that reconnects
+      // with what it has is not waiting: it gets only differences.)
+      if (st.wildcard && d.known.size === 0) this.#answerOwed.add(kind);
     }
     // ACK/NACK only for the pending nonce; subscription changes are honoured even with a stale nonce.
     const response = this.settle(kind, req.responseNonce, req.errorDetail);
@@ -107,6 +111,9 @@ export class DeltaSession extends StreamSession {
         st.names.add(name);
         d.toldMissing.delete(name);
         this.#stale(kind, [name]);
+        // A new VHDS namespace (route configuration) is answered even with no virtual hosts: Envoy's route
+        // configuration waits for that first answer before it is used.
+        if (kind === 'virtualHost') this.#answerOwed.add(kind);
       }
     }
     for (const name of req.resourceNamesUnsubscribe) {
@@ -117,7 +124,15 @@ export class DeltaSession extends StreamSession {
       } else {
         st.names.delete(name);
         d.toldMissing.delete(name);
-        if (!st.wildcard) d.known.delete(name); // Envoy drops what it unsubscribes from
+        if (!st.wildcard) {
+          // Envoy drops what it unsubscribes from (for VHDS: a route configuration's whole namespace).
+          d.known.delete(name);
+          if (kind === 'virtualHost') {
+            const dropped = [...d.known.keys()].filter((n) => routeConfigurationOf(n) === name);
+            for (const n of dropped) d.known.delete(n);
+            this.#stale(kind, dropped);
+          }
+        }
         this.#stale(kind, [name]);
       }
     }
@@ -126,6 +141,8 @@ export class DeltaSession extends StreamSession {
   }
 
   readonly #pending = new Map<ResourceKind, PendingChanges>();
+  /** Kinds that get a response at the next opportunity even if it carries no change (see handleRequest). */
+  readonly #answerOwed = new Set<ResourceKind>();
 
   /** These names' known/rejected/toldMissing/subscription state changed: re-examine them next time. */
   #stale(kind: ResourceKind, names: Iterable<string>): void {
@@ -168,7 +185,7 @@ export class DeltaSession extends StreamSession {
     if (r !== undefined) {
       if (d.known.get(name) !== r.version && d.rejected.get(name) !== r.version) pending.updated.set(name, r);
     } else if (d.known.has(name)) pending.removed.add(name);
-    else if (this.state(kind).names.has(name) && !d.toldMissing.has(name)) pending.missing.add(name);
+    else if (reportsMissing(kind) && this.state(kind).names.has(name) && !d.toldMissing.has(name)) pending.missing.add(name);
   }
 
   #computeChanges(kind: ResourceKind, desired: ReadonlyMap<string, XdsResource>): PendingChanges {
@@ -183,8 +200,10 @@ export class DeltaSession extends StreamSession {
     const removed = new Set<string>();
     for (const name of d.known.keys()) if (!desired.has(name)) removed.add(name);
     const missing = new Set<string>();
-    for (const name of st.names) {
-      if (!desired.has(name) && !d.known.has(name) && !d.toldMissing.has(name)) missing.add(name);
+    if (reportsMissing(kind)) {
+      for (const name of st.names) {
+        if (!desired.has(name) && !d.known.has(name) && !d.toldMissing.has(name)) missing.add(name);
+      }
     }
     return { basis: desired, updated, removed, missing, dirty: new Set() };
   }
@@ -205,6 +224,7 @@ export class DeltaSession extends StreamSession {
   protected hasWork(kind: ResourceKind): boolean {
     const st = this.state(kind);
     if (!st.requested || !this.snapshot) return false;
+    if (this.#answerOwed.has(kind)) return true;
     const { updated, removed, missing } = this.#changes(kind);
     return updated.size + removed.size + missing.size > 0;
   }
@@ -221,7 +241,8 @@ export class DeltaSession extends StreamSession {
   protected buildResponse(kind: ResourceKind): SentResponse | undefined {
     if (!this.snapshot) return undefined;
     const pending = this.#changes(kind);
-    if (pending.updated.size + pending.removed.size + pending.missing.size === 0) return undefined;
+    const owed = this.#answerOwed.delete(kind);
+    if (pending.updated.size + pending.removed.size + pending.missing.size === 0 && !owed) return undefined;
     const { updated, removed, missing } = this.#sorted(pending);
     const d = this.#d(kind);
     // A removed name Envoy still subscribes to is now known not to exist: not to be reported missing once more.
@@ -262,6 +283,14 @@ export class DeltaSession extends StreamSession {
       removedNames: removed,
     };
   }
+}
+
+/**
+ * Whether a subscribed name that does not exist is answered with a removal. Not for VHDS: its subscriptions name
+ * route configurations (namespaces of virtual hosts), never resources of their own.
+ */
+function reportsMissing(kind: ResourceKind): boolean {
+  return kind !== 'virtualHost';
 }
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

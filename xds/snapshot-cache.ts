@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { encodeAny } from '../proto/proto-json.js';
-import type { ResourceKind } from '../proto/type-urls.js';
+import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';
 import { LayeredMap } from './layered-map.js';
 import { resourceOf, sameBytes, type XdsResource } from './resource.js';
 import { emptyResources, makeSnapshot, patchedTypeVersion, recordDerivation, type ResourceMap, type Snapshot } from './snapshot.js';
@@ -132,7 +132,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     if (changed.length === 0 && !firstUpdate) return changed;
     this.#snapshot = makeSnapshot(next, this.#snapshot);
     this.#ready = true;
-    this.emit('change', this.#snapshot, firstUpdate ? ['cluster', 'clusterLoadAssignment', 'secret', 'listener', 'routeConfiguration'] : changed);
+    this.emit('change', this.#snapshot, firstUpdate ? [...resourceKinds] : changed);
     return changed;
   }
 }

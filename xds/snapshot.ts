@@ -175,6 +175,7 @@ export function emptyResources(): Record<ResourceKind, ResourceMap> {
     secret: new Map(),
     listener: new Map(),
     routeConfiguration: new Map(),
+    virtualHost: new Map(),
   };
 }
 

@@ -1,6 +1,8 @@
 // State-of-the-world ADS: every response carries the full set of a type's resources the stream wants.
 import { kindOfTypeUrl, TypeUrl, type ResourceKind } from '../proto/type-urls.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './discovery-messages.js';
+import { embeddedParts, embedVirtualHosts } from './embedded-virtual-hosts.js';
+import type { XdsResource } from './resource.js';
 import { typeVersion } from './snapshot.js';
 import { isWildcardKind, StreamSession, type SentResponse, type SessionHooks } from './stream-session.js';
 
@@ -82,12 +84,22 @@ export class SotwSession extends StreamSession {
     return typeVersion(this.desired(kind)) !== s.sentVersion;
   }
 
+  /** Route configurations come with their virtual hosts inside: VHDS needs delta xDS (embedded-virtual-hosts.ts). */
+  protected override desired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
+    const desired = super.desired(kind);
+    return kind === 'routeConfiguration' ? embedVirtualHosts(desired, this.snapshot!.resources.virtualHost) : desired;
+  }
+
   protected buildResponse(kind: ResourceKind): SentResponse | undefined {
     if (!this.hasWork(kind)) return undefined;
     const desired = this.desired(kind);
     const version = typeVersion(desired);
     const nonce = this.nextNonce();
     const resources = [...desired.values()];
+    // An embedded route configuration is ACKed as the snapshot's resources it was made of.
+    const parts = kind === 'routeConfiguration' ? resources.map((r) => embeddedParts(r)) : [];
+    const acked = resources.map((r, i) => parts[i]?.routeConfiguration ?? r);
+    const hosts = parts.flatMap((p) => p?.virtualHosts ?? []);
     const s = this.#s(kind);
     s.sentVersion = version;
     s.sentSubscription = this.#subscription(kind);
@@ -106,9 +118,12 @@ export class SotwSession extends StreamSession {
       kind,
       nonce,
       version,
-      resourceNames: resources.map((r) => r.name),
-      resourceVersions: resources.map((r) => r.version),
+      resourceNames: acked.map((r) => r.name),
+      resourceVersions: acked.map((r) => r.version),
       removedNames: removed,
+      ...(hosts.length > 0
+        ? { embedded: { kind: 'virtualHost' as const, resourceNames: hosts.map((r) => r.name), resourceVersions: hosts.map((r) => r.version) } }
+        : {}),
     };
   }
 }

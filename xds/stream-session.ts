@@ -2,14 +2,15 @@
 // response per type, and the push order that never drops traffic ("make before break"):
 //   CDS -> EDS (right behind it, and always again after a cluster change so warming completes; Envoy ACKs a
 //   CDS response only once its clusters are warm, i.e. have their endpoints, so EDS must not wait for that ACK)
-//   -> SDS -> LDS -> RDS (only once clusters are ACKed and so are the endpoints of the clusters just sent, so no
+//   -> SDS -> LDS -> RDS -> VHDS (only once clusters are ACKed and so are the endpoints of the clusters just sent, so no
 //   route names a cluster that is not warm yet; endpoint updates of other clusters do not hold routes back)
 //   -> and clusters removed from the snapshot stay in CDS, with their endpoints in EDS, until listeners and
 //   routes that no longer use them are ACKed.
-import type { ResourceKind } from '../proto/type-urls.js';
+import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
 import type { NodeInfo } from './discovery-messages.js';
 import type { XdsResource } from './resource.js';
 import { changedNamesBetween, type ResourceMap, type Snapshot } from './snapshot.js';
+
 
 /**
  * Debug self-check of the incremental paths: when enabled (in tests, or XDS_SELF_CHECK=1), every memoised or
@@ -32,9 +33,17 @@ export const pushOrder: readonly ResourceKind[] = [
   'secret',
   'listener',
   'routeConfiguration',
+  'virtualHost',
 ];
 
-const wildcardKinds: ReadonlySet<ResourceKind> = new Set(['listener', 'cluster']);
+/** Kinds that name clusters: sent only once those clusters are warm (and they hold removed clusters back). */
+const routingKinds: ReadonlySet<ResourceKind> = new Set(['listener', 'routeConfiguration', 'virtualHost']);
+
+/**
+ * Kinds whose first request without names is a wildcard subscription. VHDS is one: Envoy sends its namespace
+ * subscriptions (route configuration names) as a legacy wildcard request and sorts what arrives by namespace.
+ */
+const wildcardKinds: ReadonlySet<ResourceKind> = new Set(['listener', 'cluster', 'virtualHost']);
 
 export function isWildcardKind(kind: ResourceKind): boolean {
   return wildcardKinds.has(kind);
@@ -88,6 +97,11 @@ export interface SentResponse {
   /** Versions of the resources, parallel to resourceNames. */
   resourceVersions: string[];
   removedNames: string[];
+  /**
+   * Snapshot resources of another kind this response carried inside its own (a state-of-the-world route
+   * configuration with its virtual hosts embedded): its ACK acknowledges them too.
+   */
+  embedded?: { kind: ResourceKind; resourceNames: string[]; resourceVersions: string[] };
 }
 
 let nextStreamId = 1;
@@ -111,7 +125,14 @@ export abstract class StreamSession {
   protected epoch = 0;
   readonly #desiredMemo = new Map<
     ResourceKind,
-    { all: ResourceMap; subscription: number; retainEpoch: number | undefined; desired: ReadonlyMap<string, XdsResource> }
+    {
+      all: ResourceMap;
+      /** VHDS: the route configurations, whose names are the namespaces a subscription can cover. */
+      routeConfigurations: ResourceMap;
+      subscription: number;
+      retainEpoch: number | undefined;
+      desired: ReadonlyMap<string, XdsResource>;
+    }
   >();
   /** Per kind: how many resources of the snapshot's map are not among the subscribed names. */
   readonly #unsubscribedMemo = new Map<ResourceKind, { all: ResourceMap; subscription: number; count: number }>();
@@ -167,15 +188,23 @@ export abstract class StreamSession {
    */
   protected desired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
     const all = this.snapshot!.resources[kind];
+    const routeConfigurations = this.snapshot!.resources.routeConfiguration;
     const st = this.state(kind);
     const retain = (kind === 'cluster' || kind === 'clusterLoadAssignment') && !this.routesSettled();
     const retainEpoch = retain ? this.epoch : undefined;
     const memo = this.#desiredMemo.get(kind);
     let desired: ReadonlyMap<string, XdsResource>;
-    if (memo && memo.all === all && memo.subscription === st.subscription && memo.retainEpoch === retainEpoch) desired = memo.desired;
-    else {
+    if (
+      memo &&
+      memo.all === all &&
+      memo.subscription === st.subscription &&
+      memo.retainEpoch === retainEpoch &&
+      (kind !== 'virtualHost' || memo.routeConfigurations === routeConfigurations)
+    ) {
+      desired = memo.desired;
+    } else {
       desired = this.#computeDesired(kind, retain, false);
-      this.#desiredMemo.set(kind, { all, subscription: st.subscription, retainEpoch, desired });
+      this.#desiredMemo.set(kind, { all, routeConfigurations, subscription: st.subscription, retainEpoch, desired });
     }
     if (xdsSelfCheck.enabled) this.#checkDesired(kind, desired, retain);
     return desired;
@@ -216,6 +245,7 @@ export abstract class StreamSession {
     const snapshot = this.snapshot!;
     const all = snapshot.resources[kind];
     const st = this.state(kind);
+    if (kind === 'virtualHost' && !st.wildcard) return this.#desiredVirtualHosts(all, st.names);
     const everything =
       st.wildcard || (st.names.size >= all.size && this.#unsubscribedCount(kind, all, st.names, st.subscription, fromScratch) === 0);
     // The usual case (wildcard CDS/LDS; EDS/RDS/SDS subscribed to every name): the snapshot's map itself.
@@ -241,6 +271,27 @@ export abstract class StreamSession {
     return out;
   }
 
+  /**
+   * VHDS subscriptions name route configurations (Envoy subscribes to each one's namespace, `<name>/...`), or
+   * single virtual hosts by full name (on demand). Usually every route configuration is subscribed: then the
+   * snapshot's own map, so changes are found from its lineage like for the other kinds.
+   */
+  #desiredVirtualHosts(all: ResourceMap, names: ReadonlySet<string>): ReadonlyMap<string, XdsResource> {
+    let everything = true;
+    for (const name of this.snapshot!.resources.routeConfiguration.keys()) {
+      if (!names.has(name)) {
+        everything = false;
+        break;
+      }
+    }
+    if (everything) return all;
+    const out = new Map<string, XdsResource>();
+    for (const [name, resource] of all) {
+      if (names.has(name) || names.has(routeConfigurationOf(name))) out.set(name, resource);
+    }
+    return out;
+  }
+
   /** The last cluster resource sent to this stream under that name (kept to retain removed clusters). */
   protected readonly lastSentClusters = new Map<string, XdsResource>();
   /** The endpoints of each retained cluster (its ClusterLoadAssignment in the last snapshot that had it). */
@@ -252,7 +303,7 @@ export abstract class StreamSession {
 
   /** Listeners and routes are ACKed and nothing newer is waiting to be sent for them. */
   protected routesSettled(): boolean {
-    for (const kind of ['listener', 'routeConfiguration'] as const) {
+    for (const kind of routingKinds) {
       const st = this.state(kind);
       if (!st.requested) continue;
       if (st.pendingNonce !== undefined || this.hasWork(kind)) return false;
@@ -276,7 +327,7 @@ export abstract class StreamSession {
   private canSend(kind: ResourceKind): boolean {
     const st = this.state(kind);
     if (!st.requested || st.pendingNonce !== undefined) return false;
-    if (kind !== 'listener' && kind !== 'routeConfiguration') return true;
+    if (!routingKinds.has(kind)) return true;
     // Listeners and routes come after the clusters they name, and after those clusters' endpoints.
     if (this.busy('cluster')) return false;
     if (!this.busy('clusterLoadAssignment')) {
@@ -344,6 +395,8 @@ export abstract class StreamSession {
     } else {
       st.ackedVersion = response.version;
       this.hooks.onAck(event);
+      const embedded = response.embedded;
+      if (embedded !== undefined) this.hooks.onAck({ ...event, ...embedded, version: '', removedNames: [] });
     }
     return response;
   }
