@@ -11,6 +11,8 @@ import { endpointsForCluster, indexEndpointSources } from './translate/endpoints
 import type { ClusterEndpointsIR, TlsSecretIR } from './translate/ir.js';
 import type { ClusterState, Secret } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
+import { HostIndex, translateIncrementally } from './translate/incremental-translate.js';
+import { isServedByUs } from './translate/ingress-class.js';
 import { secretResourceName, validateTlsSecret } from './translate/tls-secret.js';
 import { translate, type TranslationResult } from './translate/translate.js';
 
@@ -61,8 +63,12 @@ export interface IncrementalBuild {
   translation: TranslationResult;
   /** Endpoints per cluster name. */
   endpoints: Map<string, ClusterEndpointsIR>;
-  /** `full`: everything was translated and built; `secrets`: only Secrets changed, only SDS was rebuilt. */
-  kind: 'full' | 'secrets';
+  /**
+   * `full`: everything was translated and built; `routes`: only some Ingresses changed, and only the Ingresses
+   * sharing hosts with them were translated (incremental-translate.ts), unchanged parts reused as they were;
+   * `secrets`: only Secrets changed, only SDS was rebuilt.
+   */
+  kind: 'full' | 'routes' | 'secrets';
   /** What to hand to the snapshot cache: every type for a full build, only `secret` for a Secrets-only one. */
   update: SnapshotUpdate;
 }
@@ -113,6 +119,8 @@ interface LastBuild {
   endpoints: Map<string, ClusterEndpointsIR>;
   /** SDS resources as built (the other types' JSON is not kept: the cache holds their bytes). */
   secrets: readonly NamedResource[];
+  /** Served Ingresses by host, made on the first incremental build and carried forward from then on. */
+  index: HostIndex | undefined;
 }
 
 /**
@@ -132,9 +140,17 @@ export class ConfigBuilder {
    * base of the next incremental one only if `publish` does not throw, so a refused build never becomes the base.
    */
   build<T>(state: ClusterState, publish: (update: SnapshotUpdate) => T): { built: IncrementalBuild; published: T } {
-    const built = this.#secretsOnly(state) ?? this.#full(state);
-    const published = publish(built.update);
-    this.#last = { state, translation: built.translation, endpoints: built.endpoints, secrets: built.update.secret ?? [] };
+    const built = this.#secretsOnly(state) ?? this.#routesOnly(state) ?? this.#full(state);
+    let published: T;
+    try {
+      published = publish(built.update);
+    } catch (err: unknown) {
+      // The host index may already describe `state`: start over from a full build.
+      this.#last = undefined;
+      throw err;
+    }
+    const index = built.kind === 'full' ? undefined : this.#last?.index;
+    this.#last = { state, translation: built.translation, endpoints: built.endpoints, secrets: built.update.secret ?? this.#last?.secrets ?? [], index };
     return { built, published };
   }
 
@@ -146,6 +162,32 @@ export class ConfigBuilder {
   #full(state: ClusterState): IncrementalBuild {
     const { translation, endpoints, resources } = buildConfig(state, this.options);
     return { translation, endpoints, kind: 'full', update: fullUpdate(resources) };
+  }
+
+  /**
+   * Only Ingresses changed (and no endpoint object since the last build): translate the Ingresses around them
+   * and splice (incremental-translate.ts). The builders then meet the unchanged IR objects of the last build
+   * again and hand back the JSON they made from them, which the cache does not encode again: a one-host change
+   * costs about that host, plus walks of the tables and maps that are cheap per entry.
+   */
+  #routesOnly(state: ClusterState): IncrementalBuild | undefined {
+    const last = this.#last;
+    if (last === undefined) return undefined;
+    const before = last.state;
+    if (!sameObjects(before.endpointSlices, state.endpointSlices) || !sameObjects(before.endpoints, state.endpoints)) return undefined;
+    last.index ??= HostIndex.of(before.ingresses.filter((ingress) => isServedByUs(ingress, before.ingressClasses, this.options.translate)));
+    const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
+    if (translation === undefined) return undefined;
+    const endpoints = new Map<string, ClusterEndpointsIR>();
+    let sources: ReturnType<typeof indexEndpointSources> | undefined;
+    for (const cluster of translation.ir.clusters) {
+      let found = last.endpoints.get(cluster.name);
+      if (found === undefined) found = endpointsForCluster(state, cluster, (sources ??= indexEndpointSources(state)));
+      endpoints.set(cluster.name, found);
+    }
+    const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
+    const { secret: _unchanged, ...update } = fullUpdate(resources);
+    return { translation, endpoints, kind: 'routes', update };
   }
 
   #secretsOnly(state: ClusterState): IncrementalBuild | undefined {

@@ -83,7 +83,8 @@ test('the first change after a quiet period is built on the next turn, without w
   put(ingress('app', { rules: [{ host: 'other.example.test', paths: [{ path: '/', service: 'app' }] }] }));
   await turn();
   t.is(builds.length, 1);
-  t.is(builds[0]?.kind, 'full');
+  // An Ingress change alone: only the Ingresses around it are translated again (incremental-translate.ts).
+  t.is(builds[0]?.kind, 'routes');
 });
 
 test('a burst of changes in one tick is one build', async (t) => {
@@ -105,7 +106,7 @@ test('changes arriving during a build coalesce into exactly one more build', asy
   put(ingress('trigger', { rules: [{ host: 't.example.test', paths: [{ path: '/', service: 'app' }] }] }));
   await reconciler.idle();
   t.is(builds.length, 2);
-  t.deepEqual(builds.map((b) => b.kind), ['full', 'full']);
+  t.deepEqual(builds.map((b) => b.kind), ['routes', 'routes']);
   t.deepEqual(builds.map((b) => b.generation), [builds[0]!.generation, builds[0]!.generation + 1]);
   t.is(reconciler.servedIngresses.filter((r) => r.name.startsWith('during-')).length, 10, 'the last build saw every change');
 });

@@ -23,7 +23,7 @@ export interface ReconcileLog {
 
 export interface BuildResult {
   /** `secrets`: only Secrets' certificates changed and only SDS was rebuilt (see ConfigBuilder). */
-  kind: 'full' | 'secrets' | 'endpoints';
+  kind: 'full' | 'routes' | 'secrets' | 'endpoints';
   durationMs: number;
   changedTypes: string[];
   diagnostics: Diagnostic[];

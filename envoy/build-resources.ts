@@ -1,4 +1,5 @@
 import type { ClusterEndpointsIR, GatewayIR, RouteTableIR } from '../controller/translate/ir.js';
+import { builtOnce } from './built-once.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
@@ -6,6 +7,10 @@ import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerN
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { buildRouteConfiguration } from './route-configuration.js';
 import { buildSecret } from './secret.js';
+
+const clusterOf = builtOnce(buildCluster);
+const endpointsOf = builtOnce(buildClusterLoadAssignment);
+const secretOf = builtOnce(buildSecret);
 
 function byName(a: NamedResource, b: NamedResource): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -48,7 +53,7 @@ export function buildResources(
       .map((table) => named(table.name, buildRouteConfiguration(table)))
       .sort(byName),
     clusters: [
-      ...ir.clusters.map((cluster) => named(cluster.name, buildCluster(cluster))),
+      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster))),
       // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
       ...(ir.fallbackClusters ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
     ].sort(byName),
@@ -56,10 +61,10 @@ export function buildResources(
       .map((cluster) =>
         named(
           cluster.name,
-          buildClusterLoadAssignment(endpointsByCluster.get(cluster.name) ?? { cluster: cluster.name, endpoints: [] }),
+          endpointsOf(endpointsByCluster.get(cluster.name) ?? { cluster: cluster.name, endpoints: [] }),
         ),
       )
       .sort(byName),
-    secrets: ir.secrets.map((secret) => named(secret.name, buildSecret(secret))).sort(byName),
+    secrets: ir.secrets.map((secret) => named(secret.name, secretOf(secret))).sort(byName),
   };
 }

@@ -1,5 +1,5 @@
 import { TypeUrl } from '../proto/type-urls.js';
-import type { RouteTableIR } from '../controller/translate/ir.js';
+import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildVirtualHost } from './virtual-host.js';
 
@@ -19,6 +19,17 @@ function largestDirectResponseBody(table: RouteTableIR): number {
   return largest;
 }
 
+/** Per virtual host IR: the JSON built from it, for the catch-all routes it was built with (see built-once.ts). */
+const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readonly RouteIR[]; json: ResourceJson }>();
+
+function virtualHostOf(vhost: VirtualHostIR, unknownHostRoutes: readonly RouteIR[]): ResourceJson {
+  const known = builtVirtualHosts.get(vhost);
+  if (known !== undefined && known.unknownHostRoutes === unknownHostRoutes) return known.json;
+  const json = buildVirtualHost(vhost, unknownHostRoutes);
+  builtVirtualHosts.set(vhost, { unknownHostRoutes, json });
+  return json;
+}
+
 /** A RouteConfiguration (RDS resource) named after the route table. */
 export function buildRouteConfiguration(table: RouteTableIR): ResourceJson {
   // Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any.
@@ -26,7 +37,7 @@ export function buildRouteConfiguration(table: RouteTableIR): ResourceJson {
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
     name: table.name,
-    virtual_hosts: table.virtualHosts.map((vhost) => buildVirtualHost(vhost, unknownHostRoutes)),
+    virtual_hosts: table.virtualHosts.map((vhost) => virtualHostOf(vhost, unknownHostRoutes)),
   };
   // A custom 404 page (--not-found-page) can be larger than Envoy's default; the limit is raised just enough.
   const largestBody = largestDirectResponseBody(table);

@@ -14,6 +14,17 @@ export interface VirtualHostDiscovery {
   virtualHosts: NamedResource[];
 }
 
+/** Per virtual host JSON: its VHDS resource (the same object for the same input: see built-once.ts). */
+const resources = new WeakMap<ResourceJson, { table: string; resource: ResourceJson }>();
+
+function virtualHostResource(table: string, host: ResourceJson): ResourceJson {
+  const known = resources.get(host);
+  if (known !== undefined && known.table === table) return known.resource;
+  const resource = { '@type': TypeUrl.virtualHost, ...host, name: virtualHostResourceName(table, String(host['name'])) };
+  resources.set(host, { table, resource });
+  return resource;
+}
+
 /** Splits full route configurations (as the builders make them) into their VHDS form. */
 export function splitVirtualHosts(routeConfigurations: readonly NamedResource[]): VirtualHostDiscovery {
   const tables: NamedResource[] = [];
@@ -22,8 +33,8 @@ export function splitVirtualHosts(routeConfigurations: readonly NamedResource[])
     const { virtual_hosts: hosts, ...rest } = resource;
     tables.push({ name, resource: { ...rest, vhds: vhdsConfig } });
     for (const host of (hosts ?? []) as ResourceJson[]) {
-      const hostName = virtualHostResourceName(name, String(host['name']));
-      virtualHosts.push({ name: hostName, resource: { '@type': TypeUrl.virtualHost, ...host, name: hostName } });
+      const resource = virtualHostResource(name, host);
+      virtualHosts.push({ name: String(resource['name']), resource });
     }
   }
   virtualHosts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -37,6 +37,11 @@ export interface TranslationResult {
   servedIngresses: ObjectRef[];
   /** Services and Secrets the served Ingresses name: events about any other Service or Secret change nothing. */
   references: References;
+  /**
+   * The route table of the TLS filter chains, also when there are none yet (then unused by the IR): what an
+   * incremental translation splices a changed host into (incremental-translate.ts).
+   */
+  httpsTable: RouteTableIR;
 }
 
 /** RDS name of the plaintext listener's route table. */
@@ -183,5 +188,6 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
     references: nginxEdgeReferences(nginxEdge, nginxAuthReferences(nginxAuth, collectReferences(ingresses))),
+    httpsTable: https,
   };
 }

@@ -1,0 +1,222 @@
+// Incremental translation against full translation: random clusters of Ingresses sharing hosts, random edits,
+// and after each edit the spliced result must equal translate() of the whole state, and the builds must give the
+// same Envoy resources as a full build.
+import test from 'ava';
+import fc from 'fast-check';
+import { benchCertificate } from '../../bench/bench-certs.js';
+import { benchReconcileOptions } from '../../bench/translation-scale.js';
+import { buildConfig, ConfigBuilder, fullUpdate } from '../build-config.js';
+import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
+import { HostIndex, translateIncrementally } from './incremental-translate.js';
+import { isServedByUs } from './ingress-class.js';
+import type { ClusterState, Ingress, Secret, Service } from './kube-objects.js';
+import { defaultTranslateOptions } from './options.js';
+import { translate, type TranslationResult } from './translate.js';
+
+const namespace = 'shop';
+const hostPool = ['a.test', 'b.test', 'c.test', 'd.test', '*.w.test', 'x.w.test', 'e.test', 'f.test'];
+const servicePool = ['web', 'api', 'missing'];
+const pathPool = ['/', '/api', '/api/v1', '/static', '/x'];
+
+interface IngressSpecModel {
+  rules: { host: string | undefined; paths: { path: string; exact: boolean; service: string }[] }[];
+  tls: boolean;
+  defaultBackend: boolean;
+  nginx: boolean;
+  otherClass: boolean;
+}
+
+const ruleArb = fc.record({
+  host: fc.option(fc.constantFrom(...hostPool), { nil: undefined, freq: 12 }),
+  paths: fc.array(fc.record({ path: fc.constantFrom(...pathPool), exact: fc.boolean(), service: fc.constantFrom(...servicePool) }), {
+    minLength: 0,
+    maxLength: 3,
+  }),
+});
+
+const specArb: fc.Arbitrary<IngressSpecModel> = fc.record({
+  rules: fc.array(ruleArb, { minLength: 1, maxLength: 3 }),
+  tls: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+  defaultBackend: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
+  nginx: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
+  otherClass: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
+});
+
+function ingressOf(index: number, model: IngressSpecModel, revision: number): Ingress {
+  const ingress: Ingress = {
+    kind: 'Ingress',
+    metadata: {
+      name: `ing-${index}`,
+      namespace,
+      // Ages decide conflicts: distinct, in index order.
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+      generation: revision,
+      ...(model.nginx ? { annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } } : {}),
+    },
+    spec: {
+      ingressClassName: model.otherClass ? 'other' : 'envoy-ingress',
+      rules: model.rules.map((rule) => ({
+        ...(rule.host === undefined ? {} : { host: rule.host }),
+        http: {
+          paths: rule.paths.map((p) => ({
+            path: p.path,
+            pathType: p.exact ? 'Exact' : 'Prefix',
+            backend: { service: { name: p.service, port: { number: 80 } } },
+          })),
+        },
+      })),
+    },
+  };
+  const firstHost = model.rules.find((r) => r.host !== undefined && !r.host.startsWith('*'))?.host;
+  if (model.tls && firstHost !== undefined) ingress.spec!.tls = [{ hosts: [firstHost], secretName: 'tls' }];
+  if (model.defaultBackend) ingress.spec!.defaultBackend = { service: { name: 'web', port: { number: 80 } } };
+  return ingress;
+}
+
+const editArb = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('set' as const), target: fc.nat(), spec: specArb }), weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constant('delete' as const), target: fc.nat() }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('add' as const), spec: specArb }), weight: 2 },
+);
+
+function services(): Service[] {
+  return ['web', 'api'].map((name) => ({
+    kind: 'Service',
+    metadata: { name, namespace },
+    spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  }));
+}
+
+function comparable(result: TranslationResult): string {
+  const { references: _superset, ...rest } = result;
+  return JSON.stringify(rest);
+}
+
+function sortedUpdate(update: SnapshotUpdate): string {
+  const out: Record<string, unknown> = {};
+  for (const [kind, list] of Object.entries(update)) {
+    if (kind === 'secret') continue; // a routes build leaves SDS as it was (compared separately)
+    out[kind] = [...(list ?? [])].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+  return JSON.stringify(out);
+}
+
+test('incremental translation equals full translation after every edit, and is used for many of them', async (t) => {
+  const pem = await benchCertificate();
+  const secret: Secret = {
+    kind: 'Secret',
+    metadata: { name: 'tls', namespace },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': Buffer.from(pem.certPem).toString('base64'), 'tls.key': Buffer.from(pem.keyPem).toString('base64') },
+  };
+  const base: Omit<ClusterState, 'ingresses'> = {
+    ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
+    services: services(),
+    endpointSlices: [],
+    endpoints: [],
+    secrets: [secret],
+  };
+  let spliced = 0;
+  let edits = 0;
+  fc.assert(
+    fc.property(fc.array(specArb, { minLength: 1, maxLength: 10 }), fc.array(editArb, { minLength: 1, maxLength: 12 }), (initial, script) => {
+      let next = initial.length;
+      let ingresses = initial.map((spec, i) => ingressOf(i, spec, 1));
+      let state: ClusterState = { ...base, ingresses };
+      let result = translate(state, defaultTranslateOptions);
+      const servedOf = (list: readonly Ingress[]): Ingress[] => list.filter((i) => isServedByUs(i, base.ingressClasses, defaultTranslateOptions));
+      let index = HostIndex.of(servedOf(ingresses));
+      for (const edit of script) {
+        edits += 1;
+        if (edit.kind === 'set' && ingresses.length > 0) {
+          const at = edit.target % ingresses.length;
+          const index = Number(ingresses[at]!.metadata.name.slice(4));
+          ingresses = ingresses.map((ing, i) => (i === at ? ingressOf(index, edit.spec, (ing.metadata.generation ?? 1) + 1) : ing));
+        } else if (edit.kind === 'delete' && ingresses.length > 0) {
+          const at = edit.target % ingresses.length;
+          ingresses = ingresses.filter((_, i) => i !== at);
+        } else if (edit.kind === 'add') {
+          ingresses = [...ingresses, ingressOf(next++, edit.spec, 1)];
+        }
+        const after: ClusterState = { ...base, ingresses };
+        const full = translate(after, defaultTranslateOptions);
+        const incremental = translateIncrementally({ state, result, index }, after, defaultTranslateOptions);
+        if (incremental !== undefined) {
+          spliced += 1;
+          if (comparable(incremental) !== comparable(full)) return false;
+          for (const kind of ['services', 'secrets'] as const) {
+            if (!full.references[kind].every((name) => incremental.references[kind].includes(name))) return false;
+          }
+          result = incremental;
+          // The index was carried forward in place: it must describe the new state.
+          if (!sameIndex(index, HostIndex.of(servedOf(after.ingresses)))) return false;
+        } else {
+          // Declined: the index is restored, then the caller translates fully and starts over (as ConfigBuilder does).
+          if (!sameIndex(index, HostIndex.of(servedOf(state.ingresses)))) return false;
+          result = full;
+          index = HostIndex.of(servedOf(after.ingresses));
+        }
+        state = after;
+      }
+      return true;
+    }),
+    { numRuns: 300, seed: 20261122 },
+  );
+  t.log(`${spliced} of ${edits} edits spliced`);
+  // Many generated edits touch what is not spliced (host-less rules, TLS, default backends, nginx annotations):
+  // what matters is that hundreds of splices were compared with full translations.
+  t.true(spliced > edits / 6, `only ${spliced} of ${edits} edits were translated incrementally`);
+});
+
+function sameIndex(a: HostIndex, b: HostIndex): boolean {
+  const hosts = (i: HostIndex): string =>
+    JSON.stringify([...i.hosts()].map(([host, set]) => [host, [...set].map((x) => x.metadata.name).sort()]).sort());
+  return hosts(a) === hosts(b);
+}
+
+test('a declined splice leaves the host index as it was', (t) => {
+  const state: ClusterState = {
+    ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
+    services: services(),
+    endpointSlices: [],
+    endpoints: [],
+    secrets: [],
+    ingresses: [ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1)],
+  };
+  const index = HostIndex.of(state.ingresses);
+  const result = translate(state, defaultTranslateOptions);
+  // A host-less rule reaches the catch-all: declined.
+  const hostless = ingressOf(0, { rules: [{ host: undefined, paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 2);
+  t.is(translateIncrementally({ state, result, index }, { ...state, ingresses: [hostless] }, defaultTranslateOptions), undefined);
+  t.deepEqual([...index.contributors('a.test')], state.ingresses);
+  t.deepEqual([...index.contributors('*')], []);
+});
+
+test('ConfigBuilder: a one-Ingress change is a routes build that gives what a full build gives, encoding only the changed hosts', async (t) => {
+  const { syntheticCluster } = await import('../../bench/synthetic-cluster.js');
+  const tls = await benchCertificate();
+  let state = syntheticCluster({ ingresses: 60, tls });
+  const builder = new ConfigBuilder(benchReconcileOptions);
+  const { SnapshotCache } = await import('../../xds/snapshot-cache.js');
+  const cache = new SnapshotCache();
+  builder.build(state, (u) => cache.update(u));
+  for (const k of [3, 17, 42]) {
+    const ingress = structuredClone(state.ingresses[k]!);
+    ingress.spec!.rules![0]!.http!.paths[0]!.path = `/changed-${k}`;
+    state = { ...state, ingresses: state.ingresses.map((x, i) => (i === k ? ingress : x)) };
+    const before = cache.snapshot.resources.virtualHost;
+    const { built } = builder.build(state, (u) => cache.update(u));
+    t.is(built.kind, 'routes');
+    const after = cache.snapshot.resources.virtualHost;
+    const changedHosts = [...after].filter(([name, r]) => before.get(name) !== r).map(([name]) => name);
+    // Over TLS every host is served as on plain HTTP: the host's https virtual host changes too.
+    const host = ingress.spec!.rules![0]!.host!;
+    t.deepEqual(changedHosts.sort(), [`http/${host}`, `https/${host}`]);
+    t.is(sortedUpdate(built.update), sortedUpdate(fullUpdate(buildConfig(state, benchReconcileOptions).resources)));
+    t.is(cache.lastEncoded.cluster ?? 0, 0, 'no cluster encoded again');
+    t.is(cache.lastEncoded.clusterLoadAssignment ?? 0, 0, 'no endpoints encoded again');
+    // The changed Ingress's hosts are translated and encoded again (unchanged ones keep their bytes and versions).
+    const hosts = ingress.spec!.rules!.length;
+    t.true((cache.lastEncoded.virtualHost ?? 0) <= 2 * hosts, `only the changed Ingress's hosts: ${JSON.stringify(cache.lastEncoded)}`);
+  }
+});

@@ -1,0 +1,275 @@
+// Incremental translation: when only some Ingresses changed, translate just the Ingresses that share a host with
+// them (transitively) and splice their virtual hosts into the previous result, instead of translating every
+// Ingress again. Exact, not approximate: every input of a host's virtual host is an Ingress contributing to that
+// host (rules or TLS) or something global (classes, Services, Secrets, the default backend, options), so a set of
+// Ingresses closed under sharing hosts translates to the same virtual hosts alone as among all others. Whatever
+// this cannot prove unchanged (a global input, a host-less rule, TLS sections, ingress-nginx annotations) makes
+// it decline, and the caller translates everything. Pure; the host index it keeps is a cache of the state.
+import type { Diagnostic } from './diagnostics.js';
+import { catchAllHost } from './hostname.js';
+import { isServedByUs } from './ingress-class.js';
+import type { ClusterIR, RouteTableIR, VirtualHostIR } from './ir.js';
+import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
+import type { TranslateOptions } from './options.js';
+import { compareStrings } from './ordering.js';
+import { collectReferences, type References } from './references.js';
+import { translate, type TranslationResult } from './translate.js';
+import { compareVirtualHosts } from './virtual-host.js';
+
+/** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
+const maxChanged = 64;
+const maxClosureShare = 0.25;
+
+const nginxPrefix = 'nginx.ingress.kubernetes.io/';
+
+/** Which served Ingresses contribute to each host (rules or TLS), kept up to date from build to build. */
+export class HostIndex {
+  readonly #byHost = new Map<string, Set<Ingress>>();
+  readonly #hostsOf = new WeakMap<Ingress, readonly string[]>();
+
+  static of(ingresses: readonly Ingress[]): HostIndex {
+    const index = new HostIndex();
+    for (const ingress of ingresses) index.add(ingress);
+    return index;
+  }
+
+  /** Lower-cased hosts of the Ingress's rules (`*` for a host-less rule) and TLS entries. */
+  hostsOf(ingress: Ingress): readonly string[] {
+    let hosts = this.#hostsOf.get(ingress);
+    if (hosts === undefined) {
+      const set = new Set<string>();
+      for (const rule of ingress.spec?.rules ?? []) set.add(rule.host === undefined || rule.host === '' ? catchAllHost : rule.host.toLowerCase());
+      for (const tls of ingress.spec?.tls ?? []) for (const host of tls.hosts ?? []) set.add(host.toLowerCase());
+      hosts = [...set];
+      this.#hostsOf.set(ingress, hosts);
+    }
+    return hosts;
+  }
+
+  add(ingress: Ingress): void {
+    for (const host of this.hostsOf(ingress)) {
+      let set = this.#byHost.get(host);
+      if (set === undefined) this.#byHost.set(host, (set = new Set()));
+      set.add(ingress);
+    }
+  }
+
+  remove(ingress: Ingress): void {
+    for (const host of this.hostsOf(ingress)) {
+      const set = this.#byHost.get(host);
+      set?.delete(ingress);
+      if (set?.size === 0) this.#byHost.delete(host);
+    }
+  }
+
+  /** Every host with its contributors (for tests and debugging). */
+  hosts(): ReadonlyMap<string, ReadonlySet<Ingress>> {
+    return this.#byHost;
+  }
+
+  contributors(host: string): ReadonlySet<Ingress> {
+    return this.#byHost.get(host) ?? new Set();
+  }
+}
+
+/** What an incremental translation starts from: the previous input and its translation. */
+export interface TranslationBase {
+  state: ClusterState;
+  result: TranslationResult;
+  /** Served Ingresses of `state` by host: updated in place to `state`'s successor when a splice succeeds. */
+  index: HostIndex;
+}
+
+function sameArray<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function keyOf(ingress: Ingress): string {
+  return `${ingress.metadata.namespace ?? 'default'}/${ingress.metadata.name}`;
+}
+
+function hasNginxAnnotations(ingress: Ingress): boolean {
+  for (const key of Object.keys(ingress.metadata.annotations ?? {})) if (key.startsWith(nginxPrefix)) return true;
+  return false;
+}
+
+/** Changed Ingresses by key: [before, after], either undefined for an added or deleted one. */
+function changedIngresses(before: readonly Ingress[], after: readonly Ingress[]): Map<string, [Ingress | undefined, Ingress | undefined]> | undefined {
+  const changed = new Map<string, [Ingress | undefined, Ingress | undefined]>();
+  // The store keeps unchanged objects and their order: walk both lists in step while they agree.
+  let i = 0;
+  while (i < before.length && i < after.length && before[i] === after[i]) i++;
+  if (i === before.length && i === after.length) return changed;
+  const old = new Map<string, Ingress>();
+  for (let j = i; j < before.length; j++) old.set(keyOf(before[j]!), before[j]!);
+  for (let j = i; j < after.length; j++) {
+    const ingress = after[j]!;
+    const key = keyOf(ingress);
+    const was = old.get(key);
+    old.delete(key);
+    if (was !== ingress) changed.set(key, [was, ingress]);
+    if (changed.size > maxChanged) return undefined;
+  }
+  for (const [key, was] of old) changed.set(key, [was, undefined]);
+  return changed.size > maxChanged ? undefined : changed;
+}
+
+function compareRefs(a: ObjectRef, b: ObjectRef): number {
+  return compareStrings(refKey(a), refKey(b));
+}
+
+/** `table` with the virtual hosts named in `replaced` taken out and `added` merged in, in table order. */
+function splice(table: RouteTableIR, replaced: ReadonlySet<string>, added: readonly VirtualHostIR[]): RouteTableIR {
+  const kept = table.virtualHosts.filter((vhost) => !replaced.has(vhost.name));
+  const sortedAdded = [...added].sort(compareVirtualHosts);
+  const merged: VirtualHostIR[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < kept.length || j < sortedAdded.length) {
+    if (j >= sortedAdded.length || (i < kept.length && compareVirtualHosts(kept[i]!, sortedAdded[j]!) <= 0)) merged.push(kept[i++]!);
+    else merged.push(sortedAdded[j++]!);
+  }
+  return { name: table.name, virtualHosts: merged };
+}
+
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort(compareStrings);
+}
+
+/**
+ * The translation of `state`, made from `base` by re-translating only the Ingresses around the changed ones, or
+ * undefined when that cannot be shown to equal a full translation (the caller then calls translate()).
+ * `references` may keep names a changed Ingress no longer uses until the next full translation: a superset only
+ * lets an unrelated Service or Secret event cause a build, it never hides a relevant one.
+ */
+export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
+  const before = base.state;
+  if (
+    !sameArray(before.ingressClasses, state.ingressClasses) ||
+    !sameArray(before.services, state.services) ||
+    !sameArray(before.secrets, state.secrets)
+  ) {
+    return undefined;
+  }
+  const previous = base.result;
+  if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
+  const changed = changedIngresses(before.ingresses, state.ingresses);
+  if (changed === undefined || changed.size === 0) return undefined;
+  const served = (ingress: Ingress | undefined): ingress is Ingress => ingress !== undefined && isServedByUs(ingress, state.ingressClasses, options);
+
+  for (const [was, now] of changed.values()) {
+    for (const version of [was, now]) {
+      if (!served(version)) continue;
+      // Global inputs (the default backend), TLS (filter chains, certificates) and ingress-nginx features (canaries,
+      // fallbacks, passthrough) reach beyond the hosts: not spliced.
+      if (version.spec?.defaultBackend !== undefined || hasNginxAnnotations(version)) return undefined;
+    }
+    const tlsBefore = served(was) ? JSON.stringify(was.spec?.tls ?? []) : '[]';
+    const tlsAfter = served(now) ? JSON.stringify(now.spec?.tls ?? []) : '[]';
+    if (tlsBefore !== tlsAfter) return undefined;
+  }
+
+  // The new index: old versions out, new ones in (undone below if the splice is declined).
+  const index = base.index;
+  const undo: (() => void)[] = [];
+  for (const [was, now] of changed.values()) {
+    if (served(was)) {
+      index.remove(was);
+      undo.push(() => index.add(was));
+    }
+    if (served(now)) {
+      index.add(now);
+      undo.push(() => index.remove(now));
+    }
+  }
+  const decline = (): undefined => {
+    for (const step of undo.reverse()) step();
+    return undefined;
+  };
+
+  // The Ingresses sharing a host with a changed one, transitively, and every host they or the old versions touch.
+  const hosts = new Set<string>();
+  const closure = new Set<Ingress>();
+  const queue: string[] = [];
+  const visitHost = (host: string): void => {
+    if (!hosts.has(host)) {
+      hosts.add(host);
+      queue.push(host);
+    }
+  };
+  for (const [was, now] of changed.values()) {
+    if (served(was)) for (const host of index.hostsOf(was)) visitHost(host);
+    if (served(now)) for (const host of index.hostsOf(now)) visitHost(host);
+  }
+  const limit = Math.max(maxChanged, state.ingresses.length * maxClosureShare);
+  while (queue.length > 0) {
+    const host = queue.pop()!;
+    if (host === catchAllHost) return decline(); // host-less rules: the catch-all is everyone's
+    for (const ingress of index.contributors(host)) {
+      if (closure.has(ingress)) continue;
+      if (hasNginxAnnotations(ingress) || ingress.spec?.defaultBackend !== undefined) return decline();
+      closure.add(ingress);
+      if (closure.size > limit) return decline();
+      for (const next of index.hostsOf(ingress)) visitHost(next);
+    }
+  }
+
+  // The default backend is every virtual host's last route: the Ingresses that may provide it come along (their
+  // own hosts are not taken from this translation).
+  const defaultBackends = state.ingresses.filter((ingress) => ingress.spec?.defaultBackend !== undefined && served(ingress));
+  const partial = translate({ ...state, ingresses: [...closure, ...defaultBackends] }, options);
+
+  const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
+  const previousHttps = previous.httpsTable;
+  const http = splice(previous.ir.http, hosts, taken(partial.ir.http));
+  const httpsTable = splice(previousHttps, hosts, taken(partial.httpsTable));
+  const tlsServers = previous.ir.tlsServers.map((server) => (server.routeTable === previousHttps ? { ...server, routeTable: httpsTable } : server));
+
+  // Clusters: the ones the tables use, as objects of the previous translation where it had them (a cluster's
+  // name says everything about it, given the same Services), else of the partial one.
+  const known = new Map<string, ClusterIR>();
+  for (const cluster of previous.ir.clusters) known.set(cluster.name, cluster);
+  for (const cluster of partial.ir.clusters) if (!known.has(cluster.name)) known.set(cluster.name, cluster);
+  const used = new Set<string>();
+  for (const table of tlsServers.length > 0 ? [http, httpsTable] : [http]) {
+    for (const vhost of table.virtualHosts) {
+      for (const route of vhost.routes) {
+        if (route.action.kind !== 'forward') continue;
+        used.add(route.action.cluster);
+        if (route.action.split !== undefined) used.add(route.action.split.cluster);
+      }
+    }
+  }
+  const clusters = [...used].flatMap((name) => known.get(name) ?? []).sort((a, b) => compareStrings(a.name, b.name));
+
+  // Diagnostics of the re-translated Ingresses (and of the old versions of changed ones) are replaced.
+  const retranslated = new Set<string>();
+  for (const ingress of closure) retranslated.add(refKey(refOf(ingress)));
+  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) retranslated.add(refKey(refOf(version)));
+  const diagnostics: Diagnostic[] = previous.diagnostics.filter((d) => !retranslated.has(refKey(d.object)));
+  for (const d of partial.diagnostics) if (retranslated.has(refKey(d.object))) diagnostics.push(d);
+  diagnostics.sort((a, b) => compareRefs(a.object, b.object));
+
+  const changedRefs = new Set<string>();
+  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) changedRefs.add(refKey(refOf(version)));
+  const servedIngresses = previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref)));
+  for (const [, now] of changed.values()) if (served(now)) servedIngresses.push(refOf(now));
+  servedIngresses.sort(compareRefs);
+
+  const added = collectReferences([...changed.values()].flatMap(([, now]) => (served(now) ? [now] : [])));
+  const references: References = {
+    services: mergeSorted(previous.references.services, added.services),
+    secrets: mergeSorted(previous.references.secrets, added.secrets),
+  };
+
+  return {
+    ir: { ...previous.ir, http, tlsServers, clusters },
+    diagnostics,
+    servedIngresses,
+    references,
+    httpsTable,
+  };
+}
