@@ -1,7 +1,7 @@
 // HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, CORS, local rate limit,
 // buffer for max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
 // disabled: it runs only on routes whose typed_per_filter_config names it (route-policy.ts).
-import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
+import type { RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
@@ -61,10 +61,20 @@ export function buildRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJs
 
 const filtersByTable = new WeakMap<RouteTableIR, ResourceJson[]>();
 
+/** Per virtual host: the policies of its forwarding routes (an incremental build meets most hosts again). */
+const policiesByHost = new WeakMap<VirtualHostIR, RoutePolicyIR[]>();
+
+function policiesOf(vhost: VirtualHostIR): RoutePolicyIR[] {
+  let policies = policiesByHost.get(vhost);
+  if (policies === undefined) {
+    policies = vhost.routes.flatMap((route) => (route.policy !== undefined && route.action.kind === 'forward' ? [route.policy] : []));
+    policiesByHost.set(vhost, policies);
+  }
+  return policies;
+}
+
 function scanRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
-  const policies = table.virtualHosts.flatMap((vhost) =>
-    vhost.routes.flatMap((route) => (route.policy !== undefined && route.action.kind === 'forward' ? [route.policy] : [])),
-  );
+  const policies = table.virtualHosts.flatMap(policiesOf);
   const chosen: ResourceJson[] = filters
     .filter((filter) => policies.some(filter.usedBy))
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));

@@ -9,12 +9,23 @@ const defaultMaxDirectResponseBodyBytes = 4096;
 /** Size in bytes (as Envoy counts it) of the largest direct response body in the table, 0 if there is none. */
 function largestDirectResponseBody(table: RouteTableIR): number {
   let largest = 0;
-  for (const vhost of table.virtualHosts) {
+  for (const vhost of table.virtualHosts) largest = Math.max(largest, largestBodyOf(vhost));
+  return largest;
+}
+
+/** Per virtual host (memoised: an incremental build meets most hosts again). */
+const largestBodies = new WeakMap<VirtualHostIR, number>();
+
+function largestBodyOf(vhost: VirtualHostIR): number {
+  let largest = largestBodies.get(vhost);
+  if (largest === undefined) {
+    largest = 0;
     for (const route of vhost.routes) {
       if (route.action.kind === 'direct' && route.action.body !== undefined) {
         largest = Math.max(largest, Buffer.byteLength(route.action.body, 'utf8'));
       }
     }
+    largestBodies.set(vhost, largest);
   }
   return largest;
 }

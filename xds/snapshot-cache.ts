@@ -47,7 +47,9 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
 
   /**
    * Encodes `list` against what type `kind` holds: returns the new map, or undefined when the content is
-   * unchanged. `replaceAll`: names missing from `list` are removed; else they are kept (a patch).
+   * unchanged. `replaceAll`: names missing from `list` are removed; else they are kept (a patch). A map that
+   * differs in few names shares the previous one (LayeredMap) instead of being built and sorted anew, so an
+   * update that changes one virtual host of 10,000 costs a walk of the list, not a new map.
    */
   #apply(
     kind: ResourceKind,
@@ -55,42 +57,41 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     removals: readonly string[],
     replaceAll: boolean,
     changed: Set<string>,
-  ): ResourceMap | undefined {
+  ): { map: ResourceMap; patched: boolean } | undefined {
     const previous = this.#snapshot.resources[kind];
-    // A full update builds its map; a patch only collects its changes (undefined: removed) and shares the rest.
-    const map = replaceAll ? new Map<string, XdsResource>() : undefined;
+    // Collect the changes (undefined: removed); the rest is shared.
     const changes = new Map<string, XdsResource | undefined>();
-    let differs = replaceAll && list.length !== previous.size;
+    let kept = 0;
     let encoded = 0;
     for (const { name, resource } of list) {
       const old = previous.get(name);
-      if (old !== undefined && this.#bySource.get(resource) === old) {
-        map?.set(name, old);
-        continue;
-      }
+      if (old !== undefined) kept += 1;
+      if (old !== undefined && this.#bySource.get(resource) === old) continue;
       const any = encodeAny(resource);
       encoded += 1;
       const made = old !== undefined && sameBytes(old.any.value, any.value) ? old : resourceOf(name, any);
-      if (made !== old) {
-        differs = true;
-        changed.add(name);
-      }
       this.#bySource.set(resource, made);
-      if (map) map.set(name, made);
-      else if (made !== old) changes.set(name, made);
+      if (made !== old) changes.set(name, made);
     }
-    for (const name of removals) {
-      const old = map ? map.get(name) : changes.has(name) ? changes.get(name) : previous.get(name);
-      if (old === undefined) continue;
-      map?.delete(name);
-      changes.set(name, undefined);
-      differs = true;
-      changed.add(name);
+    for (const name of removals) if (changes.get(name) !== undefined || previous.has(name)) changes.set(name, undefined);
+    if (replaceAll && kept < previous.size) {
+      // Some names are gone: find them.
+      const names = new Set(list.map((r) => r.name));
+      for (const name of previous.keys()) if (!names.has(name)) changes.set(name, undefined);
     }
-    if (map) for (const name of previous.keys()) if (!map.has(name)) changed.add(name);
     this.#lastEncoded[kind] = encoded;
-    if (!differs) return undefined;
-    return map ?? LayeredMap.patched(previous, changes);
+    if (changes.size === 0) return undefined;
+    for (const name of changes.keys()) changed.add(name);
+    if (replaceAll && changes.size > Math.max(32, previous.size / 8)) {
+      // Mostly new: a fresh sorted map.
+      const map = new Map<string, XdsResource>();
+      for (const { name } of list) {
+        const r = changes.has(name) ? changes.get(name) : previous.get(name);
+        if (r !== undefined) map.set(name, r);
+      }
+      return { map: sorted(map), patched: false };
+    }
+    return { map: LayeredMap.patched(previous, changes), patched: true };
   }
 
   /** Apply an update; returns the kinds whose content changed. Throws (changing nothing) if encoding fails. */
@@ -102,8 +103,10 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       const changedNames = new Set<string>();
       const applied = this.#apply(kind, list, [], true, changedNames);
       if (!applied) continue;
-      next[kind] = sorted(applied);
-      recordDerivation(next[kind], this.#snapshot.resources[kind], changedNames);
+      const previous = this.#snapshot.resources[kind];
+      next[kind] = applied.map;
+      if (applied.patched) patchedTypeVersion(applied.map, previous, changedNames);
+      recordDerivation(applied.map, previous, changedNames);
       changed.push(kind);
     }
     return this.#publish(next, changed);
@@ -117,7 +120,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     this.#lastEncoded = {};
     const changedNames = new Set<string>();
     // In name order however many names were added (see LayeredMap).
-    const map = this.#apply(kind, upserts, removals, false, changedNames);
+    const map = this.#apply(kind, upserts, removals, false, changedNames)?.map;
     if (!map) return this.#publish({ ...this.#snapshot.resources }, []);
     const previous = this.#snapshot.resources[kind];
     patchedTypeVersion(map, previous, changedNames);
