@@ -7,7 +7,7 @@ import { buildSecret } from '../envoy/secret.js';
 import { splitVirtualHosts } from '../envoy/virtual-host-discovery.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
-import { endpointsForCluster, indexEndpointSources } from './translate/endpoints.js';
+import { endpointsForCluster, indexEndpointSources, serviceKeyOfSlice } from './translate/endpoints.js';
 import type { ClusterEndpointsIR, TlsSecretIR } from './translate/ir.js';
 import type { ClusterState, Secret } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
@@ -174,14 +174,19 @@ export class ConfigBuilder {
     const last = this.#last;
     if (last === undefined) return undefined;
     const before = last.state;
-    if (!sameObjects(before.endpointSlices, state.endpointSlices) || !sameObjects(before.endpoints, state.endpoints)) return undefined;
+    // Services whose endpoint objects changed since the last build (also by the reconciler's endpoint patches).
+    const stale = changedEndpointServices(before, state);
+    if (stale === undefined) return undefined;
     last.index ??= HostIndex.of(before.ingresses.filter((ingress) => isServedByUs(ingress, before.ingressClasses, this.options.translate)));
     const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
     if (translation === undefined) return undefined;
     const endpoints = new Map<string, ClusterEndpointsIR>();
     let sources: ReturnType<typeof indexEndpointSources> | undefined;
+    const fresh = new Set(translation.ir.clusters);
+    for (const cluster of last.translation.ir.clusters) fresh.delete(cluster);
     for (const cluster of translation.ir.clusters) {
-      let found = last.endpoints.get(cluster.name);
+      // A cluster object of the last build, whose Service's endpoints did not change, has the same endpoints.
+      let found = fresh.has(cluster) || stale.has(`${cluster.service.namespace}/${cluster.service.name}`) ? undefined : last.endpoints.get(cluster.name);
       if (found === undefined) found = endpointsForCluster(state, cluster, (sources ??= indexEndpointSources(state)));
       endpoints.set(cluster.name, found);
     }
@@ -218,6 +223,30 @@ export class ConfigBuilder {
       update: { secret: sds },
     };
   }
+}
+
+/** `namespace/name` of the Services whose EndpointSlices or Endpoints differ between two states (undefined: many). */
+function changedEndpointServices(before: ClusterState, after: ClusterState): Set<string> | undefined {
+  const services = new Set<string>();
+  const slices = changedByIdentity(before.endpointSlices, after.endpointSlices);
+  const legacy = changedByIdentity(before.endpoints, after.endpoints);
+  if (slices === undefined || legacy === undefined) return undefined;
+  for (const slice of slices) {
+    const key = serviceKeyOfSlice(slice);
+    if (key !== undefined) services.add(key);
+  }
+  for (const e of legacy) services.add(`${e.metadata.namespace ?? 'default'}/${e.metadata.name}`);
+  return services;
+}
+
+/** Objects in one list and not the other (both versions of a changed one), or undefined when there are many. */
+function changedByIdentity<T extends object>(before: readonly T[], after: readonly T[]): T[] | undefined {
+  if (sameObjects(before, after)) return [];
+  const old = new Set(before);
+  const out: T[] = [];
+  for (const object of after) if (!old.delete(object)) out.push(object);
+  out.push(...old);
+  return out.length > 256 ? undefined : out;
 }
 
 /** Kinds a build hands to the cache (for logs and benchmarks). */

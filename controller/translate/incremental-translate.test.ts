@@ -75,15 +75,17 @@ function ingressOf(index: number, model: IngressSpecModel, revision: number): In
 
 const editArb = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('set' as const), target: fc.nat(), spec: specArb }), weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constant('service' as const), variant: fc.constantFrom(80, 81, 0) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), target: fc.nat() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('add' as const), spec: specArb }), weight: 2 },
 );
 
-function services(): Service[] {
-  return ['web', 'api'].map((name) => ({
+/** `web` on port 80, and `api` on `apiPort` (0: no `api` Service). */
+function services(apiPort = 80): Service[] {
+  return (apiPort === 0 ? ['web'] : ['web', 'api']).map((name) => ({
     kind: 'Service',
     metadata: { name, namespace },
-    spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+    spec: { ports: [{ name: 'http', port: name === 'api' ? apiPort : 80, targetPort: 8080, protocol: 'TCP' }] },
   }));
 }
 
@@ -109,7 +111,7 @@ test('incremental translation equals full translation after every edit, and is u
     type: 'kubernetes.io/tls',
     data: { 'tls.crt': Buffer.from(pem.certPem).toString('base64'), 'tls.key': Buffer.from(pem.keyPem).toString('base64') },
   };
-  const base: Omit<ClusterState, 'ingresses'> = {
+  let base: Omit<ClusterState, 'ingresses'> = {
     ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
     services: services(),
     endpointSlices: [],
@@ -120,6 +122,7 @@ test('incremental translation equals full translation after every edit, and is u
   let edits = 0;
   fc.assert(
     fc.property(fc.array(specArb, { minLength: 1, maxLength: 10 }), fc.array(editArb, { minLength: 1, maxLength: 12 }), (initial, script) => {
+      base = { ...base, services: services() };
       let next = initial.length;
       let ingresses = initial.map((spec, i) => ingressOf(i, spec, 1));
       let state: ClusterState = { ...base, ingresses };
@@ -137,6 +140,9 @@ test('incremental translation equals full translation after every edit, and is u
           ingresses = ingresses.filter((_, i) => i !== at);
         } else if (edit.kind === 'add') {
           ingresses = [...ingresses, ingressOf(next++, edit.spec, 1)];
+        } else if (edit.kind === 'service') {
+          const web = base.services[0]!;
+          base = { ...base, services: [web, ...services(edit.variant).slice(1)] };
         }
         const after: ClusterState = { ...base, ingresses };
         const full = translate(after, defaultTranslateOptions);
@@ -173,6 +179,38 @@ function sameIndex(a: HostIndex, b: HostIndex): boolean {
     JSON.stringify([...i.hosts()].map(([host, set]) => [host, [...set].map((x) => x.metadata.name).sort()]).sort());
   return hosts(a) === hosts(b);
 }
+
+test('ConfigBuilder: a new Ingress with its own new Service and EndpointSlice is a routes build equal to a full build', async (t) => {
+  const { syntheticCluster, syntheticIngress, syntheticService, syntheticSlice } = await import('../../bench/synthetic-cluster.js');
+  const tls = await benchCertificate();
+  let state = syntheticCluster({ ingresses: 40, tls });
+  const builder = new ConfigBuilder(benchReconcileOptions);
+  builder.build(state, () => undefined);
+  for (const i of [40, 41]) {
+    state = {
+      ...state,
+      ingresses: [...state.ingresses, syntheticIngress(i, () => 0.5, false)],
+      services: [...state.services, syntheticService(i)],
+      endpointSlices: [...state.endpointSlices, syntheticSlice(i, 3)],
+    };
+    const { built } = builder.build(state, () => undefined);
+    t.is(built.kind, 'routes');
+    t.is(JSON.stringify(built.update.clusterLoadAssignment?.find((c) => c.name.includes(`svc-${i}/`))?.resource ?? null).includes('10.0.'), true);
+    t.is(sortedUpdate(built.update), sortedUpdate(fullUpdate(buildConfig(state, benchReconcileOptions).resources)));
+  }
+  // A changed EndpointSlice of an existing Service together with an Ingress change: its endpoints are recomputed.
+  const slice = syntheticSlice(3, 5, (s, e) => ({ address: `10.9.${s}.${e + 1}`, port: 8080 }), 1);
+  const ingress = structuredClone(state.ingresses[5]!);
+  ingress.spec!.rules![0]!.http!.paths[0]!.path = '/moved';
+  state = {
+    ...state,
+    ingresses: state.ingresses.map((x, i) => (i === 5 ? ingress : x)),
+    endpointSlices: state.endpointSlices.map((x) => (x.metadata.name === slice.metadata.name ? slice : x)),
+  };
+  const { built } = builder.build(state, () => undefined);
+  t.is(built.kind, 'routes');
+  t.is(sortedUpdate(built.update), sortedUpdate(fullUpdate(buildConfig(state, benchReconcileOptions).resources)));
+});
 
 test('a declined splice leaves the host index as it was', (t) => {
   const state: ClusterState = {

@@ -1,8 +1,9 @@
 // Incremental translation: when only some Ingresses changed, translate just the Ingresses that share a host with
 // them (transitively) and splice their virtual hosts into the previous result, instead of translating every
 // Ingress again. Exact, not approximate: every input of a host's virtual host is an Ingress contributing to that
-// host (rules or TLS) or something global (classes, Services, Secrets, the default backend, options), so a set of
-// Ingresses closed under sharing hosts translates to the same virtual hosts alone as among all others. Whatever
+// host (rules or TLS), a Service they name, or something global (classes, Secrets, the default backend, options),
+// so a set of Ingresses closed under sharing hosts translates to the same virtual hosts alone as among all others
+// (a changed Service brings the Ingresses naming it). Whatever
 // this cannot prove unchanged (a global input, a host-less rule, TLS sections, ingress-nginx annotations) makes
 // it decline, and the caller translates everything. Pure; the host index it keeps is a cache of the state.
 import type { Diagnostic } from './diagnostics.js';
@@ -25,7 +26,9 @@ const nginxPrefix = 'nginx.ingress.kubernetes.io/';
 /** Which served Ingresses contribute to each host (rules or TLS), kept up to date from build to build. */
 export class HostIndex {
   readonly #byHost = new Map<string, Set<Ingress>>();
+  readonly #byService = new Map<string, Set<Ingress>>();
   readonly #hostsOf = new WeakMap<Ingress, readonly string[]>();
+  readonly #servicesOf = new WeakMap<Ingress, readonly string[]>();
 
   static of(ingresses: readonly Ingress[]): HostIndex {
     const index = new HostIndex();
@@ -46,20 +49,36 @@ export class HostIndex {
     return hosts;
   }
 
-  add(ingress: Ingress): void {
-    for (const host of this.hostsOf(ingress)) {
-      let set = this.#byHost.get(host);
-      if (set === undefined) this.#byHost.set(host, (set = new Set()));
-      set.add(ingress);
+  /** `namespace/name` of the Services the Ingress's rules and default backend name. */
+  servicesOf(ingress: Ingress): readonly string[] {
+    let services = this.#servicesOf.get(ingress);
+    if (services === undefined) {
+      const namespace = ingress.metadata.namespace ?? 'default';
+      const set = new Set<string>();
+      const backend = ingress.spec?.defaultBackend?.service?.name;
+      if (backend !== undefined) set.add(`${namespace}/${backend}`);
+      for (const rule of ingress.spec?.rules ?? []) {
+        for (const path of rule.http?.paths ?? []) if (path.backend.service !== undefined) set.add(`${namespace}/${path.backend.service.name}`);
+      }
+      services = [...set];
+      this.#servicesOf.set(ingress, services);
     }
+    return services;
+  }
+
+  add(ingress: Ingress): void {
+    for (const host of this.hostsOf(ingress)) addTo(this.#byHost, host, ingress);
+    for (const service of this.servicesOf(ingress)) addTo(this.#byService, service, ingress);
   }
 
   remove(ingress: Ingress): void {
-    for (const host of this.hostsOf(ingress)) {
-      const set = this.#byHost.get(host);
-      set?.delete(ingress);
-      if (set?.size === 0) this.#byHost.delete(host);
-    }
+    for (const host of this.hostsOf(ingress)) removeFrom(this.#byHost, host, ingress);
+    for (const service of this.servicesOf(ingress)) removeFrom(this.#byService, service, ingress);
+  }
+
+  /** Served Ingresses naming the Service (`namespace/name`). */
+  users(service: string): ReadonlySet<Ingress> {
+    return this.#byService.get(service) ?? new Set();
   }
 
   /** Every host with its contributors (for tests and debugging). */
@@ -70,6 +89,18 @@ export class HostIndex {
   contributors(host: string): ReadonlySet<Ingress> {
     return this.#byHost.get(host) ?? new Set();
   }
+}
+
+function addTo(map: Map<string, Set<Ingress>>, key: string, ingress: Ingress): void {
+  let set = map.get(key);
+  if (set === undefined) map.set(key, (set = new Set()));
+  set.add(ingress);
+}
+
+function removeFrom(map: Map<string, Set<Ingress>>, key: string, ingress: Ingress): void {
+  const set = map.get(key);
+  set?.delete(ingress);
+  if (set?.size === 0) map.delete(key);
 }
 
 /** What an incremental translation starts from: the previous input and its translation. */
@@ -87,8 +118,8 @@ function sameArray<T>(a: readonly T[], b: readonly T[]): boolean {
   return true;
 }
 
-function keyOf(ingress: Ingress): string {
-  return `${ingress.metadata.namespace ?? 'default'}/${ingress.metadata.name}`;
+function keyOf(object: { metadata: { name: string; namespace?: string } }): string {
+  return `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
 }
 
 function hasNginxAnnotations(ingress: Ingress): boolean {
@@ -96,21 +127,24 @@ function hasNginxAnnotations(ingress: Ingress): boolean {
   return false;
 }
 
-/** Changed Ingresses by key: [before, after], either undefined for an added or deleted one. */
-function changedIngresses(before: readonly Ingress[], after: readonly Ingress[]): Map<string, [Ingress | undefined, Ingress | undefined]> | undefined {
-  const changed = new Map<string, [Ingress | undefined, Ingress | undefined]>();
+/** Changed objects by key: [before, after], either undefined for an added or deleted one. */
+function changedObjects<T extends { metadata: { name: string; namespace?: string } }>(
+  before: readonly T[],
+  after: readonly T[],
+): Map<string, [T | undefined, T | undefined]> | undefined {
+  const changed = new Map<string, [T | undefined, T | undefined]>();
   // The store keeps unchanged objects and their order: walk both lists in step while they agree.
   let i = 0;
   while (i < before.length && i < after.length && before[i] === after[i]) i++;
   if (i === before.length && i === after.length) return changed;
-  const old = new Map<string, Ingress>();
+  const old = new Map<string, T>();
   for (let j = i; j < before.length; j++) old.set(keyOf(before[j]!), before[j]!);
   for (let j = i; j < after.length; j++) {
-    const ingress = after[j]!;
-    const key = keyOf(ingress);
+    const object = after[j]!;
+    const key = keyOf(object);
     const was = old.get(key);
     old.delete(key);
-    if (was !== ingress) changed.set(key, [was, ingress]);
+    if (was !== object) changed.set(key, [was, object]);
     if (changed.size > maxChanged) return undefined;
   }
   for (const [key, was] of old) changed.set(key, [was, undefined]);
@@ -147,17 +181,13 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
  */
 export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
   const before = base.state;
-  if (
-    !sameArray(before.ingressClasses, state.ingressClasses) ||
-    !sameArray(before.services, state.services) ||
-    !sameArray(before.secrets, state.secrets)
-  ) {
-    return undefined;
-  }
+  if (!sameArray(before.ingressClasses, state.ingressClasses) || !sameArray(before.secrets, state.secrets)) return undefined;
   const previous = base.result;
   if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
-  const changed = changedIngresses(before.ingresses, state.ingresses);
-  if (changed === undefined || changed.size === 0) return undefined;
+  const changed = changedObjects(before.ingresses, state.ingresses);
+  // A Service changes what the Ingresses naming it translate to (ports, ExternalName): those come along.
+  const changedServices = changedObjects(before.services, state.services);
+  if (changed === undefined || changedServices === undefined || changed.size + changedServices.size === 0) return undefined;
   const served = (ingress: Ingress | undefined): ingress is Ingress => ingress !== undefined && isServedByUs(ingress, state.ingressClasses, options);
 
   for (const [was, now] of changed.values()) {
@@ -204,6 +234,12 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
     if (served(was)) for (const host of index.hostsOf(was)) visitHost(host);
     if (served(now)) for (const host of index.hostsOf(now)) visitHost(host);
   }
+  for (const service of changedServices.keys()) {
+    for (const user of index.users(service)) {
+      if (user.spec?.defaultBackend !== undefined) return decline(); // in every virtual host
+      for (const host of index.hostsOf(user)) visitHost(host);
+    }
+  }
   const limit = Math.max(maxChanged, state.ingresses.length * maxClosureShare);
   while (queue.length > 0) {
     const host = queue.pop()!;
@@ -231,7 +267,9 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
   // Clusters: the ones the tables use, as objects of the previous translation where it had them (a cluster's
   // name says everything about it, given the same Services), else of the partial one.
   const known = new Map<string, ClusterIR>();
-  for (const cluster of previous.ir.clusters) known.set(cluster.name, cluster);
+  for (const cluster of previous.ir.clusters) {
+    if (!changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`)) known.set(cluster.name, cluster);
+  }
   for (const cluster of partial.ir.clusters) if (!known.has(cluster.name)) known.set(cluster.name, cluster);
   const used = new Set<string>();
   for (const table of tlsServers.length > 0 ? [http, httpsTable] : [http]) {
