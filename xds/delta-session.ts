@@ -143,6 +143,42 @@ export class DeltaSession extends StreamSession {
   readonly #pending = new Map<ResourceKind, PendingChanges>();
   /** Kinds that get a response at the next opportunity even if it carries no change (see handleRequest). */
   readonly #answerOwed = new Set<ResourceKind>();
+  /** The last filtered VHDS answer of desired(), while some route configuration is not sent yet. */
+  #virtualHostsMemo: { desired: ReadonlyMap<string, XdsResource>; tables: string; out: ReadonlyMap<string, XdsResource> } | undefined;
+
+  /**
+   * Over a wildcard VHDS subscription, a virtual host goes out only once its route configuration has been sent
+   * on this stream. Envoy watches a VHDS namespace from when it has the route configuration: virtual hosts that
+   * arrive before are ACKed but dropped, and nothing asks for them again (one wildcard subscription serves every
+   * table). Seen with a real Envoy when the first TLS host appears: 'https' is subscribed only once its listener
+   * arrives, so its virtual hosts went out first, and the table sat out initial_fetch_timeout, then served 404.
+   * The stream is ordered: sent behind the table (RDS comes first in the same pump), they reach its watch.
+   */
+  protected override desired(kind: ResourceKind): ReadonlyMap<string, XdsResource> {
+    const desired = super.desired(kind);
+    // A subscription by namespace names the tables Envoy watches; the wildcard one does not.
+    if (kind !== 'virtualHost' || !this.state(kind).wildcard) return desired;
+    const known = this.#d('routeConfiguration').known;
+    const pendingNonce = this.state('routeConfiguration').pendingNonce;
+    const inFlight = (pendingNonce === undefined ? undefined : this.inFlight.get(pendingNonce))?.resourceNames ?? [];
+    const sent = (table: string): boolean => known.has(table) || inFlight.includes(table);
+    let everyTable = true;
+    for (const table of this.snapshot!.resources.routeConfiguration.keys()) {
+      if (!sent(table)) {
+        everyTable = false;
+        break;
+      }
+    }
+    // The usual case: the map itself (its lineage keeps finding changes incremental).
+    if (everyTable) return desired;
+    const tables = [...new Set([...known.keys(), ...inFlight])].sort().join('\n');
+    const memo = this.#virtualHostsMemo;
+    if (memo !== undefined && memo.desired === desired && memo.tables === tables) return memo.out;
+    const out = new Map<string, XdsResource>();
+    for (const [name, resource] of desired) if (sent(routeConfigurationOf(name))) out.set(name, resource);
+    this.#virtualHostsMemo = { desired, tables, out };
+    return out;
+  }
 
   /** These names' known/rejected/toldMissing/subscription state changed: re-examine them next time. */
   #stale(kind: ResourceKind, names: Iterable<string>): void {

@@ -92,6 +92,36 @@ test('delta: a subscription by namespace gets only that route configuration\'s v
   t.deepEqual(responses.shift()!.resources.map((r) => r.name), ['https/a.test']);
 });
 
+test('delta: a new route configuration\'s virtual hosts go out behind it, not before (the first TLS host)', (t) => {
+  // Envoy watches a namespace only once it has the route configuration; over its one wildcard VHDS subscription,
+  // virtual hosts of a table it does not have yet are ACKed, dropped, and never asked for again. Real Envoy 1.40:
+  // the 'https' table then waited out initial_fetch_timeout and served 404 for every host.
+  const cache = new SnapshotCache();
+  cache.update(update({ 'a.test': 'a' }));
+  const { responses, request } = deltaStream(cache);
+  request(TypeUrl.routeConfiguration, { subscribe: ['http'] });
+  request(TypeUrl.virtualHost);
+  t.deepEqual(responses.map((r) => [r.typeUrl, r.resources.map((x) => x.name)]), [
+    [TypeUrl.routeConfiguration, ['http']],
+    [TypeUrl.virtualHost, ['http/a.test']],
+  ]);
+  request(TypeUrl.routeConfiguration, { nonce: responses.shift()!.nonce });
+  request(TypeUrl.virtualHost, { nonce: responses.shift()!.nonce });
+
+  // The first TLS host: a new 'https' table, which Envoy subscribes to only when its listener has arrived.
+  const vhds = splitVirtualHosts([routeTable('http', { 'a.test': 'a', 'c.test': 'c' }), routeTable('https', { 'a.test': 'A', 'c.test': 'C' })]);
+  cache.update({ routeConfiguration: vhds.routeConfigurations, virtualHost: vhds.virtualHosts });
+  const early = responses.shift()!;
+  t.deepEqual(early.resources.map((r) => r.name), ['http/c.test'], 'no https/... before Envoy has the https table');
+  t.is(responses.length, 0);
+  request(TypeUrl.virtualHost, { nonce: early.nonce });
+  request(TypeUrl.routeConfiguration, { subscribe: ['https'] });
+  t.deepEqual(responses.map((r) => [r.typeUrl, r.resources.map((x) => x.name)]), [
+    [TypeUrl.routeConfiguration, ['https']],
+    [TypeUrl.virtualHost, ['https/a.test', 'https/c.test']],
+  ], 'the table, then right behind it on the same stream its virtual hosts');
+});
+
 test('delta: VHDS with no virtual hosts at all is still answered (Envoy waits for it)', (t) => {
   const cache = new SnapshotCache();
   cache.update({ routeConfiguration: splitVirtualHosts([routeTable('http', {})]).routeConfigurations });
