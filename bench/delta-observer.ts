@@ -23,7 +23,8 @@ export class DeltaObserver {
   constructor(xdsPort: number, names: Partial<Record<ResourceKind, string[]>>) {
     this.client = new DeltaTestClient(`127.0.0.1:${xdsPort}`, { 'grpc.max_receive_message_length': -1 });
     for (const kind of resourceKinds) {
-      const subscribe = kind === 'cluster' || kind === 'listener' ? [] : (names[kind] ?? []);
+      // Wildcard (no names) for the kinds Envoy subscribes to that way: clusters, listeners, VHDS.
+      const subscribe = kind === 'cluster' || kind === 'listener' || kind === 'virtualHost' ? [] : (names[kind] ?? []);
       this.client.send({ typeUrl: TypeUrl[kind], resourceNamesSubscribe: subscribe, node: { id: `bench-${Math.random()}`, cluster: 'bench' } } as never);
     }
     this.#loop = this.#run();

@@ -43,7 +43,8 @@ export async function runIncrementalCost(state: ClusterState, runs: number, cert
     },
     {
       change: 'route',
-      kind: 'routeConfiguration',
+      // The changed host's virtual host, alone (VHDS); the route configurations themselves do not change.
+      kind: 'virtualHost',
       apply: (run) => {
         const i = run * 13 + 5;
         // Same hosts and paths as the original, plus one changed path: one virtual host changes.

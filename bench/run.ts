@@ -36,9 +36,9 @@ if (only.includes('scale')) {
   out.push('## 1. Translation scale (full build: translate + Envoy builders + encode into the snapshot cache)');
   out.push(
     table(
-      ['Ingresses', 'routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB'],
+      ['Ingresses', 'routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'VHDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB'],
       scale.map((s) => [s.ingresses, s.routes, s.buildMs.median, s.buildMs.p99, s.buildCpuMs.median, s.buildCpuMs.p99, s.heapAfterGcMiB, s.rssMiB,
-        round(s.encodedBytes.listener / 1024, 1), round(s.encodedBytes.routeConfiguration / 1024, 1), round(s.encodedBytes.cluster / 1024, 1),
+        round(s.encodedBytes.listener / 1024, 1), round(s.encodedBytes.routeConfiguration / 1024, 1), round(s.encodedBytes.virtualHost / 1024, 1), round(s.encodedBytes.cluster / 1024, 1),
         round(s.encodedBytes.clusterLoadAssignment / 1024, 1), round(s.encodedBytes.secret / 1024, 1)]),
     ),
   );

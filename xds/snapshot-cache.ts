@@ -59,6 +59,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     changed: Set<string>,
   ): { map: ResourceMap; patched: boolean } | undefined {
     const previous = this.#snapshot.resources[kind];
+    if (previous.size === 0 && replaceAll) return this.#fresh(kind, list, changed);
     // Collect the changes (undefined: removed); the rest is shared.
     const changes = new Map<string, XdsResource | undefined>();
     let kept = 0;
@@ -92,6 +93,19 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       return { map: sorted(map), patched: false };
     }
     return { map: LayeredMap.patched(previous, changes), patched: true };
+  }
+
+  /** A type that had nothing: every resource is new. */
+  #fresh(kind: ResourceKind, list: readonly NamedJson[], changed: Set<string>): { map: ResourceMap; patched: boolean } | undefined {
+    const map = new Map<string, XdsResource>();
+    for (const { name, resource } of list) {
+      const made = resourceOf(name, encodeAny(resource));
+      this.#bySource.set(resource, made);
+      map.set(name, made);
+      changed.add(name);
+    }
+    this.#lastEncoded[kind] = list.length;
+    return map.size === 0 ? undefined : { map: sorted(map), patched: false };
   }
 
   /** Apply an update; returns the kinds whose content changed. Throws (changing nothing) if encoding fails. */
@@ -141,5 +155,16 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
 }
 
 function sorted(map: ResourceMap): ResourceMap {
+  // The builders hand over name-sorted lists: usually nothing to do.
+  let previous: string | undefined;
+  let inOrder = true;
+  for (const name of map.keys()) {
+    if (previous !== undefined && previous > name) {
+      inOrder = false;
+      break;
+    }
+    previous = name;
+  }
+  if (inOrder) return map;
   return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
