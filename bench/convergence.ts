@@ -4,6 +4,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { clientSync } from '../xds/client-sync.js';
 import { startRequestLoop } from '../test/harness/request-loop.js';
 import { startEchoProcess } from './echo-process.js';
 import { getStatus, startEnvoyStack } from './envoy-stack.js';
@@ -170,6 +171,12 @@ export async function runConvergence(
           await writeAtomically(join(stack.dir, 'existing.yaml'), existing);
           await until(() => stack.controller.store.count('Ingress') >= n);
           await stack.controller.reconciler.idle();
+          // Measure from a settled Envoy: one still applying the initial config would delay the first apply.
+          await until(() => {
+            const snapshot = stack.controller.cache.snapshot;
+            const clients = stack.controller.server.clients();
+            return clients.length > 0 && clients.every((c) => clientSync(c.acked, snapshot).inSync);
+          });
         }
         progress(`convergence: config with ${n} Ingresses loaded; applying new Ingresses`);
         const times: number[] = [];

@@ -154,6 +154,16 @@ export class ConfigBuilder {
     return { built, published };
   }
 
+  /** Makes what an incremental build starts from (the host index) now, while nothing waits for a build. */
+  prepare(): void {
+    const last = this.#last;
+    if (last !== undefined) last.index ??= this.#indexOf(last.state);
+  }
+
+  #indexOf(state: ClusterState): HostIndex {
+    return HostIndex.of(state.ingresses.filter((ingress) => isServedByUs(ingress, state.ingressClasses, this.options.translate)));
+  }
+
   /** Forget the last build: the next one is full (e.g. after options changed or the cache was replaced). */
   reset(): void {
     this.#last = undefined;
@@ -177,7 +187,7 @@ export class ConfigBuilder {
     // Services whose endpoint objects changed since the last build (also by the reconciler's endpoint patches).
     const stale = changedEndpointServices(before, state);
     if (stale === undefined) return undefined;
-    last.index ??= HostIndex.of(before.ingresses.filter((ingress) => isServedByUs(ingress, before.ingressClasses, this.options.translate)));
+    last.index ??= this.#indexOf(before);
     const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
     if (translation === undefined) return undefined;
     const endpoints = new Map<string, ClusterEndpointsIR>();

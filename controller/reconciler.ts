@@ -207,6 +207,11 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
           this.#fullPending = false;
           this.#endpointServices.clear();
           this.#fullBuild();
+          // What the next incremental build needs (the host index) is made on a later turn, unless a build
+          // comes first: a change right after a full build does not pay for it, and neither does this one.
+          setImmediate(() => {
+            if (!this.#running && !this.#hasWork()) this.#builder.prepare();
+          });
         } else {
           const services = [...this.#endpointServices];
           this.#endpointServices.clear();
