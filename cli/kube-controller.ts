@@ -111,7 +111,9 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     });
   }
   reconciler.on('built', (build) => {
-    if (build.kind === 'full') events.record(build.diagnostics);
+    // Builds that translated (all Ingresses, or those around a change) have new diagnostics; endpoint and
+    // certificate-only builds keep the last ones.
+    if (build.kind === 'full' || build.kind === 'routes') events.record(build.diagnostics);
   });
 
   const manager = o.serviceIngress

@@ -131,7 +131,7 @@ test('a Service referenced only by an Ingress of another class triggers no build
   t.is(builds.length, 1, 'but its Service is not ours to watch');
 });
 
-test('a referenced Service triggers a full build, also one that did not exist yet', async (t) => {
+test('a referenced Service triggers a build of the Ingresses naming it, also one that did not exist yet', async (t) => {
   const { reconciler, builds, put, cache } = await readyWithApp();
   put(ingress('later', { rules: [{ host: 'later.example.test', paths: [{ path: '/', service: 'later' }] }] }));
   await reconciler.idle();
@@ -140,7 +140,7 @@ test('a referenced Service triggers a full build, also one that did not exist ye
   put(...serviceWithEndpoints('later', [{ address: '10.0.0.5', port: 80 }]));
   await reconciler.idle();
   t.is(builds.length, 1);
-  t.is(builds[0]?.kind, 'full');
+  t.is(builds[0]?.kind, 'routes');
   t.is(cache.snapshot.resources.cluster.size, clustersBefore + 1);
 });
 
