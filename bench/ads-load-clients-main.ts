@@ -26,7 +26,8 @@ async function serve(index: number): Promise<void> {
   const client = new DeltaTestClient(`127.0.0.1:${port}`, { 'grpc.max_receive_message_length': -1, 'grpc.use_local_subchannel_pool': 1 });
   clients.push(client);
   for (const kind of resourceKinds) {
-    const subscribe = kind === 'cluster' || kind === 'listener' ? [] : (names[kind] ?? []);
+    // Wildcard (no names) where Envoy subscribes that way: clusters, listeners, VHDS.
+    const subscribe = kind === 'cluster' || kind === 'listener' || kind === 'virtualHost' ? [] : (names[kind] ?? []);
     client.send({ typeUrl: TypeUrl[kind], resourceNamesSubscribe: subscribe, node: { id: `load-${process.pid}-${index}`, cluster: 'bench' } } as never);
   }
   while (running) {

@@ -117,7 +117,8 @@ export async function runManyClients(o: { ingresses: number; counts: readonly nu
         for (let c = 0; c < o.changes; c++) {
           changeNo += 1;
           const route = c % 2 === 0;
-          const kind: ResourceKind = route ? 'routeConfiguration' : 'clusterLoadAssignment';
+          // A route change reaches Envoy as the changed host's VirtualHost (VHDS).
+          const kind: ResourceKind = route ? 'virtualHost' : 'clusterLoadAssignment';
           const acks: AckEvent[] = [];
           const onAck = (e: AckEvent): void => {
             if (e.kind === kind) acks.push(e);
