@@ -1,7 +1,7 @@
 import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
-import { buildVirtualHost } from './virtual-host.js';
+import { authorityRegexFor, buildVirtualHost } from './virtual-host.js';
 
 /** Envoy's default cap on a direct response body; a larger one makes it reject the whole RouteConfiguration. */
 const defaultMaxDirectResponseBodyBytes = 4096;
@@ -33,7 +33,11 @@ function largestBodyOf(vhost: VirtualHostIR): number {
 /** Per virtual host IR: the JSON built from it, for the catch-all routes it was built with (see built-once.ts). */
 const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readonly RouteIR[]; json: ResourceJson }>();
 
-function virtualHostOf(vhost: VirtualHostIR, unknownHostRoutes: readonly RouteIR[]): ResourceJson {
+const noRoutes: readonly RouteIR[] = [];
+
+function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly RouteIR[]): ResourceJson {
+  // Only a wildcard host uses the catch-all's routes: any other is the same JSON in every table it is in.
+  const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
   const known = builtVirtualHosts.get(vhost);
   if (known !== undefined && known.unknownHostRoutes === unknownHostRoutes) return known.json;
   const json = buildVirtualHost(vhost, unknownHostRoutes);

@@ -14,14 +14,17 @@ export interface VirtualHostDiscovery {
   virtualHosts: NamedResource[];
 }
 
-/** Per virtual host JSON: its VHDS resource (the same object for the same input: see built-once.ts). */
-const resources = new WeakMap<ResourceJson, { table: string; resource: ResourceJson }>();
+/** Per table, per virtual host JSON (a host can be in both tables): its VHDS resource, the same object for the same input (see built-once.ts). */
+const resourcesByTable = new Map<string, WeakMap<ResourceJson, ResourceJson>>();
 
 function virtualHostResource(table: string, host: ResourceJson): ResourceJson {
-  const known = resources.get(host);
-  if (known !== undefined && known.table === table) return known.resource;
-  const resource = { '@type': TypeUrl.virtualHost, ...host, name: virtualHostResourceName(table, String(host['name'])) };
-  resources.set(host, { table, resource });
+  let resources = resourcesByTable.get(table);
+  if (resources === undefined) resourcesByTable.set(table, (resources = new WeakMap()));
+  let resource = resources.get(host);
+  if (resource === undefined) {
+    resource = { '@type': TypeUrl.virtualHost, ...host, name: virtualHostResourceName(table, String(host['name'])) };
+    resources.set(host, resource);
+  }
   return resource;
 }
 

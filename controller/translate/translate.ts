@@ -25,7 +25,6 @@ import {
   assembleVirtualHost,
   fallbackRoute,
   redirectVirtualHost,
-  renameVirtualHost,
   routeTable,
 } from './virtual-host.js';
 
@@ -132,10 +131,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
   // the connection came in on: one table for all chains, so the Host header picks the route even when it differs
   // from the SNI name, and a host under a TLS wildcard gets its own rules, not the wildcard's.
-  const https = routeTable(
-    httpsRouteTableName,
-    [...virtualHosts.values()].map((vhost) => renameVirtualHost(vhost, vhost.name)),
-  );
+  // The same virtual host objects as plain HTTP serves where it serves them unchanged (IR is never mutated once
+  // assembled; passes over both tables skip routes they have seen): built and kept once, not twice.
+  const https = routeTable(httpsRouteTableName, [...virtualHosts.values()]);
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {

@@ -35,11 +35,6 @@ export function assembleVirtualHost(host: string, routes: readonly RouteIR[], fa
   return { name: host, hostnames: [host], routes: [...ordered, cloneRoute(fallback)] };
 }
 
-/** The same routes served under another host name (a TLS host without rules of its own gets the catch-all's). */
-export function renameVirtualHost(vhost: VirtualHostIR, host: string): VirtualHostIR {
-  return { name: host, hostnames: [host], routes: vhost.routes.map(cloneRoute) };
-}
-
 export function redirectVirtualHost(host: string, httpsPort: number): VirtualHostIR {
   return {
     name: host,
