@@ -151,7 +151,7 @@ if (only.includes('dataplane')) {
 }
 
 const m = results['machine'] as ReturnType<typeof machine>;
-const header = `envoy-ingress bench — ${m.cores} cores (${m.cpuModel}), node ${m.node}, load average at start ${m.loadavg.join(' ')}; the cores are shared with other work, so wall times include waiting: CPU times are the steadier figure.`;
+const header = `envoy-ingress bench — ${m.cores} cores (${m.cpuModel}), node ${m.node}, load average at start ${m.loadavg.join(' ')}, reference loop ${m.referenceLoopMs} ms (bench/stats.ts: lower is a faster machine state); the cores are shared with other work, so wall times include waiting: CPU times are the steadier figure.`;
 results['durationS'] = round((Date.now() - started) / 1000, 1);
 const dir = join(findRepoRoot(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });

@@ -28,7 +28,7 @@ export function mib(bytes: number): number {
   return round(bytes / (1024 * 1024), 1);
 }
 
-export function machine(): { cores: number; cpuModel: string; totalMemMiB: number; node: string; loadavg: number[] } {
+export function machine(): { cores: number; cpuModel: string; totalMemMiB: number; node: string; loadavg: number[]; referenceLoopMs: number } {
   const cpus = os.cpus();
   return {
     cores: cpus.length,
@@ -36,7 +36,24 @@ export function machine(): { cores: number; cpuModel: string; totalMemMiB: numbe
     totalMemMiB: mib(os.totalmem()),
     node: process.version,
     loadavg: os.loadavg().map((x) => round(x)),
+    referenceLoopMs: referenceLoopMs(),
   };
+}
+
+/**
+ * Milliseconds of a fixed single-threaded loop (median of 3): how fast this (virtual) machine runs right now.
+ * On a shared host it varied by almost 2x within a day; runs are comparable only at similar values.
+ */
+export function referenceLoopMs(): number {
+  const times: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const t0 = performance.now();
+    let x = 0;
+    for (let i = 0; i < 1e8; i++) x += i % 7;
+    if (x < 0) throw new Error('unreachable');
+    times.push(performance.now() - t0);
+  }
+  return round(times.sort((a, b) => a - b)[1]!);
 }
 
 /** Forces a full GC when node runs with --expose-gc; returns whether it could. */
