@@ -140,12 +140,13 @@ export class ConfigBuilder {
    * base of the next incremental one only if `publish` does not throw, so a refused build never becomes the base.
    */
   build<T>(state: ClusterState, publish: (update: SnapshotUpdate) => T): { built: IncrementalBuild; published: T } {
-    const built = this.#secretsOnly(state) ?? this.#routesOnly(state) ?? this.#full(state);
+    let built: IncrementalBuild;
     let published: T;
     try {
+      built = this.#secretsOnly(state) ?? this.#routesOnly(state) ?? this.#full(state);
       published = publish(built.update);
     } catch (err: unknown) {
-      // The host index may already describe `state`: start over from a full build.
+      // The host index may already describe `state`, which did not become the last build: start over.
       this.#last = undefined;
       throw err;
     }

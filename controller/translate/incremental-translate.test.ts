@@ -212,6 +212,33 @@ test('ConfigBuilder: a new Ingress with its own new Service and EndpointSlice is
   t.is(sortedUpdate(built.update), sortedUpdate(fullUpdate(buildConfig(state, benchReconcileOptions).resources)));
 });
 
+test('ConfigBuilder: after a refused routes build (its host index already moved on) the next build starts over and equals a full build', async (t) => {
+  const { syntheticCluster } = await import('../../bench/synthetic-cluster.js');
+  const tls = await benchCertificate();
+  const state = syntheticCluster({ ingresses: 30, tls });
+  const builder = new ConfigBuilder(benchReconcileOptions);
+  builder.build(state, () => undefined);
+  const moved = structuredClone(state.ingresses[4]!);
+  moved.spec!.rules![0]!.host = 'moved.bench.test';
+  const refused = { ...state, ingresses: state.ingresses.map((x, i) => (i === 4 ? moved : x)) };
+  t.throws(() =>
+    builder.build(refused, () => {
+      throw new Error('refused');
+    }),
+  );
+  const other = structuredClone(state.ingresses[9]!);
+  other.spec!.rules![0]!.http!.paths[0]!.path = '/other';
+  const next = { ...state, ingresses: state.ingresses.map((x, i) => (i === 9 ? other : x)) };
+  const { built } = builder.build(next, () => undefined);
+  t.is(built.kind, 'full');
+  t.is(sortedUpdate(built.update), sortedUpdate(fullUpdate(buildConfig(next, benchReconcileOptions).resources)));
+  // And incremental again from there.
+  const again = { ...next, ingresses: next.ingresses.map((x, i) => (i === 4 ? moved : x)) };
+  const second = builder.build(again, () => undefined).built;
+  t.is(second.kind, 'routes');
+  t.is(sortedUpdate(second.update), sortedUpdate(fullUpdate(buildConfig(again, benchReconcileOptions).resources)));
+});
+
 test('a declined splice leaves the host index as it was', (t) => {
   const state: ClusterState = {
     ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
