@@ -13,6 +13,7 @@ import type { ClusterState, Secret } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
 import { HostIndex, translateIncrementally } from './translate/incremental-translate.js';
 import { isServedByUs } from './translate/ingress-class.js';
+import { sameObjects } from './translate/same-objects.js';
 import { secretResourceName, validateTlsSecret } from './translate/tls-secret.js';
 import { translate, type TranslationResult } from './translate/translate.js';
 
@@ -71,13 +72,6 @@ export interface IncrementalBuild {
   kind: 'full' | 'routes' | 'secrets';
   /** What to hand to the snapshot cache: every type for a full build, only `secret` for a Secrets-only one. */
   update: SnapshotUpdate;
-}
-
-function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {

@@ -13,6 +13,7 @@ import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { counterChanges } from './harness/counter-changes.js';
 
 /** Every counter the tests compare: listener churn and each xDS type's accepted updates. */
 const watched =
@@ -76,16 +77,6 @@ async function counters(w: World): Promise<Record<string, number>> {
   return w.stack.envoy.stats(watched);
 }
 
-/** Counters that changed between two snapshots, with how much. */
-function changed(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const d = (after[name] ?? 0) - (before[name] ?? 0);
-    if (d !== 0) out[name] = d;
-  }
-  return out;
-}
-
 async function serviceAt(w: World, host: string, p: string): Promise<string> {
   const res = await httpGet({ port: w.stack.httpPort, hostHeader: host, path: p });
   return res.status === 200 ? String(res.json?.service) : `status ${res.status}`;
@@ -116,7 +107,7 @@ test('a route change updates RDS only: no listener, cluster or endpoint update',
   const before = await stable(w);
   await writeManifest(w.dir, 'ingress.yaml', ingresses(true));
   await w.stack.envoy.waitUntil(async () => (await serviceAt(w, 'shop.example.test', '/v2')) === 'api', 15_000, 'route applied');
-  const delta = changed(before, await stable(w));
+  const delta = counterChanges(before, await stable(w));
   t.log(delta);
   assertNoListenerChurn(t, delta);
   const kinds = Object.keys(delta).map((n) => (n.includes('.rds.') ? 'rds' : n));
@@ -136,7 +127,7 @@ test('a certificate rotation updates SDS only, and new handshakes get the new ce
     const res = await httpsGet({ port: w.stack.httpsPort, hostHeader: 'secure.example.test', servername: 'secure.example.test', path: '/', ca: w.ca.certPem });
     return res.peerCertificate?.serialNumber !== first.peerCertificate?.serialNumber;
   }, 15_000, 'rotated certificate served');
-  const delta = changed(before, await stable(w));
+  const delta = counterChanges(before, await stable(w));
   t.log(delta);
   assertNoListenerChurn(t, delta);
   const kinds = Object.keys(delta).map((n) => (n.startsWith('sds.') ? 'sds' : n));
@@ -148,7 +139,7 @@ test('an endpoint change updates EDS only', async (t) => {
   const before = await stable(w);
   await writeManifest(w.dir, 'web.yaml', serviceWithEndpoints('web', [{ address: w.backends.web2.address, port: w.backends.web2.port }]));
   await w.stack.envoy.waitUntil(async () => (await serviceAt(w, 'shop.example.test', '/')) === 'web2', 15_000, 'endpoint applied');
-  const delta = changed(before, await stable(w));
+  const delta = counterChanges(before, await stable(w));
   t.log(delta);
   assertNoListenerChurn(t, delta);
   const kinds = Object.keys(delta).map((n) => (/^cluster\.[^.]+\.update_success$/.test(n) && n !== 'cluster_manager.cds.update_success' ? 'eds' : n));
@@ -172,7 +163,7 @@ test('adding a TLS host changes the HTTPS listener in place: an open connection 
     const res = await httpsGet({ port: w.stack.httpsPort, hostHeader: 'other.example.test', servername: 'other.example.test', path: '/', ca: w.ca.certPem }).catch(() => undefined);
     return res?.status === 200;
   }, 15_000, 'new TLS host served');
-  const delta = changed(before, await stable(w));
+  const delta = counterChanges(before, await stable(w));
   t.log(delta);
   // The HTTP listener's route table changed (new host) over RDS; the HTTPS listener got a filter chain in place.
   t.is(delta['listener_manager.listener_in_place_updated'], 1, JSON.stringify(delta));

@@ -18,6 +18,7 @@ import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml, type PathSpec } from './fixtures/manifests.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { counterChanges } from './harness/counter-changes.js';
 
 interface World {
   dir: string;
@@ -124,16 +125,6 @@ async function routeCounters(w: World): Promise<Record<string, number>> {
   return w.stack.envoy.stats('^http\\.ingress_https?\\.rds\\.(vhds\\.)?https?\\.update_success$');
 }
 
-/** Counters that changed between two readings, with how much. */
-function changed(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const d = (after[name] ?? 0) - (before[name] ?? 0);
-    if (d !== 0) out[name] = d;
-  }
-  return out;
-}
-
 test.serial('delta: changing one Ingress sends only its virtual hosts (VHDS), never a route configuration, and Envoy serves the change', async (t) => {
   const w = await setUp(t, 'delta');
   t.is(await serviceAt(w, 'a.example.test', '/v2/x'), 'web');
@@ -166,7 +157,7 @@ test.serial('delta: changing one Ingress sends only its virtual hosts (VHDS), ne
     t.deepEqual(namesOf(pushes, 'removedNames'), []);
     // Envoy's side: each table took one VHDS update and no RDS update.
     t.deepEqual(
-      changed(countersBefore, await routeCounters(w)),
+      counterChanges(countersBefore, await routeCounters(w)),
       { 'http.ingress_http.rds.vhds.http.update_success': 1, 'http.ingress_https.rds.vhds.https.update_success': 1 },
       `${change.what}: Envoy's RDS/VHDS counters`,
     );
@@ -282,7 +273,7 @@ test.serial('sotw: the route configurations arrive with their virtual hosts embe
     recorder.pushes.flatMap((p) => p.embedded?.resourceNames ?? []).sort(),
     [...w.stack.controller.cache.snapshot.resources.virtualHost.keys()].sort(),
   );
-  t.deepEqual(changed(countersBefore, await routeCounters(w)), {
+  t.deepEqual(counterChanges(countersBefore, await routeCounters(w)), {
     'http.ingress_http.rds.http.update_success': 1,
     'http.ingress_https.rds.https.update_success': 1,
   });

@@ -13,6 +13,7 @@ import type { ClusterIR, RouteTableIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import type { TranslateOptions } from './options.js';
 import { compareStrings } from './ordering.js';
+import { sameObjects } from './same-objects.js';
 import { collectReferences, type References } from './references.js';
 import { translate, type TranslationResult } from './translate.js';
 import { compareVirtualHosts } from './virtual-host.js';
@@ -111,13 +112,6 @@ export interface TranslationBase {
   index: HostIndex;
 }
 
-function sameArray<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 function keyOf(object: { metadata: { name: string; namespace?: string } }): string {
   return `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
 }
@@ -181,7 +175,7 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
  */
 export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
   const before = base.state;
-  if (!sameArray(before.ingressClasses, state.ingressClasses) || !sameArray(before.secrets, state.secrets)) return undefined;
+  if (!sameObjects(before.ingressClasses, state.ingressClasses) || !sameObjects(before.secrets, state.secrets)) return undefined;
   const previous = base.result;
   if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
   const changed = changedObjects(before.ingresses, state.ingresses);
