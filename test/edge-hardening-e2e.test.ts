@@ -45,14 +45,19 @@ function served(res: HttpResult): string {
   return res.status === 200 ? `${String(res.json?.service)} ${String(res.json?.path)}` : `status ${res.status}`;
 }
 
-/** Sends `head` on a fresh connection and resolves with everything Envoy wrote before it closed. */
+/**
+ * Sends `head` on a fresh connection and resolves with everything Envoy wrote before it closed. A reset counts as
+ * a close: Envoy closing a connection whose request it never read (a refused one) makes the kernel send RST.
+ */
 function rawExchange(port: number, head: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => (received += d));
-    socket.on('error', reject);
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ECONNRESET') reject(err);
+    });
     socket.on('close', () => resolve(received));
     socket.write(head);
   });
