@@ -12,6 +12,11 @@ export interface XdsResource {
    * served bytes are the only copy kept, which halves what a large snapshot holds in memory.
    */
   readonly json: Readonly<Record<string, unknown>>;
+  /**
+   * snapshot.ts's digest of name and version, memoised on the resource itself: a WeakMap entry per resource
+   * (40,000 virtual hosts at 10,000 Ingresses) cost the garbage collector more than the digest.
+   */
+  digest?: readonly [number, number] | undefined;
 }
 
 /** One-shot hashing: a Hash object per resource cost more than hashing its bytes. */
@@ -20,6 +25,8 @@ export function hashOf(data: Uint8Array | string): string {
 }
 
 class EncodedResource implements XdsResource {
+  digest: readonly [number, number] | undefined = undefined;
+
   constructor(
     readonly name: string,
     readonly version: string,

@@ -12,8 +12,6 @@ export interface Snapshot {
   readonly versions: Readonly<Record<ResourceKind, string>>;
 }
 
-/** Per resource: a 64-bit digest of its name and version, as two 32-bit halves (resources are immutable). */
-const entryDigests = new WeakMap<XdsResource, readonly [number, number]>();
 /** Per map: its type version (snapshot maps are never mutated once published). */
 const mapVersions = new WeakMap<ResourceMap, string>();
 
@@ -22,7 +20,7 @@ const mapVersions = new WeakMap<ResourceMap, string>();
  * it with the name, and a JS loop over ~60 characters is far cheaper than a crypto call per resource.
  */
 function entryDigest(r: XdsResource): readonly [number, number] {
-  let d = entryDigests.get(r);
+  let d = r.digest;
   if (d === undefined) {
     const text = `${r.name}\u0000${r.version}`;
     let h1 = 0xdeadbeef;
@@ -35,7 +33,7 @@ function entryDigest(r: XdsResource): readonly [number, number] {
     h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
     h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
     d = [h1 >>> 0, h2 >>> 0];
-    entryDigests.set(r, d);
+    r.digest = d;
   }
   return d;
 }
