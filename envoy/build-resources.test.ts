@@ -57,3 +57,40 @@ for (const c of loadGoldenCases()) {
     }
   });
 }
+
+test('listeners: new IR objects with the same relevant parts give the same JSON object (the cache skips encoding it); any relevant change gives new JSON', (t) => {
+  const options = { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 };
+  const route = (cors: boolean) => ({
+    name: 'r',
+    match: { kind: 'prefix' as const, path: '/' },
+    action: { kind: 'forward' as const, cluster: 'default/app/80' },
+    ...(cors ? { policy: { cors: { allowOrigins: ['https://a.example.com'], allowMethods: [], allowHeaders: [], exposeHeaders: [], allowCredentials: false } } } : {}),
+  });
+  const ir = (o: { secret?: string; host?: string; cors?: boolean } = {}) => {
+    const table = { name: 'https', virtualHosts: [{ name: 'a.example.com', hostnames: ['a.example.com'], routes: [route(o.cors ?? false)] }] };
+    const host = o.host ?? 'a.example.com';
+    return {
+      http: { name: 'http', virtualHosts: [...table.virtualHosts] },
+      tlsServers: [{ name: `https/${host}`, serverNames: [host], secret: o.secret ?? 'default/tls', routeTable: table }],
+      clusters: [],
+      secrets: [],
+    };
+  };
+  const listeners = (o: Parameters<typeof ir>[0] = {}) => buildResources(ir(o), [], options).listeners.map((l) => l.resource);
+  const [http, https] = listeners();
+  const again = listeners();
+  t.is(again[0], http);
+  t.is(again[1], https);
+  const otherSecret = listeners({ secret: 'default/other' });
+  t.is(otherSecret[0], http);
+  t.not(otherSecret[1], https);
+  t.regex(JSON.stringify(otherSecret[1]), /default\/other/);
+  const otherHost = listeners({ host: 'b.example.com' });
+  t.regex(JSON.stringify(otherHost[1]), /b\.example\.com/);
+  // A route policy that needs an HTTP filter changes both listeners' filter chains.
+  const withCors = listeners({ cors: true });
+  t.not(withCors[0], otherHost[0]);
+  t.regex(JSON.stringify(withCors[0]), /envoy\.filters\.http\.cors/);
+  t.regex(JSON.stringify(withCors[1]), /envoy\.filters\.http\.cors/);
+  t.notRegex(JSON.stringify(listeners()[0]), /envoy\.filters\.http\.cors/);
+});

@@ -1,7 +1,9 @@
-import type { ClusterEndpointsIR, GatewayIR, RouteTableIR } from '../controller/translate/ir.js';
-import { builtOnce } from './built-once.js';
+import type { ClusterEndpointsIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import { builtForSameKey, builtOnce } from './built-once.js';
+import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
+import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
@@ -11,6 +13,29 @@ import { buildSecret } from './secret.js';
 const clusterOf = builtOnce(buildCluster);
 const endpointsOf = builtOnce(buildClusterLoadAssignment);
 const secretOf = builtOnce(buildSecret);
+
+/** What a listener's HTTP connection managers depend on in a route table: its name and the filters its routes use. */
+function tableKey(table: RouteTableIR): unknown[] {
+  return [table.name, buildRouteConfiguredHttpFilters(table)];
+}
+
+const httpListenerOf = builtForSameKey(
+  (table: RouteTableIR, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean) =>
+    JSON.stringify([tableKey(table), address, port, edge, accessLog]),
+  buildHttpListener,
+);
+
+const httpsListenerOf = builtForSameKey(
+  (servers: readonly TlsServerIR[], address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean, passthrough: readonly TlsPassthroughIR[]) => {
+    const tables = new Map<RouteTableIR, number>();
+    const chains = servers.map((s) => {
+      if (!tables.has(s.routeTable)) tables.set(s.routeTable, tables.size);
+      return [s.name, s.serverNames, s.secret, tables.get(s.routeTable)];
+    });
+    return JSON.stringify([chains, [...tables.keys()].map(tableKey), address, port, edge, accessLog, passthrough]);
+  },
+  buildHttpsListener,
+);
 
 function byName(a: NamedResource, b: NamedResource): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -39,12 +64,12 @@ export function buildResources(
   endpoints: readonly ClusterEndpointsIR[],
   options: EnvoyOptions,
 ): EnvoyResources {
-  const listeners = [named(httpListenerName, buildHttpListener(ir.http, options.listenAddress, options.httpPort, options.edge, options.accessLog ?? true))];
+  const edge = options.edge ?? defaultEdgeHardening;
+  const accessLog = options.accessLog ?? true;
+  const listeners = [named(httpListenerName, httpListenerOf(ir.http, options.listenAddress, options.httpPort, edge, accessLog))];
   const passthrough = ir.tlsPassthrough ?? [];
   if (ir.tlsServers.length > 0 || passthrough.length > 0) {
-    listeners.push(
-      named(httpsListenerName, buildHttpsListener(ir.tlsServers, options.listenAddress, options.httpsPort, options.edge, options.accessLog ?? true, passthrough)),
-    );
+    listeners.push(named(httpsListenerName, httpsListenerOf(ir.tlsServers, options.listenAddress, options.httpsPort, edge, accessLog, passthrough)));
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
   return {
