@@ -191,7 +191,8 @@ export class ConfigBuilder {
     for (const cluster of last.translation.ir.clusters) fresh.delete(cluster);
     for (const cluster of translation.ir.clusters) {
       // A cluster object of the last build, whose Service's endpoints did not change, has the same endpoints.
-      let found = fresh.has(cluster) || stale.has(`${cluster.service.namespace}/${cluster.service.name}`) ? undefined : last.endpoints.get(cluster.name);
+      let found =
+        fresh.has(cluster) || (stale.size > 0 && stale.has(`${cluster.service.namespace}/${cluster.service.name}`)) ? undefined : last.endpoints.get(cluster.name);
       if (found === undefined) found = endpointsForCluster(state, cluster, (sources ??= indexEndpointSources(state)));
       endpoints.set(cluster.name, found);
     }

@@ -36,10 +36,11 @@ const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readon
 const noRoutes: readonly RouteIR[] = [];
 
 function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly RouteIR[]): ResourceJson {
-  // Only a wildcard host uses the catch-all's routes: any other is the same JSON in every table it is in.
-  const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
+  // Only a wildcard host uses the catch-all's routes: any other (built with `noRoutes`) is the same JSON in every
+  // table it is in. Checked before the host names: an incremental build meets most hosts again.
   const known = builtVirtualHosts.get(vhost);
-  if (known !== undefined && known.unknownHostRoutes === unknownHostRoutes) return known.json;
+  if (known !== undefined && (known.unknownHostRoutes === noRoutes || known.unknownHostRoutes === tableUnknownHostRoutes)) return known.json;
+  const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
   const json = buildVirtualHost(vhost, unknownHostRoutes);
   builtVirtualHosts.set(vhost, { unknownHostRoutes, json });
   return json;

@@ -127,13 +127,20 @@ function changedObjects<T extends { metadata: { name: string; namespace?: string
   after: readonly T[],
 ): Map<string, [T | undefined, T | undefined]> | undefined {
   const changed = new Map<string, [T | undefined, T | undefined]>();
-  // The store keeps unchanged objects and their order: walk both lists in step while they agree.
+  // The store keeps unchanged objects and their order: walk both lists in step while they agree, from the
+  // start and from the end, and compare by key only what lies between.
   let i = 0;
   while (i < before.length && i < after.length && before[i] === after[i]) i++;
   if (i === before.length && i === after.length) return changed;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > i && endAfter > i && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore -= 1;
+    endAfter -= 1;
+  }
   const old = new Map<string, T>();
-  for (let j = i; j < before.length; j++) old.set(keyOf(before[j]!), before[j]!);
-  for (let j = i; j < after.length; j++) {
+  for (let j = i; j < endBefore; j++) old.set(keyOf(before[j]!), before[j]!);
+  for (let j = i; j < endAfter; j++) {
     const object = after[j]!;
     const key = keyOf(object);
     const was = old.get(key);
@@ -163,8 +170,62 @@ function splice(table: RouteTableIR, replaced: ReadonlySet<string>, added: reado
   return { name: table.name, virtualHosts: merged };
 }
 
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])].sort(compareStrings);
+/** `a` and `b` (both sorted) merged without duplicates; `a` itself when `b` adds nothing (the usual case). */
+function mergeSorted(a: string[], b: readonly string[]): string[] {
+  const missing = b.filter((name) => !sortedIncludes(a, name));
+  if (missing.length === 0) return a;
+  return [...new Set([...a, ...missing])].sort(compareStrings);
+}
+
+/** Per virtual host: the clusters its routes forward to (the HTTPS table and later builds meet most hosts again). */
+const clusterNamesByHost = new WeakMap<VirtualHostIR, readonly string[]>();
+
+function clusterNamesOf(vhost: VirtualHostIR): readonly string[] {
+  let names = clusterNamesByHost.get(vhost);
+  if (names === undefined) {
+    const found = new Set<string>();
+    for (const route of vhost.routes) {
+      if (route.action.kind !== 'forward') continue;
+      found.add(route.action.cluster);
+      if (route.action.split !== undefined) found.add(route.action.split.cluster);
+    }
+    names = [...found];
+    clusterNamesByHost.set(vhost, names);
+  }
+  return names;
+}
+
+function sortedIncludes(list: readonly string[], name: string): boolean {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareStrings(list[mid]!, name) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low < list.length && list[low] === name;
+}
+
+/**
+ * Two lists sorted by `keyOf`, merged (stable: on equal keys `a` first). Re-sorting the whole list with a
+ * comparator that builds key strings per comparison cost more than the rest of a splice at 10,000 Ingresses.
+ */
+function mergeByKey<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => string): T[] {
+  if (b.length === 0) return [...a];
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  let bKey = keyOf(b[0]!);
+  while (i < a.length && j < b.length) {
+    if (compareStrings(keyOf(a[i]!), bKey) <= 0) out.push(a[i++]!);
+    else {
+      out.push(b[j++]!);
+      if (j < b.length) bKey = keyOf(b[j]!);
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }
 
 /**
@@ -260,36 +321,40 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
 
   // Clusters: the ones the tables use, as objects of the previous translation where it had them (a cluster's
   // name says everything about it, given the same Services), else of the partial one.
-  const known = new Map<string, ClusterIR>();
-  for (const cluster of previous.ir.clusters) {
-    if (!changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`)) known.set(cluster.name, cluster);
-  }
-  for (const cluster of partial.ir.clusters) if (!known.has(cluster.name)) known.set(cluster.name, cluster);
+  // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
   const used = new Set<string>();
   for (const table of tlsServers.length > 0 ? [http, httpsTable] : [http]) {
-    for (const vhost of table.virtualHosts) {
-      for (const route of vhost.routes) {
-        if (route.action.kind !== 'forward') continue;
-        used.add(route.action.cluster);
-        if (route.action.split !== undefined) used.add(route.action.split.cluster);
-      }
-    }
+    for (const vhost of table.virtualHosts) for (const name of clusterNamesOf(vhost)) used.add(name);
   }
-  const clusters = [...used].flatMap((name) => known.get(name) ?? []).sort((a, b) => compareStrings(a.name, b.name));
+  const serviceChanged = (cluster: ClusterIR): boolean =>
+    changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
+  const kept = previous.ir.clusters.filter((cluster) => used.has(cluster.name) && !serviceChanged(cluster));
+  const keptNames = kept.map((cluster) => cluster.name);
+  const fromPartial = partial.ir.clusters.filter((cluster) => used.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
+  const clusters = mergeByKey(kept, fromPartial, (cluster) => cluster.name);
 
   // Diagnostics of the re-translated Ingresses (and of the old versions of changed ones) are replaced.
   const retranslated = new Set<string>();
   for (const ingress of closure) retranslated.add(refKey(refOf(ingress)));
   for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) retranslated.add(refKey(refOf(version)));
-  const diagnostics: Diagnostic[] = previous.diagnostics.filter((d) => !retranslated.has(refKey(d.object)));
-  for (const d of partial.diagnostics) if (retranslated.has(refKey(d.object))) diagnostics.push(d);
-  diagnostics.sort((a, b) => compareRefs(a.object, b.object));
+  // Both lists are sorted by object (each object's diagnostics in the order found), and no object is in both:
+  // merging them gives what sorting the whole list would.
+  const diagnosticKey = (d: Diagnostic): string => refKey(d.object);
+  const diagnostics = mergeByKey(
+    previous.diagnostics.filter((d) => !retranslated.has(refKey(d.object))),
+    partial.diagnostics.filter((d) => retranslated.has(refKey(d.object))),
+    diagnosticKey,
+  );
 
   const changedRefs = new Set<string>();
   for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) changedRefs.add(refKey(refOf(version)));
-  const servedIngresses = previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref)));
-  for (const [, now] of changed.values()) if (served(now)) servedIngresses.push(refOf(now));
-  servedIngresses.sort(compareRefs);
+  const servedNow: ObjectRef[] = [];
+  for (const [, now] of changed.values()) if (served(now)) servedNow.push(refOf(now));
+  const servedIngresses = mergeByKey(
+    previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref))),
+    servedNow.sort(compareRefs),
+    refKey,
+  );
 
   const added = collectReferences([...changed.values()].flatMap(([, now]) => (served(now) ? [now] : [])));
   const references: References = {
