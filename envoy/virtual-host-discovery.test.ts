@@ -1,9 +1,9 @@
 // The VHDS form's encoding: a virtual host served on both tables is encoded once, and the assembled bytes are
 // exactly what the encoder gives for the resource's JSON.
 import test from 'ava';
-import { encodeAny } from '../proto/proto-json.js';
 import { encodeJsonAny } from '../proto/proto-json-encoder.js';
 import { TypeUrl } from '../proto/type-urls.js';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { NamedResource, ResourceJson } from './resource-types.js';
 import { splitVirtualHosts } from './virtual-host-discovery.js';
 
@@ -30,11 +30,10 @@ test('assembled bytes equal the encoder walking the JSON: shared hosts, hosts of
   const forward = host('tls.example.test', 'over TLS');
   const { virtualHosts } = splitVirtualHosts([table('http', [shared, long, unicode, redirect]), table('https', [shared, long, unicode, forward])]);
   t.is(virtualHosts.length, 8);
-  for (const { name, resource } of virtualHosts) {
-    const assembled = encodeAny(resource);
+  for (const { name, resource, encode } of virtualHosts) {
     const walked = encodeJsonAny(resource);
-    t.is(assembled.type_url, TypeUrl.virtualHost, name);
-    t.true(Buffer.from(assembled.value).equals(walked.value), name);
+    t.is(walked.type_url, TypeUrl.virtualHost, name);
+    t.true(Buffer.from(encode!()).equals(walked.value), name);
   }
 });
 
@@ -44,14 +43,19 @@ test('a virtual host served the same on both tables is encoded once; the second 
   Object.defineProperty(route, 'match', { enumerable: true, get: () => ((reads += 1), { prefix: '/' }) });
   const shared: ResourceJson = { name: 'shared.example.test', domains: ['shared.example.test'], routes: [route] };
   const { virtualHosts } = splitVirtualHosts([table('http', [shared]), table('https', [shared])]);
-  const http = encodeAny(virtualHosts[0]!.resource).value;
+  const http = virtualHosts[0]!.encode!();
   const walked = reads;
   t.true(walked > 0);
-  const https = encodeAny(virtualHosts[1]!.resource).value;
+  const https = virtualHosts[1]!.encode!();
   t.is(reads, walked);
   // Each resource names its own table and carries the same fields after the name.
   const tail = (bytes: Uint8Array | undefined, name: string): Buffer => Buffer.from(bytes!).subarray(2 + name.length);
   t.true(tail(http, 'http/shared.example.test').equals(tail(https, 'https/shared.example.test')));
+  // What the snapshot cache serves is the assembled bytes.
+  const cache = new SnapshotCache();
+  cache.update({ virtualHost: virtualHosts });
+  t.is(reads, walked);
+  t.true(Buffer.from(cache.snapshot.resources.virtualHost.get('https/shared.example.test')!.any.value).equals(https));
   t.true(Buffer.from(http!).includes('http/shared.example.test'));
   t.true(Buffer.from(https!).includes('https/shared.example.test'));
 });

@@ -39,23 +39,8 @@ function fullName(type: protobuf.Type): string {
   return name;
 }
 
-/** Resources whose bytes are assembled from parts encoded before (see `assembleEncodingOf`). */
-const assembledEncodings = new WeakMap<object, () => Uint8Array>();
-
-/**
- * Declares how the bytes of `resource` (a JSON object never mutated afterwards) are assembled from parts that
- * were already encoded, so `encodeAny` need not walk its JSON. `assemble` must give exactly the bytes the
- * encoder would (its caller's tests compare them); it runs when the resource is encoded, so encoding errors
- * surface where every other resource's do.
- */
-export function assembleEncodingOf(resource: object, assemble: () => Uint8Array): void {
-  assembledEncodings.set(resource, assemble);
-}
-
 /** Encode a resource given in proto3 JSON form (with its `@type`) as a google.protobuf.Any. */
 export function encodeAny(resource: { [key: string]: unknown }): { type_url: string; value: Uint8Array } {
-  const assemble = assembledEncodings.get(resource);
-  if (assemble !== undefined) return { type_url: String(resource['@type']), value: assemble() };
   return encodeJsonAny(resource);
 }
 

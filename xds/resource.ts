@@ -17,6 +17,12 @@ export interface XdsResource {
    * (40,000 virtual hosts at 10,000 Ingresses) cost the garbage collector more than the digest.
    */
   digest?: readonly [number, number] | undefined;
+  /**
+   * The JSON object this resource was last encoded from (or found equal to), set by the snapshot cache: handed
+   * that same object again, the cache skips encoding it. A field, not a WeakMap entry per resource (the JSON is
+   * kept alive anyway by the builders' memos, as long as the IR it was built from).
+   */
+  source?: object | undefined;
 }
 
 /** One-shot hashing: a Hash object per resource cost more than hashing its bytes. */
@@ -26,6 +32,7 @@ export function hashOf(data: Uint8Array | string): string {
 
 class EncodedResource implements XdsResource {
   digest: readonly [number, number] | undefined = undefined;
+  source: object | undefined = undefined;
 
   constructor(
     readonly name: string,

@@ -8,6 +8,12 @@ import { emptyResources, makeSnapshot, patchedTypeVersion, recordDerivation, typ
 export interface NamedJson {
   name: string;
   resource: Record<string, unknown>;
+  /** `resource`'s bytes assembled from parts encoded before: used instead of encoding its JSON. */
+  encode?: (() => Uint8Array) | undefined;
+}
+
+function encodeNamed({ resource, encode }: NamedJson): { type_url: string; value: Uint8Array } {
+  return encode === undefined ? encodeAny(resource) : { type_url: String(resource['@type']), value: encode() };
 }
 
 export type SnapshotUpdate = Partial<Record<ResourceKind, readonly NamedJson[]>>;
@@ -28,8 +34,6 @@ export type EncodeStats = Partial<Record<ResourceKind, number>>;
 export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKind[]] }> {
   #snapshot: Snapshot = makeSnapshot(emptyResources());
   #ready = false;
-  /** Resource served for a JSON object it was encoded from (weak: holds no JSON alive). */
-  readonly #bySource = new WeakMap<object, XdsResource>();
   #lastEncoded: EncodeStats = {};
 
   get ready(): boolean {
@@ -64,14 +68,15 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     const changes = new Map<string, XdsResource | undefined>();
     let kept = 0;
     let encoded = 0;
-    for (const { name, resource } of list) {
+    for (const named of list) {
+      const { name, resource } = named;
       const old = previous.get(name);
       if (old !== undefined) kept += 1;
-      if (old !== undefined && this.#bySource.get(resource) === old) continue;
-      const any = encodeAny(resource);
+      if (old !== undefined && old.source === resource) continue;
+      const any = encodeNamed(named);
       encoded += 1;
       const made = old !== undefined && sameBytes(old.any.value, any.value) ? old : resourceOf(name, any);
-      this.#bySource.set(resource, made);
+      made.source = resource;
       if (made !== old) changes.set(name, made);
     }
     for (const name of removals) if (changes.get(name) !== undefined || previous.has(name)) changes.set(name, undefined);
@@ -98,9 +103,10 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
   /** A type that had nothing: every resource is new. */
   #fresh(kind: ResourceKind, list: readonly NamedJson[], changed: Set<string>): { map: ResourceMap; patched: boolean } | undefined {
     const map = new Map<string, XdsResource>();
-    for (const { name, resource } of list) {
-      const made = resourceOf(name, encodeAny(resource));
-      this.#bySource.set(resource, made);
+    for (const named of list) {
+      const { name, resource } = named;
+      const made = resourceOf(name, encodeNamed(named));
+      made.source = resource;
       map.set(name, made);
       changed.add(name);
     }
