@@ -18,7 +18,7 @@ export interface VirtualHostDiscovery {
 /** The VHDS resources made from one virtual host JSON (a host can be in both tables), and its encoded fields. */
 interface HostResources {
   /** Per table: the resource, the same object for the same input (see built-once.ts), and its encoder. */
-  byTable: { table: string; resource: ResourceJson; encode: () => Uint8Array }[];
+  byTable: { table: string; name: string; resource: ResourceJson; encode: () => Uint8Array }[];
   /**
    * The bytes of the first resource encoded from this host, and where its fields after the name start. Most
    * hosts are served the same on both tables (the same JSON object), and their resources differ only in the
@@ -33,11 +33,12 @@ const resourcesByHost = new WeakMap<ResourceJson, HostResources>();
 function virtualHostResource(table: string, host: ResourceJson): HostResources['byTable'][number] {
   let resources = resourcesByHost.get(host);
   if (resources === undefined) resourcesByHost.set(host, (resources = { byTable: [] }));
-  for (const made of resources.byTable) if (made.table === table) return made;
+  const byTable = resources.byTable;
+  for (let i = 0; i < byTable.length; i++) if (byTable[i]!.table === table) return byTable[i]!;
   const name = virtualHostResourceName(table, String(host['name']));
   const resource = { '@type': TypeUrl.virtualHost, ...host, name };
   const record = resources;
-  const made = { table, resource, encode: () => encodeVirtualHost(resource, record, name) };
+  const made = { table, name, resource, encode: () => encodeVirtualHost(resource, record, name) };
   resources.byTable.push(made);
   return made;
 }
@@ -91,8 +92,9 @@ export function splitVirtualHosts(routeConfigurations: readonly NamedResource[])
     tables.push({ name, resource: { ...rest, vhds: vhdsConfig } });
     const first = virtualHosts.length;
     for (const host of (hosts ?? []) as ResourceJson[]) {
-      const { resource, encode } = virtualHostResource(name, host);
-      virtualHosts.push({ name: String(resource['name']), resource, encode });
+      // The name from the record: reading it from resources of many shapes is a megamorphic property access.
+      const made = virtualHostResource(name, host);
+      virtualHosts.push({ name: made.name, resource: made.resource, encode: made.encode });
     }
     moveLastIntoPlace(virtualHosts, first);
   }
