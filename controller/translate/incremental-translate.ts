@@ -157,8 +157,10 @@ function compareRefs(a: ObjectRef, b: ObjectRef): number {
 }
 
 /** `table` with the virtual hosts named in `replaced` taken out and `added` merged in, in table order. */
-function splice(table: RouteTableIR, replaced: ReadonlySet<string>, added: readonly VirtualHostIR[]): RouteTableIR {
-  const kept = table.virtualHosts.filter((vhost) => !replaced.has(vhost.name));
+/** Also pushes the virtual hosts taken out onto `removed`. */
+function splice(table: RouteTableIR, replaced: ReadonlySet<string>, added: readonly VirtualHostIR[], removed: VirtualHostIR[]): RouteTableIR {
+  const kept: VirtualHostIR[] = [];
+  for (const vhost of table.virtualHosts) (replaced.has(vhost.name) ? removed : kept).push(vhost);
   const sortedAdded = [...added].sort(compareVirtualHosts);
   const merged: VirtualHostIR[] = [];
   let i = 0;
@@ -315,22 +317,36 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
 
   const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
   const previousHttps = previous.httpsTable;
-  const http = splice(previous.ir.http, hosts, taken(partial.ir.http));
-  const httpsTable = splice(previousHttps, hosts, taken(partial.httpsTable));
+  // The https table is served (and its clusters used) only with TLS servers, which a splice never changes.
+  const servesHttps = previous.ir.tlsServers.length > 0;
+  const removedHosts: VirtualHostIR[] = [];
+  const addedHttp = taken(partial.ir.http);
+  const addedHttps = taken(partial.httpsTable);
+  const http = splice(previous.ir.http, hosts, addedHttp, removedHosts);
+  const httpsTable = splice(previousHttps, hosts, addedHttps, servesHttps ? removedHosts : []);
   const tlsServers = previous.ir.tlsServers.map((server) => (server.routeTable === previousHttps ? { ...server, routeTable: httpsTable } : server));
 
   // Clusters: the ones the tables use, as objects of the previous translation where it had them (a cluster's
   // name says everything about it, given the same Services), else of the partial one.
-  // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
-  const used = new Set<string>();
-  for (const table of tlsServers.length > 0 ? [http, httpsTable] : [http]) {
-    for (const vhost of table.virtualHosts) for (const name of clusterNamesOf(vhost)) used.add(name);
+  // Which clusters the tables use: the last result's counts, minus the hosts taken out, plus those put in (not a
+  // walk of every route of both tables).
+  const uses = new Map(clusterUsesOf(previous));
+  for (const vhost of removedHosts) {
+    for (const name of clusterNamesOf(vhost)) {
+      const count = uses.get(name)! - 1;
+      if (count === 0) uses.delete(name);
+      else uses.set(name, count);
+    }
   }
+  for (const vhost of servesHttps ? [...addedHttp, ...addedHttps] : addedHttp) {
+    for (const name of clusterNamesOf(vhost)) uses.set(name, (uses.get(name) ?? 0) + 1);
+  }
+  // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
   const serviceChanged = (cluster: ClusterIR): boolean =>
     changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
-  const kept = previous.ir.clusters.filter((cluster) => used.has(cluster.name) && !serviceChanged(cluster));
+  const kept = previous.ir.clusters.filter((cluster) => uses.has(cluster.name) && !serviceChanged(cluster));
   const keptNames = kept.map((cluster) => cluster.name);
-  const fromPartial = partial.ir.clusters.filter((cluster) => used.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
+  const fromPartial = partial.ir.clusters.filter((cluster) => uses.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
   const clusters = mergeByKey(kept, fromPartial, (cluster) => cluster.name);
 
   // Diagnostics of the re-translated Ingresses (and of the old versions of changed ones) are replaced.
@@ -362,11 +378,29 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
     secrets: mergeSorted(previous.references.secrets, added.secrets),
   };
 
-  return {
+  const result: TranslationResult = {
     ir: { ...previous.ir, http, tlsServers, clusters },
     diagnostics,
     servedIngresses,
     references,
     httpsTable,
   };
+  clusterUses.set(result, uses);
+  return result;
+}
+
+/** Per translation result: how many virtual hosts of its served tables use each cluster (never mutated). */
+const clusterUses = new WeakMap<TranslationResult, ReadonlyMap<string, number>>();
+
+/** Counted once per result (a full translation's on its first splice), then carried from splice to splice. */
+function clusterUsesOf(result: TranslationResult): ReadonlyMap<string, number> {
+  let uses = clusterUses.get(result);
+  if (uses === undefined) {
+    const counts = new Map<string, number>();
+    for (const table of result.ir.tlsServers.length > 0 ? [result.ir.http, result.httpsTable] : [result.ir.http]) {
+      for (const vhost of table.virtualHosts) for (const name of clusterNamesOf(vhost)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    clusterUses.set(result, (uses = counts));
+  }
+  return uses;
 }
