@@ -1,11 +1,14 @@
 // Scenario 6: requests/s and p99 through Envoy with the controller's generated config versus Envoy with a
 // minimal hand-written static config for the same hosts and paths, both to the same backend, measured with wrk
 // in alternating rounds. Like with like: the generated config logs every request (a JSON access log on stdout is
-// an intentional default, `--access-log=false` turns it off), so the headline ratio compares it with the minimal
-// config plus the same access log; the pair without any access log is measured too. The backend runs in its own
-// process, and each Envoy's stdout is read by this process for either config alike.
+// an intentional default, `--access-log=false` turns it off) and applies the edge hardening defaults (path
+// normalisation, header limits, the client address: envoy/edge-hardening.ts), so the headline ratio compares it
+// with the minimal config plus the same access log and the same connection manager settings; the pair without
+// any access log is measured too, and a bare static config shows what those intentional defaults cost. The
+// backend runs in its own process, and each Envoy's stdout is read by this process for every config alike.
 import { buildBootstrap } from '../envoy/bootstrap.js';
 import { buildStdoutAccessLog } from '../envoy/access-log.js';
+import { buildEdgeHardeningFields, defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 import { startEchoProcess } from './echo-process.js';
@@ -25,21 +28,26 @@ export interface DataPlaneResult {
   rounds: number;
   /** Generated config as deployed (access log on). */
   generated: DataPlaneConfigResult;
-  /** Minimal static config plus the same access log. */
+  /** Minimal static config plus the same access log and connection manager settings. */
   minimalStaticWithAccessLog: DataPlaneConfigResult;
   /** Generated config with `--access-log=false`. */
   generatedNoAccessLog: DataPlaneConfigResult;
+  /** Minimal static config with the same connection manager settings, no access log. */
   minimalStatic: DataPlaneConfigResult;
+  /** Minimal static config without the edge hardening settings or access log. */
+  bareStatic: DataPlaneConfigResult;
   /** Like with like, both with the access log: median rps generated / minimal static + access log. */
   ratio: number;
   /** Both without an access log. */
   ratioNoAccessLog: number;
   /** What the access log costs the generated config: median rps with / without. */
   accessLogCost: number;
+  /** What the edge hardening settings cost a static config: median rps with / without. */
+  edgeHardeningCost: number;
 }
 
 /** The smallest config that serves the same hosts and paths: one virtual host per host, prefix/path matches. */
-function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port: number, backendPort: number, accessLog: boolean): object {
+function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port: number, backendPort: number, accessLog: boolean, edge: boolean): object {
   const virtualHosts = state.ingresses.flatMap((ing) =>
     (ing.spec?.rules ?? []).map((rule) => ({
       name: rule.host,
@@ -62,6 +70,8 @@ function minimalStaticBootstrap(state: ReturnType<typeof syntheticCluster>, port
             '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
             stat_prefix: 'static',
             route_config: { name: 'static', virtual_hosts: virtualHosts },
+            // The generated connection manager's settings (http-connection-manager.ts), written out.
+            ...(edge ? { ...buildEdgeHardeningFields(defaultEdgeHardening), strip_any_host_port: true } : {}),
             ...(accessLog ? { access_log: buildStdoutAccessLog() } : {}),
             http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
           },
@@ -96,9 +106,9 @@ export async function runDataPlane(o: { ingresses: number; rounds: number; secon
       await envoy.waitForListener('ingress_http', 120_000);
       return httpPort;
     };
-    const staticEnvoy = async (accessLog: boolean): Promise<number> => {
+    const staticEnvoy = async (accessLog: boolean, edge = true): Promise<number> => {
       const port = await freePort();
-      const envoy = await startEnvoy({ bootstrap: minimalStaticBootstrap(state, port, backend.port, accessLog), logLevel: 'warn' });
+      const envoy = await startEnvoy({ bootstrap: minimalStaticBootstrap(state, port, backend.port, accessLog, edge), logLevel: 'warn' });
       envoys.push(envoy);
       await envoy.waitForListener('static_http', 60_000);
       return port;
@@ -108,6 +118,7 @@ export async function runDataPlane(o: { ingresses: number; rounds: number; secon
       { key: 'minimalStaticWithAccessLog', port: await staticEnvoy(true) },
       { key: 'generatedNoAccessLog', port: await generatedEnvoy(false) },
       { key: 'minimalStatic', port: await staticEnvoy(false) },
+      { key: 'bareStatic', port: await staticEnvoy(false, false) },
     ] as const;
     // A host without TLS: TLS hosts answer plain HTTP with a redirect.
     const host = hostOf(Math.floor(o.ingresses / 2) + 1, 0);
@@ -132,6 +143,7 @@ export async function runDataPlane(o: { ingresses: number; rounds: number; secon
     const sl = result('minimalStaticWithAccessLog');
     const gn = result('generatedNoAccessLog');
     const s = result('minimalStatic');
+    const bare = result('bareStatic');
     return {
       ingresses: o.ingresses,
       rounds: o.rounds,
@@ -139,9 +151,11 @@ export async function runDataPlane(o: { ingresses: number; rounds: number; secon
       minimalStaticWithAccessLog: sl,
       generatedNoAccessLog: gn,
       minimalStatic: s,
+      bareStatic: bare,
       ratio: round(g.rps.median / sl.rps.median, 3),
       ratioNoAccessLog: round(gn.rps.median / s.rps.median, 3),
       accessLogCost: round(g.rps.median / gn.rps.median, 3),
+      edgeHardeningCost: round(s.rps.median / bare.rps.median, 3),
     };
   } finally {
     await Promise.all(envoys.map((e) => e.stop()));

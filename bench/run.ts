@@ -133,7 +133,7 @@ if (only.includes('dataplane')) {
   const wrk = ensureWrk();
   if (wrk) {
     // More, shorter rounds: on a shared machine the spread between rounds is larger than the effect measured.
-    const o = quick ? { ingresses: 100, rounds: 2, seconds: 3 } : { ingresses: 1000, rounds: 6, seconds: 3 };
+    const o = quick ? { ingresses: 100, rounds: 2, seconds: 3 } : { ingresses: 1000, rounds: 10, seconds: 4 };
     progress(`data plane: generated vs minimal static config, ${o.ingresses} Ingresses, ${o.rounds} rounds of ${o.seconds} s`);
     const dp = await runDataPlane({ ...o, wrk, tls: certA });
     results['dataPlane'] = dp;
@@ -142,11 +142,12 @@ if (only.includes('dataplane')) {
     out.push(
       table(
         ['config', 'req/s p50', 'req/s p99', 'latency p99 ms (median of rounds)'],
-        [row('generated (xDS, access log on: the default)', dp.generated), row('minimal static + the same access log', dp.minimalStaticWithAccessLog),
-          row('generated, --access-log=false', dp.generatedNoAccessLog), row('minimal static, no access log', dp.minimalStatic)],
+        [row('generated (xDS, access log on: the default)', dp.generated), row('minimal static + the same access log and edge settings', dp.minimalStaticWithAccessLog),
+          row('generated, --access-log=false', dp.generatedNoAccessLog), row('minimal static + the same edge settings, no access log', dp.minimalStatic),
+          row('bare static (no edge settings, no access log)', dp.bareStatic)],
       ),
     );
-    out.push(`ratio generated / minimal static, both logging every request: ${dp.ratio} (target >= 0.95); both without access log: ${dp.ratioNoAccessLog}; access log cost (generated with / without): ${dp.accessLogCost}`);
+    out.push(`ratio generated / minimal static, both logging every request: ${dp.ratio} (target >= 0.95); both without access log: ${dp.ratioNoAccessLog}; access log cost (generated with / without): ${dp.accessLogCost}; edge hardening cost (static with / without): ${dp.edgeHardeningCost}`);
   }
 }
 
