@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { findEnvoyBinary } from './envoy-binary.js';
 import { LineRingBuffer } from './line-ring-buffer.js';
 import { createTempDir } from './temp-dir.js';
@@ -83,6 +84,18 @@ export interface EnvoyProcess {
   stop(timeoutMs?: number): Promise<EnvoyExit>;
   /** What Envoy wrote to stdout and stderr (the last `maxLogLines`, or only the last `lastLines`). */
   logs(lastLines?: number): string;
+}
+
+/** A TCP connection to the port is accepted (closed again at once). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** Enough Envoy output to explain an error without burying it (the full log is still in logs()). */
@@ -186,6 +199,13 @@ export async function startEnvoy(opts: StartEnvoyOptions): Promise<EnvoyProcess>
     return port !== undefined && port > 0 ? port : undefined;
   };
 
+  /** Where to connect to a listener: its address, loopback for a wildcard one. */
+  const listenerHost = async (name: string): Promise<string> => {
+    const body = (await adminJson('/listeners?format=json')) as ListenersResponse;
+    const address = body.listener_statuses?.find((listener) => listener.name === name)?.local_address?.socket_address?.address;
+    return address === undefined || address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address;
+  };
+
   const listenerPort = async (name: string): Promise<number> => {
     const port = await boundListenerPort(name);
     if (port === undefined) throw new Error(`Envoy has no bound listener named ${JSON.stringify(name)}`);
@@ -210,7 +230,8 @@ export async function startEnvoy(opts: StartEnvoyOptions): Promise<EnvoyProcess>
     await waitUntil(
       async () => {
         port = await boundListenerPort(name);
-        return port !== undefined;
+        // /listeners shows a listener once it is active, a moment before the workers accept on its socket.
+        return port !== undefined && (await accepts(await listenerHost(name), port));
       },
       timeoutMs,
       `listener ${JSON.stringify(name)} to be active and bound`,
@@ -289,7 +310,7 @@ export function warmingStateOf(dump: EnvoyConfigDump): WarmingState {
 }
 
 interface ListenersResponse {
-  listener_statuses?: Array<{ name?: string; local_address?: { socket_address?: { port_value?: number } } }>;
+  listener_statuses?: Array<{ name?: string; local_address?: { socket_address?: { address?: string; port_value?: number } } }>;
 }
 
 interface DynamicListener {
