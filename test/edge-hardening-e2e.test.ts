@@ -177,14 +177,14 @@ test('overload manager: past the heap limit Envoy answers 503 instead of taking 
 
 test('overload manager: connections over the global limit are refused', async (t) => {
   const stack = await setUp(t, { overload: { maxHeapBytes: 0, maxDownstreamConnections: 2 } });
+  // waitForListener's probe connection counts until Envoy has seen it closed.
+  const active = async (): Promise<number | undefined> =>
+    (await stack.envoy.stats('^http\\.ingress_http\\.downstream_cx_active$'))['http.ingress_http.downstream_cx_active'];
+  await stack.envoy.waitUntil(async () => (await active()) === 0, 10_000, 'no connection active');
   const held = await Promise.all([0, 1].map(() => openConnection(stack.httpPort)));
   t.teardown(() => held.forEach((s) => s.destroy()));
   // Envoy counts the two held connections and nothing else (earlier connections' closes are accounted for).
-  await stack.envoy.waitUntil(
-    async () => (await stack.envoy.stats('^http\\.ingress_http\\.downstream_cx_active$'))['http.ingress_http.downstream_cx_active'] === 2,
-    10_000,
-    'exactly the two held connections active',
-  );
+  await stack.envoy.waitUntil(async () => (await active()) === 2, 10_000, 'exactly the two held connections active');
   const reply = await rawExchange(stack.httpPort, `GET /b HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
   t.is(reply, '');
   const stats = await stack.envoy.stats('downstream_global_cx_overflow');
@@ -200,6 +200,7 @@ function openConnection(port: number): Promise<net.Socket> {
     const socket = net.connect(port, '127.0.0.1');
     socket.setEncoding('utf8');
     socket.once('error', reject);
+    socket.once('close', () => reject(new Error('Envoy closed the connection without answering')));
     socket.once('data', () => resolve(socket));
     socket.write(`GET /b HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
   });
