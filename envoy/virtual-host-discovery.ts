@@ -2,6 +2,7 @@
 // configuration only says where to get them. A change to one host then sends that host alone, and Envoy parses
 // and validates only it (it still merges the table), instead of the whole table of every host.
 import { encodeAny } from '../proto/proto-json.js';
+import { readVarint, writeVarint } from '../proto/varint.js';
 import { TypeUrl, virtualHostResourceName } from '../proto/type-urls.js';
 import type { NamedResource, ResourceJson } from './resource-types.js';
 
@@ -53,32 +54,18 @@ function encodeVirtualHost(resource: ResourceJson, resources: HostResources, nam
   if (known === undefined) {
     // The first resource of this host: encoded as any other, and the end of its name field remembered.
     const bytes = encodeAny(resource).value;
-    let at = 1;
-    let nameLength = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = bytes[at++]!;
-      nameLength += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) break;
-    }
-    resources.encoded = { bytes, fieldsStart: at + nameLength };
+    const [nameLength, nameStart] = readVarint(bytes, 1); // after the tag of field 1
+    resources.encoded = { bytes, fieldsStart: nameStart + nameLength };
     return bytes;
   }
   const fields = known.bytes.subarray(known.fieldsStart);
   const nameLength = Buffer.byteLength(name, 'utf8');
-  let lengthBytes = 1;
-  for (let n = nameLength; n >= 0x80; n = Math.floor(n / 128)) lengthBytes += 1;
-  const fieldsStart = 1 + lengthBytes + nameLength;
+  const head = [0x0a]; // field 1, length-delimited
+  writeVarint(nameLength, head);
+  const fieldsStart = head.length + nameLength;
   const bytes = Buffer.allocUnsafeSlow(fieldsStart + fields.length);
-  bytes[0] = 0x0a; // field 1, length-delimited
-  let at = 1;
-  for (let n = nameLength; ; n = Math.floor(n / 128)) {
-    if (n < 0x80) {
-      bytes[at++] = n;
-      break;
-    }
-    bytes[at++] = (n % 128) | 0x80;
-  }
-  bytes.write(name, at, nameLength, 'utf8');
+  bytes.set(head, 0);
+  bytes.write(name, head.length, nameLength, 'utf8');
   bytes.set(fields, fieldsStart);
   return bytes;
 }

@@ -568,11 +568,6 @@ export function encodeJsonAny(resource: Record<string, unknown>): { type_url: st
 
 /** Encode a message of the given type (full name, no leading dot) from proto3 JSON. */
 export function encodeJsonMessage(typeName: string, json: unknown): Buffer {
-  let type = typesByName.get(typeName);
-  if (type === undefined) typesByName.set(typeName, (type = envoyApi().lookupType(typeName)));
-  const found = type;
-  return run((w) => writeMessage(w, found, json));
+  const type = envoyApi().lookupType(typeName);
+  return run((w) => writeMessage(w, type, json));
 }
-
-/** protobufjs resolves a name by walking the namespace tree on every lookup. */
-const typesByName = new Map<string, protobuf.Type>();

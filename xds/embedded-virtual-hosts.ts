@@ -3,6 +3,7 @@
 // (protobuf messages concatenate: the table's fields minus `vhds`, then one `virtual_hosts` entry per host), once
 // per pair of maps, and only when a state-of-the-world stream asks.
 import { routeConfigurationOf } from '../proto/type-urls.js';
+import { readVarint, writeVarint } from '../proto/varint.js';
 import { resourceOf, type XdsResource } from './resource.js';
 import type { ResourceMap } from './snapshot.js';
 
@@ -22,28 +23,6 @@ const memo = new WeakMap<ResourceMap, WeakMap<ResourceMap, ResourceMap>>();
 
 export function embeddedParts(resource: XdsResource): EmbeddedParts | undefined {
   return parts.get(resource);
-}
-
-function readVarint(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 0;
-  let i = at;
-  for (;;) {
-    const b = bytes[i++];
-    if (b === undefined) throw new Error('truncated varint');
-    value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return [value, i];
-    shift += 7;
-  }
-}
-
-function writeVarint(value: number, out: number[]): void {
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
 }
 
 /** The message's bytes without the top-level field `field` (a length-delimited one). */

@@ -192,22 +192,18 @@ export async function startEnvoy(opts: StartEnvoyOptions): Promise<EnvoyProcess>
   const configDump = async (dumpOpts?: { includeEds?: boolean }): Promise<EnvoyConfigDump> =>
     (await adminJson(dumpOpts?.includeEds ? '/config_dump?include_eds' : '/config_dump')) as EnvoyConfigDump;
 
-  const boundListenerPort = async (name: string): Promise<number | undefined> => {
+  /** A bound listener's port, and where to connect to it: its address, loopback for a wildcard one. */
+  const boundListener = async (name: string): Promise<{ host: string; port: number } | undefined> => {
     const body = (await adminJson('/listeners?format=json')) as ListenersResponse;
-    const status = body.listener_statuses?.find((listener) => listener.name === name);
-    const port = status?.local_address?.socket_address?.port_value;
-    return port !== undefined && port > 0 ? port : undefined;
-  };
-
-  /** Where to connect to a listener: its address, loopback for a wildcard one. */
-  const listenerHost = async (name: string): Promise<string> => {
-    const body = (await adminJson('/listeners?format=json')) as ListenersResponse;
-    const address = body.listener_statuses?.find((listener) => listener.name === name)?.local_address?.socket_address?.address;
-    return address === undefined || address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address;
+    const address = body.listener_statuses?.find((listener) => listener.name === name)?.local_address?.socket_address;
+    const port = address?.port_value;
+    if (port === undefined || port <= 0) return undefined;
+    const host = address?.address;
+    return { host: host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port };
   };
 
   const listenerPort = async (name: string): Promise<number> => {
-    const port = await boundListenerPort(name);
+    const port = (await boundListener(name))?.port;
     if (port === undefined) throw new Error(`Envoy has no bound listener named ${JSON.stringify(name)}`);
     return port;
   };
@@ -229,9 +225,10 @@ export async function startEnvoy(opts: StartEnvoyOptions): Promise<EnvoyProcess>
     let port: number | undefined;
     await waitUntil(
       async () => {
-        port = await boundListenerPort(name);
+        const listener = await boundListener(name);
+        port = listener?.port;
         // /listeners shows a listener once it is active, a moment before the workers accept on its socket.
-        return port !== undefined && (await accepts(await listenerHost(name), port));
+        return listener !== undefined && (await accepts(listener.host, listener.port));
       },
       timeoutMs,
       `listener ${JSON.stringify(name)} to be active and bound`,
