@@ -48,15 +48,15 @@ test('a rejected cluster names its Service and the Ingresses routing to it', (t)
   t.deepEqual(objectsBehind(ir, 'cluster', ['shop/api/80']), [api, { kind: 'Service', namespace: 'shop', name: 'api' }]);
 });
 
-test('a rejected route configuration names every Ingress with routes in it', (t) => {
-  t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['http']), [api, web]);
-  t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['https/secure.example.com']), [web]);
+test('a rejected route configuration names every Ingress with routes in it, plain HTTP and TLS alike', (t) => {
+  // Both listeners share one RouteConfiguration (envoy/route-configuration.ts).
+  t.deepEqual(objectsBehind(ir, 'routeConfiguration', ['ingress']), [api, web]);
 });
 
 test('a rejected virtual host (VHDS) names the Ingresses with routes on that host only', (t) => {
-  t.deepEqual(objectsBehind(ir, 'virtualHost', ['http/shop.example.com']), [api, web]);
-  t.deepEqual(objectsBehind(ir, 'virtualHost', ['https/secure.example.com/secure.example.com']), [web]);
-  t.deepEqual(objectsBehind(ir, 'virtualHost', ['http/other.example.com']), []);
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['ingress/shop.example.com']), [api, web]);
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['ingress/secure.example.com']), [web]);
+  t.deepEqual(objectsBehind(ir, 'virtualHost', ['ingress/other.example.com']), []);
 });
 
 test('a rejected secret names the Secret and the Ingresses using it', (t) => {
@@ -91,7 +91,7 @@ test('a rejected route table names the basic-auth Secret of its routes too', asy
       ],
     },
   };
-  t.deepEqual(objectsBehind(guarded, 'routeConfiguration', ['http']), [web, users].sort((a, b) => (`${a.kind}/${a.namespace}/${a.name}` < `${b.kind}/${b.namespace}/${b.name}` ? -1 : 1)));
+  t.deepEqual(objectsBehind({ ...guarded, tlsServers: [] }, 'routeConfiguration', ['ingress']), [web, users].sort((a, b) => (`${a.kind}/${a.namespace}/${a.name}` < `${b.kind}/${b.namespace}/${b.name}` ? -1 : 1)));
   // A cluster NACK is about the cluster, not the users of a route using it.
   t.false(objectsBehind(guarded, 'cluster', ['shop/web/80']).some((o) => o.kind === 'Secret'));
 });

@@ -38,15 +38,13 @@ export function objectsBehind(ir: GatewayIR, kind: ResourceKind, names: readonly
         break;
       }
       case 'routeConfiguration':
-        for (const t of tables(ir)) if (t.name === name) add(routeSources(t));
+        // One RouteConfiguration holds both tables (envoy/route-configuration.ts).
+        for (const t of tables(ir)) add(routeSources(t));
         break;
       case 'virtualHost': {
-        // `<route configuration>/<virtual host>` (VHDS): the routes of that one host.
-        const table = routeConfigurationOf(name);
-        const host = name.slice(table.length + 1);
-        for (const t of tables(ir)) {
-          if (t.name === table) add(routeSources({ ...t, virtualHosts: t.virtualHosts.filter((v) => v.name === host) }));
-        }
+        // `<route configuration>/<virtual host>` (VHDS): the routes of that one host, as both tables serve it.
+        const host = name.slice(routeConfigurationOf(name).length + 1);
+        for (const t of tables(ir)) add(routeSources({ ...t, virtualHosts: t.virtualHosts.filter((v) => v.name === host) }));
         break;
       }
       case 'listener':

@@ -22,7 +22,7 @@ for (const c of loadGoldenCases()) {
   });
 }
 
-test('TLS servers sharing a route table give one RouteConfiguration', (t) => {
+test('both listeners, every TLS filter chain included, use one RouteConfiguration', (t) => {
   const table = { name: 'https/shared', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] };
   const server = (host: string) => ({ name: `https/${host}`, serverNames: [host], secret: 'default/tls', routeTable: table });
   const resources = buildResources(
@@ -37,12 +37,20 @@ test('TLS servers sharing a route table give one RouteConfiguration', (t) => {
   );
   t.deepEqual(
     resources.routeConfigurations.map((r) => r.name),
-    ['http', 'https/shared'],
+    ['ingress'],
   );
   t.deepEqual(
     resources.listeners.map((l) => l.name),
     ['ingress_http', 'ingress_https'],
   );
+  const rdsNames = [...JSON.stringify(resources.listeners).matchAll(/"route_config_name":"([^"]+)"/g)].map((m) => m[1]);
+  t.deepEqual(rdsNames, ['ingress', 'ingress', 'ingress']);
+});
+
+test('TLS servers with different route tables are refused: one RouteConfiguration cannot serve both', (t) => {
+  const server = (host: string) => ({ name: `https/${host}`, serverNames: [host], secret: 'default/tls', routeTable: { name: host, virtualHosts: [] } });
+  const ir = { http: { name: 'http', virtualHosts: [] }, tlsServers: [server('a.example.com'), server('b.example.com')], clusters: [], secrets: [] };
+  t.throws(() => buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }), { message: /same route table/ });
 });
 
 for (const c of loadGoldenCases()) {

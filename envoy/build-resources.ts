@@ -5,35 +5,29 @@ import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
-import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName } from './listener.js';
+import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
-import { buildRouteConfiguration } from './route-configuration.js';
+import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
 import { buildSecret } from './secret.js';
 
 const clusterOf = builtOnce(buildCluster);
 const endpointsOf = builtOnce(buildClusterLoadAssignment);
 const secretOf = builtOnce(buildSecret);
 
-/** What a listener's HTTP connection managers depend on in a route table: its name and the filters its routes use. */
-function tableKey(table: RouteTableIR): unknown[] {
-  return [table.name, buildRouteConfiguredHttpFilters(table)];
+/** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
+function routesKey(routes: ServedRoutes): unknown[] {
+  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables)];
 }
 
 const httpListenerOf = builtForSameKey(
-  (table: RouteTableIR, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean) =>
-    JSON.stringify([tableKey(table), address, port, edge, accessLog]),
+  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean) =>
+    JSON.stringify([routesKey(routes), address, port, edge, accessLog]),
   buildHttpListener,
 );
 
 const httpsListenerOf = builtForSameKey(
-  (servers: readonly TlsServerIR[], address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean, passthrough: readonly TlsPassthroughIR[]) => {
-    const tables = new Map<RouteTableIR, number>();
-    const chains = servers.map((s) => {
-      if (!tables.has(s.routeTable)) tables.set(s.routeTable, tables.size);
-      return [s.name, s.serverNames, s.secret, tables.get(s.routeTable)];
-    });
-    return JSON.stringify([chains, [...tables.keys()].map(tableKey), address, port, edge, accessLog, passthrough]);
-  },
+  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean, passthrough: readonly TlsPassthroughIR[]) =>
+    JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), address, port, edge, accessLog, passthrough]),
   buildHttpsListener,
 );
 
@@ -45,13 +39,16 @@ function named(name: string, resource: ResourceJson): NamedResource {
   return { name, resource };
 }
 
-/** Route tables by RDS name; TLS servers may share one, and an RDS name can carry only one table. */
-function distinctRouteTables(ir: GatewayIR): RouteTableIR[] {
-  const tables = new Map<string, RouteTableIR>();
-  for (const table of [ir.http, ...ir.tlsServers.map((server) => server.routeTable)]) {
-    if (!tables.has(table.name)) tables.set(table.name, table);
+/**
+ * The table TLS connections are served from, if any is terminated. The translator gives every TLS server the
+ * same one (a host is served the same whichever certificate the connection came in with).
+ */
+function tlsRouteTable(ir: GatewayIR): RouteTableIR | undefined {
+  const table = ir.tlsServers[0]?.routeTable;
+  if (ir.tlsServers.some((server) => server.routeTable !== table)) {
+    throw new Error('every TLS server must serve the same route table: both listeners share one RouteConfiguration');
   }
-  return [...tables.values()];
+  return table;
 }
 
 /**
@@ -66,17 +63,18 @@ export function buildResources(
 ): EnvoyResources {
   const edge = options.edge ?? defaultEdgeHardening;
   const accessLog = options.accessLog ?? true;
-  const listeners = [named(httpListenerName, httpListenerOf(ir.http, options.listenAddress, options.httpPort, edge, accessLog))];
+  const tls = tlsRouteTable(ir);
+  // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.
+  const routes: ServedRoutes = { routeConfigName: routeConfigurationName, tables: tls === undefined ? [ir.http] : [ir.http, tls] };
+  const listeners = [named(httpListenerName, httpListenerOf(routes, options.listenAddress, options.httpPort, edge, accessLog))];
   const passthrough = ir.tlsPassthrough ?? [];
   if (ir.tlsServers.length > 0 || passthrough.length > 0) {
-    listeners.push(named(httpsListenerName, httpsListenerOf(ir.tlsServers, options.listenAddress, options.httpsPort, edge, accessLog, passthrough)));
+    listeners.push(named(httpsListenerName, httpsListenerOf(ir.tlsServers, routes, options.listenAddress, options.httpsPort, edge, accessLog, passthrough)));
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
   return {
     listeners: listeners.sort(byName),
-    routeConfigurations: distinctRouteTables(ir)
-      .map((table) => named(table.name, buildRouteConfiguration(table)))
-      .sort(byName),
+    routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls))],
     clusters: [
       ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster))),
       // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.

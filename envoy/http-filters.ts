@@ -48,18 +48,26 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   },
 ];
 
-/** The per-route HTTP filters some route of `table` uses, in filter-chain order, to go before the router. */
-export function buildRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
+/**
+ * The per-route HTTP filters some route of `tables` uses (both listeners serve one RouteConfiguration made from
+ * the plain-HTTP and the TLS table), in filter-chain order, to go before the router. A fresh copy per call.
+ */
+export function buildRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
   // TLS filter chains share one route table: scan it once per build, not once per chain (O(chains x routes)).
-  let built = filtersByTable.get(table);
-  if (built === undefined) {
-    built = scanRouteConfiguredHttpFilters(table);
-    filtersByTable.set(table, built);
+  const first = tables[0];
+  let built = first === undefined ? undefined : filtersByTables.get(first);
+  if (built === undefined || !sameTables(built.tables, tables)) {
+    built = { tables, filters: scanRouteConfiguredHttpFilters(tables) };
+    if (first !== undefined) filtersByTables.set(first, built);
   }
-  return built.map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
+  return built.filters.map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
 }
 
-const filtersByTable = new WeakMap<RouteTableIR, ResourceJson[]>();
+function sameTables(a: readonly RouteTableIR[], b: readonly RouteTableIR[]): boolean {
+  return a.length === b.length && a.every((table, i) => table === b[i]);
+}
+
+const filtersByTables = new WeakMap<RouteTableIR, { tables: readonly RouteTableIR[]; filters: ResourceJson[] }>();
 
 /** Per virtual host: the policies of its forwarding routes (an incremental build meets most hosts again). */
 const policiesByHost = new WeakMap<VirtualHostIR, RoutePolicyIR[]>();
@@ -73,8 +81,8 @@ function policiesOf(vhost: VirtualHostIR): RoutePolicyIR[] {
   return policies;
 }
 
-function scanRouteConfiguredHttpFilters(table: RouteTableIR): ResourceJson[] {
-  const policies = table.virtualHosts.flatMap(policiesOf);
+function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
+  const policies = tables.flatMap((table) => table.virtualHosts.flatMap(policiesOf));
   const chosen: ResourceJson[] = filters
     .filter((filter) => policies.some(filter.usedBy))
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));

@@ -13,9 +13,18 @@ export const httpsListenerName = 'ingress_https';
 const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
 const tcpProxyType = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
-/** The plaintext listener: one filter chain whose routes come from `routeTable`. */
+/**
+ * What a connection manager serves: the RDS name of its RouteConfiguration and the IR tables it was built from
+ * (their routes decide which per-route HTTP filters the connection manager carries).
+ */
+export interface ServedRoutes {
+  routeConfigName: string;
+  tables: readonly RouteTableIR[];
+}
+
+/** The plaintext listener: one filter chain serving `routes`. */
 export function buildHttpListener(
-  routeTable: RouteTableIR,
+  routes: ServedRoutes,
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
@@ -26,13 +35,18 @@ export function buildHttpListener(
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
     filter_chains: [
-      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routeTable.name, edge, buildRouteConfiguredHttpFilters(routeTable), accessLog)] },
+      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog)] },
     ],
   };
 }
 
-/** One TLS filter chain, selected by SNI, terminating with the server's certificate. */
-export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOptions = defaultEdgeHardening, accessLog = true): ResourceJson {
+/** One TLS filter chain, selected by SNI, terminating with the server's certificate and serving `routes`. */
+export function buildTlsFilterChain(
+  server: TlsServerIR,
+  routes: ServedRoutes,
+  edge: EdgeHardeningOptions = defaultEdgeHardening,
+  accessLog = true,
+): ResourceJson {
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
@@ -40,9 +54,9 @@ export function buildTlsFilterChain(server: TlsServerIR, edge: EdgeHardeningOpti
     filters: [
       buildHttpConnectionManagerFilter(
         httpsListenerName,
-        server.routeTable.name,
+        routes.routeConfigName,
         edge,
-        buildRouteConfiguredHttpFilters(server.routeTable),
+        buildRouteConfiguredHttpFilters(routes.tables),
         accessLog,
       ),
     ],
@@ -64,6 +78,7 @@ export function buildPassthroughFilterChain(server: TlsPassthroughIR): ResourceJ
 /** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
 export function buildHttpsListener(
   servers: readonly TlsServerIR[],
+  routes: ServedRoutes,
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
@@ -76,6 +91,6 @@ export function buildHttpsListener(
     address: buildSocketAddress(listenAddress, port),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
     // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
-    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, edge, accessLog))],
+    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, routes, edge, accessLog))],
   };
 }

@@ -3,8 +3,29 @@ import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/transla
 import type { ResourceJson } from './resource-types.js';
 import { authorityRegexFor, buildVirtualHost } from './virtual-host.js';
 
+// One RouteConfiguration for both listeners. The translator gives plain HTTP and TLS a route table each (they
+// differ where a host redirects plain HTTP to https, or where routes are https-only); Envoy rebuilds the whole
+// table of a RouteConfiguration on every VHDS update, so two tables cost every route change two rebuilds. Here
+// they become one: a host served the same on both is served as it is, and a host served differently gets its
+// plain-HTTP routes first, each limited to plain-HTTP requests, then its TLS routes.
+
+/** The RDS name both listeners use. */
+export const routeConfigurationName = 'ingress';
+
 /** Envoy's default cap on a direct response body; a larger one makes it reject the whole RouteConfiguration. */
 const defaultMaxDirectResponseBodyBytes = 4096;
+
+const catchAllHost = '*';
+
+/**
+ * A request that came over plain HTTP, as the connection manager sanitises `x-forwarded-proto` before routing:
+ * the connection's own scheme with `use_remote_address` and no trusted hops (the default), the trusted proxy's
+ * value behind trusted hops (a TLS-terminating load balancer: its clients are not redirected again), and the
+ * client's value if Envoy is told not to use the remote address (the header is then trusted, as Envoy trusts
+ * X-Forwarded-For in that mode). The same signal Envoy's own `require_tls` uses.
+ */
+const plainHttpRequest: ResourceJson = { name: 'x-forwarded-proto', string_match: { exact: 'https', ignore_case: true }, invert_match: true };
+const tlsRequest: ResourceJson = { name: 'x-forwarded-proto', string_match: { exact: 'https', ignore_case: true } };
 
 /** Size in bytes (as Envoy counts it) of the largest direct response body in the table, 0 if there is none. */
 function largestDirectResponseBody(table: RouteTableIR): number {
@@ -46,17 +67,117 @@ function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly Ro
   return json;
 }
 
-/** A RouteConfiguration (RDS resource) named after the route table. */
-export function buildRouteConfiguration(table: RouteTableIR): ResourceJson {
-  // Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any.
-  const unknownHostRoutes = table.virtualHosts.find((vhost) => vhost.hostnames.includes('*'))?.routes ?? [];
+/** Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any. */
+function catchAllOf(table: RouteTableIR): VirtualHostIR | undefined {
+  // The catch-all sorts last (routeTable in translate/virtual-host.ts).
+  const last = table.virtualHosts[table.virtualHosts.length - 1];
+  return last !== undefined && last.hostnames.includes(catchAllHost) ? last : table.virtualHosts.find((v) => v.hostnames.includes(catchAllHost));
+}
+
+function limitedTo(condition: ResourceJson, prefix: string, routes: readonly ResourceJson[]): ResourceJson[] {
+  return routes.map((route) => {
+    const match = route['match'] as ResourceJson;
+    const headers = (match['headers'] as ResourceJson[] | undefined) ?? [];
+    return { ...route, name: `${prefix}${String(route['name'])}`, match: { ...match, headers: [...headers, condition] } };
+  });
+}
+
+/** A route every request reaches that got this far: a `/` prefix and no other condition. */
+function matchesEverything(route: ResourceJson | undefined): boolean {
+  const match = route?.['match'] as ResourceJson | undefined;
+  if (match === undefined) return false;
+  const keys = Object.keys(match);
+  return keys.length === 1 && match['prefix'] === '/';
+}
+
+/** Per plain-HTTP host JSON: the host merged with the TLS host JSON it was merged with. */
+const mergedHosts = new WeakMap<ResourceJson, { tls: ResourceJson; json: ResourceJson }>();
+
+/**
+ * One host from its plain-HTTP and TLS forms. The plain routes come first, each for plain HTTP only; they end in
+ * a route that takes every request (a redirect, or the default backend), so the TLS routes after them see only
+ * TLS requests. Should they not, the TLS routes get the TLS condition too.
+ */
+function mergedHost(plain: ResourceJson, tls: ResourceJson): ResourceJson {
+  const known = mergedHosts.get(plain);
+  if (known !== undefined && known.tls === tls) return known.json;
+  const plainRoutes = plain['routes'] as ResourceJson[];
+  const tlsRoutes = tls['routes'] as ResourceJson[];
+  // Equal routes from different IR objects (a catch-all both tables built alike): served as they are.
+  const json: ResourceJson = JSON.stringify(plainRoutes) === JSON.stringify(tlsRoutes) ? plain : {
+    ...plain,
+    routes: [
+      ...limitedTo(plainHttpRequest, 'plain-http/', plainRoutes),
+      ...(matchesEverything(plainRoutes[plainRoutes.length - 1]) ? tlsRoutes : limitedTo(tlsRequest, 'tls/', tlsRoutes)),
+    ],
+  };
+  mergedHosts.set(plain, { tls, json });
+  return json;
+}
+
+/**
+ * The virtual hosts of the one table: by name (the catch-all last), each as both listeners serve it. A host that
+ * only one table has is served, on the other scheme, by that scheme's catch-all, as before.
+ */
+function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR): ResourceJson[] {
+  const plainCatchAll = catchAllOf(plain);
+  const tlsCatchAll = catchAllOf(tls);
+  const plainUnknown = plainCatchAll?.routes ?? noRoutes;
+  const tlsUnknown = tlsCatchAll?.routes ?? noRoutes;
+  const a = plain.virtualHosts;
+  const b = tls.virtualHosts;
+  const out: ResourceJson[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const p = a[i];
+    const s = b[j];
+    const order = p === undefined ? 1 : s === undefined ? -1 : compareHosts(p.name, s.name);
+    const plainHost = order <= 0 ? p : plainCatchAll;
+    const tlsHost = order >= 0 ? s : tlsCatchAll;
+    if (order <= 0) i++;
+    if (order >= 0) j++;
+    if (plainHost === tlsHost && plainHost !== undefined) {
+      out.push(virtualHostOf(plainHost, plainUnknown));
+      continue;
+    }
+    const named = (order <= 0 ? p : s) as VirtualHostIR;
+    const plainJson = plainHost === undefined ? undefined : virtualHostOf(plainHost, plainUnknown);
+    const tlsJson = tlsHost === undefined ? undefined : virtualHostOf(tlsHost, tlsUnknown);
+    if (plainJson === undefined || tlsJson === undefined) {
+      // Only one scheme has this host and the other has no catch-all: the other scheme gets no route here.
+      const only = (plainJson ?? tlsJson) as ResourceJson;
+      out.push({ ...only, routes: limitedTo(plainJson === undefined ? tlsRequest : plainHttpRequest, plainJson === undefined ? 'tls/' : 'plain-http/', only['routes'] as ResourceJson[]) });
+      continue;
+    }
+    // Under the host's own name and domains (a catch-all stands in for one side only).
+    const merged = mergedHost(plainJson, tlsJson);
+    out.push(merged['name'] === named.name ? merged : { ...merged, name: named.name, domains: [...named.hostnames] });
+  }
+  return out;
+}
+
+/** Host names in table order: by name, the catch-all last (compareVirtualHosts in translate/virtual-host.ts). */
+function compareHosts(a: string, b: string): number {
+  if (a === catchAllHost || b === catchAllHost) return (a === catchAllHost ? 1 : 0) - (b === catchAllHost ? 1 : 0);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The RouteConfiguration (RDS resource) both listeners use: `plain` as plain HTTP is served, and `tls` as TLS
+ * connections are (undefined when no TLS is terminated: then it is `plain` alone).
+ */
+export function buildRouteConfiguration(plain: RouteTableIR, tls?: RouteTableIR): ResourceJson {
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
-    name: table.name,
-    virtual_hosts: table.virtualHosts.map((vhost) => virtualHostOf(vhost, unknownHostRoutes)),
+    name: routeConfigurationName,
+    virtual_hosts:
+      tls === undefined || tls === plain
+        ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, catchAllOf(plain)?.routes ?? noRoutes))
+        : mergedVirtualHosts(plain, tls),
   };
   // A custom 404 page (--not-found-page) can be larger than Envoy's default; the limit is raised just enough.
-  const largestBody = largestDirectResponseBody(table);
+  const largestBody = Math.max(largestDirectResponseBody(plain), tls === undefined ? 0 : largestDirectResponseBody(tls));
   if (largestBody > defaultMaxDirectResponseBodyBytes) {
     routeConfiguration['max_direct_response_body_size_bytes'] = largestBody;
   }

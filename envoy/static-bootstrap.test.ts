@@ -61,7 +61,7 @@ test('inlining replaces RDS, EDS and SDS references by the resources they name',
   const https = inlined.listeners.find((l) => l['name'] === 'ingress_https') as ResourceJson;
   const chain = (https['filter_chains'] as ResourceJson[])[0] as ResourceJson;
   const hcm = ((chain['filters'] as ResourceJson[])[0] as ResourceJson)['typed_config'] as ResourceJson;
-  t.deepEqual(hcm['route_config'], message(resources.routeConfigurations.find((r) => r.name === 'https/bar.example.com')));
+  t.deepEqual(hcm['route_config'], message(resources.routeConfigurations.find((r) => r.name === 'ingress')));
   const tls = (chain['transport_socket'] as ResourceJson)['typed_config'] as ResourceJson;
   t.deepEqual((tls['common_tls_context'] as ResourceJson)['tls_certificate_sds_secret_configs'], [{ name: 'default/bar-tls' }]);
   const cluster = inlined.clusters.find((cl) => cl['name'] === 'default/foo/80') as ResourceJson;
@@ -91,7 +91,7 @@ test('inlining a listener whose route configuration is missing throws', (t) => {
   if (c === undefined) return t.fail('empty case missing');
   const resources = buildResources(c.ir, c.endpoints, c.options);
   t.throws(() => inlineIntoStaticBootstrap({ ...resources, routeConfigurations: [] }), {
-    message: /RouteConfiguration "http" is referenced but missing/,
+    message: /RouteConfiguration "ingress" is referenced but missing/,
   });
   return undefined;
 });

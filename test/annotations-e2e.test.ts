@@ -255,22 +255,36 @@ test('https-only: plain HTTP gets 403 (no redirect), HTTPS is served', async (t)
   const plain = await get(w, 'secure.test', '/');
   t.is(plain.status, 403);
   t.is(plain.headers.location, undefined);
-  const secure = await httpsGet({
-    port: w.stack.httpsPort,
-    hostHeader: 'secure.test',
-    servername: 'secure.test',
-    path: '/',
-    ca: w.ca.certPem,
-  });
+  const secure = await secureGet(w);
   t.is(secure.status, 200);
   t.is(secure.json?.service, 'web');
 });
+
+/** GET https://secure.test/ through the stack's HTTPS listener. */
+function secureGet(w: { stack: Stack; ca: TestCA }, headers: Record<string, string> = {}): ReturnType<typeof httpsGet> {
+  return httpsGet({ port: w.stack.httpsPort, hostHeader: 'secure.test', servername: 'secure.test', path: '/', ca: w.ca.certPem, headers });
+}
 
 test('force-ssl-redirect: plain HTTP redirects to https though the Ingress has no tls entry', async (t) => {
   const w = await world(t);
   const res = await get(w, 'forced.test', '/a/b?c=1');
   t.is(res.status, 301);
   t.is(res.headers.location, `https://forced.test:${w.stack.httpsPort}/a/b?c=1`);
+});
+
+test('a plain HTTP client claiming X-Forwarded-Proto: https is still treated as plain HTTP (403 / redirect)', async (t) => {
+  // Both listeners share one route table, plain HTTP told apart by x-forwarded-proto, which Envoy sets from the
+  // connection (no trusted hops by default) before routing: the client's claim does not count.
+  const w = await world(t);
+  const claim = { headers: { 'x-forwarded-proto': 'https' } };
+  t.is((await get(w, 'secure.test', '/', claim)).status, 403);
+  const forced = await get(w, 'forced.test', '/a', claim);
+  t.is(forced.status, 301);
+  t.is(forced.headers.location, `https://forced.test:${w.stack.httpsPort}/a`);
+  // And over TLS a client claiming plain HTTP is still served as TLS.
+  const secure = await secureGet(w, { 'x-forwarded-proto': 'http' });
+  t.is(secure.status, 200);
+  t.is(secure.json?.headers?.['x-forwarded-proto'], 'https');
 });
 
 test('an invalid annotation falls back to its default; the rest of the Ingress works', async (t) => {

@@ -7,11 +7,14 @@ import type { OverloadLimits } from '../envoy/bootstrap.js';
 import { useEchoBackend } from './harness/ava-fixtures.js';
 import { httpGet, type HttpResult } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
+import { createTestCA } from './harness/test-certs.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
 import { writeFile } from 'node:fs/promises';
 
 const host = 'edge.example.test';
+/** A TLS host: plain HTTP to it is redirected to https, which shows which requests count as plain HTTP. */
+const tlsHost = 'tls.example.test';
 
 /** `/b` and `/` go to different Services, so a path that slips past normalisation shows up as `root`. */
 async function setUp(t: ExecutionContext, opts: { edge?: Partial<EdgeHardeningOptions>; overload?: OverloadLimits } = {}): Promise<Stack> {
@@ -19,6 +22,7 @@ async function setUp(t: ExecutionContext, opts: { edge?: Partial<EdgeHardeningOp
   t.teardown(() => tmp.remove());
   const b = await useEchoBackend(t, { service: 'b' });
   const root = await useEchoBackend(t, { service: 'root' });
+  const cert = await (await createTestCA()).issue({ dnsNames: [tlsHost] });
   await writeFile(
     tmp.file('app.yaml'),
     toYaml([
@@ -26,6 +30,8 @@ async function setUp(t: ExecutionContext, opts: { edge?: Partial<EdgeHardeningOp
       ...serviceWithEndpoints('b', [{ address: b.address, port: b.port }]),
       ...serviceWithEndpoints('root', [{ address: root.address, port: root.port }]),
       ingress('edge', { rules: [{ host, paths: [{ path: '/b', pathType: 'Exact', service: 'b' }, { path: '/', service: 'root' }] }] }),
+      tlsSecret('tls', cert.certPem, cert.keyPem),
+      ingress('tls', { rules: [{ host: tlsHost, paths: [{ path: '/', service: 'b' }] }], tls: [{ hosts: [tlsHost], secretName: 'tls' }] }),
     ]),
   );
   const stack = await startStack(t, {
@@ -148,6 +154,23 @@ test('--xff-num-trusted-hops 1: the address a trusted proxy put in X-Forwarded-F
   const res = await get(stack, '/b', { 'x-forwarded-for': '198.51.100.1,203.0.113.7' });
   t.is(res.json?.headers?.['x-envoy-external-address'], '203.0.113.7');
   t.is(res.json?.headers?.['x-envoy-internal'], undefined);
+});
+
+test('--xff-num-trusted-hops 1: behind a TLS-terminating proxy, its X-Forwarded-Proto: https is not redirected again', async (t) => {
+  const stack = await setUp(t, { edge: { xffNumTrustedHops: 1 } });
+  const viaProxy = await httpGet({ port: stack.httpPort, hostHeader: tlsHost, path: '/x', headers: { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https' } });
+  t.is(served(viaProxy), 'b /x');
+  // A request the proxy forwarded as plain HTTP (or that says nothing) is redirected.
+  const plain = await httpGet({ port: stack.httpPort, hostHeader: tlsHost, path: '/x', headers: { 'x-forwarded-proto': 'http' } });
+  t.is(plain.status, 301);
+  t.is((await httpGet({ port: stack.httpPort, hostHeader: tlsHost, path: '/x' })).status, 301);
+});
+
+test('default (no trusted hops): a client\'s X-Forwarded-Proto: https does not stop the redirect', async (t) => {
+  const stack = await setUp(t);
+  const res = await httpGet({ port: stack.httpPort, hostHeader: tlsHost, path: '/x', headers: { 'x-forwarded-proto': 'https' } });
+  t.is(res.status, 301);
+  t.regex(String(res.headers.location), /^https:\/\/tls\.example\.test/);
 });
 
 test('request headers timeout: a client that never finishes its headers is cut off', async (t) => {

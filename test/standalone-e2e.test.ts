@@ -185,14 +185,22 @@ test('an endpoint-only change reaches Envoy as EDS alone: listeners, routes and 
   const stack = await startStack(t, { manifestsDir: tmp.path });
   await stack.envoy.waitForListener('ingress_http');
   t.is((await httpGet({ port: stack.httpPort, hostHeader: 'app.example.test', path: '/' })).json?.service, 'a');
-  const before = await stack.envoy.stats('(cluster_manager\\.cds|listener_manager\\.lds|http\\.ingress_http\\.rds\\.http)\\.update_success');
+  // RDS and VHDS of the one route configuration both listeners use.
+  const updateCounters = '(cluster_manager\\.cds|listener_manager\\.lds|http\\.ingress_http\\.rds\\.(vhds\\.)?ingress)\\.update_success';
+  const before = await stack.envoy.stats(updateCounters);
+  t.deepEqual(Object.keys(before).sort(), [
+    'cluster_manager.cds.update_success',
+    'http.ingress_http.rds.ingress.update_success',
+    'http.ingress_http.rds.vhds.ingress.update_success',
+    'listener_manager.lds.update_success',
+  ]);
   const sentBefore = stack.controller.server.stats.responses;
   // Same Service, the pod moved: only the EndpointSlice changes.
   await writeManifest(tmp.path, 'endpoints.yaml', serviceWithEndpoints('app', [{ address: b.address, port: b.port }]));
   await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'app.example.test', path: '/' })).json?.service === 'b', {
     description: 'traffic moved to the new endpoint',
   });
-  const after = await stack.envoy.stats('(cluster_manager\\.cds|listener_manager\\.lds|http\\.ingress_http\\.rds\\.http)\\.update_success');
+  const after = await stack.envoy.stats(updateCounters);
   t.deepEqual(after, before, 'CDS, LDS and RDS update counters did not move');
   t.is(stack.controller.server.stats.responses - sentBefore, 1, 'exactly one response (EDS) was sent');
 });

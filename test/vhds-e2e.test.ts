@@ -1,8 +1,8 @@
-// VHDS through a real Envoy: over delta xDS the route configurations ('http', 'https') carry no virtual hosts,
-// each virtual host is its own resource (`http/<host>`, `https/<host>`), so a change to one Ingress sends only
-// that Ingress's virtual hosts and never the route tables; a new host is pushed before any request asks for it.
-// A state-of-the-world Envoy (no VHDS there) gets the route configurations with their virtual hosts embedded.
-// And a table that appears later (the first TLS host's 'https') gets its virtual hosts behind it, not before.
+// VHDS through a real Envoy: over delta xDS the one route configuration both listeners use ('ingress') carries
+// no virtual hosts, each virtual host is its own resource (`ingress/<host>`), so a change to one Ingress sends
+// only that Ingress's virtual host and never the route table; a new host is pushed before any request asks for
+// it. A state-of-the-world Envoy (no VHDS there) gets the route configuration with its virtual hosts embedded.
+// And the first TLS host on a running Envoy brings the HTTPS listener, which uses the table Envoy already has.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -39,8 +39,8 @@ function hostIngress(name: string, paths: PathSpec[], tls = false): object[] {
 }
 
 /**
- * Hosts a and b (plain HTTP), c (TLS: it makes the 'https' route configuration and listener; left out with
- * `tls: false`), and a default backend.
+ * Hosts a and b (plain HTTP), c (TLS: it makes the HTTPS listener; left out with `tls: false`), and a default
+ * backend.
  */
 async function setUp(t: ExecutionContext, xdsProtocol: 'delta' | 'sotw', { tls = true } = {}): Promise<World> {
   const tmp = await createTempDir();
@@ -120,9 +120,17 @@ function virtualHostNames(routeConfig: Record<string, any> | undefined): string[
   return ((routeConfig?.['virtual_hosts'] ?? []) as { name: string }[]).map((v) => v.name).sort();
 }
 
-/** Envoy's own counters of accepted route configurations (RDS) and virtual host sets (VHDS), per table. */
+/**
+ * Envoy's own counters of accepted route configurations (RDS) and virtual host sets (VHDS) of the 'ingress'
+ * table. Both listeners' connection managers share its one subscription, counted under the first one's prefix.
+ */
 async function routeCounters(w: World): Promise<Record<string, number>> {
-  return w.stack.envoy.stats('^http\\.ingress_https?\\.rds\\.(vhds\\.)?https?\\.update_success$');
+  return w.stack.envoy.stats('^http\\.ingress_https?\\.rds\\.(vhds\\.)?ingress\\.update_success$');
+}
+
+/** The one counter that changed, by its name without the listener prefix, and by how much. */
+function routeCounterChanges(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counterChanges(before, after)).map(([name, by]) => [name.replace(/^http\.ingress_https?\./, ''), by]));
 }
 
 test.serial('delta: changing one Ingress sends only its virtual hosts (VHDS), never a route configuration, and Envoy serves the change', async (t) => {
@@ -153,12 +161,12 @@ test.serial('delta: changing one Ingress sends only its virtual hosts (VHDS), ne
     recorder.stop();
     const { pushes } = recorder;
     t.deepEqual(kindsOf(pushes), ['virtualHost'], `${change.what}: only VHDS was pushed: ${JSON.stringify(pushes.map((p) => [p.kind, p.resourceNames]))}`);
-    t.deepEqual(namesOf(pushes, 'resourceNames'), ['http/a.example.test', 'https/a.example.test'], `${change.what}: exactly host a's virtual hosts`);
+    t.deepEqual(namesOf(pushes, 'resourceNames'), ['ingress/a.example.test'], `${change.what}: exactly host a's virtual host`);
     t.deepEqual(namesOf(pushes, 'removedNames'), []);
-    // Envoy's side: each table took one VHDS update and no RDS update.
+    // Envoy's side: the one table took one VHDS update (one table rebuild for both listeners) and no RDS update.
     t.deepEqual(
-      counterChanges(countersBefore, await routeCounters(w)),
-      { 'http.ingress_http.rds.vhds.http.update_success': 1, 'http.ingress_https.rds.vhds.https.update_success': 1 },
+      routeCounterChanges(countersBefore, await routeCounters(w)),
+      { 'rds.vhds.ingress.update_success': 1 },
       `${change.what}: Envoy's RDS/VHDS counters`,
     );
   }
@@ -177,11 +185,11 @@ test.serial('delta: a new host is pushed proactively (no on-demand filter): the 
   t.false(listeners.includes('on_demand'), 'no on_demand HTTP filter');
 
   const host = 'd.example.test';
-  const wanted = ['http/d.example.test', 'https/d.example.test'];
+  const wanted = ['ingress/d.example.test'];
   const recorder = recordPushes(w);
   const acked = new Promise<AckEvent>((resolve) => {
     const onAck = (e: AckEvent): void => {
-      if (e.kind === 'virtualHost' && e.resourceNames.includes('http/d.example.test')) {
+      if (e.kind === 'virtualHost' && e.resourceNames.includes('ingress/d.example.test')) {
         w.stack.controller.server.off('ack', onAck);
         resolve(e);
       }
@@ -210,18 +218,18 @@ test.serial('delta: a new host is pushed proactively (no on-demand filter): the 
   t.deepEqual(kindsOf(removal.pushes), ['virtualHost'], JSON.stringify(removal.pushes.map((p) => [p.kind, p.resourceNames, p.removedNames])));
   t.deepEqual(namesOf(removal.pushes, 'removedNames'), wanted);
   t.deepEqual(namesOf(removal.pushes, 'resourceNames'), []);
-  t.deepEqual(virtualHostNames((await dynamicRouteConfigs(w)).get('http')), ['http/*', 'http/a.example.test', 'http/b.example.test', 'http/c.example.test']);
+  t.deepEqual(virtualHostNames((await dynamicRouteConfigs(w)).get('ingress')), ['ingress/*', 'ingress/a.example.test', 'ingress/b.example.test', 'ingress/c.example.test']);
 });
 
-test.serial('delta: /config_dump shows each route configuration with vhds and the virtual hosts received over VHDS merged in', async (t) => {
+test.serial('delta: /config_dump shows the route configuration with vhds and the virtual hosts received over VHDS merged in', async (t) => {
   const w = await setUp(t, 'delta');
   const tables = await dynamicRouteConfigs(w);
-  t.deepEqual([...tables.keys()].sort(), ['http', 'https']);
+  t.deepEqual([...tables.keys()].sort(), ['ingress']);
   for (const [name, table] of tables) {
     t.deepEqual(table['vhds'], { config_source: { ads: {}, resource_api_version: 'V3' } }, `${name} is a VHDS route configuration`);
     t.deepEqual(virtualHostNames(table), [`${name}/*`, `${name}/a.example.test`, `${name}/b.example.test`, `${name}/c.example.test`]);
   }
-  const a = (tables.get('http')!['virtual_hosts'] as Record<string, any>[]).find((v) => v['name'] === 'http/a.example.test')!;
+  const a = (tables.get('ingress')!['virtual_hosts'] as Record<string, any>[]).find((v) => v['name'] === 'ingress/a.example.test')!;
   t.deepEqual(a['domains'], ['a.example.test']);
   t.deepEqual(
     (a['routes'] as Record<string, any>[]).map((r) => r['name']),
@@ -229,29 +237,32 @@ test.serial('delta: /config_dump shows each route configuration with vhds and th
   );
   // What the controller serves over delta xDS: the tables without virtual hosts, the hosts on their own.
   const snapshot = w.stack.controller.cache.snapshot.resources;
-  t.deepEqual([...snapshot.routeConfiguration.keys()].sort(), ['http', 'https']);
-  t.deepEqual([...snapshot.virtualHost.keys()].sort(), [
-    'http/*', 'http/a.example.test', 'http/b.example.test', 'http/c.example.test',
-    'https/*', 'https/a.example.test', 'https/b.example.test', 'https/c.example.test',
-  ]);
+  t.deepEqual([...snapshot.routeConfiguration.keys()].sort(), ['ingress']);
+  t.deepEqual([...snapshot.virtualHost.keys()].sort(), ['ingress/*', 'ingress/a.example.test', 'ingress/b.example.test', 'ingress/c.example.test']);
+  // The TLS host: plain HTTP is redirected by its first route, for plain-HTTP requests only; TLS gets the rest.
+  const c = (tables.get('ingress')!['virtual_hosts'] as Record<string, any>[]).find((v) => v['name'] === 'ingress/c.example.test')!;
+  t.deepEqual(
+    (c['routes'] as Record<string, any>[]).map((r) => r['name']),
+    ['plain-http/https-redirect', 'ingress/default/c/rule/0/path/0', 'ingress/default/fallback/default-backend'],
+  );
   // After a VHDS update the dump shows the merged result.
   await writeManifest(w.dir, 'b.yaml', hostIngress('b', [{ path: '/', service: 'api' }, { path: '/api', service: 'web' }, { path: '/new', service: 'web' }]));
   await w.stack.envoy.waitUntil(async () => (await serviceAt(w, 'b.example.test', '/new')) === 'web', 20_000, 'the new path of host b');
-  const b = ((await dynamicRouteConfigs(w)).get('http')!['virtual_hosts'] as Record<string, any>[]).find((v) => v['name'] === 'http/b.example.test')!;
+  const b = ((await dynamicRouteConfigs(w)).get('ingress')!['virtual_hosts'] as Record<string, any>[]).find((v) => v['name'] === 'ingress/b.example.test')!;
   t.true(JSON.stringify(b['routes']).includes('ingress/default/b/rule/0/path/2'), 'the dump shows the updated virtual host');
-  // Each table's version_info is that of the last VHDS update it took: the controller's VirtualHost type version.
+  // The table's version_info is that of the last VHDS update it took: the controller's VirtualHost type version.
   await settled(w.stack);
   const versions = [...(await dynamicRouteConfigs(w, 'version_info')).values()];
-  t.deepEqual(versions, [w.stack.controller.cache.snapshot.versions.virtualHost, w.stack.controller.cache.snapshot.versions.virtualHost]);
+  t.deepEqual(versions, [w.stack.controller.cache.snapshot.versions.virtualHost]);
   t.not(versions[0], w.stack.controller.cache.snapshot.versions.routeConfiguration);
 });
 
-test.serial('sotw: the route configurations arrive with their virtual hosts embedded, a change resends them and their ACK counts for the virtual hosts', async (t) => {
+test.serial('sotw: the route configuration arrives with its virtual hosts embedded, a change resends it and its ACK counts for the virtual hosts', async (t) => {
   // setUp waits until the controller sees every VirtualHost ACKed: the ACK of an embedding table counts for them.
   const w = await setUp(t, 'sotw');
   t.is(w.stack.controller.server.clients()[0]!.protocol, 'sotw');
   const tables = await dynamicRouteConfigs(w);
-  t.deepEqual([...tables.keys()].sort(), ['http', 'https']);
+  t.deepEqual([...tables.keys()].sort(), ['ingress']);
   for (const [name, table] of tables) {
     t.is(table['vhds'], undefined, `${name} has no vhds over state-of-the-world`);
     t.deepEqual(virtualHostNames(table), [`${name}/*`, `${name}/a.example.test`, `${name}/b.example.test`, `${name}/c.example.test`]);
@@ -266,27 +277,24 @@ test.serial('sotw: the route configurations arrive with their virtual hosts embe
   await w.stack.envoy.waitUntil(async () => (await serviceAt(w, 'a.example.test', '/v2/x')) === 'api', 20_000, 'the new path of host a');
   await settled(w.stack);
   recorder.stop();
-  t.deepEqual(kindsOf(recorder.pushes), ['routeConfiguration'], 'state of the world: whole route configurations, no VHDS');
-  t.deepEqual(namesOf(recorder.pushes, 'resourceNames'), ['http', 'https']);
+  t.deepEqual(kindsOf(recorder.pushes), ['routeConfiguration'], 'state of the world: the whole route configuration, no VHDS');
+  t.deepEqual(namesOf(recorder.pushes, 'resourceNames'), ['ingress']);
   // Each pushed table carried all of its virtual hosts.
   t.deepEqual(
     recorder.pushes.flatMap((p) => p.embedded?.resourceNames ?? []).sort(),
     [...w.stack.controller.cache.snapshot.resources.virtualHost.keys()].sort(),
   );
-  t.deepEqual(counterChanges(countersBefore, await routeCounters(w)), {
-    'http.ingress_http.rds.http.update_success': 1,
-    'http.ingress_https.rds.https.update_success': 1,
-  });
+  t.deepEqual(routeCounterChanges(countersBefore, await routeCounters(w)), { 'rds.ingress.update_success': 1 });
   t.is(await serviceOverTls(w, 'a.example.test', '/v2/x'), 'api');
   t.is(await serviceAt(w, 'b.example.test', '/'), 'api');
   t.is(await serviceAt(w, 'unknown.example.test', '/'), 'fallback');
 });
 
-test.serial('delta: the first TLS host on a running Envoy: the new https table comes first, its virtual hosts behind it, and HTTPS is served', async (t) => {
-  // Envoy subscribes to the 'https' table only once the new listener arrives, and watches its VHDS namespace only
-  // once it has the table: virtual hosts sent before are ACKed and dropped, and the table then serves 404.
+test.serial('delta: the first TLS host on a running Envoy: the HTTPS listener uses the table Envoy has, only the new host is sent, and HTTPS is served', async (t) => {
+  // Both listeners use one route configuration: a new HTTPS listener needs no new table (which Envoy would
+  // subscribe to only once the listener arrived, and whose virtual hosts it would drop if sent before it).
   const w = await setUp(t, 'delta', { tls: false });
-  t.deepEqual([...(await dynamicRouteConfigs(w)).keys()], ['http']);
+  t.deepEqual([...(await dynamicRouteConfigs(w)).keys()], ['ingress']);
   const recorder = recordPushes(w);
   await writeManifest(w.dir, 'c.yaml', hostIngress('c', [{ path: '/', service: 'web' }], true));
   await w.stack.envoy.waitUntil(
@@ -297,30 +305,21 @@ test.serial('delta: the first TLS host on a running Envoy: the new https table c
   await settled(w.stack);
   recorder.stop();
   const pushes = recorder.pushes.map((p) => ({ kind: p.kind, names: p.resourceNames }));
-  const table = pushes.findIndex((p) => p.kind === 'routeConfiguration' && p.names.includes('https'));
-  const hosts = pushes.findIndex((p) => p.kind === 'virtualHost' && p.names.some((n) => n.startsWith('https/')));
-  t.true(table >= 0 && hosts > table, `the https table, then its virtual hosts: ${JSON.stringify(pushes)}`);
-  t.deepEqual(
-    pushes.filter((p) => p.kind === 'virtualHost').flatMap((p) => p.names).sort(),
-    ['http/c.example.test', 'https/*', 'https/a.example.test', 'https/b.example.test', 'https/c.example.test'],
-  );
-  const stats = await w.stack.envoy.stats('^http\\.ingress_https\\.rds\\.vhds\\.https\\.(init_fetch_timeout|update_success)$');
-  t.deepEqual(stats, { 'http.ingress_https.rds.vhds.https.init_fetch_timeout': 0, 'http.ingress_https.rds.vhds.https.update_success': 1 });
-  t.deepEqual(virtualHostNames((await dynamicRouteConfigs(w)).get('https')), ['https/*', 'https/a.example.test', 'https/b.example.test', 'https/c.example.test']);
+  t.false(pushes.some((p) => p.kind === 'routeConfiguration'), `no route configuration is sent: ${JSON.stringify(pushes)}`);
+  t.deepEqual(pushes.filter((p) => p.kind === 'virtualHost').flatMap((p) => p.names).sort(), ['ingress/c.example.test']);
+  const stats = await w.stack.envoy.stats('^http\\.ingress_https?\\.rds\\.vhds\\.ingress\\.init_fetch_timeout$');
+  t.true(Object.keys(stats).length > 0 && Object.values(stats).every((n) => n === 0), JSON.stringify(stats));
+  t.deepEqual(virtualHostNames((await dynamicRouteConfigs(w)).get('ingress')), ['ingress/*', 'ingress/a.example.test', 'ingress/b.example.test', 'ingress/c.example.test']);
   t.is(await serviceOverTls(w, 'a.example.test', '/api'), 'api');
   // Plain HTTP to the new TLS host redirects.
   t.is((await httpGet({ port: w.stack.httpPort, hostHeader: 'c.example.test', path: '/' })).status, 301);
 
-  // And the last TLS host going away takes the https table's virtual hosts with it.
+  // And the last TLS host going away removes its virtual host alone.
   const removal = recordPushes(w);
   await rm(path.join(w.dir, 'c.yaml'));
   await w.stack.envoy.waitUntil(async () => (await serviceAt(w, 'c.example.test', '/')) === 'fallback', 20_000, 'the removed host to fall to the default backend');
   await settled(w.stack);
   removal.stop();
-  t.deepEqual(namesOf(removal.pushes.filter((p) => p.kind === 'virtualHost'), 'removedNames'), [
-    'http/c.example.test', 'https/*', 'https/a.example.test', 'https/b.example.test', 'https/c.example.test',
-  ]);
-  // (Envoy shows the https table until the removed listener has drained.)
-  await w.stack.envoy.waitUntil(async () => (await dynamicRouteConfigs(w)).size === 1, 20_000, 'only the http table in /config_dump');
-  t.deepEqual([...w.stack.controller.server.clients()[0]!.acked.virtualHost.keys()].sort(), ['http/*', 'http/a.example.test', 'http/b.example.test']);
+  t.deepEqual(namesOf(removal.pushes.filter((p) => p.kind === 'virtualHost'), 'removedNames'), ['ingress/c.example.test']);
+  t.deepEqual([...w.stack.controller.server.clients()[0]!.acked.virtualHost.keys()].sort(), ['ingress/*', 'ingress/a.example.test', 'ingress/b.example.test']);
 });
