@@ -7,6 +7,7 @@ import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardenin
 import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
+import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
 import { buildSecret } from './secret.js';
 
@@ -16,7 +17,7 @@ const secretOf = builtOnce(buildSecret);
 
 /** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
 function routesKey(routes: ServedRoutes): unknown[] {
-  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables)];
+  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null];
 }
 
 const httpListenerOf = builtForSameKey(
@@ -65,7 +66,9 @@ export function buildResources(
   const accessLog = options.accessLog ?? true;
   const tls = tlsRouteTable(ir);
   // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.
-  const routes: ServedRoutes = { routeConfigName: routeConfigurationName, tables: tls === undefined ? [ir.http] : [ir.http, tls] };
+  // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).
+  const notFound = notFoundReplyOf(ir);
+  const routes: ServedRoutes = { routeConfigName: routeConfigurationName, tables: tls === undefined ? [ir.http] : [ir.http, tls], notFound };
   const listeners = [named(httpListenerName, httpListenerOf(routes, options.listenAddress, options.httpPort, edge, accessLog))];
   const passthrough = ir.tlsPassthrough ?? [];
   if (ir.tlsServers.length > 0 || passthrough.length > 0) {
@@ -74,7 +77,7 @@ export function buildResources(
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
   return {
     listeners: listeners.sort(byName),
-    routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls))],
+    routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls, notFound))],
     clusters: [
       ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster))),
       // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.

@@ -1,19 +1,24 @@
 import { buildStdoutAccessLog } from './access-log.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
+import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const httpConnectionManagerType =
   'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const routerType = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 
-/** An HttpConnectionManager (as a typed_config) that fetches its routes over RDS on the ADS stream. */
+/**
+ * An HttpConnectionManager (as a typed_config) that fetches its routes over RDS on the ADS stream. `notFound`:
+ * the reply to a request no route matches (not-found-reply.ts); absent, Envoy's empty 404.
+ */
 export function buildHttpConnectionManager(
   statPrefix: string,
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
   accessLog = true,
+  notFound?: NotFoundReply,
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
@@ -28,6 +33,7 @@ export function buildHttpConnectionManager(
     strip_any_host_port: true,
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
     ...(accessLog ? { access_log: buildStdoutAccessLog() } : {}),
+    ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),
   };
 }
 
@@ -38,9 +44,10 @@ export function buildHttpConnectionManagerFilter(
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
   accessLog = true,
+  notFound?: NotFoundReply,
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound),
   };
 }

@@ -5,6 +5,7 @@ import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
+import type { NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const httpListenerName = 'ingress_http';
@@ -20,6 +21,8 @@ const tcpProxyType = 'type.googleapis.com/envoy.extensions.filters.network.tcp_p
 export interface ServedRoutes {
   routeConfigName: string;
   tables: readonly RouteTableIR[];
+  /** The reply to a request no route matches (the 404 page the table leaves out); absent: Envoy's empty 404. */
+  notFound?: NotFoundReply | undefined;
 }
 
 /** The plaintext listener: one filter chain serving `routes`. */
@@ -35,7 +38,7 @@ export function buildHttpListener(
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
     filter_chains: [
-      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog)] },
+      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog, routes.notFound)] },
     ],
   };
 }
@@ -58,6 +61,7 @@ export function buildTlsFilterChain(
         edge,
         buildRouteConfiguredHttpFilters(routes.tables),
         accessLog,
+        routes.notFound,
       ),
     ],
   };

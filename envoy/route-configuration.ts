@@ -1,6 +1,7 @@
 import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
+import { answersNotFound, type NotFoundReply } from './not-found-reply.js';
 import { authorityRegexFor, buildVirtualHost } from './virtual-host.js';
 
 // One RouteConfiguration for both listeners. The translator gives plain HTTP and TLS a route table each (they
@@ -51,20 +52,41 @@ function largestBodyOf(vhost: VirtualHostIR): number {
   return largest;
 }
 
-/** Per virtual host IR: the JSON built from it, for the catch-all routes it was built with (see built-once.ts). */
-const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readonly RouteIR[]; json: ResourceJson }>();
+/**
+ * Per virtual host IR: the JSON built from it, for the catch-all routes and the 404 reply it was built with (see
+ * built-once.ts).
+ */
+const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readonly RouteIR[]; notFoundBody: string | undefined; json: ResourceJson }>();
 
 const noRoutes: readonly RouteIR[] = [];
 
-function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly RouteIR[]): ResourceJson {
+function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly RouteIR[], notFound: NotFoundReply | undefined): ResourceJson {
   // Only a wildcard host uses the catch-all's routes: any other (built with `noRoutes`) is the same JSON in every
   // table it is in. Checked before the host names: an incremental build meets most hosts again.
   const known = builtVirtualHosts.get(vhost);
-  if (known !== undefined && (known.unknownHostRoutes === noRoutes || known.unknownHostRoutes === tableUnknownHostRoutes)) return known.json;
+  if (
+    known !== undefined &&
+    known.notFoundBody === notFound?.body &&
+    (known.unknownHostRoutes === noRoutes || known.unknownHostRoutes === tableUnknownHostRoutes)
+  ) {
+    return known.json;
+  }
   const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
-  const json = buildVirtualHost(vhost, unknownHostRoutes);
-  builtVirtualHosts.set(vhost, { unknownHostRoutes, json });
+  const json = buildVirtualHost(...withoutTrailingNotFound(vhost, unknownHostRoutes, notFound));
+  builtVirtualHosts.set(vhost, { unknownHostRoutes, notFoundBody: notFound?.body, json });
   return json;
+}
+
+/** The host's routes without the last one if it is the 404 page that Envoy's "no route" reply gives anyway. */
+function withoutTrailingNotFound(
+  vhost: VirtualHostIR,
+  unknownHostRoutes: readonly RouteIR[],
+  notFound: NotFoundReply | undefined,
+): [VirtualHostIR, readonly RouteIR[]] {
+  if (unknownHostRoutes.length > 0) {
+    return answersNotFound(unknownHostRoutes[unknownHostRoutes.length - 1], notFound) ? [vhost, unknownHostRoutes.slice(0, -1)] : [vhost, unknownHostRoutes];
+  }
+  return answersNotFound(vhost.routes[vhost.routes.length - 1], notFound) ? [{ ...vhost, routes: vhost.routes.slice(0, -1) }, noRoutes] : [vhost, noRoutes];
 }
 
 /** Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any. */
@@ -119,7 +141,7 @@ function mergedHost(plain: ResourceJson, tls: ResourceJson): ResourceJson {
  * The virtual hosts of the one table: by name (the catch-all last), each as both listeners serve it. A host that
  * only one table has is served, on the other scheme, by that scheme's catch-all, as before.
  */
-function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR): ResourceJson[] {
+function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR, notFound: NotFoundReply | undefined): ResourceJson[] {
   const plainCatchAll = catchAllOf(plain);
   const tlsCatchAll = catchAllOf(tls);
   const plainUnknown = plainCatchAll?.routes ?? noRoutes;
@@ -138,12 +160,12 @@ function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR): ResourceJso
     if (order <= 0) i++;
     if (order >= 0) j++;
     if (plainHost === tlsHost && plainHost !== undefined) {
-      out.push(virtualHostOf(plainHost, plainUnknown));
+      out.push(virtualHostOf(plainHost, plainUnknown, notFound));
       continue;
     }
     const named = (order <= 0 ? p : s) as VirtualHostIR;
-    const plainJson = plainHost === undefined ? undefined : virtualHostOf(plainHost, plainUnknown);
-    const tlsJson = tlsHost === undefined ? undefined : virtualHostOf(tlsHost, tlsUnknown);
+    const plainJson = plainHost === undefined ? undefined : virtualHostOf(plainHost, plainUnknown, notFound);
+    const tlsJson = tlsHost === undefined ? undefined : virtualHostOf(tlsHost, tlsUnknown, notFound);
     if (plainJson === undefined || tlsJson === undefined) {
       // Only one scheme has this host and the other has no catch-all: the other scheme gets no route here.
       const only = (plainJson ?? tlsJson) as ResourceJson;
@@ -165,16 +187,19 @@ function compareHosts(a: string, b: string): number {
 
 /**
  * The RouteConfiguration (RDS resource) both listeners use: `plain` as plain HTTP is served, and `tls` as TLS
- * connections are (undefined when no TLS is terminated: then it is `plain` alone).
+ * connections are (undefined when no TLS is terminated: then it is `plain` alone). A virtual host ending in the
+ * 404 fallback that answers `notFound` ends without it: the connection managers give that reply when no route
+ * matches (not-found-reply.ts).
  */
-export function buildRouteConfiguration(plain: RouteTableIR, tls?: RouteTableIR): ResourceJson {
+export function buildRouteConfiguration(plain: RouteTableIR, tls?: RouteTableIR, notFound?: NotFoundReply): ResourceJson {
+  const plainUnknown = catchAllOf(plain)?.routes ?? noRoutes;
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
     name: routeConfigurationName,
     virtual_hosts:
       tls === undefined || tls === plain
-        ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, catchAllOf(plain)?.routes ?? noRoutes))
-        : mergedVirtualHosts(plain, tls),
+        ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, plainUnknown, notFound))
+        : mergedVirtualHosts(plain, tls, notFound),
   };
   // A custom 404 page (--not-found-page) can be larger than Envoy's default; the limit is raised just enough.
   const largestBody = Math.max(largestDirectResponseBody(plain), tls === undefined ? 0 : largestDirectResponseBody(tls));

@@ -169,8 +169,11 @@ test('unmatched requests get the 404 page when there is no default backend', asy
   t.is(unknownHost.status, 404);
   t.regex(unknownHost.body, /404 Not Found/);
   t.regex(String(unknownHost.headers['content-type']), /text\/html/);
+  // A known host's unmatched path: the same page (Envoy's "no route" reply, mapped by the connection manager).
   const unknownPath = await httpGet({ port: stack.httpPort, hostHeader: 'only.example.test', path: '/other' });
   t.is(unknownPath.status, 404);
+  t.is(unknownPath.body, unknownHost.body);
+  t.regex(String(unknownPath.headers['content-type']), /text\/html/);
   const known = await httpGet({ port: stack.httpPort, hostHeader: 'only.example.test', path: '/app/x' });
   t.is(known.json?.service, 'web');
 });

@@ -56,6 +56,12 @@ export interface HeaderMatchIR {
   value: string;
 }
 
+/**
+ * Name of the route the controller adds when nothing else matched and no default backend exists (the 404 page).
+ * The Envoy builders serve it as Envoy's own "no route" reply (envoy/not-found-reply.ts).
+ */
+export const fallbackRouteName = 'fallback';
+
 export interface RouteIR {
   /** Unique within its virtual host, e.g. `ingress/default/web/rule/0/path/1`. */
   name: string;

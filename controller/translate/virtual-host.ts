@@ -1,12 +1,10 @@
 // Assembly of virtual hosts and route tables from collected routes.
 import { cloneData } from './clone-data.js';
 import { catchAllHost } from './hostname.js';
-import type { RouteIR, RouteTableIR, VirtualHostIR } from './ir.js';
+import { fallbackRouteName, type RouteIR, type RouteTableIR, type VirtualHostIR } from './ir.js';
 import { compareStrings } from './ordering.js';
 import { compareRoutePrecedence } from './path-match.js';
 
-/** Name of the route the controller adds when nothing else matched and no default backend exists. */
-export const fallbackRouteName = 'fallback';
 /** Name of the single route of a plain-HTTP virtual host that sends clients to https. */
 export const httpsRedirectRouteName = 'https-redirect';
 
