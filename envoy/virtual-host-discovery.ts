@@ -1,8 +1,6 @@
 // VHDS form of the route configurations: each virtual host becomes its own xDS resource, and the route
 // configuration only says where to get them. A change to one host then sends that host alone, and Envoy parses
 // and validates only it (it still merges the table), instead of the whole table of every host.
-import { encodeAny } from '../proto/proto-json.js';
-import { readVarint, writeVarint } from '../proto/varint.js';
 import { TypeUrl, virtualHostResourceName } from '../proto/type-urls.js';
 import type { NamedResource, ResourceJson } from './resource-types.js';
 
@@ -16,58 +14,26 @@ export interface VirtualHostDiscovery {
   virtualHosts: NamedResource[];
 }
 
-/** The VHDS resources made from one virtual host JSON (a host can be in both tables), and its encoded fields. */
-interface HostResources {
-  /** Per table: the resource, the same object for the same input (see built-once.ts), and its encoder. */
-  byTable: { table: string; name: string; resource: ResourceJson; encode: () => Uint8Array }[];
-  /**
-   * The bytes of the first resource encoded from this host, and where its fields after the name start. Most
-   * hosts are served the same on both tables (the same JSON object), and their resources differ only in the
-   * name: the rest is encoded once and copied. Holds the bytes the snapshot cache holds anyway.
-   */
-  encoded?: { bytes: Uint8Array; fieldsStart: number };
-}
-
-/** One WeakMap entry per host (not one per table and purpose: 40,000 entries cost the garbage collector). */
-const resourcesByHost = new WeakMap<ResourceJson, HostResources>();
-
-function virtualHostResource(table: string, host: ResourceJson): HostResources['byTable'][number] {
-  let resources = resourcesByHost.get(host);
-  if (resources === undefined) resourcesByHost.set(host, (resources = { byTable: [] }));
-  const byTable = resources.byTable;
-  for (let i = 0; i < byTable.length; i++) if (byTable[i]!.table === table) return byTable[i]!;
-  const name = virtualHostResourceName(table, String(host['name']));
-  const resource = { '@type': TypeUrl.virtualHost, ...host, name };
-  const record = resources;
-  const made = { table, name, resource, encode: () => encodeVirtualHost(resource, record, name) };
-  resources.byTable.push(made);
-  return made;
+/** The VHDS resource made from one virtual host JSON, and the table it was made for. */
+interface HostResource {
+  table: string;
+  name: string;
+  resource: ResourceJson;
 }
 
 /**
- * A VirtualHost's bytes: `name` is field 1, so the encoder (which writes fields in number order) writes it
- * first, and the message is the name field followed by the bytes of every other field. One allocation per
- * resource: allocating buffers was the larger part of encoding 40,000 of them.
+ * Per virtual host JSON: its resource, the same object for the same input (see built-once.ts), so the snapshot
+ * cache meets the resource it encoded last time and does not encode it again.
  */
-function encodeVirtualHost(resource: ResourceJson, resources: HostResources, name: string): Uint8Array {
-  const known = resources.encoded;
-  if (known === undefined) {
-    // The first resource of this host: encoded as any other, and the end of its name field remembered.
-    const bytes = encodeAny(resource).value;
-    const [nameLength, nameStart] = readVarint(bytes, 1); // after the tag of field 1
-    resources.encoded = { bytes, fieldsStart: nameStart + nameLength };
-    return bytes;
-  }
-  const fields = known.bytes.subarray(known.fieldsStart);
-  const nameLength = Buffer.byteLength(name, 'utf8');
-  const head = [0x0a]; // field 1, length-delimited
-  writeVarint(nameLength, head);
-  const fieldsStart = head.length + nameLength;
-  const bytes = Buffer.allocUnsafeSlow(fieldsStart + fields.length);
-  bytes.set(head, 0);
-  bytes.write(name, head.length, nameLength, 'utf8');
-  bytes.set(fields, fieldsStart);
-  return bytes;
+const resourceByHost = new WeakMap<ResourceJson, HostResource>();
+
+function virtualHostResource(table: string, host: ResourceJson): HostResource {
+  const known = resourceByHost.get(host);
+  if (known !== undefined && known.table === table) return known;
+  const name = virtualHostResourceName(table, String(host['name']));
+  const made = { table, name, resource: { '@type': TypeUrl.virtualHost, ...host, name } };
+  resourceByHost.set(host, made);
+  return made;
 }
 
 /** Splits full route configurations (as the builders make them) into their VHDS form. */
@@ -81,7 +47,7 @@ export function splitVirtualHosts(routeConfigurations: readonly NamedResource[])
     for (const host of (hosts ?? []) as ResourceJson[]) {
       // The name from the record: reading it from resources of many shapes is a megamorphic property access.
       const made = virtualHostResource(name, host);
-      virtualHosts.push({ name: made.name, resource: made.resource, encode: made.encode });
+      virtualHosts.push({ name: made.name, resource: made.resource });
     }
     moveLastIntoPlace(virtualHosts, first);
   }
