@@ -7,8 +7,8 @@ import { stringify } from 'yaml';
 import { clientSync } from '../xds/client-sync.js';
 import { startRequestLoop } from '../test/harness/request-loop.js';
 import { startEchoProcess } from './echo-process.js';
-import { startStatusPoller } from './status-poller.js';
-import { getStatus, startEnvoyStack } from './envoy-stack.js';
+import { startStatusPoller, type StatusPoller } from './status-poller.js';
+import { getStatus, startEnvoyStack, type BenchController } from './envoy-stack.js';
 import { summarize, type Summary } from './stats.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
@@ -44,7 +44,7 @@ class StageClock {
   rdsPush: number | undefined;
   rdsAck: number | undefined;
 
-  constructor(controller: Awaited<ReturnType<typeof startEnvoyStack>>['controller'], ingress: string) {
+  constructor(controller: BenchController, ingress: string) {
     const onStore = (changes: readonly { kind: string; name: string }[]): void => {
       if (this.store === undefined && changes.some((c) => c.kind === 'Ingress' && c.name === ingress)) this.store = performance.now();
     };
@@ -83,6 +83,54 @@ class StageClock {
   }
 }
 
+/** Every connected Envoy (at least one) has ACKed the controller's current snapshot. */
+export function envoysInSync(controller: BenchController): boolean {
+  const snapshot = controller.cache.snapshot;
+  const clients = controller.server.clients();
+  return clients.length > 0 && clients.every((c) => clientSync(c.acked, snapshot).inSync);
+}
+
+/** Per stage, the summary of its values over the runs. */
+export function summarizeStages<K extends string>(stages: readonly Record<K, number>[]): Record<K, Summary> {
+  const keys = Object.keys(stages[0] ?? {}) as K[];
+  return Object.fromEntries(keys.map((k) => [k, summarize(stages.map((s) => s[k]))])) as Record<K, Summary>;
+}
+
+/** One apply: from its start to the first 200, and the stages from when the change was handed over. */
+export interface TimedApply {
+  totalMs: number;
+  /** Handed over (file written, or the last create request answered) -> first 200, per stage. */
+  stages: ApplyStages;
+  /** Start -> handed over. */
+  handOverMs: number;
+}
+
+/**
+ * `runs` applies, each of a new host `new-<i>.converge.test`: `apply` makes the change and resolves with when it
+ * began and when it was handed to the controller's source; the poller (its own process) is polling before.
+ */
+export async function timeApplies(
+  stack: { controller: BenchController; httpPort: number },
+  poller: StatusPoller,
+  runs: number,
+  apply: (name: string, host: string) => Promise<{ startMs: number; handedMs: number }>,
+): Promise<TimedApply[]> {
+  const applies: TimedApply[] = [];
+  for (let r = 0; r < runs; r++) {
+    const name = `new-${r}`;
+    const host = `${name}.converge.test`;
+    const clock = new StageClock(stack.controller, name);
+    const firstOk = poller.firstOk(stack.httpPort, host);
+    await new Promise((res) => setTimeout(res, 5));
+    const { startMs, handedMs } = await apply(name, host);
+    const ok = await firstOk;
+    clock.stop();
+    applies.push({ totalMs: ok - startMs, stages: clock.stages(handedMs, ok), handOverMs: handedMs - startMs });
+    await stack.controller.reconciler.idle();
+  }
+  return applies;
+}
+
 export interface RouteChangeResult {
   changes: number;
   requests: number;
@@ -92,16 +140,16 @@ export interface RouteChangeResult {
   failedLog: string[];
 }
 
-function ingressesForRoutes(routes: number, tls: { certPem: string; keyPem: string }): number {
+export function ingressesForRoutes(routes: number, tls: { certPem: string; keyPem: string }): number {
   if (routes === 0) return 0;
   let n = Math.max(1, Math.floor(routes / 5));
   while (countRoutes(syntheticCluster({ ingresses: n, tls })) < routes) n += Math.max(1, Math.floor(n / 50));
   return n;
 }
 
-/** A Service + EndpointSlice + Ingress routing `host` to `backend`, as one manifest file (written atomically). */
-function appManifest(name: string, host: string, backend: { port: number }): string {
-  const objects = [
+/** A Service + EndpointSlice + Ingress routing `host` to `backend` (on loopback unless it has an address), in that order. */
+export function appObjects(name: string, host: string, backend: { port: number; address?: string }): object[] {
+  return [
     { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: benchNamespace }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
     {
       apiVersion: 'discovery.k8s.io/v1',
@@ -109,11 +157,15 @@ function appManifest(name: string, host: string, backend: { port: number }): str
       metadata: { name: `${name}-0`, namespace: benchNamespace, labels: { 'kubernetes.io/service-name': name } },
       addressType: 'IPv4',
       ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      endpoints: [{ addresses: [backend.address ?? '127.0.0.1'], conditions: { ready: true } }],
     },
     ingressManifest(name, host, name),
   ];
-  return objects.map((o) => stringify(o)).join('---\n');
+}
+
+/** appObjects as one manifest file (written atomically). */
+function appManifest(name: string, host: string, backend: { port: number }): string {
+  return appObjects(name, host, backend).map((o) => stringify(o)).join('---\n');
 }
 
 function ingressManifest(name: string, host: string, service: string): object {
@@ -125,7 +177,7 @@ function ingressManifest(name: string, host: string, service: string): object {
   };
 }
 
-function apiVersionOf(kind: string): string {
+export function apiVersionOf(kind: string): string {
   return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
 }
 
@@ -175,34 +227,20 @@ export async function runConvergence(
           await until(() => stack.controller.store.count('Ingress') >= n);
           await stack.controller.reconciler.idle();
           // Measure from a settled Envoy: one still applying the initial config would delay the first apply.
-          await until(() => {
-            const snapshot = stack.controller.cache.snapshot;
-            const clients = stack.controller.server.clients();
-            return clients.length > 0 && clients.every((c) => clientSync(c.acked, snapshot).inSync);
-          });
+          await until(() => envoysInSync(stack.controller));
         }
         progress(`convergence: config with ${n} Ingresses loaded; applying new Ingresses`);
-        const times: number[] = [];
-        const stages: ApplyStages[] = [];
-        for (let r = 0; r < runs; r++) {
-          const name = `new-${r}`;
-          const host = `${name}.converge.test`;
-          const clock = new StageClock(stack.controller, name);
-          // The poller (its own process) is polling before the manifest is written.
-          const firstOk = poller.firstOk(stack.httpPort, host);
-          await new Promise((res) => setTimeout(res, 5));
+        const applies = await timeApplies(stack, poller, runs, async (name, host) => {
           const t0 = performance.now();
           await writeAtomically(join(stack.dir, `${name}.yaml`), appManifest(name, host, backend));
-          const ok = await firstOk;
-          times.push(ok - t0);
-          clock.stop();
-          stages.push(clock.stages(t0, ok));
-          await stack.controller.reconciler.idle();
-        }
-        const stageSummary = Object.fromEntries(
-          (Object.keys(stages[0] ?? {}) as (keyof ApplyStages)[]).map((k) => [k, summarize(stages.map((s) => s[k]))]),
-        ) as Record<keyof ApplyStages, Summary>;
-        convergence.push({ existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0, existingIngresses: n, applyTo200Ms: summarize(times), stages: stageSummary });
+          return { startMs: t0, handedMs: t0 };
+        });
+        convergence.push({
+          existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0,
+          existingIngresses: n,
+          applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
+          stages: summarizeStages(applies.map((a) => a.stages)),
+        });
         if (withRouteChange && routes === routeCounts[routeCounts.length - 1]) routeChange = await measureRouteChange(stack, backend, other);
       } finally {
         await stack.stop();

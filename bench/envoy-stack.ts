@@ -1,5 +1,6 @@
-// A standalone controller (manifest directory, in this process) and real Envoys connected to it, for the
-// scenarios that measure what Envoy does. Same wiring as test/fixtures/standalone-stack.ts, without ava.
+// A controller in this process (standalone on a manifest directory by default, or any other, e.g. Kubernetes
+// mode) and real Envoys connected to it, for the scenarios that measure what Envoy does. Same wiring as
+// test/fixtures/standalone-stack.ts, without ava.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,21 +12,14 @@ import { buildBootstrap } from '../envoy/bootstrap.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 
-export interface EnvoyStack {
-  dir: string;
-  controller: StandaloneController;
-  envoys: EnvoyProcess[];
-  httpPort: number;
-  /** Start one more Envoy on the same xDS server (it serves on its own port). */
-  addEnvoy(): Promise<{ envoy: EnvoyProcess; httpPort: number }>;
-  stop(): Promise<void>;
-}
+/** What the scenarios use of a controller: its pipeline (to follow a change through it) and its xDS port. */
+export type BenchController = Pick<StandaloneController, 'store' | 'cache' | 'reconciler' | 'server' | 'xdsPort' | 'stop'>;
 
-export async function startEnvoyStack(opts: { envoys?: number; concurrency?: number } = {}): Promise<EnvoyStack> {
-  const dir = await mkdtemp(join(tmpdir(), 'envoy-ingress-bench-'));
-  const httpPort = await freePort();
-  const httpsPort = await freePort();
-  const controller = await startStandaloneController({
+/** Starts a controller whose Envoy listens on these ports (standalone: on the manifest directory `dir`). */
+export type StartController = (o: { dir: string; httpPort: number; httpsPort: number }) => Promise<BenchController>;
+
+const standalone: StartController = ({ dir, httpPort, httpsPort }) =>
+  startStandaloneController({
     manifestsDir: dir,
     xdsHost: '127.0.0.1',
     xdsPort: 0,
@@ -33,6 +27,22 @@ export async function startEnvoyStack(opts: { envoys?: number; concurrency?: num
     envoy: { listenAddress: '127.0.0.1', httpPort, httpsPort },
     log: createLogger('silent'),
   });
+
+export interface EnvoyStack {
+  dir: string;
+  controller: BenchController;
+  envoys: EnvoyProcess[];
+  httpPort: number;
+  /** Start one more Envoy on the same xDS server (it serves on its own port). */
+  addEnvoy(): Promise<{ envoy: EnvoyProcess; httpPort: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startEnvoyStack(opts: { envoys?: number; concurrency?: number; controller?: StartController } = {}): Promise<EnvoyStack> {
+  const dir = await mkdtemp(join(tmpdir(), 'envoy-ingress-bench-'));
+  const httpPort = await freePort();
+  const httpsPort = await freePort();
+  const controller = await (opts.controller ?? standalone)({ dir, httpPort, httpsPort });
   const envoys: EnvoyProcess[] = [];
   let count = 0;
   const launch = async (): Promise<EnvoyProcess> => {

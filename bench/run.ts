@@ -14,10 +14,11 @@ import { syntheticCluster } from './synthetic-cluster.js';
 import { runTranslationScale } from './translation-scale.js';
 import { ensureWrk } from './wrk.js';
 import { runDataPlane } from './data-plane.js';
+import { runKubeConvergence } from './kube-convergence.js';
 import { existsSync, readFileSync } from 'node:fs';
 
 const quick = process.env['BENCH_QUICK'] === '1';
-const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,endpoints,many,churn,dataplane').split(',');
+const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,kube,endpoints,many,churn,dataplane').split(',');
 const started = Date.now();
 const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString(), quick };
 const out: string[] = [];
@@ -78,6 +79,19 @@ if (only.includes('convergence')) {
     out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
     for (const line of r.failedLog) out.push(`  failed: ${line}`);
   }
+}
+
+if (only.includes('kube')) {
+  // BENCH_KUBE_ROUTES=0,5000 picks the existing-route counts; each size gets its own API server.
+  const counts = process.env['BENCH_KUBE_ROUTES'] ? process.env['BENCH_KUBE_ROUTES'].split(',').map(Number) : quick ? [0] : [0, 5000];
+  progress(`convergence (Kubernetes mode: real kube-apiserver, real Envoy): ${counts.join(', ')} existing routes`);
+  const kube = await runKubeConvergence(counts, quick ? 3 : 20, certA);
+  results['kubeConvergence'] = kube;
+  out.push('\n## 2b. Convergence, Kubernetes mode: create a Service, an EndpointSlice and an Ingress through a real kube-apiserver (one request each, as kubectl apply makes them) -> first 200 from Envoy (polled every ms)');
+  out.push(table(['existing routes', 'Ingresses', 'created in s', 'runs', 'p50 ms', 'p99 ms'], kube.map((c) => [c.existingRoutes, c.existingIngresses, c.loadSeconds, c.applyTo200Ms.runs, c.applyTo200Ms.median, c.applyTo200Ms.p99])));
+  out.push('where the time goes (median ms per stage): the three create requests, Ingress created -> its watch event in the store (the API server\'s watch latency), then as in standalone mode');
+  out.push(table(['existing routes', 'create requests', 'watch', 'build', 'ordering', 'envoy apply', 'ack -> 200'], kube.map((c) => [c.existingRoutes, c.stages.api.median, c.stages.watch.median, c.stages.build.median, c.stages.ordering.median, c.stages.envoyApply.median, c.stages.firstOk.median])));
+  collectGarbage();
 }
 
 if (only.includes('endpoints')) {

@@ -1,0 +1,152 @@
+// Scenario 2, Kubernetes mode: the controller watches a real kube-apiserver (with etcd, started on loopback as
+// the tests do), a real Envoy serves its config, the backend runs on a test host (a network namespace). With N existing routes created through the API, create one new
+// Service, EndpointSlice and Ingress through the API (as `kubectl apply` does, one request each, without
+// kubectl's own start-up) and time until Envoy answers 200 for the new host, polling every millisecond.
+// What Kubernetes mode adds to standalone mode is the API server's part: the create requests and the watch
+// event reaching the controller's informers.
+import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
+import { createLogger } from '../cli/logger.js';
+import { startKubeController } from '../cli/kube-controller.js';
+import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { apiVersionOf, appObjects, envoysInSync, ingressesForRoutes, progress, summarizeStages, timeApplies } from './convergence.js';
+import { createTestHost } from '../test/harness/netns-host.js';
+import { startEnvoyStack, type StartController } from './envoy-stack.js';
+import { startApiCreator } from './api-creator.js';
+import { startStatusPoller } from './status-poller.js';
+import { summarize, type Summary } from './stats.js';
+import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
+import { countRoutes } from './translation-scale.js';
+
+/** One apply in Kubernetes mode, in milliseconds (the later stages as in standalone mode, see ApplyStages). */
+export interface KubeApplyStages {
+  /** The three create requests (Service, EndpointSlice, Ingress), until the API server answered the last. */
+  api: number;
+  /** The Ingress created -> its watch event in the controller's store: the API server's watch latency. */
+  watch: number;
+  build: number;
+  ordering: number;
+  envoyApply: number;
+  firstOk: number;
+}
+
+export interface KubeConvergenceResult {
+  existingRoutes: number;
+  existingIngresses: number;
+  /** How long creating the existing objects through the API took (seconds), for scale. */
+  loadSeconds: number;
+  applyTo200Ms: Summary;
+  stages: Record<keyof KubeApplyStages, Summary>;
+}
+
+function withApiVersion(o: object): KubernetesObject {
+  return { apiVersion: apiVersionOf((o as { kind: string }).kind), ...o } as KubernetesObject;
+}
+
+/** Creates `objects` through the API, `concurrency` requests at a time (order kept within each kind's batch). */
+async function createAll(api: KubernetesObjectApi, objects: readonly KubernetesObject[], concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < objects.length) {
+      const o = objects[next++]!;
+      await api.create(o);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPort, httpsPort }) => {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
+  return startKubeController({
+    kubeConfig,
+    xdsHost: '127.0.0.1',
+    xdsPort: 0,
+    translate: { ...defaultTranslateOptions, httpsRedirectPort: httpsPort },
+    envoy: { listenAddress: '127.0.0.1', httpPort, httpsPort },
+    log: createLogger('silent'),
+    publish: {},
+    leaderElection: { namespace: 'default', name: 'envoy-ingress-bench', identity: `bench-${process.pid}` },
+  });
+};
+
+async function until(predicate: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export async function runKubeConvergence(
+  routeCounts: readonly number[],
+  runs: number,
+  tls: { certPem: string; keyPem: string },
+): Promise<KubeConvergenceResult[]> {
+  // The API server refuses loopback addresses in EndpointSlices: the backend runs on a test host (a network
+  // namespace with its own address, as the Kubernetes-mode tests do).
+  const testHost = await createTestHost();
+  const backend = await testHost.startEcho({ service: 'bench-kube' });
+  const poller = await startStatusPoller();
+  const results: KubeConvergenceResult[] = [];
+  try {
+    for (const routes of routeCounts) {
+      const n = ingressesForRoutes(routes, tls);
+      // A fresh API server per size: nothing here deletes namespaces (no controller-manager runs).
+      progress(`kube convergence: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
+      const cluster = await startKubeCluster();
+      try {
+        const kubeConfig = new KubeConfig();
+        kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
+        const api = KubernetesObjectApi.makeApiClient(kubeConfig);
+        await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: benchNamespace } });
+        await api.create({
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'IngressClass',
+          metadata: { name: 'envoy-ingress' },
+          spec: { controller: 'envoy-ingress.io/ingress-controller' },
+        } as KubernetesObject);
+        const loadStart = performance.now();
+        if (n > 0) {
+          const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: backend.address, port: backend.port }) });
+          const objects = objectsOf({ ...state, ingressClasses: [] }).map(withApiVersion);
+          // Services, EndpointSlices and Secrets before the Ingresses that name them.
+          await createAll(api, objects.filter((o) => o.kind !== 'Ingress'), 8);
+          await createAll(api, objects.filter((o) => o.kind === 'Ingress'), 8);
+        }
+        const loadSeconds = (performance.now() - loadStart) / 1000;
+        progress(`kube convergence: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s; starting the controller and Envoy`);
+        const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
+        try {
+          await until(() => stack.controller.store.count('Ingress') >= n, 'the informers to list every Ingress');
+          await stack.controller.reconciler.idle();
+          await until(() => envoysInSync(stack.controller), 'Envoy to ACK the initial config');
+          progress(`kube convergence: config with ${n} Ingresses served; creating new Ingresses through the API`);
+          // The new objects come from another process, as from kubectl: here they would queue behind the builds.
+          const creator = await startApiCreator(cluster.adminKubeconfigPath);
+          const applies = await timeApplies(stack, poller, runs, async (name, host) => {
+            const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(withApiVersion));
+            return { startMs, handedMs: doneMs };
+          });
+          await creator.close();
+          const stages: KubeApplyStages[] = applies.map((a) => ({ api: a.handOverMs, ...a.stages }));
+          results.push({
+            existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0,
+            existingIngresses: n,
+            loadSeconds: Math.round(loadSeconds * 10) / 10,
+            applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
+            stages: summarizeStages(stages),
+          });
+        } finally {
+          await stack.stop();
+        }
+      } finally {
+        await cluster.stop();
+      }
+    }
+  } finally {
+    await poller.close();
+    await testHost.destroy();
+  }
+  return results;
+}
