@@ -10,11 +10,6 @@ export type ResourceJson = Record<string, unknown>;
 export interface NamedResource {
   name: string;
   resource: ResourceJson;
-  /**
-   * The bytes of `resource`, assembled from parts encoded before (exactly what encoding its JSON gives), so the
-   * snapshot cache need not walk the JSON: virtual hosts served the same on both tables (virtual-host-discovery.ts).
-   */
-  encode?: (() => Uint8Array) | undefined;
 }
 
 /** Everything the xDS server publishes for one GatewayIR; each list is sorted by name. */

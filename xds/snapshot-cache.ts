@@ -8,12 +8,6 @@ import { emptyResources, makeSnapshot, patchedTypeVersion, recordDerivation, typ
 export interface NamedJson {
   name: string;
   resource: Record<string, unknown>;
-  /** `resource`'s bytes assembled from parts encoded before: used instead of encoding its JSON. */
-  encode?: (() => Uint8Array) | undefined;
-}
-
-function encodeNamed({ resource, encode }: NamedJson): { type_url: string; value: Uint8Array } {
-  return encode === undefined ? encodeAny(resource) : { type_url: String(resource['@type']), value: encode() };
 }
 
 export type SnapshotUpdate = Partial<Record<ResourceKind, readonly NamedJson[]>>;
@@ -73,7 +67,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       const old = previous.get(name);
       if (old !== undefined) kept += 1;
       if (old !== undefined && old.source === resource) continue;
-      const any = encodeNamed(named);
+      const any = encodeAny(named.resource);
       encoded += 1;
       const made = old !== undefined && sameBytes(old.any.value, any.value) ? old : resourceOf(name, any);
       made.source = resource;
@@ -105,7 +99,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     const map = new Map<string, XdsResource>();
     for (const named of list) {
       const { name, resource } = named;
-      const made = resourceOf(name, encodeNamed(named));
+      const made = resourceOf(name, encodeAny(named.resource));
       made.source = resource;
       map.set(name, made);
       changed.add(name);
