@@ -69,25 +69,47 @@ function sameTables(a: readonly RouteTableIR[], b: readonly RouteTableIR[]): boo
 
 const filtersByTables = new WeakMap<RouteTableIR, { tables: readonly RouteTableIR[]; filters: ResourceJson[] }>();
 
-/** Per virtual host: the policies of its forwarding routes (an incremental build meets most hosts again). */
-const policiesByHost = new WeakMap<VirtualHostIR, RoutePolicyIR[]>();
+/** What one virtual host's forwarding routes need: a bit per entry of `filters`, and their ext_authz policies. */
+interface HostFilterUse {
+  mask: number;
+  externalAuth: RoutePolicyIR[];
+}
 
-function policiesOf(vhost: VirtualHostIR): RoutePolicyIR[] {
-  let policies = policiesByHost.get(vhost);
-  if (policies === undefined) {
-    policies = vhost.routes.flatMap((route) => (route.policy !== undefined && route.action.kind === 'forward' ? [route.policy] : []));
-    policiesByHost.set(vhost, policies);
+/** Per virtual host (an incremental build meets most hosts again: a table scan is then a walk of memo hits). */
+const useByHost = new WeakMap<VirtualHostIR, HostFilterUse>();
+
+function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
+  let use = useByHost.get(vhost);
+  if (use === undefined) {
+    use = { mask: 0, externalAuth: [] };
+    for (const route of vhost.routes) {
+      const policy = route.policy;
+      if (policy === undefined || route.action.kind !== 'forward') continue;
+      filters.forEach((filter, i) => {
+        if (filter.usedBy(policy)) use!.mask |= 1 << i;
+      });
+      if (policy.externalAuth !== undefined) use.externalAuth.push(policy);
+    }
+    useByHost.set(vhost, use);
   }
-  return policies;
+  return use;
 }
 
 function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
-  const policies = tables.flatMap((table) => table.virtualHosts.flatMap(policiesOf));
+  let mask = 0;
+  const externalAuth: RoutePolicyIR[] = [];
+  for (const table of tables) {
+    for (const vhost of table.virtualHosts) {
+      const use = filterUseOf(vhost);
+      mask |= use.mask;
+      if (use.externalAuth.length > 0) externalAuth.push(...use.externalAuth);
+    }
+  }
   const chosen: ResourceJson[] = filters
-    .filter((filter) => policies.some(filter.usedBy))
+    .filter((_, i) => (mask & (1 << i)) !== 0)
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));
   // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
   const buffer = chosen.findIndex((filter) => filter['name'] === bufferFilterName);
-  chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(policies));
+  chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(externalAuth));
   return chosen;
 }

@@ -20,8 +20,16 @@ const unavailable: RouteActionIR = { kind: 'direct', status: 503 };
 /** Services by `namespace/name`. */
 export type ServiceIndex = ReadonlyMap<string, Service>;
 
+/** Per list of Services (a routes build translates with the same list again: 10,000 keys are not free). */
+const indexes = new WeakMap<readonly Service[], ServiceIndex>();
+
 export function indexServices(services: readonly Service[]): ServiceIndex {
-  return new Map(services.map((s) => [serviceKey(s.metadata.namespace ?? 'default', s.metadata.name), s]));
+  let index = indexes.get(services);
+  if (index === undefined) {
+    index = new Map(services.map((s) => [serviceKey(s.metadata.namespace ?? 'default', s.metadata.name), s]));
+    indexes.set(services, index);
+  }
+  return index;
 }
 
 export function serviceKey(namespace: string, name: string): string {
