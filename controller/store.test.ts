@@ -113,3 +113,28 @@ test('state() lists every kind, as a snapshot of the lists', (t) => {
   store.delete('Service', 'default', 'web');
   t.is(state.services.length, 1, 'a state taken earlier does not change under the reader');
 });
+
+test('a kind with no write since the last view is the same array; any write to it (a new object, even of the same content) gives a new one', (t) => {
+  const store = new ObjectStore();
+  store.upsert(service('web'));
+  store.upsert(ingressClass);
+  const first = store.state();
+  t.is(store.state().services, first.services);
+  // Writing the very same object again changes nothing.
+  store.upsert(store.get('Service', 'default', 'web')!);
+  t.is(store.state().services, first.services);
+  // The same content in a new object (a newer resourceVersion): the list holds the new object.
+  const newer = service('web', 80, { resourceVersion: '2' });
+  store.upsert(newer);
+  const second = store.state();
+  t.not(second.services, first.services);
+  t.is(second.services[0], newer);
+  t.is(second.ingressClasses, first.ingressClasses, 'other kinds keep their arrays');
+  store.upsert(service('api'));
+  t.deepEqual(store.state().services.map((s) => s.metadata.name), ['web', 'api']);
+  store.delete('Service', 'default', 'api');
+  t.deepEqual(store.state().services.map((s) => s.metadata.name), ['web']);
+  store.replace(['Service'], []);
+  t.deepEqual(store.state().services, []);
+  t.is(store.state().ingressClasses, first.ingressClasses);
+});

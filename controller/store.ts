@@ -30,6 +30,11 @@ function sameContent(a: KubeObject, b: KubeObject): boolean {
 
 export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
   readonly #objects = new Map<KubeKind, Map<string, KubeObject>>(kinds.map((k) => [k, new Map()]));
+  /**
+   * Per kind, the list `list` returned, until an object of that kind is written: a kind that did not change gives
+   * the same array, so builds can tell it unchanged at once and keep what they derived from it.
+   */
+  readonly #lists = new Map<KubeKind, readonly KubeObject[]>();
 
   #map(kind: KubeKind): Map<string, KubeObject> {
     return this.#objects.get(kind)!;
@@ -39,8 +44,14 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     return this.#map(kind).get(`${namespace}/${name}`);
   }
 
-  list(kind: KubeKind): KubeObject[] {
-    return [...this.#map(kind).values()];
+  /** Every object of `kind`; the same array while none of them changes (do not modify it). */
+  list(kind: KubeKind): readonly KubeObject[] {
+    let list = this.#lists.get(kind);
+    if (list === undefined) {
+      list = [...this.#map(kind).values()];
+      this.#lists.set(kind, list);
+    }
+    return list;
   }
 
   count(kind: KubeKind): number {
@@ -59,6 +70,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     const previous = map.get(key);
     if (!previous) return;
     map.delete(key);
+    this.#lists.delete(kind);
     this.emit('change', [{ kind, namespace, name, type: 'deleted', object: previous, previous }]);
   }
 
@@ -81,6 +93,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       for (const [key, previous] of map) {
         if (keep.has(key)) continue;
         map.delete(key);
+        this.#lists.delete(kind);
         changes.push({
           kind,
           namespace: previous.metadata.namespace ?? '',
@@ -101,6 +114,8 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     const previous = map.get(key);
     // The same object again (a re-read of an unchanged manifest file): nothing to compare.
     if (previous === obj) return undefined;
+    // A new object either way (the latest resourceVersion is kept): the kind's list is made again.
+    this.#lists.delete(obj.kind);
     if (previous && sameContent(previous, obj)) {
       map.set(key, obj);
       return undefined;
@@ -117,15 +132,18 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     return change;
   }
 
-  /** A consistent view for the translator (arrays are copies; objects are shared and must not be mutated). */
+  /**
+   * A consistent view for the translator. Arrays and objects are shared and must not be mutated; a kind with no
+   * write since the last view has the same array.
+   */
   state(): ClusterState {
     return {
-      ingresses: this.list('Ingress') as ClusterState['ingresses'][number][],
-      ingressClasses: this.list('IngressClass') as ClusterState['ingressClasses'][number][],
-      services: this.list('Service') as ClusterState['services'][number][],
-      endpointSlices: this.list('EndpointSlice') as ClusterState['endpointSlices'][number][],
-      endpoints: this.list('Endpoints') as ClusterState['endpoints'][number][],
-      secrets: this.list('Secret') as ClusterState['secrets'][number][],
+      ingresses: this.list('Ingress') as ClusterState['ingresses'],
+      ingressClasses: this.list('IngressClass') as ClusterState['ingressClasses'],
+      services: this.list('Service') as ClusterState['services'],
+      endpointSlices: this.list('EndpointSlice') as ClusterState['endpointSlices'],
+      endpoints: this.list('Endpoints') as ClusterState['endpoints'],
+      secrets: this.list('Secret') as ClusterState['secrets'],
     };
   }
 }
