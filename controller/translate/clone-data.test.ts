@@ -14,6 +14,14 @@ test('a copy equals the original and shares no object or array with it', (t) => 
   );
 });
 
+test('an own "__proto__" member is copied as a member, not made the prototype (found by the property above)', (t) => {
+  const value = JSON.parse('{"__proto__": {"a": 1}, "b": 2}') as Record<string, unknown>;
+  const copy = cloneData(value);
+  t.is(Object.getPrototypeOf(copy), Object.prototype);
+  t.deepEqual(Object.keys(copy), ['__proto__', 'b']);
+  t.deepEqual(copy, value);
+});
+
 test('instances of classes are kept as they are, undefined members too', (t) => {
   class Opaque {
     constructor(readonly secret: string) {}

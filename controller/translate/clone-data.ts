@@ -7,6 +7,11 @@ export function cloneData<T>(value: T): T {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const member = cloneData((value as Record<string, unknown>)[key]);
+    // An own "__proto__" member (JSON may have one) would set the copy's prototype if assigned.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: member, enumerable: true, writable: true, configurable: true });
+    else copy[key] = member;
+  }
   return copy as T;
 }
