@@ -204,11 +204,11 @@ export class ManifestDirectorySource {
     this.#watchDirectories(dirs);
     const present = new Set(files);
     for (const file of [...this.#files.keys()]) if (!present.has(file)) this.#files.delete(file);
-    for (const file of files) {
-      let stat: fs.Stats;
-      try {
-        stat = await fsp.stat(file);
-      } catch {
+    // Every file's stat at once: one wait for all of them, not one turn of the event loop per file.
+    const stats = await Promise.all(files.map((file) => fsp.stat(file).catch(() => undefined)));
+    for (const [i, file] of files.entries()) {
+      const stat = stats[i];
+      if (stat === undefined) {
         this.#files.delete(file); // removed while listing
         continue;
       }
