@@ -57,3 +57,14 @@ test('only a last route answering exactly the page is left out: another body, or
   // A wildcard host keeps its own fallback (for one-label names); the catch-all's routes after it lose theirs.
   t.deepEqual(routes.get('*.wild.test'), ['app', 'fallback']);
 });
+
+test('a host built once is built again when the 404 reply differs only in its content type (nothing stale is reused)', async (t) => {
+  const { buildRouteConfiguration } = await import('./route-configuration.js');
+  const host = vhost('a.test', [app, fallback()]);
+  const table = { name: 'http', virtualHosts: [host] };
+  const names = (reply: { body: string; contentType: string }): string[] =>
+    ((buildRouteConfiguration(table, undefined, reply)['virtual_hosts'] as ResourceJson[])[0]!['routes'] as ResourceJson[]).map((r) => String(r['name']));
+  t.deepEqual(names({ body: page, contentType: 'text/html' }), ['app']);
+  // Another content type: the route's page is not the reply's, so the route stays.
+  t.deepEqual(names({ body: page, contentType: 'text/plain' }), ['app', 'fallback']);
+});

@@ -3,20 +3,14 @@
 // rebuilds every route of a table on each change, and those direct responses (a body and a header each) were
 // a large part of that work. A request no route matches gets Envoy's 404 (response flag NR) anyway; the
 // connection managers' local reply mapper gives it the same body and content type.
-import { fallbackRouteName, type GatewayIR, type RouteIR, type VirtualHostIR } from '../controller/translate/ir.js';
+import { fallbackRouteName, type GatewayIR, type RouteIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
+import { catchAllOf } from './virtual-host.js';
 
 /** The response of the translator's 404 fallback route. */
 export interface NotFoundReply {
   body: string;
   contentType: string | undefined;
-}
-
-const catchAllHost = '*';
-
-function catchAllOf(virtualHosts: readonly VirtualHostIR[]): VirtualHostIR | undefined {
-  const last = virtualHosts[virtualHosts.length - 1];
-  return last !== undefined && last.hostnames.includes(catchAllHost) ? last : virtualHosts.find((v) => v.hostnames.includes(catchAllHost));
 }
 
 /** The fallback route as the translator makes it without a default backend: the 404 page for any path. */

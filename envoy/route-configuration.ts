@@ -2,7 +2,8 @@ import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { answersNotFound, type NotFoundReply } from './not-found-reply.js';
-import { authorityRegexFor, buildVirtualHost } from './virtual-host.js';
+import { compareVirtualHosts } from '../controller/translate/virtual-host.js';
+import { authorityRegexFor, buildVirtualHost, catchAllOf } from './virtual-host.js';
 
 // One RouteConfiguration for both listeners. The translator gives plain HTTP and TLS a route table each (they
 // differ where a host redirects plain HTTP to https, or where routes are https-only); Envoy rebuilds the whole
@@ -15,8 +16,6 @@ export const routeConfigurationName = 'ingress';
 
 /** Envoy's default cap on a direct response body; a larger one makes it reject the whole RouteConfiguration. */
 const defaultMaxDirectResponseBodyBytes = 4096;
-
-const catchAllHost = '*';
 
 /**
  * A request that came over plain HTTP, as the connection manager sanitises `x-forwarded-proto` before routing:
@@ -56,7 +55,10 @@ function largestBodyOf(vhost: VirtualHostIR): number {
  * Per virtual host IR: the JSON built from it, for the catch-all routes and the 404 reply it was built with (see
  * built-once.ts).
  */
-const builtVirtualHosts = new WeakMap<VirtualHostIR, { unknownHostRoutes: readonly RouteIR[]; notFoundBody: string | undefined; json: ResourceJson }>();
+const builtVirtualHosts = new WeakMap<
+  VirtualHostIR,
+  { unknownHostRoutes: readonly RouteIR[]; notFoundBody: string | undefined; notFoundType: string | undefined; json: ResourceJson }
+>();
 
 const noRoutes: readonly RouteIR[] = [];
 
@@ -67,13 +69,14 @@ function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly Ro
   if (
     known !== undefined &&
     known.notFoundBody === notFound?.body &&
+    known.notFoundType === notFound?.contentType &&
     (known.unknownHostRoutes === noRoutes || known.unknownHostRoutes === tableUnknownHostRoutes)
   ) {
     return known.json;
   }
   const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
   const json = buildVirtualHost(...withoutTrailingNotFound(vhost, unknownHostRoutes, notFound));
-  builtVirtualHosts.set(vhost, { unknownHostRoutes, notFoundBody: notFound?.body, json });
+  builtVirtualHosts.set(vhost, { unknownHostRoutes, notFoundBody: notFound?.body, notFoundType: notFound?.contentType, json });
   return json;
 }
 
@@ -87,13 +90,6 @@ function withoutTrailingNotFound(
     return answersNotFound(unknownHostRoutes[unknownHostRoutes.length - 1], notFound) ? [vhost, unknownHostRoutes.slice(0, -1)] : [vhost, unknownHostRoutes];
   }
   return answersNotFound(vhost.routes[vhost.routes.length - 1], notFound) ? [{ ...vhost, routes: vhost.routes.slice(0, -1) }, noRoutes] : [vhost, noRoutes];
-}
-
-/** Routes for hosts no virtual host really matches: those of the catch-all (`*`) virtual host, if any. */
-function catchAllOf(table: RouteTableIR): VirtualHostIR | undefined {
-  // The catch-all sorts last (routeTable in translate/virtual-host.ts).
-  const last = table.virtualHosts[table.virtualHosts.length - 1];
-  return last !== undefined && last.hostnames.includes(catchAllHost) ? last : table.virtualHosts.find((v) => v.hostnames.includes(catchAllHost));
 }
 
 function limitedTo(condition: ResourceJson, prefix: string, routes: readonly ResourceJson[]): ResourceJson[] {
@@ -142,8 +138,8 @@ function mergedHost(plain: ResourceJson, tls: ResourceJson): ResourceJson {
  * only one table has is served, on the other scheme, by that scheme's catch-all, as before.
  */
 function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR, notFound: NotFoundReply | undefined): ResourceJson[] {
-  const plainCatchAll = catchAllOf(plain);
-  const tlsCatchAll = catchAllOf(tls);
+  const plainCatchAll = catchAllOf(plain.virtualHosts);
+  const tlsCatchAll = catchAllOf(tls.virtualHosts);
   const plainUnknown = plainCatchAll?.routes ?? noRoutes;
   const tlsUnknown = tlsCatchAll?.routes ?? noRoutes;
   const a = plain.virtualHosts;
@@ -154,7 +150,8 @@ function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR, notFound: No
   while (i < a.length || j < b.length) {
     const p = a[i];
     const s = b[j];
-    const order = p === undefined ? 1 : s === undefined ? -1 : compareHosts(p.name, s.name);
+    // Both tables are in the translator's order (routeTable): a merge by that same comparison.
+    const order = p === undefined ? 1 : s === undefined ? -1 : compareVirtualHosts(p, s);
     const plainHost = order <= 0 ? p : plainCatchAll;
     const tlsHost = order >= 0 ? s : tlsCatchAll;
     if (order <= 0) i++;
@@ -179,12 +176,6 @@ function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR, notFound: No
   return out;
 }
 
-/** Host names in table order: by name, the catch-all last (compareVirtualHosts in translate/virtual-host.ts). */
-function compareHosts(a: string, b: string): number {
-  if (a === catchAllHost || b === catchAllHost) return (a === catchAllHost ? 1 : 0) - (b === catchAllHost ? 1 : 0);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * The RouteConfiguration (RDS resource) both listeners use: `plain` as plain HTTP is served, and `tls` as TLS
  * connections are (undefined when no TLS is terminated: then it is `plain` alone). A virtual host ending in the
@@ -192,7 +183,7 @@ function compareHosts(a: string, b: string): number {
  * matches (not-found-reply.ts).
  */
 export function buildRouteConfiguration(plain: RouteTableIR, tls?: RouteTableIR, notFound?: NotFoundReply): ResourceJson {
-  const plainUnknown = catchAllOf(plain)?.routes ?? noRoutes;
+  const plainUnknown = catchAllOf(plain.virtualHosts)?.routes ?? noRoutes;
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
     name: routeConfigurationName,

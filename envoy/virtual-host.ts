@@ -4,6 +4,12 @@ import { buildRoute } from './route.js';
 
 const catchAllHost = '*';
 
+/** The catch-all (`*`) virtual host of a table, if any (the translator sorts it last). */
+export function catchAllOf(virtualHosts: readonly VirtualHostIR[]): VirtualHostIR | undefined {
+  const last = virtualHosts[virtualHosts.length - 1];
+  return last !== undefined && last.hostnames.includes(catchAllHost) ? last : virtualHosts.find((v) => v.hostnames.includes(catchAllHost));
+}
+
 function isWildcard(hostname: string): boolean {
   return hostname.startsWith('*.');
 }
