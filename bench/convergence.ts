@@ -177,7 +177,12 @@ function ingressManifest(name: string, host: string, service: string): object {
   };
 }
 
-export function apiVersionOf(kind: string): string {
+/** `o` with the apiVersion of its kind first, as a manifest or an API request has it. */
+export function withApiVersion(o: object): object {
+  return { apiVersion: apiVersionOf((o as { kind: string }).kind), ...o };
+}
+
+function apiVersionOf(kind: string): string {
   return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
 }
 
@@ -185,10 +190,11 @@ export function progress(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
-async function until(predicate: () => boolean, timeoutMs = 300_000): Promise<void> {
+/** Polls `predicate` every 10 ms until it holds; throws after `timeoutMs` naming `what` it waited for. */
+export async function until(predicate: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!predicate()) {
-    if (performance.now() > deadline) throw new Error('timed out waiting for the manifest source');
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -219,15 +225,15 @@ export async function runConvergence(
       const stack = await startEnvoyStack();
       try {
         await writeAtomically(join(stack.dir, 'class.yaml'), stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }));
-        await until(() => stack.controller.store.count('IngressClass') > 0);
+        await until(() => stack.controller.store.count('IngressClass') > 0, 'the manifest source to load the IngressClass', 300_000);
         if (n > 0) {
           const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: '127.0.0.1', port: backend.port }) });
-          const existing = objectsOf({ ...state, ingressClasses: [] }).map((o) => stringify({ apiVersion: apiVersionOf((o as { kind: string }).kind), ...o })).join('---\n');
+          const existing = objectsOf({ ...state, ingressClasses: [] }).map((o) => stringify(withApiVersion(o))).join('---\n');
           await writeAtomically(join(stack.dir, 'existing.yaml'), existing);
-          await until(() => stack.controller.store.count('Ingress') >= n);
+          await until(() => stack.controller.store.count('Ingress') >= n, 'the manifest source to load every Ingress', 300_000);
           await stack.controller.reconciler.idle();
           // Measure from a settled Envoy: one still applying the initial config would delay the first apply.
-          await until(() => envoysInSync(stack.controller));
+          await until(() => envoysInSync(stack.controller), 'Envoy to ACK the initial config', 300_000);
         }
         progress(`convergence: config with ${n} Ingresses loaded; applying new Ingresses`);
         const applies = await timeApplies(stack, poller, runs, async (name, host) => {

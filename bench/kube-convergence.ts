@@ -9,7 +9,7 @@ import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster
 import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { apiVersionOf, appObjects, envoysInSync, ingressesForRoutes, progress, summarizeStages, timeApplies } from './convergence.js';
+import { appObjects, envoysInSync, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
 import { createTestHost } from '../test/harness/netns-host.js';
 import { startEnvoyStack, type StartController } from './envoy-stack.js';
 import { startApiCreator } from './api-creator.js';
@@ -39,8 +39,8 @@ export interface KubeConvergenceResult {
   stages: Record<keyof KubeApplyStages, Summary>;
 }
 
-function withApiVersion(o: object): KubernetesObject {
-  return { apiVersion: apiVersionOf((o as { kind: string }).kind), ...o } as KubernetesObject;
+function asKubernetesObject(o: object): KubernetesObject {
+  return withApiVersion(o) as KubernetesObject;
 }
 
 /** Creates `objects` through the API, `concurrency` requests at a time (order kept within each kind's batch). */
@@ -69,14 +69,6 @@ const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPor
     leaderElection: { namespace: 'default', name: 'envoy-ingress-bench', identity: `bench-${process.pid}` },
   });
 };
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export async function runKubeConvergence(
   routeCounts: readonly number[],
@@ -109,7 +101,7 @@ export async function runKubeConvergence(
         const loadStart = performance.now();
         if (n > 0) {
           const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: backend.address, port: backend.port }) });
-          const objects = objectsOf({ ...state, ingressClasses: [] }).map(withApiVersion);
+          const objects = objectsOf({ ...state, ingressClasses: [] }).map(asKubernetesObject);
           // Services, EndpointSlices and Secrets before the Ingresses that name them.
           await createAll(api, objects.filter((o) => o.kind !== 'Ingress'), 8);
           await createAll(api, objects.filter((o) => o.kind === 'Ingress'), 8);
@@ -125,7 +117,7 @@ export async function runKubeConvergence(
           // The new objects come from another process, as from kubectl: here they would queue behind the builds.
           const creator = await startApiCreator(cluster.adminKubeconfigPath);
           const applies = await timeApplies(stack, poller, runs, async (name, host) => {
-            const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(withApiVersion));
+            const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(asKubernetesObject));
             return { startMs, handedMs: doneMs };
           });
           await creator.close();
