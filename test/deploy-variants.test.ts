@@ -68,7 +68,7 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   const controller = docs.find((d) => d.kind === 'Deployment')!;
   t.is(controller.metadata.name, 'envoy-ingress-controller');
   const args: string[] = controller.spec.template.spec.containers[0].args;
-  for (const flag of ['--xds-tls-cert=', '--xds-tls-key=', '--xds-tls-ca=', '--xds-address=0.0.0.0:']) {
+  for (const flag of ['--xds-tls-cert=', '--xds-tls-key=', '--xds-tls-ca=', '--xds-tls-client-san=', '--xds-address=0.0.0.0:']) {
     t.true(args.some((a) => a.startsWith(flag)), flag);
   }
   t.is(docs.find((d) => d.kind === 'DaemonSet')!.metadata.name, 'envoy-ingress-envoy');
