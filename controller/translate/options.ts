@@ -18,6 +18,11 @@ export interface TranslateOptions {
    * our own annotations win where both set the same thing.
    */
   nginxAnnotations?: boolean;
+  /**
+   * Status of the https redirects (ssl-redirect, force-ssl-redirect) of Ingresses read through the nginx layer:
+   * ingress-nginx's ConfigMap key http-redirect-code (default 308). Our own annotations keep 301.
+   */
+  nginxHttpRedirectCode?: 301 | 302 | 307 | 308;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>
