@@ -288,3 +288,29 @@ test('every flag the chart passes to our image exists, with every value set, in 
   // The value-driven flags are among them.
   for (const flag of ['--ingress-class', '--controller-name', '--nginx-annotations', '--metrics-address', '--publish-nodes', '--xds-tls-cert']) t.true(flags.has(flag), flag);
 });
+
+test.serial('an install made with kubectl apply -f deploy/ is adopted by helm install as the README says, without replacing a pod template', async (t) => {
+  const kubeconfig = home.file('kubeconfig-adopt');
+  await writeFile(kubeconfig, kube.cluster.kubeconfig({ token: kube.cluster.adminToken }), { mode: 0o600 });
+  const deployDir = path.join(repoRoot, 'deploy');
+  await kube.cluster.kubectlOk(['apply', '-f', deployDir]);
+  const before = JSON.parse(await kube.cluster.kubectlOk(['get', '-n', 'envoy-ingress', 'deployment', 'envoy-ingress', '-o', 'json']));
+  // Without the ownership metadata Helm refuses to touch the objects.
+  const refused = await t.throwsAsync(helm(['install', 'envoy-ingress', chartDir, '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress']));
+  t.regex(refused!.message, /exists and cannot be imported into the current release/);
+  // The README's command: Helm takes the objects over (kubectl's client-side apply owns fields the API server
+  // defaulted, e.g. fieldRef.apiVersion, hence --force-conflicts: the values are the same).
+  await helm(['install', 'envoy-ingress', chartDir, '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress', '--take-ownership', '--force-conflicts']);
+  const after = JSON.parse(await kube.cluster.kubectlOk(['get', '-n', 'envoy-ingress', 'deployment', 'envoy-ingress', '-o', 'json']));
+  t.is(after.metadata.uid, before.metadata.uid);
+  // The same spec, pod template included: no rollout. (metadata.generation does move: a Deployment counts
+  // annotation changes too, Helm's own among them.)
+  t.deepEqual(after.spec, before.spec);
+  t.is(after.metadata.annotations['meta.helm.sh/release-name'], 'envoy-ingress');
+  const { stdout } = await helm(['list', '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress', '--output', 'json']);
+  t.deepEqual(
+    JSON.parse(stdout).map((r: { name: string; status: string }) => [r.name, r.status]),
+    [['envoy-ingress', 'deployed']],
+  );
+  await helm(['uninstall', 'envoy-ingress', '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress']);
+});
