@@ -166,7 +166,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-secret': {
     status: 'supported-with-difference',
     equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx',
+    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
   'auth-realm': {
