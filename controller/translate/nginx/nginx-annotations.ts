@@ -12,7 +12,7 @@ import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
-import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
+import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
@@ -194,7 +194,7 @@ function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
 }
 
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
-export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): NginxMapping {
+export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[], layer: NginxLayerOptions = {}): NginxMapping {
   // A canary's own settings are only its canary-* ones (nginx-canary.ts); the rest are the main Ingress's.
   if (isNginxCanary(ingress)) {
     readNginxCanary(ingress, diagnostics);
@@ -265,7 +265,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   if (redirect !== undefined) mapping.redirect = redirect;
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
-  const auth = readNginxAuth(ingress, diagnostics);
+  const auth = readNginxAuth(ingress, diagnostics, layer);
   if (auth !== undefined) mapping.auth = auth;
   const cors = readNginxCors(ingress, diagnostics);
   if (cors !== undefined) mapping.cors = cors;
@@ -277,9 +277,9 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
  * Our annotations of an Ingress, with its nginx annotations mapped in when `nginx` is on. Our own annotations win
  * over nginx ones that set the same thing (rewrite-prefix over rewrite-target included).
  */
-export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean): NginxIngressAnnotations {
+export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean, layer: NginxLayerOptions = {}): NginxIngressAnnotations {
   if (!nginx) return parseAnnotations(ingress, diagnostics);
-  const mapping = mapNginxAnnotations(ingress, diagnostics);
+  const mapping = mapNginxAnnotations(ingress, diagnostics, layer);
   const annotations = { ...mapping.own, ...ingress.metadata.annotations };
   // x-forwarded-prefix merges into our request-headers-set rather than being shadowed by it.
   const merged = mapping.own[Annotation.requestHeadersSet];
