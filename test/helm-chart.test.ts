@@ -188,6 +188,7 @@ test('names and addresses follow the release and its namespace', async (t) => {
   const controller = container(find(objects, 'Deployment', 'edge-envoy-ingress-controller'), 'controller');
   t.true(controller.args.includes('--publish-service=ingress-system/edge-envoy-ingress'));
   t.true(controller.args.includes('--leader-election-namespace=ingress-system'));
+  t.true(controller.args.includes('--xds-tls-client-san=edge-envoy-ingress-envoy.ingress-system.svc'));
   const bootstrap = find(objects, 'ConfigMap', 'edge-envoy-ingress-bootstrap').data!['bootstrap.yaml']!;
   t.regex(bootstrap, /address: edge-envoy-ingress-xds\.ingress-system\.svc\n/);
   t.regex(bootstrap, /exact: edge-envoy-ingress-xds\.ingress-system\.svc\n/);

@@ -137,3 +137,34 @@ allowPrivilegeEscalation: false
 capabilities:
   drop: ["ALL"]
 {{- end -}}
+
+{{/*
+The API token (it can read every TLS Secret of the cluster) as a volume for the controller container only: the
+internet-facing Envoy of the same pod gets none (the pod has automountServiceAccountToken: false). The layout of
+the kubelet's own kube-api-access volume.
+*/}}
+{{- define "envoy-ingress.apiTokenVolume" -}}
+- name: kube-api-access
+  projected:
+    defaultMode: 0444
+    sources:
+      - serviceAccountToken:
+          path: token
+          expirationSeconds: 3607
+      - configMap:
+          name: kube-root-ca.crt
+          items:
+            - key: ca.crt
+              path: ca.crt
+      - downwardAPI:
+          items:
+            - path: namespace
+              fieldRef:
+                fieldPath: metadata.namespace
+{{- end -}}
+
+{{- define "envoy-ingress.apiTokenMount" -}}
+- name: kube-api-access
+  mountPath: /var/run/secrets/kubernetes.io/serviceaccount
+  readOnly: true
+{{- end -}}
