@@ -30,6 +30,7 @@ export interface TranslationFlags {
   http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
   nginxAnnotations?: boolean;
+  nginxAllowCrossNamespaceResources?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
@@ -98,6 +99,7 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
@@ -119,6 +121,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
+      ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,
