@@ -23,6 +23,12 @@ export interface TranslateOptions {
    * ingress-nginx's ConfigMap key http-redirect-code (default 308). Our own annotations keep 301.
    */
   nginxHttpRedirectCode?: 301 | 302 | 307 | 308;
+  /**
+   * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
+   * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
+   * --nginx-allow-cross-namespace-resources).
+   */
+  nginxAllowCrossNamespaceResources?: boolean;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>
