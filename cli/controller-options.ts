@@ -26,8 +26,11 @@ export interface TranslationFlags {
   requestHeadersTimeout: string;
   allowExternalName?: boolean;
   nginxAnnotations?: boolean;
+  nginxAllowCrossNamespaceResources?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
+  /** 'true' or 'false' (`--access-log-query=false`). */
+  accessLogQuery?: string;
 }
 
 /** A whole number within [min, max]; throws a message naming the flag. */
@@ -79,11 +82,17 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
     .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
-    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'));
+    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'))
+    .addOption(
+      new Option('--access-log-query <enabled>', 'the access log\'s path includes the query string (false: tokens in URLs stay out of the logs)')
+        .choices(['true', 'false'])
+        .default('true'),
+    );
 }
 
 export function translationOptions(flags: TranslationFlags): { translate: TranslateOptions; envoy: EnvoyOptions } {
@@ -95,6 +104,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
+      ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,
@@ -103,6 +113,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       edge: edgeHardeningOptions(flags),
       // Absent means on (the builders' default).
       ...(flags.accessLog === 'false' ? { accessLog: false } : {}),
+      ...(flags.accessLogQuery === 'false' ? { accessLogQuery: false } : {}),
     },
   };
 }

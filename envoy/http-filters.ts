@@ -9,10 +9,19 @@ import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { buildLuaFilterConfig, luaFilterName } from './affinity-cookie.js';
+import { corsResponseFilterName, headerMutationType } from './cors-response.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // First, so it sees every response last, whichever filter made it (custom-http-errors replaces a 403 too).
   { name: customResponseFilterName, usedBy: (p) => p.errorPages !== undefined, config: { '@type': customResponseType } },
+  // ingress-nginx CORS headers: before every filter that can answer by itself (RBAC's 403, a rate limit's 503,
+  // authentication's 401), so those answers carry them too, as nginx's more_set_headers puts them on every response.
+  // Authentication filters must stay after it.
+  {
+    name: corsResponseFilterName,
+    usedBy: (p) => p.corsResponse !== undefined,
+    config: { '@type': headerMutationType },
+  },
   // Access control first: a denied client learns nothing else about the route.
   {
     name: rbacFilterName,

@@ -18,6 +18,11 @@ export interface NginxAnnotationEntry {
   equivalent?: string;
   /** For supported-with-difference: what behaves differently. For unsupported/refused: why, or what to use. */
   note?: string;
+  /**
+   * Each difference an ingress-nginx parity table row shows (test/nginx-parity/*.yaml), by the id the rows cite:
+   * what a request gets here and what ingress-nginx answers instead. migrate-check names them all.
+   */
+  differences?: Readonly<Record<string, string>>;
 }
 
 const ours = (name: string): string => `${annotationPrefix}${name}`;
@@ -53,16 +58,19 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     note: `${clientAddress}; an unreadable list denies every client`,
   },
   'enable-cors': {
-    status: 'supported',
-    equivalent: ours('cors-allow-origins'),
-    note: 'defaults as in ingress-nginx: origin *, credentials true, max-age 1728000',
+    status: 'supported-with-difference',
+    equivalent: "ingress-nginx's CORS block itself: its headers on every response of the routes for an allowed Origin (Envoy header_mutation, so a 401/403 of the proxy has them too) and OPTIONS answered 204 by the proxy before access control, rate limits and authentication (not Envoy's CORS filter)",
+    note: 'defaults as in ingress-nginx (origin *, its methods and headers, credentials true, max-age 1728000); a plain-HTTP request to a host that redirects to https is redirected without CORS headers, OPTIONS included, where nginx answers the OPTIONS 204 and puts the headers on the redirect',
   },
-  'cors-allow-origin': { status: 'supported', equivalent: ours('cors-allow-origins') },
-  'cors-allow-methods': { status: 'supported', equivalent: ours('cors-allow-methods') },
-  'cors-allow-headers': { status: 'supported', equivalent: ours('cors-allow-headers') },
-  'cors-expose-headers': { status: 'supported', equivalent: ours('cors-expose-headers') },
-  'cors-allow-credentials': { status: 'supported', equivalent: ours('cors-allow-credentials') },
-  'cors-max-age': { status: 'supported', equivalent: ours('cors-max-age') },
+  'cors-allow-origin': {
+    status: 'supported',
+    equivalent: 'the Origins that get the CORS headers, matched as ingress-nginx does (case-insensitive, "*." one label, scheme and port included, any scheme); "*" (the default, or a blank or invalid list) sends Access-Control-Allow-Origin: * to every request',
+  },
+  'cors-allow-methods': { status: 'supported', equivalent: 'Access-Control-Allow-Methods, as written' },
+  'cors-allow-headers': { status: 'supported', equivalent: 'Access-Control-Allow-Headers, as written' },
+  'cors-expose-headers': { status: 'supported', equivalent: 'Access-Control-Expose-Headers, as written' },
+  'cors-allow-credentials': { status: 'supported', equivalent: 'Access-Control-Allow-Credentials: true unless "false"' },
+  'cors-max-age': { status: 'supported', equivalent: 'Access-Control-Max-Age' },
   'upstream-hash-by': {
     status: 'supported-with-difference',
     equivalent: `${ours('hash-by')} (ring hash)`,
@@ -113,6 +121,9 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'a redirect route action (301)',
     note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
+    differences: {
+      'location-gets-slash': 'Location is the URL with "/" appended when it has no path (http://a.example -> http://a.example/); ingress-nginx sends the value as written',
+    },
   },
   'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
   'temporal-redirect': {
@@ -170,7 +181,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-secret': {
     status: 'supported-with-difference',
     equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx',
+    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
   'auth-realm': {
