@@ -82,6 +82,8 @@ function sameTables(a: readonly RouteTableIR[], b: readonly RouteTableIR[]): boo
 
 const filtersByTables = new WeakMap<RouteTableIR, { tables: readonly RouteTableIR[]; filters: ResourceJson[] }>();
 
+const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name === corsResponseFilterName);
+
 /** What one virtual host's forwarding routes need: a bit per entry of `filters`, and their ext_authz policies. */
 interface HostFilterUse {
   mask: number;
@@ -97,7 +99,12 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
     use = { mask: 0, externalAuth: [] };
     for (const route of vhost.routes) {
       const policy = route.policy;
-      if (policy === undefined || route.action.kind !== 'forward') continue;
+      if (policy === undefined) continue;
+      // A redirect route carries only an ingress-nginx CORS policy (its headers go on the redirect).
+      if (route.action.kind !== 'forward') {
+        if (route.action.kind === 'https-redirect' && policy.corsResponse !== undefined) use.mask |= corsResponseFilterBit;
+        continue;
+      }
       filters.forEach((filter, i) => {
         if (filter.usedBy(policy)) use!.mask |= 1 << i;
       });

@@ -103,6 +103,6 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
 /** The Envoy routes of a RouteIR, in match order: one, or with ingress-nginx CORS its preflight route first. */
 export function buildRoutes(route: RouteIR, authorityRegex?: string): ResourceJson[] {
   const built = buildRoute(route, authorityRegex);
-  const cors = route.action.kind === 'forward' ? route.policy?.corsResponse : undefined;
+  const cors = route.action.kind === 'forward' || route.action.kind === 'https-redirect' ? route.policy?.corsResponse : undefined;
   return cors === undefined ? [built] : buildCorsResponseRoutes(built, cors);
 }

@@ -64,6 +64,11 @@ const world = defineSharedWorld<World>(async (scope) => {
       'cors-max-age': '600',
     }),
     nginxIngress('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
+    ingress('cors-tls', {
+      annotations: nginx({ 'enable-cors': 'true', 'cors-allow-origin': 'https://app.example.test' }),
+      rules: [{ host: 'cors-tls.test', paths: [{ path: '/api', service: 'web' }] }],
+      tls: [{ hosts: ['cors-tls.test'], secretName: 'plain-ok-tls' }],
+    }),
     nginxIngress('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
     nginxIngress('hash-cookie', 'hash-cookie.test', 'sticky', { 'upstream-hash-by': '$cookie_sid' }),
     nginxIngress('hash-addr', 'hash-addr.test', 'sticky', { 'upstream-hash-by': '$remote_addr' }),
@@ -191,6 +196,24 @@ test("enable-cors alone: ingress-nginx's defaults (origin *, on every response, 
   const plain = await get(w, 'cors-defaults.test', '/');
   t.is(plain.json?.service, 'web');
   t.is(plain.headers['access-control-allow-origin'], '*', 'with or without an Origin');
+});
+
+test('enable-cors on a TLS host: over plain HTTP an allowed OPTIONS is answered 204 and the https redirect carries the CORS headers, as nginx runs its CORS block before redirecting', async (t) => {
+  const w = await world(t);
+  const origin = { origin: 'https://app.example.test' };
+  const preflight = await get(w, 'cors-tls.test', '/api', corsPreflight(origin.origin, 'GET'));
+  t.is(preflight.status, 204);
+  t.is(preflight.headers['access-control-allow-origin'], origin.origin);
+  const redirected = await get(w, 'cors-tls.test', '/api/x', { headers: origin });
+  t.true([301, 308].includes(redirected.status), `status ${redirected.status}`);
+  t.is(redirected.headers['access-control-allow-origin'], origin.origin);
+  t.is(redirected.headers['access-control-max-age'], '1728000');
+  // Another Origin, or another path of the host: redirected, no CORS headers; OPTIONS redirected too.
+  const other = await get(w, 'cors-tls.test', '/api', corsPreflight('https://evil.test', 'GET'));
+  t.true([301, 308].includes(other.status), `status ${other.status}`);
+  t.is(other.headers['access-control-allow-origin'], undefined);
+  const otherPath = await get(w, 'cors-tls.test', '/elsewhere', { method: 'OPTIONS', headers: origin });
+  t.true([301, 308].includes(otherPath.status), `status ${otherPath.status}`);
 });
 
 test('upstream-hash-by $http_x_user: one user always reaches the same endpoint, users spread over both', async (t) => {

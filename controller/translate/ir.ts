@@ -73,7 +73,10 @@ export interface RouteIR {
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: ObjectRef;
-  /** Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes. */
+  /**
+   * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
+   * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).
+   */
   policy?: RoutePolicyIR;
 }
 

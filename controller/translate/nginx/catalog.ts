@@ -58,9 +58,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     note: `${clientAddress}; an unreadable list denies every client`,
   },
   'enable-cors': {
-    status: 'supported-with-difference',
-    equivalent: "ingress-nginx's CORS block itself: its headers on every response of the routes for an allowed Origin (Envoy header_mutation, so a 401/403 of the proxy has them too) and OPTIONS answered 204 by the proxy before access control, rate limits and authentication (not Envoy's CORS filter)",
-    note: 'defaults as in ingress-nginx (origin *, its methods and headers, credentials true, max-age 1728000); a plain-HTTP request to a host that redirects to https is redirected without CORS headers, OPTIONS included, where nginx answers the OPTIONS 204 and puts the headers on the redirect',
+    status: 'supported',
+    equivalent: "ingress-nginx's CORS block itself (not Envoy's CORS filter): for an allowed Origin its headers on every response of the routes (Envoy header_mutation, so the proxy's own 401/403/503 and https redirects have them too) and OPTIONS answered 204 by the proxy before access control, rate limits, authentication and the https redirect; defaults as in ingress-nginx (origin *, its methods and headers, credentials true, max-age 1728000)",
   },
   'cors-allow-origin': {
     status: 'supported',
