@@ -3,6 +3,7 @@
 // differently. The layer and `envoy-ingress migrate-check` both read this one table, so they cannot disagree
 // (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
 import { annotationPrefix } from '../options.js';
+import { unmappedNginxAnnotations } from './catalog-unmapped.js';
 
 export const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
 
@@ -31,6 +32,8 @@ const clientAddress =
 
 /** Keyed by the name after the prefix. */
 export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
+  // Every other annotation of ingress-nginx's annotations page, unsupported with its reason (an entry below wins).
+  ...unmappedNginxAnnotations,
   'ssl-redirect': {
     status: 'supported',
     equivalent: `${ours('ssl-redirect')}, with ingress-nginx's redirect: 308 (the ConfigMap's http-redirect-code), Location https://host + path and query, no port, a trailing slash dropped (preserve-trailing-slash keeps it)`,
