@@ -24,13 +24,18 @@ export type PathMatchIR =
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
   | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
-  /** Redirect the same host and path to https. */
-  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number }
   /**
-   * Redirect to one fixed URL whatever the request path (ingress-nginx permanent-redirect / temporal-redirect):
-   * scheme, host, port, path and query of the Location are all these (no query: the request's is dropped).
+   * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
+   * (ingress-nginx: `/a/` -> `https://host/a`, `/` -> `https://host`), unless preserve-trailing-slash.
    */
-  | { kind: 'url-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port?: number; path: string; query?: string }
+  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
+  /**
+   * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
+   * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
+   * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
+   * absolute_redirect) unless `relative` (relative-redirects); the request's query is never added.
+   */
+  | { kind: 'url-redirect'; statusCode: number; location: string; relative?: true }
   /**
    * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
    * dropped, `query` (when given) is sent instead.
@@ -357,9 +362,11 @@ export interface GatewayIR {
   tlsPassthrough?: TlsPassthroughIR[];
   /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
   fallbackClusters?: FallbackClusterIR[];
+  /** The users of every basic-auth Secret routes name (BasicAuthIR.usersId), sorted by id; absent means none. */
+  basicAuthUsers?: BasicAuthUsersIR[];
 }
 
-/** htpasswd text (`user:{SHA}hash` lines) that does not print itself: password hashes are credentials too. */
+/** htpasswd text (`user:hash` lines) that does not print itself: password hashes are credentials too. */
 export class HtpasswdUsers {
   readonly #text: string;
   constructor(text: string) {
@@ -376,11 +383,23 @@ export class HtpasswdUsers {
   }
 }
 
-/** HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. */
+/**
+ * HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. Envoy asks the controller
+ * (ext_authz over gRPC) with `usersId`; the users themselves stay in the controller (GatewayIR.basicAuthUsers).
+ */
 export interface BasicAuthIR {
-  users: HtpasswdUsers;
-  /** The Secret the users come from, so a problem Envoy finds can be reported on it. */
+  /** Which entry of GatewayIR.basicAuthUsers holds the users: `namespace/name/secretType` of their Secret. */
+  usersId: string;
+  /** The realm of the 401's `WWW-Authenticate: Basic realm="..."` challenge (auth-realm; empty by default, as nginx). */
+  realm: string;
+  /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+}
+
+/** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
+export interface BasicAuthUsersIR {
+  id: string;
+  users: HtpasswdUsers;
 }
 
 /**

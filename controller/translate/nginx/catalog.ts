@@ -31,8 +31,11 @@ const clientAddress =
 
 /** Keyed by the name after the prefix. */
 export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
-  'ssl-redirect': { status: 'supported', equivalent: ours('ssl-redirect') },
-  'force-ssl-redirect': { status: 'supported', equivalent: ours('force-ssl-redirect') },
+  'ssl-redirect': {
+    status: 'supported',
+    equivalent: `${ours('ssl-redirect')}, with ingress-nginx's redirect: 308 (the ConfigMap's http-redirect-code), Location https://host + path and query, no port, a trailing slash dropped (preserve-trailing-slash keeps it)`,
+  },
+  'force-ssl-redirect': { status: 'supported', equivalent: `${ours('force-ssl-redirect')}, with ingress-nginx's redirect (as ssl-redirect)` },
   'backend-protocol': {
     status: 'supported',
     equivalent: ours('backend-protocol'),
@@ -127,19 +130,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (301)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
-    differences: {
-      'location-gets-slash': 'Location is the URL with "/" appended when it has no path (http://a.example -> http://a.example/); ingress-nginx sends the value as written',
-    },
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 301 with the value as Location, as written (nginx return 301 URL); a path is made absolute on the request\'s scheme and host (nginx absolute_redirect) unless relative-redirects',
   },
-  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
+  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status, 300 to 308 (else 301, as in ingress-nginx; 300, 304, 305 and 306 send the URL as the body, as nginx does)' },
   'temporal-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (302)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); wins over permanent-redirect, as in ingress-nginx',
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 302 with the value (an http:// or https:// URL) as Location; wins over permanent-redirect, as in ingress-nginx',
   },
+  'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
+  'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
+  'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {
@@ -184,20 +185,16 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'auth-type': {
     status: 'supported-with-difference',
-    equivalent: 'Envoy basic_auth filter on the Ingress\'s routes',
+    equivalent: 'basic auth checked by the controller (Envoy ext_authz over gRPC on the xDS connection) on the Ingress\'s routes',
     note: '"basic" only: "digest" (which Envoy cannot do) makes the paths answer 503, as any auth setting that cannot be honoured',
   },
   'auth-secret': {
-    status: 'supported-with-difference',
-    equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
+    status: 'supported',
+    equivalent: 'the users the controller checks credentials against',
+    note: 'every hash ingress-nginx accepts (apr1 as htpasswd -c writes it, bcrypt $2y$/$2a$/$2b$, SHA-256/512-crypt, MD5-crypt, DES crypt, {SHA}, {SSHA}, {PLAIN}); the Authorization header is not sent upstream (as ingress-nginx); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default); entries that cannot log in are reported by line, never with their name or hash',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
-  'auth-realm': {
-    status: 'supported-with-difference',
-    equivalent: 'the Basic challenge of the 401',
-    note: 'Envoy always answers WWW-Authenticate: Basic realm="<request URL>", so browsers show the URL instead of the given realm',
-  },
+  'auth-realm': { status: 'supported', equivalent: 'the realm of the 401\'s WWW-Authenticate: Basic challenge (empty by default, as nginx)' },
   'auth-url': {
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',
