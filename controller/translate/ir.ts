@@ -200,6 +200,31 @@ export interface RoutePolicyIR {
   hostRewriteFromHeader?: string;
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
+  /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
+  affinityCookie?: AffinityCookieIR;
+}
+
+/**
+ * ingress-nginx session affinity (affinity: cookie). A request without the cookie gets a random key, which picks the
+ * endpoint (ring hash over the key); the answer sets `name=KEY|BACKEND` with the attributes below, BACKEND being the
+ * key of the cluster that answered (`backends`). A request with the cookie is hashed on its KEY, and its BACKEND
+ * pins it to that cluster (a canary's or the main one: the routes that match it come first, see nginx-canary.ts).
+ */
+export interface AffinityCookieIR {
+  name: string;
+  path: string;
+  /** Expires = now + this (ingress-nginx session-cookie-expires). */
+  expiresSeconds?: number;
+  maxAgeSeconds?: number;
+  domain?: string;
+  /** As written (ingress-nginx checks it case-insensitively and sends it unchanged). */
+  sameSite?: string;
+  /** SameSite=None is left out for the user agents that reject it (ingress-nginx same_site.lua). */
+  conditionalSameSiteNone?: boolean;
+  /** Secure on every answer; otherwise only on TLS connections. */
+  secure?: boolean;
+  /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
+  backends: { cluster: string; key: string }[];
 }
 
 /**
