@@ -53,7 +53,10 @@ function buildRegexRewrite(match: PathMatchIR, rewrite: PathRewriteIR): Resource
 function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   switch (policy.kind) {
     case 'header':
+      if (policy.stripQuery === true) return { header: { header_name: policy.name, regex_rewrite: { pattern: { regex: '\\?.*$' }, substitution: '' } } };
       return { header: { header_name: policy.name } };
+    case 'query-parameter':
+      return { query_parameter: { name: policy.name } };
     case 'cookie': {
       // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
       const cookie: ResourceJson = { name: policy.name, ttl: `${policy.ttlSeconds ?? 0}s`, path: policy.path ?? '/' };

@@ -115,7 +115,10 @@ export interface RetryPolicyIR {
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
 export type HashPolicyIR =
-  | { kind: 'header'; name: string }
+  /** A request header (or pseudo-header such as `:path`); `stripQuery`: its value up to the `?`. */
+  | { kind: 'header'; name: string; stripQuery?: true }
+  /** A query parameter's value (ingress-nginx upstream-hash-by `$arg_NAME`). */
+  | { kind: 'query-parameter'; name: string }
   /**
    * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
    * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).

@@ -75,11 +75,21 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'cors-max-age': { status: 'supported', equivalent: 'Access-Control-Max-Age' },
   'upstream-hash-by': {
     status: 'supported-with-difference',
-    equivalent: `${ours('hash-by')} (ring hash)`,
-    note: 'only $remote_addr/$binary_remote_addr, $http_NAME and $cookie_NAME are mapped; Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch',
+    equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
+    note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
-  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped: upstream-hash-by sends a key to one pod, not to a subset of pods' },
-  'load-balance': { status: 'unsupported', note: `not mapped: use ${ours('load-balancer')} (round-robin, the default as in nginx; least-request comes closest to ewma)` },
+  'upstream-hash-by-subset': {
+    status: 'unsupported',
+    note: 'not mapped (nor upstream-hash-by-subset-size)',
+    differences: {
+      'one-pod': 'a key goes to one pod, where ingress-nginx spreads it over a subset of upstream-hash-by-subset-size pods (default 3)',
+    },
+  },
+  'load-balance': {
+    status: 'supported-with-difference',
+    equivalent: 'the balancer of the Ingress\'s clusters: round_robin -> round robin (the default), ewma -> least request',
+    note: 'ewma (latency-weighted) has no Envoy equivalent: least request, which also favours the endpoints answering fastest; affinity and upstream-hash-by win over it, as in ingress-nginx',
+  },
   affinity: {
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',

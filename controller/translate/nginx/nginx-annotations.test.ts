@@ -45,6 +45,7 @@ const samples: Record<string, Record<string, string>> = {
   'cors-allow-credentials': { 'enable-cors': 'true', 'cors-allow-credentials': 'false' },
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
+  'load-balance': { 'load-balance': 'ewma' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
