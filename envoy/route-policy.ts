@@ -7,7 +7,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
 import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
@@ -196,8 +196,11 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined) {
-    fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+    const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
+    if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    added.push(forwardedHostRequestHeader());
+    fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {
     fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];

@@ -153,7 +153,11 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
-  'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
+  'upstream-vhost': {
+    status: 'supported',
+    equivalent: 'the Host header sent upstream (route host rewrite); the client\'s Host goes in X-Forwarded-Host, as ingress-nginx sends it to every backend',
+  },
+  'connection-proxy-header': { status: 'supported', equivalent: `${ours('request-headers-set')} Connection ("close" or "keep-alive", the values ingress-nginx accepts)` },
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
@@ -234,7 +238,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
-    note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+    note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

@@ -72,6 +72,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxNextUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
+  'connection-proxy-header',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
   ...nginxRegexAnnotations,
@@ -179,18 +180,26 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
 
+  /** A request header an nginx annotation sets (proxy_set_header), merged into our request-headers-set. */
+  const setRequestHeader = (name: string, value: string): void => {
+    const existing = r.own[Annotation.requestHeadersSet] ?? ingress.metadata.annotations?.[Annotation.requestHeadersSet];
+    const oursSetsIt = ingress.metadata.annotations?.[Annotation.requestHeadersSet]
+      ?.split(/\r?\n/)
+      .some((line) => parseHeaderName(line.split(':')[0] ?? '') === name.toLowerCase());
+    // Ours wins for the same header; other headers of ours are kept beside it.
+    if (oursSetsIt !== true) r.own[Annotation.requestHeadersSet] = [existing, `${name}: ${value}`].filter((l) => l !== undefined).join('\n');
+  };
   const prefix = r.raw('x-forwarded-prefix');
   if (prefix !== undefined) {
-    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) {
-      const existing = ingress.metadata.annotations?.[Annotation.requestHeadersSet];
-      const oursSetsIt = existing?.split(/\r?\n/).some((line) => parseHeaderName(line.split(':')[0] ?? '') === 'x-forwarded-prefix');
-      // Ours wins for the same header; other headers of ours are kept beside it.
-      if (oursSetsIt !== true) {
-        r.own[Annotation.requestHeadersSet] = [existing, `X-Forwarded-Prefix: ${prefix.trim()}`].filter((l) => l !== undefined).join('\n');
-      }
-    } else {
-      r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
-    }
+    // An empty value sets nothing (ingress-nginx leaves the header out).
+    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) setRequestHeader('X-Forwarded-Prefix', prefix.trim());
+    else if (prefix.trim() !== '') r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
+  }
+  // proxy_set_header Connection: ingress-nginx accepts exactly these two values.
+  const connection = r.raw('connection-proxy-header');
+  if (connection !== undefined) {
+    if (connection === 'close' || connection === 'keep-alive') setRequestHeader('Connection', connection);
+    else r.invalid('connection-proxy-header', connection, '"close", "keep-alive"');
   }
   const mapping: NginxMapping = { own: r.own };
   const rewrite = mapRewrite(r);
@@ -232,6 +241,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
+  parsed.route.forwardedHost = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
