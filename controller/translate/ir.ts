@@ -111,6 +111,12 @@ export interface RetryPolicyIR {
   on: string[];
   numRetries: number;
   perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
 }
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
@@ -197,6 +203,11 @@ export interface RoutePolicyIR {
   basicAuth?: BasicAuthIR;
   /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */
   externalAuth?: ExternalAuthIR;
+  /**
+   * X-Forwarded-Host sent upstream: the Host the client sent (before any host rewrite), replacing any X-Forwarded-Host
+   * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
+   */
+  forwardedHost?: boolean;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */

@@ -81,6 +81,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
     note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
+  'proxy-next-upstream': {
+    status: 'supported-with-difference',
+    equivalent: 'an Envoy retry policy to another endpoint: error and timeout -> connect failure, reset, refused stream; http_500, http_502, http_503, http_504, http_403, http_404, http_429 -> those statuses; idempotent methods only unless non_idempotent; off -> none',
+    note: 'an Ingress without these annotations is not retried, where ingress-nginx retries connection errors and timeouts by default (its ConfigMap: "error timeout", 3 tries); a timeout while reading the answer ends the request (the route timeout) instead of trying the next endpoint',
+  },
+  'proxy-next-upstream-tries': {
+    status: 'supported-with-difference',
+    equivalent: 'the attempts in all (retries = tries - 1; default 3, as ingress-nginx\'s ConfigMap)',
+    note: '0 (no limit in nginx) allows 10 retries',
+  },
+  'proxy-next-upstream-timeout': { status: 'unsupported', note: 'not mapped: retries are bounded by proxy-next-upstream-tries and the request timeout only' },
   'upstream-hash-by-subset': {
     status: 'unsupported',
     note: 'not mapped (nor upstream-hash-by-subset-size)',
@@ -145,7 +156,11 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
-  'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
+  'upstream-vhost': {
+    status: 'supported',
+    equivalent: 'the Host header sent upstream (route host rewrite); the client\'s Host goes in X-Forwarded-Host, as ingress-nginx sends it to every backend',
+  },
+  'connection-proxy-header': { status: 'supported', equivalent: `${ours('request-headers-set')} Connection ("close" or "keep-alive", the values ingress-nginx accepts)` },
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
@@ -226,7 +241,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
-    note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+    note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

@@ -6,7 +6,7 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR } from '../ir.js';
+import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
@@ -17,6 +17,7 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -44,6 +45,8 @@ export interface NginxMapping {
   affinity?: NginxAffinitySettings;
   /** upstream-hash-by, load-balance (nginx-balancing.ts). */
   balancing?: NginxBalancing;
+  /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
+  retry?: RetryPolicyIR;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -66,8 +69,10 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'allowlist-source-range',
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
+  ...nginxNextUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
+  'connection-proxy-header',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
   ...nginxRegexAnnotations,
@@ -175,18 +180,26 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
 
+  /** A request header an nginx annotation sets (proxy_set_header), merged into our request-headers-set. */
+  const setRequestHeader = (name: string, value: string): void => {
+    const existing = r.own[Annotation.requestHeadersSet] ?? ingress.metadata.annotations?.[Annotation.requestHeadersSet];
+    const oursSetsIt = ingress.metadata.annotations?.[Annotation.requestHeadersSet]
+      ?.split(/\r?\n/)
+      .some((line) => parseHeaderName(line.split(':')[0] ?? '') === name.toLowerCase());
+    // Ours wins for the same header; other headers of ours are kept beside it.
+    if (oursSetsIt !== true) r.own[Annotation.requestHeadersSet] = [existing, `${name}: ${value}`].filter((l) => l !== undefined).join('\n');
+  };
   const prefix = r.raw('x-forwarded-prefix');
   if (prefix !== undefined) {
-    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) {
-      const existing = ingress.metadata.annotations?.[Annotation.requestHeadersSet];
-      const oursSetsIt = existing?.split(/\r?\n/).some((line) => parseHeaderName(line.split(':')[0] ?? '') === 'x-forwarded-prefix');
-      // Ours wins for the same header; other headers of ours are kept beside it.
-      if (oursSetsIt !== true) {
-        r.own[Annotation.requestHeadersSet] = [existing, `X-Forwarded-Prefix: ${prefix.trim()}`].filter((l) => l !== undefined).join('\n');
-      }
-    } else {
-      r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
-    }
+    // An empty value sets nothing (ingress-nginx leaves the header out).
+    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) setRequestHeader('X-Forwarded-Prefix', prefix.trim());
+    else if (prefix.trim() !== '') r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
+  }
+  // proxy_set_header Connection: ingress-nginx accepts exactly these two values.
+  const connection = r.raw('connection-proxy-header');
+  if (connection !== undefined) {
+    if (connection === 'close' || connection === 'keep-alive') setRequestHeader('Connection', connection);
+    else r.invalid('connection-proxy-header', connection, '"close", "keep-alive"');
   }
   const mapping: NginxMapping = { own: r.own };
   const rewrite = mapRewrite(r);
@@ -209,6 +222,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
+  const retry = readNginxNextUpstream(ingress, diagnostics);
+  if (retry !== undefined) mapping.retry = retry;
   return mapping;
 }
 
@@ -226,6 +241,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
+  parsed.route.forwardedHost = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
@@ -234,6 +251,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  // Our own retry-* win over proxy-next-upstream*.
+  if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
   const balancing = mapping.balancing ?? {};
   if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {
