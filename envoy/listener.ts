@@ -1,8 +1,9 @@
 import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import { defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
-import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
+import { bufferLimitField, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
@@ -31,12 +32,13 @@ export function buildHttpListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
+    ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     filter_chains: [
       { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog, routes.notFound)] },
     ],
@@ -48,7 +50,7 @@ export function buildTlsFilterChain(
   server: TlsServerIR,
   routes: ServedRoutes,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
 ): ResourceJson {
   return {
     name: server.name,
@@ -86,13 +88,14 @@ export function buildHttpsListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
   passthrough: readonly TlsPassthroughIR[] = [],
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
+    ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
     // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
     filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, routes, edge, accessLog))],

@@ -9,9 +9,11 @@ export type PathMatchIR =
   | { kind: 'exact'; path: string }
   /**
    * Element-wise prefix per the Ingress spec: `/foo` matches `/foo`, `/foo/` and `/foo/bar`, not `/foobar`.
-   * `path` has no trailing slash, except the root prefix `/`, which matches everything.
+   * `path` has no trailing slash, except the root prefix `/`, which matches everything. `trailingSlash` marks a
+   * path written with one (`/foo/`): it matches the same requests, but wins over `/foo` on the same host, since
+   * the Ingress spec gives the longest path as written priority (networking/v1 PathTypePrefix).
    */
-  | { kind: 'prefix'; path: string }
+  | { kind: 'prefix'; path: string; trailingSlash?: true }
   /**
    * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
    * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the
@@ -71,7 +73,10 @@ export interface RouteIR {
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: ObjectRef;
-  /** Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes. */
+  /**
+   * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
+   * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).
+   */
   policy?: RoutePolicyIR;
 }
 
@@ -130,6 +135,22 @@ export interface CorsPolicyIR {
 }
 
 /**
+ * ingress-nginx's CORS (enable-cors), which is not the CORS protocol Envoy's filter speaks: when the request's Origin
+ * is allowed, every response of the route (the backend's, and the proxy's own such as a 401) carries
+ * Access-Control-Allow-Origin and `headers`, and an OPTIONS request is answered 204 by the proxy itself, before
+ * any access control or authentication (nginx answers it in its rewrite phase).
+ */
+export interface CorsResponseIR {
+  /**
+   * RE2 pattern the whole Origin header must match; Access-Control-Allow-Origin is then the request's Origin.
+   * Absent: every request is a CORS request, with or without an Origin, and Access-Control-Allow-Origin is `*`.
+   */
+  originRegex?: string;
+  /** The other headers, in order (credentials, methods, headers, expose headers, max age). */
+  headers: HeaderIR[];
+}
+
+/**
  * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
  * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
  */
@@ -162,6 +183,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** ingress-nginx CORS: fixed response headers for allowed origins, OPTIONS answered 204 by the proxy. */
+  corsResponse?: CorsResponseIR;
   /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */
   basicAuth?: BasicAuthIR;
   /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */
@@ -172,6 +195,31 @@ export interface RoutePolicyIR {
   hostRewriteFromHeader?: string;
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
+  /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
+  affinityCookie?: AffinityCookieIR;
+}
+
+/**
+ * ingress-nginx session affinity (affinity: cookie). A request without the cookie gets a random key, which picks the
+ * endpoint (ring hash over the key); the answer sets `name=KEY|BACKEND` with the attributes below, BACKEND being the
+ * key of the cluster that answered (`backends`). A request with the cookie is hashed on its KEY, and its BACKEND
+ * pins it to that cluster (a canary's or the main one: the routes that match it come first, see nginx-canary.ts).
+ */
+export interface AffinityCookieIR {
+  name: string;
+  path: string;
+  /** Expires = now + this (ingress-nginx session-cookie-expires). */
+  expiresSeconds?: number;
+  maxAgeSeconds?: number;
+  domain?: string;
+  /** As written (ingress-nginx checks it case-insensitively and sends it unchanged). */
+  sameSite?: string;
+  /** SameSite=None is left out for the user agents that reject it (ingress-nginx same_site.lua). */
+  conditionalSameSiteNone?: boolean;
+  /** Secure on every answer; otherwise only on TLS connections. */
+  secure?: boolean;
+  /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
+  backends: { cluster: string; key: string }[];
 }
 
 /**

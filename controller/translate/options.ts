@@ -18,6 +18,12 @@ export interface TranslateOptions {
    * our own annotations win where both set the same thing.
    */
   nginxAnnotations?: boolean;
+  /**
+   * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
+   * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
+   * --nginx-allow-cross-namespace-resources).
+   */
+  nginxAllowCrossNamespaceResources?: boolean;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>

@@ -6,7 +6,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
-import { applyNginxCookiePaths } from './nginx/nginx-limits.js';
+import { applyNginxAffinity } from './nginx/nginx-affinity.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -91,8 +91,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
+  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
-    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options))]),
+    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
   );
   checkClassNginxSettings(state.ingressClasses, options, diagnostics);
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
@@ -108,7 +109,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
-  applyNginxCookiePaths(annotatedRoutes, annotationsByRef);
+  applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).

@@ -173,15 +173,21 @@ test('invalid canary values are reported each, the rest of the canary still appl
   });
   t.true(isNginxCanary(canary));
   const config = readNginxCanary(canary, diagnostics);
-  t.deepEqual(config, { weight: 30, totalWeight: 100 });
+  t.deepEqual(config, { weight: 30, totalWeight: 100, affinityBehavior: 'sticky' });
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.NginxSnippetRefused, Reason.NginxCanaryAnnotationsIgnored, Reason.InvalidAnnotation, Reason.InvalidAnnotation]);
   t.regex(diagnostics[1]?.message ?? '', /ignored: envoy-ingress\.io\/request-timeout$/);
   // migrate-check reads the same verdicts through mapNginxAnnotations.
   const mapped: Diagnostic[] = [];
   t.deepEqual(mapNginxAnnotations(canary, mapped), { own: {} });
   t.deepEqual(mapped, diagnostics);
-  const pattern = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?<=a)b' })), diagnostics);
+  const pattern = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?=a)b' })), diagnostics);
   t.is(pattern.header, undefined, 'a PCRE-only pattern routes nothing by header');
+  // ingress-nginx refuses the characters `<` and `,` in a pattern: the pattern is then not set at all.
+  const refused = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?<=a)b' })), diagnostics);
+  t.deepEqual(refused.header, { name: 'x-a' });
+  // A pattern no engine compiles: requests with the header go to the main backend (ngx.re.match fails).
+  const broken = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '[][**da?$&*' })), diagnostics);
+  t.deepEqual(broken.header, { name: 'x-a', brokenPattern: true });
 });
 
 test('values: Go booleans, RE2 header patterns, the Cookie regex', (t) => {
@@ -257,13 +263,14 @@ test('a canary rule with an invalid host is reported and skipped, as any Ingress
 
 test('a canary joins only a main path with the same path and pathType as written (ingress-nginx), else it is reported and not served', (t) => {
   const weighted = nginx({ canary: 'true', 'canary-weight': '50' });
-  const cases: { main: { path: string; pathType?: string }; canary: { path: string; pathType?: string }; joins: boolean }[] = [
+  const cases: { main: { path: string; pathType?: string }; canary: { path: string; pathType?: string }; joins: boolean; message?: RegExp }[] = [
     { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app', pathType: 'Prefix' }, joins: true },
     { main: { path: '/app', pathType: 'ImplementationSpecific' }, canary: { path: '/app', pathType: 'ImplementationSpecific' }, joins: true },
     // Same match here (both element-wise prefixes), but not the same location in ingress-nginx.
     { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app', pathType: 'ImplementationSpecific' }, joins: false },
     { main: { path: '/app', pathType: 'ImplementationSpecific' }, canary: { path: '/app', pathType: 'Prefix' }, joins: false },
-    { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app/', pathType: 'Prefix' }, joins: false },
+    // Another path (/app/ is placed before /app, the spec's longest path), so no main route has it at all.
+    { main: { path: '/app', pathType: 'Prefix' }, canary: { path: '/app/', pathType: 'Prefix' }, joins: false, message: /no main Ingress serves host app\.test Prefix \/app\// },
   ];
   for (const c of cases) {
     const label = `main ${c.main.pathType} ${c.main.path}, canary ${c.canary.pathType} ${c.canary.path}`;
@@ -277,7 +284,7 @@ test('a canary joins only a main path with the same path and pathType as written
     } else {
       t.is(split, undefined, label);
       t.is(reported.length, 1, label);
-      t.regex(reported[0]?.message ?? '', /as in ingress-nginx a canary joins only the same path and pathType as written/, label);
+      t.regex(reported[0]?.message ?? '', c.message ?? /as in ingress-nginx a canary joins only the same path and pathType as written/, label);
     }
   }
 });
