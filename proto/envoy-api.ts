@@ -23,6 +23,7 @@ const entryFiles = [
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',

@@ -354,9 +354,11 @@ export interface GatewayIR {
   tlsPassthrough?: TlsPassthroughIR[];
   /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
   fallbackClusters?: FallbackClusterIR[];
+  /** The users of every basic-auth Secret routes name (BasicAuthIR.usersId), sorted by id; absent means none. */
+  basicAuthUsers?: BasicAuthUsersIR[];
 }
 
-/** htpasswd text (`user:{SHA}hash` lines) that does not print itself: password hashes are credentials too. */
+/** htpasswd text (`user:hash` lines) that does not print itself: password hashes are credentials too. */
 export class HtpasswdUsers {
   readonly #text: string;
   constructor(text: string) {
@@ -373,11 +375,23 @@ export class HtpasswdUsers {
   }
 }
 
-/** HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. */
+/**
+ * HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. Envoy asks the controller
+ * (ext_authz over gRPC) with `usersId`; the users themselves stay in the controller (GatewayIR.basicAuthUsers).
+ */
 export interface BasicAuthIR {
-  users: HtpasswdUsers;
-  /** The Secret the users come from, so a problem Envoy finds can be reported on it. */
+  /** Which entry of GatewayIR.basicAuthUsers holds the users: `namespace/name/secretType` of their Secret. */
+  usersId: string;
+  /** The realm of the 401's `WWW-Authenticate: Basic realm="..."` challenge (auth-realm; empty by default, as nginx). */
+  realm: string;
+  /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+}
+
+/** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
+export interface BasicAuthUsersIR {
+  id: string;
+  users: HtpasswdUsers;
 }
 
 /**

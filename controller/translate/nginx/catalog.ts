@@ -175,20 +175,16 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'auth-type': {
     status: 'supported-with-difference',
-    equivalent: 'Envoy basic_auth filter on the Ingress\'s routes',
+    equivalent: 'basic auth checked by the controller (Envoy ext_authz over gRPC on the xDS connection) on the Ingress\'s routes',
     note: '"basic" only: "digest" (which Envoy cannot do) makes the paths answer 503, as any auth setting that cannot be honoured',
   },
   'auth-secret': {
-    status: 'supported-with-difference',
-    equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
+    status: 'supported',
+    equivalent: 'the users the controller checks credentials against',
+    note: 'every hash ingress-nginx accepts (apr1 as htpasswd -c writes it, bcrypt $2y$/$2a$/$2b$, SHA-256/512-crypt, MD5-crypt, DES crypt, {SHA}, {SSHA}, {PLAIN}); the Authorization header is not sent upstream (as ingress-nginx); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default); entries that cannot log in are reported by line, never with their name or hash',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
-  'auth-realm': {
-    status: 'supported-with-difference',
-    equivalent: 'the Basic challenge of the 401',
-    note: 'Envoy always answers WWW-Authenticate: Basic realm="<request URL>", so browsers show the URL instead of the given realm',
-  },
+  'auth-realm': { status: 'supported', equivalent: 'the realm of the 401\'s WWW-Authenticate: Basic challenge (empty by default, as nginx)' },
   'auth-url': {
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',
