@@ -7,6 +7,7 @@ import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
+import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -16,7 +17,8 @@ import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
 import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames } from './nginx/nginx-server-names.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
-import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
+import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
+import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import type { TranslateOptions } from './options.js';
@@ -103,13 +105,15 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
-  // ingress-nginx use-regex (or rewrite-target with capture groups): that Ingress's paths are regexes.
-  const regexPaths = new Set(mains.filter((ingress) => (annotations.get(ingress) as WithNginxRegex | undefined)?.nginxRegex?.regexPaths === true));
+  // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
+  const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
+  applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);

@@ -10,6 +10,7 @@ import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
@@ -19,6 +20,7 @@ import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -50,6 +52,8 @@ export interface NginxMapping {
   balancing?: NginxBalancing;
   /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
   retry?: RetryPolicyIR;
+  /** service-upstream (nginx-service-upstream.ts). */
+  serviceUpstream?: true;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -73,6 +77,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
   ...nginxNextUpstreamAnnotations,
+  ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
@@ -132,8 +137,8 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   if (target === undefined) return undefined;
   // Capture groups need regex paths: nginx-regex.ts reads such a target.
   if (usesCaptureGroups(target)) return undefined;
-  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
-    r.invalid('rewrite-target', target, 'a path starting with "/"');
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target) || !isNginxRewriteTarget(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/" of letters, digits and "-._~/:"');
     return undefined;
   }
   // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
@@ -230,6 +235,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
   const retry = readNginxNextUpstream(ingress, diagnostics);
   if (retry !== undefined) mapping.retry = retry;
+  if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   return mapping;
 }
 
@@ -258,6 +264,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.serverNames !== undefined) Object.assign(parsed, { nginxServerNames: mapping.serverNames });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
   // Our own retry-* win over proxy-next-upstream*.
   if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
