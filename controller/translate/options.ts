@@ -18,6 +18,11 @@ export interface TranslateOptions {
    * our own annotations win where both set the same thing.
    */
   nginxAnnotations?: boolean;
+  /**
+   * The ingress-nginx ConfigMap (--nginx-configmap): its settings, and ingress-nginx's defaults for the keys it
+   * does not set, apply to the Ingresses whose nginx annotations are read (translate/nginx/nginx-configmap.ts).
+   */
+  nginxConfigMap?: { namespace: string; name: string };
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>

@@ -17,6 +17,8 @@ import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canar
 import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
+import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
+import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -84,9 +86,14 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const diagnostics: Diagnostic[] = [];
   // Oldest first: every conflict below is settled by the first claim.
-  const ingresses = state.ingresses
+  const served = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // The ingress-nginx ConfigMap (--nginx-configmap): its values are the defaults of the nginx layer's annotations.
+  const nginxEnabled = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options);
+  const nginxConfigMap =
+    options.nginxConfigMap === undefined ? undefined : readNginxConfigMap(findNginxConfigMap(state, options.nginxConfigMap), options.nginxConfigMap, diagnostics);
+  const ingresses = nginxConfigMap === undefined ? served : withNginxConfigMapDefaults(served, nginxEnabled, nginxConfigMap);
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
@@ -110,6 +117,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   applyNginxCookiePaths(annotatedRoutes, annotationsByRef);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
+  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
