@@ -30,6 +30,8 @@ export interface TranslationFlags {
   nginxConfigmap?: string;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
+  /** 'true' or 'false' (`--access-log-query=false`). */
+  accessLogQuery?: string;
 }
 
 /** `NAMESPACE/NAME`; throws a message naming the flag. */
@@ -96,7 +98,12 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
     .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
-    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'));
+    .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'))
+    .addOption(
+      new Option('--access-log-query <enabled>', 'the access log\'s path includes the query string (false: tokens in URLs stay out of the logs)')
+        .choices(['true', 'false'])
+        .default('true'),
+    );
 }
 
 export function translationOptions(flags: TranslationFlags): { translate: TranslateOptions; envoy: EnvoyOptions } {
@@ -117,6 +124,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       edge: edgeHardeningOptions(flags),
       // Absent means on (the builders' default).
       ...(flags.accessLog === 'false' ? { accessLog: false } : {}),
+      ...(flags.accessLogQuery === 'false' ? { accessLogQuery: false } : {}),
     },
   };
 }

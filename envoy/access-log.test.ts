@@ -38,3 +38,12 @@ test('--access-log=false leaves the access log out', (t) => {
   for (const hcm of connectionManagers(options)) t.false('access_log' in hcm);
   t.throws(() => envoyOptionsOf(['--access-log=maybe']));
 });
+
+test('--access-log-query=false logs the path without its query string; on by default', (t) => {
+  const pathOf = (argv: string[]) =>
+    connectionManagers(envoyOptionsOf(argv)).map(
+      (hcm) => (hcm['access_log'] as { typed_config: { log_format: { json_format: Record<string, string> } } }[])[0]!.typed_config.log_format.json_format['path'],
+    );
+  t.deepEqual(pathOf([]), ['%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%']);
+  t.deepEqual(pathOf(['--access-log-query=false']), ['%PATH(NQ:ORIG_OR_PATH)%']);
+});

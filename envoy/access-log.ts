@@ -30,14 +30,27 @@ export const accessLogJsonFormat: Readonly<Record<string, string>> = {
   tls_sni: '%REQUESTED_SERVER_NAME%',
 };
 
+export interface AccessLogOptions {
+  /**
+   * Log the query string with the path. Off for clusters whose clients put tokens in URLs (`?access_token=`):
+   * the `path` field then stops at `?`.
+   */
+  logQuery: boolean;
+}
+
+export const defaultAccessLog: AccessLogOptions = { logQuery: true };
+
+/** The path without its query: Envoy's PATH operator, NQ (no query), original path if rewritten. */
+const pathWithoutQuery = '%PATH(NQ:ORIG_OR_PATH)%';
+
 /** The HttpConnectionManager `access_log` list: JSON lines on stdout. */
-export function buildStdoutAccessLog(): ResourceJson[] {
+export function buildStdoutAccessLog(options: AccessLogOptions = defaultAccessLog): ResourceJson[] {
   return [
     {
       name: 'envoy.access_loggers.stdout',
       typed_config: {
         '@type': stdoutAccessLogType,
-        log_format: { json_format: { ...accessLogJsonFormat } },
+        log_format: { json_format: { ...accessLogJsonFormat, ...(options.logQuery ? {} : { path: pathWithoutQuery }) } },
       },
     },
   ];

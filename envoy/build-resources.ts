@@ -1,4 +1,5 @@
 import type { ClusterEndpointsIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
@@ -21,13 +22,13 @@ function routesKey(routes: ServedRoutes): unknown[] {
 }
 
 const httpListenerOf = builtForSameKey(
-  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean) =>
+  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false) =>
     JSON.stringify([routesKey(routes), address, port, edge, accessLog]),
   buildHttpListener,
 );
 
 const httpsListenerOf = builtForSameKey(
-  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: boolean, passthrough: readonly TlsPassthroughIR[]) =>
+  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false, passthrough: readonly TlsPassthroughIR[]) =>
     JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), address, port, edge, accessLog, passthrough]),
   buildHttpsListener,
 );
@@ -63,7 +64,7 @@ export function buildResources(
   options: EnvoyOptions,
 ): EnvoyResources {
   const edge = options.edge ?? defaultEdgeHardening;
-  const accessLog = options.accessLog ?? true;
+  const accessLog: AccessLogOptions | false = options.accessLog === false ? false : { logQuery: options.accessLogQuery ?? true };
   const tls = tlsRouteTable(ir);
   // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.
   // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).

@@ -1,4 +1,4 @@
-import { buildStdoutAccessLog } from './access-log.js';
+import { buildStdoutAccessLog, defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
@@ -17,7 +17,7 @@ export function buildHttpConnectionManager(
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
 ): ResourceJson {
   return {
@@ -32,7 +32,7 @@ export function buildHttpConnectionManager(
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
-    ...(accessLog ? { access_log: buildStdoutAccessLog() } : {}),
+    ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog) } : {}),
     ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),
   };
 }
@@ -43,7 +43,7 @@ export function buildHttpConnectionManagerFilter(
   routeConfigName: string,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
   routeFilters: readonly ResourceJson[] = [],
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
 ): ResourceJson {
   return {

@@ -1,5 +1,6 @@
 import { TypeUrl } from '../proto/type-urls.js';
 import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import { defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
@@ -31,7 +32,7 @@ export function buildHttpListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
 ): ResourceJson {
   return {
     '@type': TypeUrl.listener,
@@ -48,7 +49,7 @@ export function buildTlsFilterChain(
   server: TlsServerIR,
   routes: ServedRoutes,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
 ): ResourceJson {
   return {
     name: server.name,
@@ -86,7 +87,7 @@ export function buildHttpsListener(
   listenAddress: string,
   port: number,
   edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog = true,
+  accessLog: AccessLogOptions | false = defaultAccessLog,
   passthrough: readonly TlsPassthroughIR[] = [],
 ): ResourceJson {
   return {

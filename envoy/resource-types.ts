@@ -31,4 +31,6 @@ export interface EnvoyOptions {
   edge?: EdgeHardeningOptions;
   /** JSON access log lines on Envoy's stdout (default true). */
   accessLog?: boolean;
+  /** With the access log: log the path's query string (default true). */
+  accessLogQuery?: boolean;
 }

@@ -85,6 +85,19 @@ test('bad flag values exit 2 with a message that names the flag', async (t) => {
   t.regex(port.stderr, /--http-port must be a port number/);
 });
 
+test('run refuses plaintext xDS off loopback (cli/xds-exposure.test.ts: unless --xds-insecure-plaintext); mutual TLS needs --xds-tls-client-san', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const exposed = await runCli(['run', '--manifests', tmp.path, '--xds-address', '0.0.0.0:0']);
+  t.is(exposed.code, 2);
+  t.regex(exposed.stderr, /--xds-address 0\.0\.0\.0 is not loopback and xDS is plaintext/);
+  t.is(exposed.stdout, '', 'refused before anything listens');
+  const tls = ['--xds-tls-cert', tmp.file('tls.crt'), '--xds-tls-key', tmp.file('tls.key'), '--xds-tls-ca', tmp.file('ca.crt')];
+  const withoutSan = await runCli(['run', '--manifests', tmp.path, '--xds-address', '0.0.0.0:0', ...tls]);
+  t.is(withoutSan.code, 2);
+  t.regex(withoutSan.stderr, /--xds-tls-client-san is required with --xds-tls-\*/);
+});
+
 test('run exits 2 (and does not hang) when the manifest directory does not exist', async (t) => {
   const { code, stderr } = await runCli(['run', '--manifests', '/nonexistent/envoy-ingress', '--xds-address', '127.0.0.1:0']);
   t.is(code, 2);

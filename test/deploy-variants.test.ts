@@ -68,7 +68,7 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   const controller = docs.find((d) => d.kind === 'Deployment')!;
   t.is(controller.metadata.name, 'envoy-ingress-controller');
   const args: string[] = controller.spec.template.spec.containers[0].args;
-  for (const flag of ['--xds-tls-cert=', '--xds-tls-key=', '--xds-tls-ca=', '--xds-address=0.0.0.0:']) {
+  for (const flag of ['--xds-tls-cert=', '--xds-tls-key=', '--xds-tls-ca=', '--xds-tls-client-san=', '--xds-address=0.0.0.0:']) {
     t.true(args.some((a) => a.startsWith(flag)), flag);
   }
   t.is(docs.find((d) => d.kind === 'DaemonSet')!.metadata.name, 'envoy-ingress-envoy');
@@ -111,6 +111,31 @@ test('split: controller Deployment with mTLS xDS, Envoy DaemonSet whose bootstra
   for (const file of written.filter((f) => f !== 'bootstrap.yaml')) await writeFile(tmp.file(file), relocate(configMap.data![file]!));
   const result = await validateWithEnvoy(JSON.parse(relocate(JSON.stringify(bootstrap))));
   t.true(result.ok, result.output);
+});
+
+/** Where the Kubernetes client (loadFromCluster) reads the token, CA and namespace. */
+const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+test('every variant: only the controller container holds the API token; Envoy and the drainer get none', async (t) => {
+  for (const variant of variants) {
+    const { docs } = await render(variant);
+    const accounts = new Map(docs.filter((d) => d.kind === 'ServiceAccount').map((d) => [d.metadata.name, (d as any).automountServiceAccountToken]));
+    for (const workload of docs.filter((d) => d.kind === 'Deployment' || d.kind === 'DaemonSet')) {
+      const pod = workload.spec.template.spec;
+      const where = `${variant} ${workload.kind}/${workload.metadata.name}`;
+      // The kubelet mounts a token into every container unless the pod (or else its ServiceAccount) says false.
+      const automount = pod.automountServiceAccountToken ?? accounts.get(pod.serviceAccountName ?? 'default') ?? true;
+      const tokenVolumes = new Set(
+        (pod.volumes ?? []).filter((v: any) => v.projected?.sources?.some((s: any) => s.serviceAccountToken)).map((v: any) => v.name),
+      );
+      const holders = pod.containers
+        .filter((c: any) => automount || (c.volumeMounts ?? []).some((m: any) => tokenVolumes.has(m.name) && m.mountPath === serviceAccountDir))
+        .map((c: any) => c.name);
+      const controllers = pod.containers.filter((c: any) => c.args?.[0] === 'run').map((c: any) => c.name);
+      t.deepEqual(holders, controllers, where);
+      if (pod.containers.some((c: any) => c.name === 'envoy')) t.false(automount, `${where}: a pod with Envoy does not automount`);
+    }
+  }
 });
 
 /** The pod's Envoy container and what drains it on shutdown, with the numbers that must agree. */

@@ -178,6 +178,33 @@ test.serial('kubectl apply routes traffic, publishes the address, and edits/dele
   await waitFor(async () => (await serviceAt('shop.example.test', '/')) === 'status 404', { description: 'host removed', timeoutMs: 30_000 });
 });
 
+test.serial('the legacy kubernetes.io/ingress.class annotation naming an IngressClass of ours is served and published; naming another controller\'s is not', async (t) => {
+  showLogs(t);
+  const legacyIngress = (name: string, host: string, className: string): string =>
+    stringify({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name, namespace: ns, annotations: { 'kubernetes.io/ingress.class': className } },
+      spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } }] },
+    });
+  // A class `nginx` of our controller, as created to take over Ingresses migrated from ingress-nginx, which
+  // still carry `kubernetes.io/ingress.class: nginx`; and a class that stays with another controller.
+  await apply(
+    [
+      stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }),
+      stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'legacy-nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } }),
+      legacyIngress('migrated', 'migrated.example.test', 'nginx'),
+      legacyIngress('foreign', 'foreign.example.test', 'legacy-nginx'),
+    ].join('---\n'),
+  );
+  await waitFor(async () => (await serviceAt('migrated.example.test', '/')) === 'web', { description: 'migrated Ingress routed', timeoutMs: 30_000 });
+  await waitFor(async () => (await addressOf('migrated')) === publishedIp, { description: 'migrated Ingress status address published', timeoutMs: 30_000 });
+  t.is(await serviceAt('foreign.example.test', '/'), 'status 404', 'another controller\'s class is not served');
+  t.is(await addressOf('foreign'), '', 'no status written on another controller\'s Ingress');
+  await w().cluster.kubectlOk(['delete', 'ingress', 'migrated', 'foreign', '-n', ns]);
+  await w().cluster.kubectlOk(['delete', 'ingressclass', 'nginx', 'legacy-nginx']);
+});
+
 test.serial('a TLS Secret applied with kubectl serves HTTPS by SNI, verified against the test CA', async (t) => {
   showLogs(t);
   const ca = await createTestCA();

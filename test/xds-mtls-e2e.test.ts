@@ -24,6 +24,8 @@ import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/
 import { freePort } from './fixtures/standalone-stack.js';
 
 const serverName = 'xds.envoy-ingress.test';
+/** The identity the controller admits (--xds-tls-client-san): the CA alone is not enough. */
+const envoyIdentity = 'envoy.envoy-ingress.test';
 
 interface World {
   dir: string;
@@ -71,6 +73,7 @@ async function setUp(t: ExecutionContext): Promise<World> {
         { certFile: tmp.file('tls.crt'), keyFile: tmp.file('tls.key'), caFile: tmp.file('ca.crt') },
         200,
       ),
+      xdsClientSans: [envoyIdentity],
       translate: defaultTranslateOptions,
       envoy: { listenAddress: '127.0.0.1', httpPort, httpsPort },
       log: createLogger('warn', { write: () => true } as unknown as NodeJS.WritableStream),
@@ -100,8 +103,9 @@ async function envoyWithClientCert(
   w: World,
   issuer: TestCA,
   name: string,
+  san = envoyIdentity,
 ): Promise<{ envoy: EnvoyProcess; volume: SecretVolume; client: IssuedCertificate }> {
-  const client = await issuer.issue({ dnsNames: [`${name}.envoy-ingress.test`], clientAuth: true });
+  const client = await issuer.issue({ dnsNames: [san], clientAuth: true });
   const dir = await createTempDir();
   t.teardown(() => dir.remove());
   const volume = secretVolume(path.join(dir.path, 'xds-tls'));
@@ -184,6 +188,20 @@ test('an Envoy whose client certificate another CA signed is refused and gets no
   await t.throwsAsync(envoy.listenerPort('ingress_http'));
 });
 
+test('an Envoy whose certificate the xDS CA signed for another identity (SAN) gets no stream and no config', async (t) => {
+  const w = await setUp(t);
+  const { envoy } = await envoyWithClientCert(t, w, w.ca, 'impostor', 'some-other-workload.envoy-ingress.test');
+  await waitFor(() => w.controller.server.stats.refusedStreams >= 2, { description: 'xDS streams refused', timeoutMs: 20_000 });
+  t.is(w.controller.server.stats.streamsOpened, 0);
+  t.is(w.controller.server.stats.responses, 0);
+  t.deepEqual(w.controller.server.clients(), []);
+  await t.throwsAsync(envoy.listenerPort('ingress_http'));
+  // The same CA, the expected identity: served.
+  const { envoy: good } = await envoyWithClientCert(t, w, w.ca, 'good');
+  await good.waitForListener('ingress_http');
+  t.deepEqual(w.controller.server.clients().map((c) => c.node?.id), ['good']);
+});
+
 test('a client without a certificate cannot complete a connection; one with a valid certificate can', async (t) => {
   const w = await setUp(t);
   const without = await handshake(w);
@@ -219,7 +237,7 @@ test('Envoy picks up a rotated client certificate and CA from its Secret volume 
 
   // Everything moves to a new CA: Envoy's Secret first (the kubelet's symlink swap), then the controller's.
   const newCa = await createTestCA({ commonName: 'xds-ca-2' });
-  const newClient = await newCa.issue({ dnsNames: ['rotating.envoy-ingress.test'], clientAuth: true });
+  const newClient = await newCa.issue({ dnsNames: [envoyIdentity], clientAuth: true });
   await volume.write({ 'tls.crt': newClient.certPem, 'tls.key': newClient.keyPem, 'ca.crt': newCa.certPem });
   await envoy.waitUntil(async () => (await presentedSerials(envoy)).includes(newClient.serialNumber), 20_000, 'Envoy to load the new client certificate');
   t.deepEqual(await presentedSerials(envoy), [newClient.serialNumber]);

@@ -11,6 +11,7 @@ import {
   type DiscoveryRequest,
   type NodeInfo,
 } from './discovery-messages.js';
+import type { ClientAuthorizer } from './client-identity.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { Snapshot } from './snapshot.js';
 import { SotwSession } from './sotw-session.js';
@@ -58,11 +59,15 @@ export interface XdsStats {
   acks: number;
   nacks: number;
   staleRequests: number;
+  /** Streams refused by `authorizeClient` (they never saw a resource). */
+  refusedStreams: number;
 }
 
 export interface AdsServerOptions {
   /** Receive limit; Envoy's delta reconnect requests carry every known resource version. */
   maxReceiveMessageBytes?: number;
+  /** Checked before a stream gets anything; a refusal ends it with PERMISSION_DENIED (see client-identity.ts). */
+  authorizeClient?: ClientAuthorizer;
   log?: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -110,7 +115,7 @@ export class AdsServer extends EventEmitter<{
   disconnect: [number];
 }> {
   readonly grpcServer: grpc.Server;
-  readonly stats: XdsStats = { streamsOpened: 0, responses: 0, acks: 0, nacks: 0, staleRequests: 0 };
+  readonly stats: XdsStats = { streamsOpened: 0, responses: 0, acks: 0, nacks: 0, staleRequests: 0, refusedStreams: 0 };
   readonly #entries = new Map<number, Entry>();
   readonly #onChange = (snapshot: Snapshot): void => {
     for (const e of this.#entries.values()) e.session.setSnapshot(snapshot);
@@ -187,6 +192,13 @@ export class AdsServer extends EventEmitter<{
     protocol: 'sotw' | 'delta',
     make: (hooks: SessionHooks, write: (b: Uint8Array) => void) => StreamSession & { handleRequest(r: R): void },
   ): void {
+    const refusal = this.options.authorizeClient?.(call.getAuthContext());
+    if (refusal !== undefined) {
+      this.stats.refusedStreams += 1;
+      this.options.log?.warn({ peer: call.getPeer(), reason: refusal }, 'xDS stream refused');
+      call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: `xDS client not authorized: ${refusal}` });
+      return;
+    }
     const acked = emptyAcked();
     const write = (bytes: Uint8Array): void => {
       this.stats.responses += 1;

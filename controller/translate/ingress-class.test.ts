@@ -53,6 +53,14 @@ test('the legacy annotation must equal our class name; it needs no IngressClass 
   t.false(isServedByUs(ingress({ legacy: 'nginx' }), [oursDefault], options));
 });
 
+test('the legacy annotation may name any IngressClass of our controller, never another controller\'s', (t) => {
+  const nginxOfOurs = ingressClass('nginx', options.controllerName);
+  t.true(isServedByUs(ingress({ legacy: 'nginx' }), [ours, nginxOfOurs], options));
+  t.true(isServedByUs(ingress({ legacy: 'internal' }), [oursRenamed], options));
+  t.false(isServedByUs(ingress({ legacy: 'nginx' }), [ours, nginx], options));
+  t.false(isServedByUs(ingress({ legacy: 'internal' }), [ours], options), 'a class that does not exist');
+});
+
 test('an Ingress without any class is ours only when one of our classes is the default', (t) => {
   t.false(isServedByUs(ingress({}), [ours], options));
   t.true(isServedByUs(ingress({}), [oursDefault], options));

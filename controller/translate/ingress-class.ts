@@ -20,7 +20,9 @@ function isDefaultClass(ingressClass: IngressClass): boolean {
 /**
  * True when the Ingress belongs to this controller:
  * - spec.ingressClassName names an IngressClass whose spec.controller is ours (whatever the class is called);
- * - else the legacy annotation equals our class name;
+ * - else the legacy annotation equals our class name (--ingress-class), or names an IngressClass whose
+ *   spec.controller is ours (a class `nginx` created for migrated ingress-nginx Ingresses, which still carry
+ *   `kubernetes.io/ingress.class: nginx`; networking/v1 asks controllers to keep honouring the annotation);
  * - else (no class at all) one of our IngressClasses is marked default.
  * An Ingress naming a missing class or another controller's class is not ours.
  */
@@ -35,7 +37,9 @@ export function isServedByUs(
     return named !== undefined && isOurClass(named, options);
   }
   const legacy = ingress.metadata.annotations?.[legacyIngressClassAnnotation];
-  if (legacy !== undefined) return legacy === options.ingressClassName;
+  if (legacy !== undefined) {
+    return legacy === options.ingressClassName || ingressClasses.some((c) => c.metadata.name === legacy && isOurClass(c, options));
+  }
   return ingressClasses.some((c) => isOurClass(c, options) && isDefaultClass(c));
 }
 

@@ -9,9 +9,11 @@ export type PathMatchIR =
   | { kind: 'exact'; path: string }
   /**
    * Element-wise prefix per the Ingress spec: `/foo` matches `/foo`, `/foo/` and `/foo/bar`, not `/foobar`.
-   * `path` has no trailing slash, except the root prefix `/`, which matches everything.
+   * `path` has no trailing slash, except the root prefix `/`, which matches everything. `trailingSlash` marks a
+   * path written with one (`/foo/`): it matches the same requests, but wins over `/foo` on the same host, since
+   * the Ingress spec gives the longest path as written priority (networking/v1 PathTypePrefix).
    */
-  | { kind: 'prefix'; path: string }
+  | { kind: 'prefix'; path: string; trailingSlash?: true }
   /**
    * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
    * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the

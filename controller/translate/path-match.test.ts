@@ -4,8 +4,8 @@ import type { PathMatchIR, RouteIR } from './ir.js';
 import { compareRoutePrecedence, parsePath } from './path-match.js';
 
 test('Prefix paths lose trailing slashes, the root prefix stays "/"', (t) => {
-  t.deepEqual(parsePath('/foo/', 'Prefix'), { valid: true, match: { kind: 'prefix', path: '/foo' } });
-  t.deepEqual(parsePath('/foo/bar/', 'Prefix'), { valid: true, match: { kind: 'prefix', path: '/foo/bar' } });
+  t.deepEqual(parsePath('/foo/', 'Prefix'), { valid: true, match: { kind: 'prefix', path: '/foo', trailingSlash: true } });
+  t.deepEqual(parsePath('/foo/bar/', 'Prefix'), { valid: true, match: { kind: 'prefix', path: '/foo/bar', trailingSlash: true } });
   t.deepEqual(parsePath('/', 'Prefix'), { valid: true, match: { kind: 'prefix', path: '/' } });
 });
 
@@ -19,7 +19,7 @@ test('a missing path means "/" for every pathType', (t) => {
 });
 
 test('ImplementationSpecific and a missing pathType are treated as Prefix', (t) => {
-  t.deepEqual(parsePath('/a/', 'ImplementationSpecific'), { valid: true, match: { kind: 'prefix', path: '/a' } });
+  t.deepEqual(parsePath('/a/', 'ImplementationSpecific'), { valid: true, match: { kind: 'prefix', path: '/a', trailingSlash: true } });
   t.deepEqual(parsePath('/a', undefined), { valid: true, match: { kind: 'prefix', path: '/a' } });
 });
 
@@ -66,6 +66,19 @@ test('longest path first, Exact before Prefix at equal length, then route name',
   t.deepEqual(
     [...routes].sort(compareRoutePrecedence).map((r) => r.name),
     ['r6', 'r3', 'r2', 'r4', 'r5', 'r1'],
+  );
+});
+
+test('Prefix /foo/ before /foo (the longer path as written), an Exact /foo before both', (t) => {
+  const routes = [
+    route('r1', { kind: 'prefix', path: '/foo' }),
+    route('r2', { kind: 'prefix', path: '/foo', trailingSlash: true }),
+    route('r3', { kind: 'exact', path: '/foo' }),
+    route('r4', { kind: 'exact', path: '/foo/' }),
+  ];
+  t.deepEqual(
+    [...routes].sort(compareRoutePrecedence).map((r) => r.name),
+    ['r4', 'r3', 'r2', 'r1'],
   );
 });
 

@@ -57,19 +57,25 @@ export function parsePath(path: string | undefined, pathType: string | undefined
   }
   if (kind === 'exact') return { valid: true, match: { kind, path: value } };
   const trimmed = value.replace(/\/+$/, '');
-  return { valid: true, match: { kind, path: trimmed === '' ? '/' : trimmed } };
+  if (trimmed === '') return { valid: true, match: { kind, path: '/' } };
+  return { valid: true, match: trimmed === value ? { kind, path: trimmed } : { kind, path: trimmed, trailingSlash: true } };
 }
 
 /** Identity of a match within one host: two routes with the same key claim the same requests. */
 export function matchKey(match: PathMatchIR): string {
-  return `${match.kind} ${match.path}`;
+  return `${match.kind} ${writtenPath(match)}`;
+}
+
+/** The path as the Ingress wrote it, up to repeated trailing slashes (`/foo/` for a Prefix written so). */
+function writtenPath(match: PathMatchIR): string {
+  return match.kind === 'prefix' && match.trailingSlash === true ? `${match.path}/` : match.path;
 }
 
 const matchKindNames: Record<PathMatchIR['kind'], string> = { exact: 'Exact', prefix: 'Prefix', regex: 'Regex' };
 
 /** Human-readable form for messages, e.g. `Prefix /foo` or `Regex /foo/.*`. */
 export function describeMatch(match: PathMatchIR): string {
-  return `${matchKindNames[match.kind]} ${match.path}`;
+  return `${matchKindNames[match.kind]} ${writtenPath(match)}`;
 }
 
 /** At equal path length: Exact, then Prefix, then regex paths. */
@@ -79,9 +85,14 @@ const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1
  * Route precedence within a virtual host: longest path first (so the most specific prefix wins), Exact before
  * Prefix before regex at equal length, then route name so the order never depends on input order. Regex paths
  * are ordered by the length of the path as written, among the others, as ingress-nginx orders its locations.
+ * Prefix `/foo/` and `/foo` match the same requests element-wise; the one written with the slash is the longer
+ * path the spec gives priority to, so it comes first (an Exact `/foo` still wins `/foo` itself).
  */
 export function compareRoutePrecedence(a: RouteIR, b: RouteIR): number {
   if (a.match.path.length !== b.match.path.length) return b.match.path.length - a.match.path.length;
   if (a.match.kind !== b.match.kind) return matchKindRank[a.match.kind] - matchKindRank[b.match.kind];
+  const slashA = a.match.kind === 'prefix' && a.match.trailingSlash === true;
+  const slashB = b.match.kind === 'prefix' && b.match.trailingSlash === true;
+  if (slashA !== slashB) return slashA ? -1 : 1;
   return compareStrings(a.name, b.name);
 }

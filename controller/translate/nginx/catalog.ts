@@ -18,6 +18,11 @@ export interface NginxAnnotationEntry {
   equivalent?: string;
   /** For supported-with-difference: what behaves differently. For unsupported/refused: why, or what to use. */
   note?: string;
+  /**
+   * Each difference an ingress-nginx parity table row shows (test/nginx-parity/*.yaml), by the id the rows cite:
+   * what a request gets here and what ingress-nginx answers instead. migrate-check names them all.
+   */
+  differences?: Readonly<Record<string, string>>;
 }
 
 const ours = (name: string): string => `${annotationPrefix}${name}`;
@@ -109,6 +114,9 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'a redirect route action (301)',
     note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
+    differences: {
+      'location-gets-slash': 'Location is the URL with "/" appended when it has no path (http://a.example -> http://a.example/); ingress-nginx sends the value as written',
+    },
   },
   'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
   'temporal-redirect': {

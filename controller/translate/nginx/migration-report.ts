@@ -15,6 +15,8 @@ export interface AnnotationFinding {
   status: NginxAnnotationStatus;
   equivalent?: string;
   note?: string;
+  /** What a request gets here that it does not get from ingress-nginx (the catalog's differences). */
+  differences?: string[];
 }
 
 /**
@@ -92,6 +94,7 @@ function annotationFindings(ingress: Ingress): AnnotationFinding[] {
     const finding: AnnotationFinding = { annotation: key.slice(nginxAnnotationPrefix.length), value, status: entry.status };
     if (entry.equivalent !== undefined) finding.equivalent = entry.equivalent;
     if (entry.note !== undefined) finding.note = entry.note;
+    if (entry.differences !== undefined) finding.differences = Object.values(entry.differences);
     const problem = diagnostics.find((d) => d.message.startsWith(`annotation ${key} `));
     if (problem !== undefined && (entry.status === 'supported' || entry.status === 'supported-with-difference')) {
       finding.status = 'unsupported';
@@ -220,6 +223,7 @@ export function formatMigrationReport(report: MigrationReport): string {
     else {
       const rows = [['ANNOTATION', 'STATUS', 'EQUIVALENT / NOTE'], ...ing.annotations.map((f) => [f.annotation, f.status, [f.equivalent, f.note].filter((x) => x !== undefined).join(': ')])];
       for (const line of table(rows)) lines.push(`  ${line}`);
+      for (const f of ing.annotations) for (const d of f.differences ?? []) lines.push(`  DIFFERENCE ${f.annotation}: ${d}`);
     }
     for (const c of ing.routeChanges) lines.push(`  ROUTE ${c.host} ${c.pathType} ${c.path} [${c.rule}]: ${c.difference}`);
     lines.push('');
