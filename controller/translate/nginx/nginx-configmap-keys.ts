@@ -13,6 +13,8 @@ export interface NginxConfigMapKey {
 
 const honoured = (note: string): NginxConfigMapKey => ({ status: 'honoured', note });
 const ignored = (note: string): NginxConfigMapKey => ({ status: 'ignored', note });
+/** Keys being wired (issue 16): read and validated, not applied yet. */
+const notYet = (plan: string): NginxConfigMapKey => ({ status: 'ignored', note: `not honoured yet (planned: ${plan})` });
 
 // Reasons shared by groups of keys.
 const nginxProcess = 'nginx process tuning (workers, hash tables, buffers, reloads): Envoy sizes and runs itself, nothing to map';
@@ -31,23 +33,23 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'allow-snippet-annotations': honoured('read for its value only: snippet annotations stay refused ("true" is reported on the ConfigMap)'),
   'custom-http-errors': honoured('the default of the custom-http-errors annotation, for Ingresses that have a default backend (their default-backend annotation or a spec.defaultBackend)'),
   'force-ssl-redirect': honoured('the default of the force-ssl-redirect annotation'),
-  'forwarded-for-header': honoured('with use-forwarded-headers "true": the request header the client address is read from (Envoy original_ip_detection, custom header) instead of X-Forwarded-For'),
+  'forwarded-for-header': notYet('with use-forwarded-headers "true": the request header the client address is read from (Envoy original_ip_detection, custom header) instead of X-Forwarded-For'),
   hsts: honoured('Strict-Transport-Security on the HTTPS responses of TLS hosts (replacing the backend\'s), "false" sends none'),
   'hsts-include-subdomains': honoured('adds "; includeSubDomains" to Strict-Transport-Security'),
   'hsts-max-age': honoured('max-age of Strict-Transport-Security (seconds)'),
   'hsts-preload': honoured('adds "; preload" to Strict-Transport-Security'),
-  'http-redirect-code': honoured('the status of the plain-HTTP to HTTPS redirects (301, 302, 307 or 308)'),
+  'http-redirect-code': notYet('the status of the plain-HTTP to HTTPS redirects (301, 302, 307 or 308)'),
   'proxy-body-size': honoured('the default of the proxy-body-size annotation (envoy-ingress.io/max-request-body-size)'),
   'proxy-connect-timeout': honoured('the default of the proxy-connect-timeout annotation (the cluster connect timeout)'),
   'proxy-read-timeout': honoured('the default of the proxy-read-timeout annotation (the route idle timeout, the larger of read and send)'),
   'proxy-send-timeout': honoured('the default of the proxy-send-timeout annotation (the route idle timeout, the larger of read and send)'),
-  'server-tokens': honoured('"false" (the default): responses carry no Server header, the backend\'s included; "true": Server: envoy'),
+  'server-tokens': notYet('"false" (the default): responses carry no Server header, the backend\'s included; "true": Server: envoy'),
   'ssl-redirect': honoured('the default of the ssl-redirect annotation'),
-  'use-forwarded-headers': honoured('"true": X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Port from the client are believed and passed on (Envoy trusts one proxy hop); "false": Envoy replaces them'),
-  'use-gzip': honoured('Envoy compressor filter (gzip) on the routes of the nginx layer, with gzip-level, gzip-min-length and gzip-types'),
-  'gzip-level': honoured('with use-gzip: the gzip compression level (1-9)'),
-  'gzip-min-length': honoured('with use-gzip: responses shorter than this (Content-Length) are not compressed'),
-  'gzip-types': honoured('with use-gzip: the content types compressed (space-separated)'),
+  'use-forwarded-headers': notYet('"true": X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Port from the client are believed and passed on (Envoy trusts one proxy hop); "false": Envoy replaces them'),
+  'use-gzip': notYet('Envoy compressor filter (gzip) on the routes of the nginx layer, with gzip-level, gzip-min-length and gzip-types'),
+  'gzip-level': notYet('with use-gzip: the gzip compression level (1-9)'),
+  'gzip-min-length': notYet('with use-gzip: responses shorter than this (Content-Length) are not compressed'),
+  'gzip-types': notYet('with use-gzip: the content types compressed (space-separated)'),
 
   // Ignored.
   'access-log-params': ignored(nginxLogs),
