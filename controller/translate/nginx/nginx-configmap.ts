@@ -256,8 +256,10 @@ export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSetting
     [n('force-ssl-redirect')]: String(settings.forceSslRedirect),
     [n('proxy-body-size')]: settings.proxyBodySize,
     [n('proxy-read-timeout')]: String(settings.proxyReadTimeoutSeconds),
-    [n('proxy-send-timeout')]: String(settings.proxySendTimeoutSeconds),
   };
+  // Both timeouts map to one idle timeout (the larger): ingress-nginx's default send timeout would hide a shorter read
+  // timeout (an Ingress's or the ConfigMap's), while nginx answers 504 after the read timeout whatever the send one.
+  if (settings.proxySendTimeoutSeconds !== nginxConfigMapDefaults.proxySendTimeout) defaults[n('proxy-send-timeout')] = String(settings.proxySendTimeoutSeconds);
   // 5 s is Envoy's own connect timeout too: no per-Ingress cluster variant for the default.
   if (settings.proxyConnectTimeoutSeconds !== nginxConfigMapDefaults.proxyConnectTimeout) {
     defaults[n('proxy-connect-timeout')] = String(settings.proxyConnectTimeoutSeconds);
