@@ -1,5 +1,7 @@
 # The controller image: `docker build -t envoy-ingress/controller:0.1.0 .`
-FROM node:20-bookworm-slim AS build
+# The build stage runs on the builder's own platform (multi-arch builds do not emulate it): its output is
+# JavaScript, and no dependency has native code, so the same node_modules serve amd64 and arm64.
+FROM --platform=$BUILDPLATFORM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts

@@ -47,6 +47,10 @@ test('edge hardening: every default can be switched by a flag', (t) => {
     '--max-headers-count', '30',
     '--idle-timeout', '60',
     '--request-headers-timeout', '5',
+    '--per-connection-buffer-limit-bytes', '0',
+    '--http2-max-concurrent-streams', '250',
+    '--http2-initial-stream-window-size', '131072',
+    '--http2-initial-connection-window-size', '2097152',
   ]);
   t.deepEqual(envoy.edge, {
     normalizePath: false,
@@ -59,6 +63,10 @@ test('edge hardening: every default can be switched by a flag', (t) => {
     maxHeadersCount: 30,
     idleTimeoutSeconds: 60,
     requestHeadersTimeoutSeconds: 5,
+    perConnectionBufferLimitBytes: 0,
+    http2MaxConcurrentStreams: 250,
+    http2InitialStreamWindowSize: 131_072,
+    http2InitialConnectionWindowSize: 2_097_152,
   });
 });
 
@@ -66,6 +74,8 @@ test('edge hardening: out-of-range values name their flag', (t) => {
   t.throws(() => parse(['--max-request-headers-kb', '0']), { message: /^--max-request-headers-kb must be a whole number 1-8192/ });
   t.throws(() => parse(['--xff-num-trusted-hops', '-1']), { message: /^--xff-num-trusted-hops must be a whole number/ });
   t.throws(() => parse(['--escaped-slashes-action', 'DROP']));
+  t.throws(() => parse(['--http2-initial-stream-window-size', '1024']), { message: /^--http2-initial-stream-window-size must be a whole number 65535-/ });
+  t.throws(() => parse(['--http2-max-concurrent-streams', '0']), { message: /^--http2-max-concurrent-streams must be a whole number 1-/ });
 });
 
 test('--not-found-page reads the page from a file', async (t) => {

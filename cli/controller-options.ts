@@ -24,10 +24,15 @@ export interface TranslationFlags {
   maxHeadersCount: string;
   idleTimeout: string;
   requestHeadersTimeout: string;
+  perConnectionBufferLimitBytes: string;
+  http2MaxConcurrentStreams: string;
+  http2InitialStreamWindowSize: string;
+  http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
   nginxAnnotations?: boolean;
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
   nginxConfigmap?: string;
+  nginxAllowCrossNamespaceResources?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
@@ -64,7 +69,15 @@ function addEdgeHardeningFlags(cmd: Command): Command {
     .option('--max-request-headers-kb <kb>', 'request headers larger than this get 431', String(d.maxRequestHeadersKb))
     .option('--max-headers-count <n>', 'requests with more headers than this get 431', String(d.maxHeadersCount))
     .option('--idle-timeout <seconds>', 'close client connections idle this long', String(d.idleTimeoutSeconds))
-    .option('--request-headers-timeout <seconds>', 'time a client has to send its request headers', String(d.requestHeadersTimeoutSeconds));
+    .option('--request-headers-timeout <seconds>', 'time a client has to send its request headers', String(d.requestHeadersTimeoutSeconds))
+    .option(
+      '--per-connection-buffer-limit-bytes <bytes>',
+      'bytes Envoy buffers per client or backend connection before it stops reading (0: Envoy\'s default, 1 MiB)',
+      String(d.perConnectionBufferLimitBytes),
+    )
+    .option('--http2-max-concurrent-streams <n>', 'HTTP/2 streams a client connection may have open at once', String(d.http2MaxConcurrentStreams))
+    .option('--http2-initial-stream-window-size <bytes>', 'HTTP/2 flow-control window per client stream', String(d.http2InitialStreamWindowSize))
+    .option('--http2-initial-connection-window-size <bytes>', 'HTTP/2 flow-control window per client connection', String(d.http2InitialConnectionWindowSize));
 }
 
 export function edgeHardeningOptions(flags: TranslationFlags): EdgeHardeningOptions {
@@ -80,6 +93,11 @@ export function edgeHardeningOptions(flags: TranslationFlags): EdgeHardeningOpti
     maxHeadersCount: parseCount(flags.maxHeadersCount, '--max-headers-count', 1, 100_000),
     idleTimeoutSeconds: parseCount(flags.idleTimeout, '--idle-timeout', 1, 86_400 * 7),
     requestHeadersTimeoutSeconds: parseCount(flags.requestHeadersTimeout, '--request-headers-timeout', 1, 3600),
+    perConnectionBufferLimitBytes: parseCount(flags.perConnectionBufferLimitBytes, '--per-connection-buffer-limit-bytes', 0, 2 ** 31),
+    // Envoy's bounds (HTTP/2 protocol options).
+    http2MaxConcurrentStreams: parseCount(flags.http2MaxConcurrentStreams, '--http2-max-concurrent-streams', 1, 2 ** 31 - 1),
+    http2InitialStreamWindowSize: parseCount(flags.http2InitialStreamWindowSize, '--http2-initial-stream-window-size', 65_535, 2 ** 31 - 1),
+    http2InitialConnectionWindowSize: parseCount(flags.http2InitialConnectionWindowSize, '--http2-initial-connection-window-size', 65_535, 2 ** 31 - 1),
   };
 }
 
@@ -94,6 +112,7 @@ export function addTranslationFlags(cmd: Command): Command {
       '--nginx-configmap <namespace/name>',
       "the ingress-nginx ConfigMap whose settings apply to the Ingresses of the nginx layer (watched in Kubernetes mode; a ConfigMap in the manifest directory in standalone mode)",
     )
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
@@ -116,6 +135,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
+      ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,

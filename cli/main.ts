@@ -36,6 +36,8 @@ interface BootstrapFlags {
   readinessPort?: string;
   maxHeapBytes: string;
   maxDownstreamConnections: string;
+  resetHighMemoryStreams: boolean;
+  reduceTimeouts: boolean;
   xdsTlsCert?: string;
   xdsTlsKey?: string;
   xdsTlsCa?: string;
@@ -65,6 +67,8 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)')
     .option('--max-heap-bytes <bytes>', 'Envoy overload manager: heap limit (shrink heap at 95 %, 503 at 98 %; 0 = off)', String(defaultOverloadLimits.maxHeapBytes))
     .option('--max-downstream-connections <n>', 'Envoy overload manager: client connections across listeners (0 = off)', String(defaultOverloadLimits.maxDownstreamConnections))
+    .option('--no-reset-high-memory-streams', 'Envoy overload manager: do not reset the streams holding the most buffer memory from 85 % of the heap limit')
+    .option('--no-reduce-timeouts', 'Envoy overload manager: do not shorten client idle timeouts (down to 2 s) from 85 % of the heap limit')
     .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
     .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
     .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
@@ -86,6 +90,8 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
     overload: {
       maxHeapBytes: parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER),
       maxDownstreamConnections: parseCount(flags.maxDownstreamConnections, '--max-downstream-connections', 0, 100_000_000),
+      resetHighMemoryStreams: flags.resetHighMemoryStreams,
+      reduceTimeouts: flags.reduceTimeouts,
     },
     ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
   });

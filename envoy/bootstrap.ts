@@ -101,6 +101,16 @@ export interface OverloadLimits {
   maxHeapBytes: number;
   /** Downstream connections across all listeners (the readiness listener is exempt). */
   maxDownstreamConnections: number;
+  /**
+   * With a heap limit: from 85 % of it, reset the streams holding the most buffer memory (1 MiB and more), more
+   * of them as the heap fills (envoy.overload_actions.reset_high_memory_stream). Default true.
+   */
+  resetHighMemoryStreams?: boolean;
+  /**
+   * With a heap limit: from 85 % of it, shorten the idle timeout of client connections, down to 2 s at 95 %
+   * (envoy.overload_actions.reduce_timeouts), so idle connections stop holding memory. Default true.
+   */
+  reduceTimeouts?: boolean;
 }
 
 export const defaultOverloadLimits: OverloadLimits = {
@@ -128,6 +138,22 @@ export function buildOverloadManager(limits: OverloadLimits): ResourceJson | und
       { name: 'envoy.overload_actions.shrink_heap', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.95 } }] },
       { name: 'envoy.overload_actions.stop_accepting_requests', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.98 } }] },
     );
+    // Envoy's edge guidance: act gradually from 85 % (scaled triggers), before requests start failing at 98 %.
+    // (A fresh object each: a shared one would print as a YAML anchor.)
+    const scaled = (): ResourceJson => ({ scaling_threshold: 0.85, saturation_threshold: 0.95 });
+    if (limits.resetHighMemoryStreams ?? true) {
+      actions.push({ name: 'envoy.overload_actions.reset_high_memory_stream', triggers: [{ name: fixedHeapMonitor, scaled: scaled() }] });
+    }
+    if (limits.reduceTimeouts ?? true) {
+      actions.push({
+        name: 'envoy.overload_actions.reduce_timeouts',
+        triggers: [{ name: fixedHeapMonitor, scaled: scaled() }],
+        typed_config: {
+          '@type': 'type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig',
+          timer_scale_factors: [{ timer: 'HTTP_DOWNSTREAM_CONNECTION_IDLE', min_timeout: '2s' }],
+        },
+      });
+    }
   }
   if (limits.maxDownstreamConnections > 0) {
     monitors.push({
@@ -139,7 +165,14 @@ export function buildOverloadManager(limits: OverloadLimits): ResourceJson | und
     });
   }
   if (monitors.length === 0) return undefined;
-  return { refresh_interval: '0.25s', resource_monitors: monitors, actions };
+  const tracksStreams = limits.maxHeapBytes > 0 && (limits.resetHighMemoryStreams ?? true);
+  return {
+    refresh_interval: '0.25s',
+    resource_monitors: monitors,
+    actions,
+    // reset_high_memory_stream only sees streams whose buffers are accounted: those of 2^20 bytes (1 MiB) and more.
+    ...(tracksStreams ? { buffer_factory_config: { minimum_account_to_track_power_of_two: 20 } } : {}),
+  };
 }
 
 function buildXdsTransportSocket(tls: XdsClientTls, host: string): ResourceJson {

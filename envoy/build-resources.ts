@@ -1,4 +1,4 @@
-import type { ClusterEndpointsIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
@@ -12,7 +12,16 @@ import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
 import { buildSecret } from './secret.js';
 
-const clusterOf = builtOnce(buildCluster);
+/** One memo per buffer limit (a setting, so one or two values in a process's life). */
+const clusterBuilders = new Map<number, (cluster: ClusterIR) => ResourceJson>();
+function clusterOf(cluster: ClusterIR, bufferLimitBytes: number): ResourceJson {
+  let build = clusterBuilders.get(bufferLimitBytes);
+  if (build === undefined) {
+    build = builtOnce((c: ClusterIR) => buildCluster(c, bufferLimitBytes));
+    clusterBuilders.set(bufferLimitBytes, build);
+  }
+  return build(cluster);
+}
 const endpointsOf = builtOnce(buildClusterLoadAssignment);
 const secretOf = builtOnce(buildSecret);
 
@@ -80,7 +89,7 @@ export function buildResources(
     listeners: listeners.sort(byName),
     routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls, notFound))],
     clusters: [
-      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster))),
+      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster, edge.perConnectionBufferLimitBytes))),
       // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
       ...(ir.fallbackClusters ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
     ].sort(byName),

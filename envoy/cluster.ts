@@ -3,6 +3,7 @@ import type { ClusterIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { withUpstreamPolicy } from './cluster-policy.js';
+import { bufferLimitField } from './edge-hardening.js';
 import type { ResourceJson } from './resource-types.js';
 
 /**
@@ -10,9 +11,9 @@ import type { ResourceJson } from './resource-types.js';
  * checking is configured, so `ignore_health_on_host_removal` would change nothing and is left out: a host
  * removed from EDS is dropped at once.
  */
-export function buildCluster(cluster: ClusterIR): ResourceJson {
+export function buildCluster(cluster: ClusterIR, bufferLimitBytes = 0): ResourceJson {
   if (cluster.externalName !== undefined) {
-    return withUpstreamPolicy(cluster, buildExternalNameCluster(cluster, cluster.externalName));
+    return withUpstreamPolicy(cluster, { ...buildExternalNameCluster(cluster, cluster.externalName), ...bufferLimitField(bufferLimitBytes) });
   }
   return withUpstreamPolicy(cluster, {
     '@type': TypeUrl.cluster,
@@ -21,6 +22,8 @@ export function buildCluster(cluster: ClusterIR): ResourceJson {
     eds_cluster_config: { eds_config: buildAdsConfigSource(), service_name: cluster.name },
     connect_timeout: '5s',
     lb_policy: 'ROUND_ROBIN',
+    // A slow backend connection holds at most this much of Envoy's memory (edge-hardening.ts).
+    ...bufferLimitField(bufferLimitBytes),
   });
 }
 

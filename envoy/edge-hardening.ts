@@ -31,6 +31,16 @@ export interface EdgeHardeningOptions {
   idleTimeoutSeconds: number;
   /** A client has this many seconds to send all request headers (slowloris). */
   requestHeadersTimeoutSeconds: number;
+  /**
+   * Bytes Envoy buffers per connection (listeners and clusters) before it stops reading from the other side: a
+   * slow reader holds at most this much of Envoy's memory. 0 leaves Envoy's default (1 MiB).
+   */
+  perConnectionBufferLimitBytes: number;
+  /** HTTP/2 streams one client connection may have open at once (Envoy's default: 2^31 - 1). */
+  http2MaxConcurrentStreams: number;
+  /** HTTP/2 flow-control windows a client gets: per stream and per connection. */
+  http2InitialStreamWindowSize: number;
+  http2InitialConnectionWindowSize: number;
 }
 
 export const defaultEdgeHardening: EdgeHardeningOptions = {
@@ -44,7 +54,17 @@ export const defaultEdgeHardening: EdgeHardeningOptions = {
   maxHeadersCount: 100,
   idleTimeoutSeconds: 3600,
   requestHeadersTimeoutSeconds: 10,
+  // Envoy's edge-proxy guidance (docs: "Configuring Envoy as an edge proxy").
+  perConnectionBufferLimitBytes: 32_768,
+  http2MaxConcurrentStreams: 100,
+  http2InitialStreamWindowSize: 65_536,
+  http2InitialConnectionWindowSize: 1_048_576,
 };
+
+/** The listener / cluster field for the per-connection buffer limit (none: Envoy's default). */
+export function bufferLimitField(limitBytes: number): ResourceJson {
+  return limitBytes > 0 ? { per_connection_buffer_limit_bytes: limitBytes } : {};
+}
 
 /** The HttpConnectionManager fields that carry `edge`. */
 export function buildEdgeHardeningFields(edge: EdgeHardeningOptions): ResourceJson {
@@ -60,6 +80,11 @@ export function buildEdgeHardeningFields(edge: EdgeHardeningOptions): ResourceJs
       idle_timeout: `${edge.idleTimeoutSeconds}s`,
       max_headers_count: edge.maxHeadersCount,
       headers_with_underscores_action: edge.rejectHeadersWithUnderscores ? 'REJECT_REQUEST' : 'ALLOW',
+    },
+    http2_protocol_options: {
+      max_concurrent_streams: edge.http2MaxConcurrentStreams,
+      initial_stream_window_size: edge.http2InitialStreamWindowSize,
+      initial_connection_window_size: edge.http2InitialConnectionWindowSize,
     },
   };
 }

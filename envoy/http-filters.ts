@@ -8,10 +8,19 @@ import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
+import { corsResponseFilterName, headerMutationType } from './cors-response.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // First, so it sees every response last, whichever filter made it (custom-http-errors replaces a 403 too).
   { name: customResponseFilterName, usedBy: (p) => p.errorPages !== undefined, config: { '@type': customResponseType } },
+  // ingress-nginx CORS headers: before every filter that can answer by itself (RBAC's 403, a rate limit's 503,
+  // authentication's 401), so those answers carry them too, as nginx's more_set_headers puts them on every response.
+  // Authentication filters must stay after it.
+  {
+    name: corsResponseFilterName,
+    usedBy: (p) => p.corsResponse !== undefined,
+    config: { '@type': headerMutationType },
+  },
   // Access control first: a denied client learns nothing else about the route.
   {
     name: rbacFilterName,
@@ -69,6 +78,8 @@ function sameTables(a: readonly RouteTableIR[], b: readonly RouteTableIR[]): boo
 
 const filtersByTables = new WeakMap<RouteTableIR, { tables: readonly RouteTableIR[]; filters: ResourceJson[] }>();
 
+const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name === corsResponseFilterName);
+
 /** What one virtual host's forwarding routes need: a bit per entry of `filters`, and their ext_authz policies. */
 interface HostFilterUse {
   mask: number;
@@ -84,7 +95,12 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
     use = { mask: 0, externalAuth: [] };
     for (const route of vhost.routes) {
       const policy = route.policy;
-      if (policy === undefined || route.action.kind !== 'forward') continue;
+      if (policy === undefined) continue;
+      // A redirect route carries only an ingress-nginx CORS policy (its headers go on the redirect).
+      if (route.action.kind !== 'forward') {
+        if (route.action.kind === 'https-redirect' && policy.corsResponse !== undefined) use.mask |= corsResponseFilterBit;
+        continue;
+      }
       filters.forEach((filter, i) => {
         if (filter.usedBy(policy)) use!.mask |= 1 << i;
       });

@@ -3,7 +3,7 @@ import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/
 import { defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
-import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
+import { bufferLimitField, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
@@ -38,6 +38,7 @@ export function buildHttpListener(
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
+    ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     filter_chains: [
       { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog, routes.notFound)] },
     ],
@@ -94,6 +95,7 @@ export function buildHttpsListener(
     '@type': TypeUrl.listener,
     name: httpsListenerName,
     address: buildSocketAddress(listenAddress, port),
+    ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
     // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
     filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, routes, edge, accessLog))],

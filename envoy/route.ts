@@ -1,6 +1,7 @@
 import type { HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
+import { buildCorsResponseRoutes } from './cors-response.js';
 
 const redirectResponseCodes = {
   301: 'MOVED_PERMANENTLY',
@@ -97,4 +98,11 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
     Object.assign(fields, buildRoutePolicyFields(route.policy));
   }
   return fields;
+}
+
+/** The Envoy routes of a RouteIR, in match order: one, or with ingress-nginx CORS its preflight route first. */
+export function buildRoutes(route: RouteIR, authorityRegex?: string): ResourceJson[] {
+  const built = buildRoute(route, authorityRegex);
+  const cors = route.action.kind === 'forward' || route.action.kind === 'https-redirect' ? route.policy?.corsResponse : undefined;
+  return cors === undefined ? [built] : buildCorsResponseRoutes(built, cors);
 }

@@ -1,6 +1,6 @@
 import type { RouteIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
-import { buildRoute } from './route.js';
+import { buildRoute, buildRoutes } from './route.js';
 
 const catchAllHost = '*';
 
@@ -39,10 +39,14 @@ export function authorityRegexFor(hostnames: readonly string[]): string | undefi
  */
 export function buildVirtualHost(vhost: VirtualHostIR, unknownHostRoutes: readonly RouteIR[] = []): ResourceJson {
   const authorityRegex = authorityRegexFor(vhost.hostnames);
-  const routes = vhost.routes.map((route) => buildRoute(route, authorityRegex));
+  const routes: ResourceJson[] = [];
+  for (const route of vhost.routes) {
+    if (route.policy?.corsResponse === undefined) routes.push(buildRoute(route, authorityRegex));
+    else routes.push(...buildRoutes(route, authorityRegex));
+  }
   if (authorityRegex !== undefined) {
     for (const route of unknownHostRoutes) {
-      routes.push(buildRoute({ ...route, name: `host-not-matched/${route.name}` }));
+      routes.push(...buildRoutes({ ...route, name: `host-not-matched/${route.name}` }));
     }
   }
   // Envoy compares domains case-insensitively and strip_any_host_port removes ports before matching.

@@ -38,6 +38,7 @@ const entryFiles = [
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
   'envoy/extensions/http/original_ip_detection/xff/v3/xff.proto',
   'envoy/extensions/filters/http/custom_response/v3/custom_response.proto',
+  'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
   'envoy/extensions/http/custom_response/redirect_policy/v3/redirect_policy.proto',
   'envoy/type/matcher/v3/status_code_input.proto',
   'envoy/extensions/clusters/aggregate/v3/cluster.proto',

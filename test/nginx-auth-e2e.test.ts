@@ -14,6 +14,7 @@ import { ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests
 import { nginxIngress } from './fixtures/nginx-manifests.js';
 import { defineSharedWorld, endpointOf, hostGet as get, corsPreflight } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
+import { irView, xdsView } from '../cli/debug-views.js';
 
 /** A check request as the authorization service received it. */
 interface CheckRequest {
@@ -75,6 +76,9 @@ function opaqueSecret(name: string, stringData: Record<string, string>): object 
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default' }, type: 'Opaque', stringData };
 }
 
+/** A line of the other tenant's Secret that is not `user:hash` (such lines were once copied into messages). */
+const strayLine = 'stray-line-of-the-other-tenant';
+
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 const world = defineSharedWorld<World>(async (scope) => {
@@ -115,6 +119,9 @@ const world = defineSharedWorld<World>(async (scope) => {
       'auth-url': 'http://authz.default.svc.cluster.local/verify',
     }),
     annotated('open', 'open.test', {}),
+    // Another tenant's Secret (namespace other), named by an Ingress of namespace default.
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'theirs', namespace: 'other' }, type: 'Opaque', stringData: { auth: `victim:${sha('their-password')}\n${strayLine}\n` } },
+    annotated('cross-namespace', 'cross-namespace.test', { 'auth-type': 'basic', 'auth-secret': 'other/theirs' }),
     annotated('cors-basic', 'cors-basic.test', { 'enable-cors': 'true', 'auth-type': 'basic', 'auth-secret': 'basic-auth' }),
   ];
   const stack = await scope.startStack({
@@ -249,11 +256,26 @@ test('auth-url over https: the check request goes over TLS (SNI = the URL host) 
   t.true(w.authTls.requests.some((r) => r.path === '/verify/tls-probe' && r.headers['x-token'] === 'good'));
 });
 
-test('with enable-cors, a CORS preflight is answered without credentials, as ingress-nginx answers it before auth', async (t) => {
+test('with enable-cors, a CORS preflight is answered 204 without credentials, and the 401 carries the CORS headers, as ingress-nginx does (auth.go)', async (t) => {
   const w = await world(t);
   const preflight = await get(w, 'cors-basic.test', '/api', corsPreflight('https://app.example.test', 'GET'));
-  t.true(preflight.status >= 200 && preflight.status < 300, `preflight status ${preflight.status}`);
-  t.is(preflight.headers['access-control-allow-origin'], 'https://app.example.test');
-  // The request itself still needs the credentials.
-  t.is((await get(w, 'cors-basic.test', '/api', { headers: { origin: 'https://app.example.test' } })).status, 401);
+  t.is(preflight.status, 204);
+  t.is(preflight.headers['access-control-allow-origin'], '*');
+  // The request itself still needs the credentials; its 401 has Access-Control-Allow-Origin: * (auth.go).
+  const denied = await get(w, 'cors-basic.test', '/api');
+  t.is(denied.status, 401);
+  t.is(denied.headers['access-control-allow-origin'], '*');
+});
+
+test('auth-secret in another namespace: refused, paths closed (503), nothing of that Secret in diagnostics or /debug', async (t) => {
+  const w = await world(t);
+  t.is((await get(w, 'cross-namespace.test', '/')).status, 503);
+  t.is((await get(w, 'cross-namespace.test', '/', { headers: { authorization: basic('victim', 'their-password') } })).status, 503);
+  const cp = w.stack.controller;
+  const ir = irView(cp);
+  const refusal = ir.diagnostics.filter((d) => d.object.name === 'cross-namespace');
+  t.deepEqual(refusal.map((d) => d.reason), ['SecretNamespaceRefused']);
+  // What /debug/ir and /debug/xds serve, and the controller's log.
+  const pages = [JSON.stringify(ir), JSON.stringify(xdsView(cp)), w.stack.logs()].join('\n');
+  for (const word of ['victim', sha('their-password'), strayLine]) t.false(pages.includes(word), word);
 });

@@ -31,13 +31,18 @@ interface World {
 let world: World | undefined;
 const ns = 'private';
 const hostName = 'private.example.test';
+/** Another tenant: its Ingress names the `private` namespace's Secret. */
+const tenant = 'tenant';
+const tenantHost = 'tenant.example.test';
+const strayLine = 'do-not-leak-this-line';
 
 /** An htpasswd line in the {SHA} scheme ingress-nginx accepts (base64 of the password's SHA-1). */
 const htpasswd = (user: string, password: string): string => `${user}:{SHA}${createHash('sha1').update(password).digest('base64')}\n`;
 
 function objects(backend: { address: string; port: number }): string {
   return [
-    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-auth', namespace: ns }, type: 'Opaque', stringData: { auth: htpasswd('alice', 's3cret') } },
+    // A stray line without a colon: the user-name check once copied such lines into Events.
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-auth', namespace: ns }, type: 'Opaque', stringData: { auth: `${htpasswd('alice', 's3cret')}${strayLine}\n` } },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
     {
       apiVersion: 'discovery.k8s.io/v1',
@@ -74,11 +79,11 @@ function w(): World {
   return world;
 }
 
-async function statusOf(credentials?: string): Promise<number | string> {
+async function statusOf(credentials?: string, host = hostName): Promise<number | string> {
   try {
     const res = await httpGet({
       port: w().httpPort,
-      hostHeader: hostName,
+      hostHeader: host,
       path: '/',
       timeoutMs: 3000,
       ...(credentials === undefined ? {} : { headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } }),
@@ -178,4 +183,39 @@ test.serial('removing the annotation turns the nginx annotations off again and s
     timeoutMs: 30_000,
   });
   t.is(await statusOf(), 401);
+});
+
+test.serial('a tenant naming another namespace\'s Secret is refused: its paths answer 503 and no Event carries the Secret', async (t) => {
+  showLogs(t);
+  await setOptIn(true);
+  await w().cluster.kubectlOk(['create', 'namespace', tenant]);
+  const steal = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: {
+      name: 'steal',
+      namespace: tenant,
+      annotations: { 'nginx.ingress.kubernetes.io/auth-type': 'basic', 'nginx.ingress.kubernetes.io/auth-secret': `${ns}/basic-auth` },
+    },
+    spec: {
+      ingressClassName: 'envoy-ingress',
+      rules: [{ host: tenantHost, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+    },
+  };
+  await w().cluster.kubectlOk(['apply', '-f', '-'], { input: stringify(steal) });
+  const events = async (): Promise<{ reason: string; message: string }[]> => {
+    const out = await w().cluster.kubectlOk(['get', 'events', '-n', tenant, '-o', 'json']);
+    return (JSON.parse(out) as { items: { reason: string; message: string }[] }).items;
+  };
+  await waitFor(async () => (await events()).some((e) => e.reason === 'SecretNamespaceRefused'), { description: 'the refusal Event', timeoutMs: 30_000 });
+  // Closed, whatever credentials are sent: the other namespace's users never become this Ingress's.
+  t.is(await statusOf(undefined, tenantHost), 503);
+  t.is(await statusOf('alice:s3cret', tenantHost), 503);
+  const all = JSON.stringify(await events());
+  for (const word of ['alice', '{SHA}', strayLine, createHash('sha1').update('s3cret').digest('base64')]) t.false(all.includes(word), word);
+  // The refusal does not tell whether the Secret exists: the same message for a name that does not.
+  const message = (await events()).find((e) => e.reason === 'SecretNamespaceRefused')?.message ?? '';
+  t.regex(message, /namespace "private"; an Ingress may only use Secrets of its own namespace/);
+  // Nor does the controller's log.
+  t.false(w().controller.logs().includes(strayLine));
 });

@@ -107,15 +107,23 @@ export function plainHttpVirtualHost(
 ): VirtualHostIR | undefined {
   const special = (route: RouteIR): boolean => {
     const settings = route.source === undefined ? undefined : annotations.get(refKey(route.source));
-    return settings?.httpsOnly === true || settings?.forceSslRedirect === true;
+    // ingress-nginx CORS answers before the https redirect: such a route needs a redirect of its own.
+    return settings?.httpsOnly === true || settings?.forceSslRedirect === true || (hostRedirects && route.policy?.corsResponse !== undefined);
   };
   if (!vhost.routes.some(special)) return undefined;
   const routes = vhost.routes.map((route): RouteIR => {
     switch (plainHttpTreatment(route, annotations, hostRedirects)) {
       case 'deny':
         return httpsOnlyRoute(route);
-      case 'redirect':
-        return { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...redirect.action } };
+      case 'redirect': {
+        const redirected: RouteIR = { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...redirect.action } };
+        if (route.headers !== undefined) redirected.headers = route.headers.map((header) => ({ ...header }));
+        // nginx's CORS block runs before its https redirect (rewrite phase, before rewrite_by_lua): OPTIONS gets
+        // its 204 and the redirect carries the CORS headers.
+        const cors = route.policy?.corsResponse;
+        if (cors !== undefined) redirected.policy = { corsResponse: structuredClone(cors) };
+        return redirected;
+      }
       case 'serve':
         return cloneRoute(route);
     }

@@ -73,7 +73,10 @@ export interface RouteIR {
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: ObjectRef;
-  /** Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes. */
+  /**
+   * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
+   * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).
+   */
   policy?: RoutePolicyIR;
 }
 
@@ -132,6 +135,22 @@ export interface CorsPolicyIR {
 }
 
 /**
+ * ingress-nginx's CORS (enable-cors), which is not the CORS protocol Envoy's filter speaks: when the request's Origin
+ * is allowed, every response of the route (the backend's, and the proxy's own such as a 401) carries
+ * Access-Control-Allow-Origin and `headers`, and an OPTIONS request is answered 204 by the proxy itself, before
+ * any access control or authentication (nginx answers it in its rewrite phase).
+ */
+export interface CorsResponseIR {
+  /**
+   * RE2 pattern the whole Origin header must match; Access-Control-Allow-Origin is then the request's Origin.
+   * Absent: every request is a CORS request, with or without an Origin, and Access-Control-Allow-Origin is `*`.
+   */
+  originRegex?: string;
+  /** The other headers, in order (credentials, methods, headers, expose headers, max age). */
+  headers: HeaderIR[];
+}
+
+/**
  * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
  * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
  */
@@ -164,6 +183,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** ingress-nginx CORS: fixed response headers for allowed origins, OPTIONS answered 204 by the proxy. */
+  corsResponse?: CorsResponseIR;
   /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */
   basicAuth?: BasicAuthIR;
   /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */

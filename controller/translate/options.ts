@@ -23,6 +23,12 @@ export interface TranslateOptions {
    * does not set, apply to the Ingresses whose nginx annotations are read (translate/nginx/nginx-configmap.ts).
    */
   nginxConfigMap?: { namespace: string; name: string };
+  /**
+   * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
+   * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
+   * --nginx-allow-cross-namespace-resources).
+   */
+  nginxAllowCrossNamespaceResources?: boolean;
 }
 
 export const defaultNotFoundPage = `<!DOCTYPE html>

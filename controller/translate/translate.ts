@@ -97,8 +97,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
+  // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
+  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
-    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options))]),
+    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
   );
   checkClassNginxSettings(state.ingressClasses, options, diagnostics);
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));

@@ -59,15 +59,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'enable-cors': {
     status: 'supported',
-    equivalent: ours('cors-allow-origins'),
-    note: 'defaults as in ingress-nginx: origin *, credentials true, max-age 1728000',
+    equivalent: "ingress-nginx's CORS block itself (not Envoy's CORS filter): for an allowed Origin its headers on every response of the routes (Envoy header_mutation, so the proxy's own 401/403/503 and https redirects have them too) and OPTIONS answered 204 by the proxy before access control, rate limits, authentication and the https redirect; defaults as in ingress-nginx (origin *, its methods and headers, credentials true, max-age 1728000)",
   },
-  'cors-allow-origin': { status: 'supported', equivalent: ours('cors-allow-origins') },
-  'cors-allow-methods': { status: 'supported', equivalent: ours('cors-allow-methods') },
-  'cors-allow-headers': { status: 'supported', equivalent: ours('cors-allow-headers') },
-  'cors-expose-headers': { status: 'supported', equivalent: ours('cors-expose-headers') },
-  'cors-allow-credentials': { status: 'supported', equivalent: ours('cors-allow-credentials') },
-  'cors-max-age': { status: 'supported', equivalent: ours('cors-max-age') },
+  'cors-allow-origin': {
+    status: 'supported',
+    equivalent: 'the Origins that get the CORS headers, matched as ingress-nginx does (case-insensitive, "*." one label, scheme and port included, any scheme); "*" (the default, or a blank or invalid list) sends Access-Control-Allow-Origin: * to every request',
+  },
+  'cors-allow-methods': { status: 'supported', equivalent: 'Access-Control-Allow-Methods, as written' },
+  'cors-allow-headers': { status: 'supported', equivalent: 'Access-Control-Allow-Headers, as written' },
+  'cors-expose-headers': { status: 'supported', equivalent: 'Access-Control-Expose-Headers, as written' },
+  'cors-allow-credentials': { status: 'supported', equivalent: 'Access-Control-Allow-Credentials: true unless "false"' },
+  'cors-max-age': { status: 'supported', equivalent: 'Access-Control-Max-Age' },
   'upstream-hash-by': {
     status: 'supported-with-difference',
     equivalent: `${ours('hash-by')} (ring hash)`,
@@ -174,7 +176,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'auth-secret': {
     status: 'supported-with-difference',
     equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx',
+    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
   'auth-realm': {

@@ -112,8 +112,8 @@ test('values map with ingress-nginx semantics', (t) => {
   t.deepEqual(parse(nginx({ 'upstream-hash-by': '$cookie_sid' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'sid' }]);
   t.deepEqual(parse(nginx({ affinity: 'cookie' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'INGRESSCOOKIE' }]);
   t.is(parse(nginx({ affinity: 'cookie' })).parsed.cluster.loadBalancer, 'ring-hash');
-  const cors = parse(nginx({ 'enable-cors': 'true' })).parsed.route.cors;
-  t.deepEqual([cors?.allowOrigins, cors?.allowCredentials, cors?.maxAgeSeconds], [['*'], true, 1728000]);
+  t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.cors, undefined, 'not Envoy\'s CORS filter (nginx-cors.test.ts)');
+  t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.corsResponse?.originRegex, undefined, 'origin * by default');
   t.deepEqual(parse(nginx({ 'rewrite-target': '/new' })).parsed.route.rewrite, { kind: 'regex', pattern: '^.*$', substitution: '/new' });
   t.is(parse(nginx({ 'upstream-vhost': 'API.internal:8080' })).parsed.route.hostRewrite, 'api.internal:8080');
   const vhostVariable = parse(nginx({ 'upstream-vhost': '$host' }));

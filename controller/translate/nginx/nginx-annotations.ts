@@ -6,14 +6,15 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
+import type { CorsResponseIR, PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
-import { type NginxAuthSettings, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
+import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
+import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -32,6 +33,8 @@ export interface NginxMapping {
   regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
   auth?: NginxAuthSettings;
+  /** enable-cors and cors-* (nginx-cors.ts). */
+  cors?: CorsResponseIR;
   /** limit-*, denylist-source-range, proxy-connect-timeout, session-cookie-* (nginx-limits.ts). */
   limits?: NginxLimits;
 }
@@ -55,13 +58,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'proxy-send-timeout',
   'whitelist-source-range',
   'allowlist-source-range',
-  'enable-cors',
-  'cors-allow-origin',
-  'cors-allow-methods',
-  'cors-allow-headers',
-  'cors-expose-headers',
-  'cors-allow-credentials',
-  'cors-max-age',
+  ...nginxCorsAnnotations,
   'upstream-hash-by',
   'affinity',
   'session-cookie-name',
@@ -79,8 +76,6 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
-/** ingress-nginx's defaults for the cors-* family when enable-cors is "true". */
-const corsDefaults = { origin: '*', credentials: 'true', maxAge: '1728000' };
 
 class NginxReader {
   readonly own: Record<string, string> = {};
@@ -125,33 +120,6 @@ function hashByOf(value: string): string | undefined {
   const cookie = /^\$cookie_([A-Za-z0-9_\-.]+)$/.exec(v);
   if (cookie !== null) return `cookie:${cookie[1] as string}`;
   return undefined;
-}
-
-function mapCors(r: NginxReader): void {
-  const enabled = r.raw('enable-cors');
-  const family = ['cors-allow-origin', 'cors-allow-methods', 'cors-allow-headers', 'cors-expose-headers', 'cors-allow-credentials', 'cors-max-age'];
-  if (enabled === undefined || enabled.trim() !== 'true') {
-    if (enabled !== undefined && enabled.trim() !== 'false') r.invalid('enable-cors', enabled, '"true", "false"');
-    for (const name of family.filter((f) => r.raw(f) !== undefined)) {
-      r.report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: CORS is only enabled by ${n('enable-cors')} "true"`);
-    }
-    return;
-  }
-  r.own[Annotation.corsAllowOrigins] = r.raw('cors-allow-origin') ?? corsDefaults.origin;
-  r.own[Annotation.corsAllowCredentials] = corsDefaults.credentials;
-  r.own[Annotation.corsMaxAge] = corsDefaults.maxAge;
-  // Values are checked by our parser (InvalidAnnotation names our key, with the accepted form).
-  const copy: [string, string][] = [
-    ['cors-allow-methods', Annotation.corsAllowMethods],
-    ['cors-allow-headers', Annotation.corsAllowHeaders],
-    ['cors-expose-headers', Annotation.corsExposeHeaders],
-    ['cors-allow-credentials', Annotation.corsAllowCredentials],
-    ['cors-max-age', Annotation.corsMaxAge],
-  ];
-  for (const [name, key] of copy) {
-    const value = r.raw(name);
-    if (value !== undefined) r.own[key] = value;
-  }
 }
 
 function mapAffinity(r: NginxReader): void {
@@ -226,7 +194,7 @@ function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
 }
 
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
-export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[]): NginxMapping {
+export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[], layer: NginxLayerOptions = {}): NginxMapping {
   // A canary's own settings are only its canary-* ones (nginx-canary.ts); the rest are the main Ingress's.
   if (isNginxCanary(ingress)) {
     readNginxCanary(ingress, diagnostics);
@@ -268,7 +236,6 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   const cidrsName = r.raw('allowlist-source-range') !== undefined ? 'allowlist-source-range' : 'whitelist-source-range';
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
-  mapCors(r);
   mapAffinity(r);
 
   const prefix = r.raw('x-forwarded-prefix');
@@ -298,8 +265,10 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
   if (redirect !== undefined) mapping.redirect = redirect;
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
-  const auth = readNginxAuth(ingress, diagnostics);
+  const auth = readNginxAuth(ingress, diagnostics, layer);
   if (auth !== undefined) mapping.auth = auth;
+  const cors = readNginxCors(ingress, diagnostics);
+  if (cors !== undefined) mapping.cors = cors;
   mapping.limits = readNginxLimits(r);
   return mapping;
 }
@@ -308,9 +277,9 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[])
  * Our annotations of an Ingress, with its nginx annotations mapped in when `nginx` is on. Our own annotations win
  * over nginx ones that set the same thing (rewrite-prefix over rewrite-target included).
  */
-export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean): NginxIngressAnnotations {
+export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnostic[], nginx: boolean, layer: NginxLayerOptions = {}): NginxIngressAnnotations {
   if (!nginx) return parseAnnotations(ingress, diagnostics);
-  const mapping = mapNginxAnnotations(ingress, diagnostics);
+  const mapping = mapNginxAnnotations(ingress, diagnostics, layer);
   const annotations = { ...mapping.own, ...ingress.metadata.annotations };
   // x-forwarded-prefix merges into our request-headers-set rather than being shadowed by it.
   const merged = mapping.own[Annotation.requestHeadersSet];
@@ -318,6 +287,11 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  if (mapping.cors !== undefined) {
+    // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
+    if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
+    else diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason: Reason.InvalidAnnotation, message: `annotation ${n('enable-cors')} ignored: ${Annotation.corsAllowOrigins} is set and takes precedence` });
+  }
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits, (ingress.metadata.annotations?.[n('session-cookie-name')] ?? 'INGRESSCOOKIE').trim());

@@ -16,6 +16,7 @@ import type { IngressAnnotations } from '../annotations.js';
 import type { References } from '../references.js';
 import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
+import { passwordScheme, schemeLabel } from '../../auth/password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import type { NginxIngressAnnotations } from './nginx-annotations.js';
 
@@ -32,6 +33,12 @@ export interface NginxAuthSettings {
   refused?: string;
 }
 
+/** What the controller allows the annotations to reach (TranslateOptions). */
+export interface NginxLayerOptions {
+  /** `auth-secret: other/name` may name another namespace's Secret (--nginx-allow-cross-namespace-resources). */
+  allowCrossNamespace?: boolean;
+}
+
 /** A Secret name (DNS subdomain), optionally `namespace/name`. */
 const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
@@ -39,7 +46,7 @@ const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
  * Reads the auth annotations of one Ingress. Invalid values are reported on the Ingress; when they leave a requested
  * authentication unusable the result says so (`refused`) and the paths answer 503, as ingress-nginx denies them.
  */
-export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[]): NginxAuthSettings | undefined {
+export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer: NginxLayerOptions = {}): NginxAuthSettings | undefined {
   const raw = (name: string): string | undefined => ingress.metadata.annotations?.[n(name)];
   const report = (reason: string, message: string): void => {
     diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
@@ -70,6 +77,14 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[]): Ngin
       refuse('auth-secret', 'is missing: auth-type "basic" needs the Secret holding the users');
     } else if (parts.length > 2 || namespace === undefined || name === undefined || !objectName.test(namespace) || !objectName.test(name)) {
       refuse('auth-secret', `has invalid value ${JSON.stringify(secret)}; accepted: a Secret name or "namespace/name"`);
+    } else if (namespace !== (ingress.metadata.namespace ?? 'default') && layer.allowCrossNamespace !== true) {
+      // As ingress-nginx without allow-cross-namespace-resources: one tenant must not make another's Secret its
+      // users list. The Secret is not looked up, so the answer is the same whether it exists or not.
+      report(
+        Reason.SecretNamespaceRefused,
+        `annotation ${n('auth-secret')} names a Secret in namespace ${JSON.stringify(namespace)}; an Ingress may only use Secrets of its own namespace (unless the controller runs with --nginx-allow-cross-namespace-resources); the Ingress's paths answer 503 until it is fixed`,
+      );
+      settings.refused ??= 'auth-secret in another namespace';
     } else {
       settings.basic = { secret: { namespace, name }, secretType };
     }
@@ -254,21 +269,6 @@ function resolveAuthService(
 
 type ReadUsers = { lines: string[]; skipped: string[] } | { error: string };
 
-/** Envoy verifies `{SHA}` (base64 of the SHA-1 of the password) only; other htpasswd schemes, by their prefix. */
-const unsupportedSchemes: [RegExp, string][] = [
-  [/^\$apr1\$/, 'apr1 (Apache MD5)'],
-  [/^\$2[abxy]?\$/, 'bcrypt'],
-  [/^\$1\$/, 'MD5-crypt'],
-  [/^\$5\$/, 'SHA-256-crypt'],
-  [/^\$6\$/, 'SHA-512-crypt'],
-  [/^\{SSHA\}/, 'salted SHA ({SSHA})'],
-  [/^\{PLAIN\}/, 'plain text ({PLAIN})'],
-];
-
-function schemeOf(hash: string): string {
-  return unsupportedSchemes.find(([prefix]) => prefix.test(hash))?.[1] ?? 'crypt(3) DES or plain text';
-}
-
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function decodeBase64(value: string): string | undefined {
@@ -279,43 +279,45 @@ function decodeBase64(value: string): string | undefined {
 
 /**
  * The users of a basic-auth Secret as htpasswd lines Envoy accepts (`user:{SHA}<28 base64 chars>`), and a message
- * per user left out. auth-file: the key `auth` holds an htpasswd file; auth-map: each key is a user, its value the
- * hash. Hashes never appear in messages.
+ * per entry left out. auth-file: the key `auth` holds an htpasswd file; auth-map: each key is a user, its value the
+ * hash. Messages name an entry by its line (auth-file) or its position in key order (auth-map), never by anything
+ * the Secret holds: they become Events that whoever can read the Ingress sees (issue 14).
  */
 export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'): ReadUsers {
-  const entries: [string, string][] = [];
+  const entries: { where: string; user: string; hash: string }[] = [];
   if (secretType === 'auth-file') {
     const raw = secret.data?.['auth'];
     if (raw === undefined) return { error: 'has no data "auth" (an htpasswd file)' };
     const text = decodeBase64(raw);
     if (text === undefined) return { error: 'data "auth" is not valid base64' };
-    for (const line of text.split(/\r?\n/)) {
+    text.split(/\r?\n/).forEach((line, i) => {
       const trimmed = line.trim();
-      if (trimmed === '' || trimmed.startsWith('#')) continue;
+      if (trimmed === '' || trimmed.startsWith('#')) return;
       const colon = trimmed.indexOf(':');
-      entries.push(colon === -1 ? [trimmed, ''] : [trimmed.slice(0, colon), trimmed.slice(colon + 1).trim()]);
-    }
+      const where = `line ${i + 1} of data "auth"`;
+      entries.push(colon === -1 ? { where, user: trimmed, hash: '' } : { where, user: trimmed.slice(0, colon), hash: trimmed.slice(colon + 1).trim() });
+    });
   } else {
-    for (const [user, raw] of Object.entries(secret.data ?? {}).sort(([a], [b]) => compareStrings(a, b))) {
+    const keys = Object.entries(secret.data ?? {}).sort(([a], [b]) => compareStrings(a, b));
+    for (const [i, [user, raw]] of keys.entries()) {
       const hash = decodeBase64(raw);
-      if (hash === undefined) return { error: `data ${JSON.stringify(user)} is not valid base64` };
-      entries.push([user, hash.trim()]);
+      if (hash === undefined) return { error: `data entry ${i + 1} (in key order) is not valid base64` };
+      entries.push({ where: `data entry ${i + 1} (in key order)`, user, hash: hash.trim() });
     }
   }
   const lines: string[] = [];
   const skipped: string[] = [];
   const users = new Set<string>();
-  for (const [user, hash] of entries) {
-    const shown = JSON.stringify(user.length > 64 ? `${user.slice(0, 64)}...` : user);
+  for (const { where, user, hash } of entries) {
     if (!/^[\x21-\x7e]{1,256}$/.test(user) || user.includes(':')) {
-      skipped.push(`an entry with user name ${shown} is not a valid user name; skipped`);
+      skipped.push(`${where} is not "user:hash" with a valid user name; skipped`);
     } else if (users.has(user)) {
-      skipped.push(`user ${shown} appears more than once; the first entry is used`);
+      skipped.push(`${where} names a user an earlier entry has; the first entry is used`);
     } else if (hash === '') {
-      skipped.push(`user ${shown} has no password hash; that user cannot log in`);
+      skipped.push(`${where} has no password hash; that user cannot log in`);
       users.add(user);
     } else if (!isShaHash(hash)) {
-      skipped.push(`user ${shown} cannot log in: its password hash is ${schemeOf(hash)}, and Envoy verifies only {SHA} hashes (htpasswd -s)`);
+      skipped.push(`${where}: the user cannot log in: its password hash is ${schemeName(hash)}, and Envoy verifies only {SHA} hashes (htpasswd -s)`);
       users.add(user);
     } else {
       lines.push(`${user}:${hash}`);
@@ -323,6 +325,11 @@ export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'):
     }
   }
   return { lines, skipped };
+}
+
+function schemeName(hash: string): string {
+  const scheme = passwordScheme(hash);
+  return scheme === undefined ? 'in no format ingress-nginx accepts' : schemeLabel[scheme];
 }
 
 function isShaHash(hash: string): boolean {

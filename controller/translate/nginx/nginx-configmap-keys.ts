@@ -30,6 +30,7 @@ const noEquivalent = (what: string): string => `${what}: no equivalent here`;
 
 export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   // Honoured (nginx-configmap.ts): they change what annotations do or what every Ingress of the nginx layer gets.
+  'allow-cross-namespace-resources': honoured('"true": annotations may name Secrets of other namespaces (auth-secret: namespace/name), as --nginx-allow-cross-namespace-resources'),
   'allow-snippet-annotations': honoured('read for its value only: snippet annotations stay refused ("true" is reported on the ConfigMap)'),
   'custom-http-errors': honoured('the default of the custom-http-errors annotation, for Ingresses that have a default backend (their default-backend annotation or a spec.defaultBackend)'),
   'force-ssl-redirect': honoured('the default of the force-ssl-redirect annotation'),
@@ -56,7 +57,6 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'access-log-path': ignored(nginxLogs),
   'add-headers': ignored('it names a ConfigMap of response headers: not read; use envoy-ingress.io/response-headers-set on the Ingresses'),
   'allow-backend-server-header': ignored('the Server header follows server-tokens only'),
-  'allow-cross-namespace-resources': ignored('auth-secret may name another namespace\'s Secret (namespace/name) whatever this says'),
   'annotation-value-word-blocklist': ignored('annotation values are validated per annotation (InvalidAnnotation), not against a word list'),
   'annotations-risk-level': ignored('every mapped annotation is honoured and snippets are always refused; there are no risk levels'),
   'app-root': ignored(perIngress('app-root')),

@@ -45,6 +45,8 @@ export interface NginxConfigMapSettings {
   proxySendTimeoutSeconds: number;
   customHttpErrors: number[];
   allowSnippetAnnotations: boolean;
+  /** Annotations may name Secrets of other namespaces (as --nginx-allow-cross-namespace-resources). */
+  allowCrossNamespaceResources: boolean;
   serverTokens: boolean;
   /** Absent: use-gzip "false". */
   gzip?: GzipSettings;
@@ -66,6 +68,7 @@ export const nginxConfigMapDefaults = {
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
   allowSnippetAnnotations: false,
+  allowCrossNamespaceResources: false,
   serverTokens: false,
   useGzip: false,
   gzipLevel: 1,
@@ -180,6 +183,7 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
     proxySendTimeoutSeconds: r.seconds('proxy-send-timeout', d.proxySendTimeout),
     customHttpErrors: [],
     allowSnippetAnnotations: r.bool('allow-snippet-annotations', d.allowSnippetAnnotations),
+    allowCrossNamespaceResources: r.bool('allow-cross-namespace-resources', d.allowCrossNamespaceResources),
     serverTokens: r.bool('server-tokens', d.serverTokens),
   };
   if (settings.proxyConnectTimeoutSeconds === 0) {

@@ -1,0 +1,127 @@
+// The release workflow (.github/workflows/release.yml) cannot run here: actionlint (pinned, built from its Go
+// module) checks every workflow, and its pin step (scripts/pin-release.js) runs on a copy of the repository's
+// manifests and chart, which must then still render exactly deploy/, every install pointing at the pushed digest.
+import { execFile } from 'node:child_process';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { parse } from 'yaml';
+import { asSet, helmRunner, manifestDirObjects, parseObjects, renderArgs, repoRoot, type KubeObject } from './fixtures/helm-chart.js';
+import { findGoTools, GO_TOOLS_BUILD_TIMEOUT_MS, type GoTools } from './harness/go-tools.js';
+import { createTempDir } from './harness/temp-dir.js';
+
+const run = promisify(execFile);
+const workflowFile = path.join(repoRoot, '.github/workflows/release.yml');
+const digest = `sha256:${'ab12'.repeat(16)}`;
+const image = 'ghcr.io/acme/envoy-ingress-controller';
+
+let tools: GoTools;
+test.before(async (t) => {
+  t.timeout(GO_TOOLS_BUILD_TIMEOUT_MS, 'building or finding actionlint and helm');
+  tools = await findGoTools();
+});
+
+test('actionlint finds nothing in the workflows', async (t) => {
+  const files = (await readdir(path.join(repoRoot, '.github/workflows'))).filter((f) => /\.ya?ml$/.test(f));
+  t.true(files.includes('release.yml'));
+  // Exit 0 and no finding (a finding fails the run: its rejection carries actionlint's output).
+  const { stdout } = await run(tools.actionlint, ['-no-color', ...files.map((f) => `.github/workflows/${f}`)], { cwd: repoRoot });
+  t.is(stdout, '');
+});
+
+test('actionlint does report a broken workflow (the check is live)', async (t) => {
+  const dir = await createTempDir();
+  t.teardown(() => dir.remove());
+  const broken = (await readFile(workflowFile, 'utf8')).replace('${{ steps.image.outputs.digest }}', '${{ steps.imgae.outputs.digest }}');
+  await cp(path.join(repoRoot, '.github'), path.join(dir.path, '.github'), { recursive: true });
+  await writeFile(path.join(dir.path, '.github/workflows/release.yml'), broken);
+  const error = await t.throwsAsync(run(tools.actionlint, ['-no-color', '.github/workflows/release.yml'], { cwd: dir.path }));
+  t.regex((error as unknown as { stdout: string }).stdout, /property "imgae" is not defined/);
+});
+
+test('a version tag builds amd64 and arm64, pushes the image and the chart, and pins the digest with scripts/pin-release.js', async (t) => {
+  const workflow = parse(await readFile(workflowFile, 'utf8'));
+  t.deepEqual(Object.keys(workflow.on), ['push']);
+  t.truthy(workflow.on.push.tags);
+  const steps: { uses?: string; run?: string; with?: Record<string, unknown>; id?: string }[] = workflow.jobs.release.steps;
+  const build = steps.find((s) => s.uses?.startsWith('docker/build-push-action@'))!;
+  t.is(build.with!['platforms'], 'linux/amd64,linux/arm64');
+  t.true(build.with!['push']);
+  const pin = steps.find((s) => s.run?.includes('scripts/pin-release.js'))!;
+  t.regex(pin.run!, /--digest "\$DIGEST"/);
+  t.is((pin as { env?: Record<string, string> }).env?.['DIGEST'], `\${{ steps.${build.id}.outputs.digest }}`);
+  // The pin happens before the chart is packaged and pushed, and the manifests are published after it.
+  const script = steps.map((s) => s.run ?? '').join('\n');
+  const at = (needle: string) => {
+    const i = script.indexOf(needle);
+    if (i < 0) throw new Error(`${needle} not in the workflow`);
+    return i;
+  };
+  t.true(at('pin-release.js') < at('helm package'));
+  t.true(at('helm package') < at('helm push'));
+  t.true(at('pin-release.js') < at('tar -czf'));
+});
+
+test('the pin step points deploy/, every variant and the chart at the digest, and the chart still renders exactly deploy/', async (t) => {
+  const dir = await createTempDir();
+  t.teardown(() => dir.remove());
+  for (const part of ['deploy', 'deploy-variants']) await cp(path.join(repoRoot, part), path.join(dir.path, part), { recursive: true });
+  const { stdout } = await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, '--version', '1.2.3', '--image', image, '--digest', digest]);
+  t.regex(stdout, /pinned ghcr\.io\/acme\/envoy-ingress-controller@sha256:/);
+
+  const helm = helmRunner(tools.helm, dir.path);
+  const chart = path.join(dir.path, 'deploy/helm/envoy-ingress');
+  const rendered = parseObjects((await helm(renderArgs({ chart }))).stdout);
+  const deployDir = (await manifestDirObjects(path.join(dir.path, 'deploy'))).filter((o) => o.kind !== 'Namespace');
+  t.deepEqual(asSet(rendered), asSet(deployDir));
+
+  // Every image of ours, in deploy/, each variant's files and each variant's render, is the pinned one.
+  const ours = (objects: KubeObject[]) =>
+    objects
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
+      .flatMap((o) => (o.spec.template.spec.containers as { image: string }[]).map((c) => c.image))
+      .filter((i) => !i.startsWith('envoyproxy/'));
+  const variantFiles = (await readdir(path.join(dir.path, 'deploy-variants'), { recursive: true })).filter((f) => f.endsWith('.yaml'));
+  const variantObjects = (await Promise.all(variantFiles.map(async (f) => parseObjects(await readFile(path.join(dir.path, 'deploy-variants', f), 'utf8'))))).flat();
+  const images = [...ours(deployDir), ...ours(variantObjects)];
+  for (const variant of ['default', 'edge-nodes', 'split']) images.push(...ours(parseObjects((await helm(renderArgs({ chart, set: { variant } }))).stdout)));
+  t.true(images.length >= 7, images.join());
+  t.deepEqual([...new Set(images)], [`${image}@${digest}`]);
+
+  // The chart is released as that version, comments kept.
+  const chartYaml = await readFile(path.join(chart, 'Chart.yaml'), 'utf8');
+  t.like(parse(chartYaml), { version: '1.2.3', appVersion: '1.2.3' });
+  const values = await readFile(path.join(chart, 'values.yaml'), 'utf8');
+  t.like(parse(values).controller.image, { repository: image, tag: '1.2.3', digest });
+  t.regex(values, /# -- Install variant/);
+  await helm(['lint', '--strict', chart]);
+  await helm(['package', chart, '--destination', dir.path]);
+  t.true((await readdir(dir.path)).includes('envoy-ingress-1.2.3.tgz'));
+
+  // Pinning again (a re-run of the job) gives the same files.
+  const before = await readFile(path.join(dir.path, 'deploy/05-deployment.yaml'), 'utf8');
+  await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, '--version', '1.2.3', '--image', image, '--digest', digest]);
+  t.is(await readFile(path.join(dir.path, 'deploy/05-deployment.yaml'), 'utf8'), before);
+});
+
+test('the pin step refuses a bad version, image or digest', async (t) => {
+  const pin = (args: string[]) => run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', '/nonexistent', ...args]);
+  const good = { '--version': '1.2.3', '--image': image, '--digest': digest };
+  for (const [flag, bad, message] of [
+    ['--version', 'v1.2', /--version must be a semantic version/],
+    ['--image', `${image}:1.2.3`, /--image must be a repository without tag or digest/],
+    ['--digest', 'latest', /--digest must be sha256/],
+  ] as const) {
+    const args = Object.entries({ ...good, [flag]: bad }).flat();
+    const error = (await t.throwsAsync(pin(args))) as unknown as { stderr: string };
+    t.regex(error.stderr, message);
+  }
+});
+
+test('no dependency has native code (the Dockerfile builds node_modules once, on the builder, for amd64 and arm64)', async (t) => {
+  const dockerfile = await readFile(path.join(repoRoot, 'Dockerfile'), 'utf8');
+  t.regex(dockerfile, /FROM --platform=\$BUILDPLATFORM node:\S+ AS build/);
+  const native = (await readdir(path.join(repoRoot, 'node_modules'), { recursive: true })).filter((f) => f.endsWith('.node') || path.basename(f) === 'binding.gyp');
+  t.deepEqual(native, []);
+});
