@@ -8,6 +8,7 @@ import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
 import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
+import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';
@@ -80,7 +81,9 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;
-  if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
+  // The affinity cookie's key (put in a header by its Lua script) is what the endpoint is picked by.
+  if (policy.affinityCookie !== undefined) fields['hash_policy'] = [buildAffinityCookieHashPolicy()];
+  else if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
   if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions(policy.clientRateLimit);
@@ -168,6 +171,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
+  if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
   if (policy.maxRequestBodyBytes !== undefined) {
     config[bufferFilterName] = { '@type': bufferPerRouteType, buffer: { max_request_bytes: policy.maxRequestBodyBytes } };
@@ -182,6 +186,9 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
   if (policy.errorPages !== undefined) {
     fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  }
+  if (policy.affinityCookie !== undefined) {
+    fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];
   }
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;

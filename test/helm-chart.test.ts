@@ -4,7 +4,7 @@
 // against prometheus-operator's real CRD); every value reaches the objects; bad values are refused; `helm
 // install` then `helm upgrade` to another values file changes, adds and removes the objects on the server.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -133,7 +133,7 @@ test('every value reaches the objects (ingress-nginx value names where they mean
     'prometheus.io/scrape': 'true',
     'prometheus.io/port': '9200',
   });
-  for (const arg of ['--metrics-address=0.0.0.0:9200', '--ingress-class=nginx', '--controller-name=example.com/envoy-ingress', '--nginx-annotations', '--log-level=debug', '--allow-external-name']) {
+  for (const arg of ['--manage-service-ingress', '--metrics-address=0.0.0.0:9200', '--ingress-class=nginx', '--controller-name=example.com/envoy-ingress', '--nginx-annotations', '--log-level=debug', '--allow-external-name']) {
     t.true(controller.args.includes(arg), arg);
   }
   t.deepEqual(controller.ports.find((p: { name: string }) => p.name === 'metrics'), { name: 'metrics', containerPort: 9200 });
@@ -181,6 +181,25 @@ test('every value reaches the objects (ingress-nginx value names where they mean
   t.deepEqual(splitController.spec.template.spec.nodeSelector, { 'kubernetes.io/os': 'linux' });
   t.is(splitController.spec.template.spec.volumes[0].secret.secretName, 'my-xds-server');
   t.deepEqual(find(split, 'Service', 'envoy-ingress-metrics').spec.selector, splitController.spec.selector.matchLabels);
+});
+
+test('controller.manageServiceIngress adds the flag and exactly the RBAC of deploy/optional/service-ingress-manager-rbac.yaml', async (t) => {
+  const plain = (await render()).objects;
+  const managing = (await render({ set: { 'controller.manageServiceIngress': 'true' } })).objects;
+  const added = managing.filter((o) => !plain.some((p) => identity(p) === identity(o)));
+  const optional = parseObjects(await readFile(path.join(repoRoot, 'deploy/optional/service-ingress-manager-rbac.yaml'), 'utf8'));
+  t.deepEqual(asSet(added), asSet(optional));
+  const args = (objects: KubeObject[]) => container(find(objects, 'Deployment', 'envoy-ingress'), 'controller').args as string[];
+  t.deepEqual(args(managing), [...args(plain), '--manage-service-ingress']);
+});
+
+test('controller.service.enabled=false: no Service, and no --publish-service naming it', async (t) => {
+  for (const variant of ['default', 'split']) {
+    const { objects } = await render({ set: { variant, 'controller.service.enabled': 'false' } });
+    t.false(objects.some((o) => o.kind === 'Service' && o.metadata.name === 'envoy-ingress'), variant);
+    const controller = objects.find((o) => o.kind === 'Deployment')!;
+    t.false(container(controller, 'controller').args.some((a: string) => a.startsWith('--publish-service')), variant);
+  }
 });
 
 test('names and addresses follow the release and its namespace', async (t) => {

@@ -31,7 +31,8 @@ import {
 } from './fixtures/nginx-parity-tables.js';
 import { secretOf } from './fixtures/semantics-cases.js';
 import { startStack } from './fixtures/standalone-stack.js';
-import { inBatches, rejectedUpdates, send, startBackends, writeManifest, type Outcome } from './fixtures/table-requests.js';
+import { rejectedUpdates, startBackends, writeManifest, type Outcome } from './fixtures/table-requests.js';
+import { sendRows } from './fixtures/parity-rows.js';
 
 const tables = parityTableFiles.map((file) => ({ file, table: readParityTable(file) }));
 
@@ -58,12 +59,9 @@ for (const { file, table } of tables) {
     await stack.envoy.waitForListener('ingress_http');
 
     const check = async (rows: readonly ParityRow[]): Promise<string[]> => {
-      const outcomes = await inBatches(
-        rows.map((row) => () => send(stack, ca, row)),
-        8,
-      );
+      const outcomes = await sendRows(stack, ca, rows);
       return rows.flatMap((row, i) => {
-        const problem = rowMismatch(row, outcomes[i] as Outcome);
+        const problem = rowMismatch(row, outcomes[i] as Outcome[]);
         return problem === undefined ? [] : [`${describeRow(row)}: ${problem}`];
       });
     };

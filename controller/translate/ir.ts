@@ -195,6 +195,31 @@ export interface RoutePolicyIR {
   hostRewriteFromHeader?: string;
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
+  /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
+  affinityCookie?: AffinityCookieIR;
+}
+
+/**
+ * ingress-nginx session affinity (affinity: cookie). A request without the cookie gets a random key, which picks the
+ * endpoint (ring hash over the key); the answer sets `name=KEY|BACKEND` with the attributes below, BACKEND being the
+ * key of the cluster that answered (`backends`). A request with the cookie is hashed on its KEY, and its BACKEND
+ * pins it to that cluster (a canary's or the main one: the routes that match it come first, see nginx-canary.ts).
+ */
+export interface AffinityCookieIR {
+  name: string;
+  path: string;
+  /** Expires = now + this (ingress-nginx session-cookie-expires). */
+  expiresSeconds?: number;
+  maxAgeSeconds?: number;
+  domain?: string;
+  /** As written (ingress-nginx checks it case-insensitively and sends it unchanged). */
+  sameSite?: string;
+  /** SameSite=None is left out for the user agents that reject it (ingress-nginx same_site.lua). */
+  conditionalSameSiteNone?: boolean;
+  /** Secure on every answer; otherwise only on TLS connections. */
+  secure?: boolean;
+  /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
+  backends: { cluster: string; key: string }[];
 }
 
 /**
@@ -329,9 +354,11 @@ export interface GatewayIR {
   tlsPassthrough?: TlsPassthroughIR[];
   /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
   fallbackClusters?: FallbackClusterIR[];
+  /** The users of every basic-auth Secret routes name (BasicAuthIR.usersId), sorted by id; absent means none. */
+  basicAuthUsers?: BasicAuthUsersIR[];
 }
 
-/** htpasswd text (`user:{SHA}hash` lines) that does not print itself: password hashes are credentials too. */
+/** htpasswd text (`user:hash` lines) that does not print itself: password hashes are credentials too. */
 export class HtpasswdUsers {
   readonly #text: string;
   constructor(text: string) {
@@ -348,11 +375,23 @@ export class HtpasswdUsers {
   }
 }
 
-/** HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. */
+/**
+ * HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. Envoy asks the controller
+ * (ext_authz over gRPC) with `usersId`; the users themselves stay in the controller (GatewayIR.basicAuthUsers).
+ */
 export interface BasicAuthIR {
-  users: HtpasswdUsers;
-  /** The Secret the users come from, so a problem Envoy finds can be reported on it. */
+  /** Which entry of GatewayIR.basicAuthUsers holds the users: `namespace/name/secretType` of their Secret. */
+  usersId: string;
+  /** The realm of the 401's `WWW-Authenticate: Basic realm="..."` challenge (auth-realm; empty by default, as nginx). */
+  realm: string;
+  /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+}
+
+/** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
+export interface BasicAuthUsersIR {
+  id: string;
+  users: HtpasswdUsers;
 }
 
 /**

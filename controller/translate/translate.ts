@@ -6,7 +6,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
-import { applyNginxCookiePaths } from './nginx/nginx-limits.js';
+import { applyNginxAffinity } from './nginx/nginx-affinity.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -116,7 +116,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
-  applyNginxCookiePaths(annotatedRoutes, annotationsByRef);
+  applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);

@@ -79,25 +79,29 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'load-balance': { status: 'unsupported', note: `not mapped: use ${ours('load-balancer')} (round-robin, the default as in nginx; least-request comes closest to ewma)` },
   affinity: {
     status: 'supported-with-difference',
-    equivalent: `${ours('hash-by')} cookie:NAME (ring hash)`,
-    note: "only the value \"cookie\"; Envoy sets its own cookie value (a hash; a session cookie whose Path is the Ingress path, as nginx's location), so existing INGRESSCOOKIE values are re-hashed once: clients may move pod at the switch",
+    equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
+    note:
+      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does); the backend also receives the x-envoy-ingress-affinity-key header',
   },
-  'session-cookie-name': { status: 'supported', equivalent: `${ours('hash-by')} cookie:NAME`, note: 'default INGRESSCOOKIE, as in nginx' },
-  'affinity-mode': { status: 'unsupported', note: 'not mapped (ring hash behaves like "balanced")' },
-  'affinity-canary-behavior': { status: 'unsupported', note: 'not mapped: a canary Ingress has no affinity of its own here (see canary)' },
-  'session-cookie-domain': { status: 'unsupported', note: 'not mapped: the affinity cookie has no Domain attribute, so browsers send it back only to the host that set it' },
-  'session-cookie-path': { status: 'supported', equivalent: 'the Path of the affinity cookie (default: the path of the route, as nginx\'s location)' },
-  'session-cookie-expires': {
+  'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
+  'affinity-mode': {
     status: 'supported-with-difference',
-    equivalent: 'the lifetime of the affinity cookie',
-    note: 'Envoy sends it as Max-Age (no Expires date), which browsers prefer anyway; session-cookie-max-age wins when both are set',
+    equivalent: 'the affinity cookie (both modes)',
+    note: '"persistent" behaves as "balanced": when endpoints are added, ring hash moves about 1/n of the clients to the new ones (nginx persistent keeps them)',
   },
-  'session-cookie-max-age': { status: 'supported', equivalent: 'Max-Age of the affinity cookie' },
-  'session-cookie-samesite': { status: 'supported', equivalent: 'the SameSite attribute of the affinity cookie (None, Lax, Strict)' },
-  'session-cookie-secure': { status: 'supported', equivalent: 'the Secure attribute of the affinity cookie' },
+  'affinity-canary-behavior': {
+    status: 'supported',
+    equivalent: 'sticky (default): the canary sets the main Ingress\'s affinity cookie with its own backend and keeps its clients; legacy: the canary sets no cookie and is balanced round robin',
+  },
+  'session-cookie-domain': { status: 'supported', equivalent: 'the Domain attribute of the affinity cookie' },
+  'session-cookie-path': { status: 'supported', equivalent: 'the Path of the affinity cookie (default: the path of the route as written, as nginx\'s location)' },
+  'session-cookie-expires': { status: 'supported', equivalent: 'the Expires attribute of the affinity cookie (now + the value)' },
+  'session-cookie-max-age': { status: 'supported', equivalent: 'the Max-Age attribute of the affinity cookie' },
+  'session-cookie-samesite': { status: 'supported', equivalent: 'the SameSite attribute of the affinity cookie (as written: None, Lax, Strict)' },
+  'session-cookie-secure': { status: 'supported', equivalent: 'the Secure attribute of the affinity cookie ("false" or none: only over TLS, as nginx)' },
   'session-cookie-conditional-samesite-none': {
-    status: 'unsupported',
-    note: 'not mapped: SameSite=None is sent to every browser (Envoy does not leave it out for the user agents that mishandle it)',
+    status: 'supported',
+    equivalent: 'SameSite=None is left out for the user agents ingress-nginx leaves it out for (same_site.lua)',
   },
   'session-cookie-change-on-failure': { status: 'unsupported', note: 'not mapped: a client whose pod is gone is hashed to another pod, its cookie is kept' },
   'rewrite-target': {
@@ -131,7 +135,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
-    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (so affinity-canary-behavior sticky is not honoured), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
+    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (the main Ingress's affinity does apply to it: see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
   'canary-weight-total': { status: 'supported', equivalent: 'the total of the weighted split', note: 'default 100; like ingress-nginx, a total below 100 counts as 100 (and is reported)' },
@@ -140,7 +144,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'canary-by-header-pattern': {
     status: 'supported-with-difference',
     equivalent: 'a route with a regex header match before the main route',
-    note: 'RE2 instead of PCRE: a pattern RE2 cannot run (look-around, back-references) is reported and nothing is routed by header',
+    note: 'RE2 instead of PCRE: a pattern RE2 cannot run (look-around, back-references) is reported and nothing is routed by header (a pattern no engine compiles sends requests with the header to the main backend, as in ingress-nginx)',
   },
   'canary-by-cookie': {
     status: 'supported-with-difference',
@@ -170,20 +174,16 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'auth-type': {
     status: 'supported-with-difference',
-    equivalent: 'Envoy basic_auth filter on the Ingress\'s routes',
+    equivalent: 'basic auth checked by the controller (Envoy ext_authz over gRPC on the xDS connection) on the Ingress\'s routes',
     note: '"basic" only: "digest" (which Envoy cannot do) makes the paths answer 503, as any auth setting that cannot be honoured',
   },
   'auth-secret': {
-    status: 'supported-with-difference',
-    equivalent: 'the users of the basic_auth filter',
-    note: 'only {SHA} password hashes (htpasswd -s) can be verified by Envoy: users with apr1, bcrypt, crypt or {SSHA} hashes cannot log in (each reported, by line, never with its name or hash); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default)',
+    status: 'supported',
+    equivalent: 'the users the controller checks credentials against',
+    note: 'every hash ingress-nginx accepts (apr1 as htpasswd -c writes it, bcrypt $2y$/$2a$/$2b$, SHA-256/512-crypt, MD5-crypt, DES crypt, {SHA}, {SSHA}, {PLAIN}); the Authorization header is not sent upstream (as ingress-nginx); a missing or unusable Secret makes the paths answer 503, as in ingress-nginx; a Secret of another namespace (ns/name) is refused the same way (SecretNamespaceRefused) unless the controller runs with --nginx-allow-cross-namespace-resources (ingress-nginx: allow-cross-namespace-resources, off by default); entries that cannot log in are reported by line, never with their name or hash',
   },
   'auth-secret-type': { status: 'supported', equivalent: 'how the users are read from the Secret (auth-file or auth-map)' },
-  'auth-realm': {
-    status: 'supported-with-difference',
-    equivalent: 'the Basic challenge of the 401',
-    note: 'Envoy always answers WWW-Authenticate: Basic realm="<request URL>", so browsers show the URL instead of the given realm',
-  },
+  'auth-realm': { status: 'supported', equivalent: 'the realm of the 401\'s WWW-Authenticate: Basic challenge (empty by default, as nginx)' },
   'auth-url': {
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',

@@ -5,6 +5,7 @@ import type { Ingress } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from './catalog.js';
 import { mappedNginxAnnotations, parseAnnotationsWithNginx } from './nginx-annotations.js';
+import type { WithNginxAffinity } from './nginx-affinity.js';
 import { nginxAuthAnnotations } from './nginx-auth.js';
 import { nginxCanaryAnnotations } from './nginx-canary.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
@@ -66,6 +67,8 @@ const samples: Record<string, Record<string, string>> = {
   'session-cookie-max-age': { affinity: 'cookie', 'session-cookie-max-age': '3600' },
   'session-cookie-samesite': { affinity: 'cookie', 'session-cookie-samesite': 'Lax' },
   'session-cookie-secure': { affinity: 'cookie', 'session-cookie-secure': 'true' },
+  'session-cookie-domain': { affinity: 'cookie', 'session-cookie-domain': 'foo.bar' },
+  'session-cookie-conditional-samesite-none': { affinity: 'cookie', 'session-cookie-samesite': 'None', 'session-cookie-conditional-samesite-none': 'true' },
 };
 
 test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {
@@ -79,7 +82,9 @@ test('the catalog and the layer agree: every supported entry is mapped, every ma
 for (const [name, entry] of Object.entries(nginxAnnotationCatalog)) {
   if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
   // Canaries change other Ingresses' routes, not their own: nginx-canary.test.ts shows them through translate().
-  if (nginxCanaryAnnotations.includes(name)) continue;
+  if (nginxCanaryAnnotations.includes(name) || name === 'affinity-canary-behavior') continue;
+  // Both affinity modes are served alike (its catalog note says how "persistent" differs).
+  if (name === 'affinity-mode') continue;
   // ssl-passthrough, default-backend, custom-http-errors act on routes and listeners: nginx-edge.test.ts.
   if (nginxEdgeAnnotations.includes(name)) continue;
   // auth-* are resolved against Secrets and Services once the IR is built: nginx-auth.test.ts, the nginx-auth golden.
@@ -110,7 +115,7 @@ test('values map with ingress-nginx semantics', (t) => {
   t.deepEqual(parse(nginx({ 'backend-protocol': 'GRPCS' })).parsed.cluster, { protocol: 'http2', upstreamTls: {} });
   t.deepEqual(parse(nginx({ 'upstream-hash-by': '$http_x_user_id' })).parsed.route.hashPolicies, [{ kind: 'header', name: 'x-user-id' }]);
   t.deepEqual(parse(nginx({ 'upstream-hash-by': '$cookie_sid' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'sid' }]);
-  t.deepEqual(parse(nginx({ affinity: 'cookie' })).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'INGRESSCOOKIE' }]);
+  t.deepEqual((parse(nginx({ affinity: 'cookie' })).parsed as WithNginxAffinity).nginxAffinity, { name: 'INGRESSCOOKIE' });
   t.is(parse(nginx({ affinity: 'cookie' })).parsed.cluster.loadBalancer, 'ring-hash');
   t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.cors, undefined, 'not Envoy\'s CORS filter (nginx-cors.test.ts)');
   t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.corsResponse?.originRegex, undefined, 'origin * by default');

@@ -16,6 +16,7 @@ import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, r
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -35,8 +36,10 @@ export interface NginxMapping {
   auth?: NginxAuthSettings;
   /** enable-cors and cors-* (nginx-cors.ts). */
   cors?: CorsResponseIR;
-  /** limit-*, denylist-source-range, proxy-connect-timeout, session-cookie-* (nginx-limits.ts). */
+  /** limit-*, denylist-source-range, proxy-connect-timeout (nginx-limits.ts). */
   limits?: NginxLimits;
+  /** affinity cookie and session-cookie-* (nginx-affinity.ts). */
+  affinity?: NginxAffinitySettings;
 }
 
 export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
@@ -60,8 +63,6 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'allowlist-source-range',
   ...nginxCorsAnnotations,
   'upstream-hash-by',
-  'affinity',
-  'session-cookie-name',
   'rewrite-target',
   'x-forwarded-prefix',
   'upstream-vhost',
@@ -73,6 +74,9 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxAuthAnnotations,
   ...nginxCanaryAnnotations,
   ...nginxLimitAnnotations,
+  ...nginxAffinityAnnotations,
+  // Read from a canary Ingress (nginx-canary.ts); on a main Ingress it means nothing, as in ingress-nginx.
+  'affinity-canary-behavior',
 ]);
 
 const backendProtocols: Record<string, string> = { HTTP: 'http', HTTPS: 'https', GRPC: 'h2c', GRPCS: 'h2', H2C: 'h2c' };
@@ -122,20 +126,9 @@ function hashByOf(value: string): string | undefined {
   return undefined;
 }
 
-function mapAffinity(r: NginxReader): void {
-  const affinity = r.raw('affinity');
-  if (affinity !== undefined) {
-    if (affinity.trim() !== 'cookie') {
-      r.invalid('affinity', affinity, '"cookie"');
-    } else {
-      const name = (r.raw('session-cookie-name') ?? 'INGRESSCOOKIE').trim();
-      if (/^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/.test(name)) r.own[Annotation.hashBy] = `cookie:${name}`;
-      else r.invalid('session-cookie-name', name, 'a cookie name');
-      return;
-    }
-  } else if (r.raw('session-cookie-name') !== undefined) {
-    r.report(Reason.InvalidAnnotation, `annotation ${n('session-cookie-name')} ignored: it needs ${n('affinity')} "cookie"`);
-  }
+/** upstream-hash-by; cookie affinity wins over it, as in ingress-nginx's balancer (nginx-affinity.ts reads it). */
+function mapUpstreamHash(r: NginxReader): void {
+  if (r.raw('affinity')?.trim() === 'cookie') return;
   r.map('upstream-hash-by', Annotation.hashBy, hashByOf, '"$remote_addr", "$binary_remote_addr", "$http_NAME" or "$cookie_NAME"');
 }
 
@@ -236,7 +229,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const cidrsName = r.raw('allowlist-source-range') !== undefined ? 'allowlist-source-range' : 'whitelist-source-range';
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
-  mapAffinity(r);
+  mapUpstreamHash(r);
 
   const prefix = r.raw('x-forwarded-prefix');
   if (prefix !== undefined) {
@@ -270,6 +263,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const cors = readNginxCors(ingress, diagnostics);
   if (cors !== undefined) mapping.cors = cors;
   mapping.limits = readNginxLimits(r);
+  const affinity = readNginxAffinity(ingress, diagnostics);
+  if (affinity !== undefined) mapping.affinity = affinity;
   return mapping;
 }
 
@@ -294,7 +289,12 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   }
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
-  if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits, (ingress.metadata.annotations?.[n('session-cookie-name')] ?? 'INGRESSCOOKIE').trim());
+  if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.affinity !== undefined) {
+    Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
+    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
+    if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
+  }
   return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
 }
 

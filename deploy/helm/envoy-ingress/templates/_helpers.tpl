@@ -77,6 +77,9 @@ class flag only when it differs from the controller's default, so the default re
 {{- with .Values.controller.nginxConfigMap }}
 - --nginx-configmap={{ . }}
 {{- end }}
+{{- if .Values.controller.manageServiceIngress }}
+- --manage-service-ingress
+{{- end }}
 {{- range $flag, $value := .Values.controller.extraArgs }}
 {{- if eq (toString $value) "true" }}
 - --{{ $flag }}
