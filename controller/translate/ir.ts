@@ -24,13 +24,18 @@ export type PathMatchIR =
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
   | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
-  /** Redirect the same host and path to https. */
-  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number }
   /**
-   * Redirect to one fixed URL whatever the request path (ingress-nginx permanent-redirect / temporal-redirect):
-   * scheme, host, port, path and query of the Location are all these (no query: the request's is dropped).
+   * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
+   * (ingress-nginx: `/a/` -> `https://host/a`, `/` -> `https://host`), unless preserve-trailing-slash.
    */
-  | { kind: 'url-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port?: number; path: string; query?: string }
+  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
+  /**
+   * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
+   * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
+   * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
+   * absolute_redirect) unless `relative` (relative-redirects); the request's query is never added.
+   */
+  | { kind: 'url-redirect'; statusCode: number; location: string; relative?: true }
   /**
    * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
    * dropped, `query` (when given) is sent instead.

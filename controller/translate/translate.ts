@@ -12,7 +12,8 @@ import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServe
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
-import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
@@ -97,6 +98,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
+  // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
+  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
@@ -117,7 +120,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
-  applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
+  const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
+  applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
@@ -159,10 +163,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
 
   // A host with TLS redirects plain HTTP to https unless every Ingress contributing to it (by rules or by
   // spec.tls) opts out with ssl-redirect "false".
-  const redirects = (host: string): boolean => {
-    const contributors = [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
-    return contributors.some((ingress) => sslRedirect.get(ingress) !== false);
-  };
+  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
+  const redirects = (host: string): boolean => contributorsOf(host).some((ingress) => sslRedirect.get(ingress) !== false);
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
     // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
@@ -174,9 +176,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
       vhost === undefined
         ? undefined
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
-    if (plain !== undefined) httpHosts.push(plain);
-    else if (hostRedirects) httpHosts.push(redirect);
-    else if (vhost !== undefined) httpHosts.push(vhost);
+    const served = plain ?? (hostRedirects ? redirect : vhost);
+    // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
   }
   const http = routeTable(httpRouteTableName, httpHosts);
 

@@ -31,8 +31,11 @@ const clientAddress =
 
 /** Keyed by the name after the prefix. */
 export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
-  'ssl-redirect': { status: 'supported', equivalent: ours('ssl-redirect') },
-  'force-ssl-redirect': { status: 'supported', equivalent: ours('force-ssl-redirect') },
+  'ssl-redirect': {
+    status: 'supported',
+    equivalent: `${ours('ssl-redirect')}, with ingress-nginx's redirect: 308 (the ConfigMap's http-redirect-code), Location https://host + path and query, no port, a trailing slash dropped (preserve-trailing-slash keeps it)`,
+  },
+  'force-ssl-redirect': { status: 'supported', equivalent: `${ours('force-ssl-redirect')}, with ingress-nginx's redirect (as ssl-redirect)` },
   'backend-protocol': {
     status: 'supported',
     equivalent: ours('backend-protocol'),
@@ -117,19 +120,17 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (301)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
-    differences: {
-      'location-gets-slash': 'Location is the URL with "/" appended when it has no path (http://a.example -> http://a.example/); ingress-nginx sends the value as written',
-    },
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 301 with the value as Location, as written (nginx return 301 URL); a path is made absolute on the request\'s scheme and host (nginx absolute_redirect) unless relative-redirects',
   },
-  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
+  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status, 300 to 308 (else 301, as in ingress-nginx; 300, 304, 305 and 306 send the URL as the body, as nginx does)' },
   'temporal-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (302)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); wins over permanent-redirect, as in ingress-nginx',
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 302 with the value (an http:// or https:// URL) as Location; wins over permanent-redirect, as in ingress-nginx',
   },
+  'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
+  'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
+  'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
   canary: {

@@ -6,14 +6,15 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
-import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import type { CorsResponseIR, PathRewriteIR } from '../ir.js';
+import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
+import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
@@ -28,8 +29,8 @@ export interface NginxMapping {
   rewrite?: PathRewriteIR;
   /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
   hostRewrite?: string;
-  /** permanent-redirect / temporal-redirect: every route of the Ingress redirects to this URL. */
-  redirect?: UrlRedirectIR;
+  /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
+  redirects?: NginxRedirectSettings;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
   regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
@@ -42,11 +43,10 @@ export interface NginxMapping {
   affinity?: NginxAffinitySettings;
 }
 
-export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
-
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
-  nginxRedirect?: UrlRedirectIR;
+  /** Set on every Ingress read through the nginx layer (its https redirects are ingress-nginx's). */
+  nginxRedirects?: NginxRedirectSettings;
   nginxRegex?: NginxRegexSettings;
   nginxAuth?: NginxAuthSettings;
 }
@@ -66,9 +66,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'rewrite-target',
   'x-forwarded-prefix',
   'upstream-vhost',
-  'permanent-redirect',
-  'permanent-redirect-code',
-  'temporal-redirect',
+  ...nginxRedirectAnnotations,
   ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
   ...nginxAuthAnnotations,
@@ -145,47 +143,6 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   return { kind: 'regex', pattern: '^.*$', substitution: target };
 }
 
-function parseRedirectUrl(text: string, statusCode: UrlRedirectIR['statusCode']): UrlRedirectIR | undefined {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    return undefined;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
-  const redirect: UrlRedirectIR = { kind: 'url-redirect', statusCode, scheme: url.protocol === 'https:' ? 'https' : 'http', host: url.hostname, path: url.pathname };
-  if (url.port !== '') redirect.port = Number(url.port);
-  if (url.search.length > 1) redirect.query = url.search.slice(1);
-  return redirect;
-}
-
-const redirectCodes = [301, 302, 307, 308] as const;
-
-/** temporal-redirect (302) is looked at first, as ingress-nginx's redirect parser does; then permanent-redirect. */
-function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
-  const temporal = r.raw('temporal-redirect');
-  const permanent = r.raw('permanent-redirect');
-  const accepted = 'an absolute http:// or https:// URL, e.g. "https://new.example.com/path"';
-  if (temporal !== undefined) {
-    const redirect = parseRedirectUrl(temporal, 302);
-    if (redirect === undefined) r.invalid('temporal-redirect', temporal, accepted);
-    else {
-      if (permanent !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect')} ignored: ${n('temporal-redirect')} is set and takes precedence`);
-      return redirect;
-    }
-  }
-  const codeText = r.raw('permanent-redirect-code');
-  const code = codeText === undefined ? 301 : redirectCodes.find((c) => String(c) === codeText.trim());
-  if (codeText !== undefined && code === undefined) r.invalid('permanent-redirect-code', codeText, '301, 302, 307 or 308; using 301');
-  if (permanent === undefined) {
-    if (codeText !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect-code')} ignored: it needs ${n('permanent-redirect')}`);
-    return undefined;
-  }
-  const redirect = parseRedirectUrl(permanent, code ?? 301);
-  if (redirect === undefined) r.invalid('permanent-redirect', permanent, accepted);
-  return redirect;
-}
-
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
 export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[], layer: NginxLayerOptions = {}): NginxMapping {
   // A canary's own settings are only its canary-* ones (nginx-canary.ts); the rest are the main Ingress's.
@@ -254,8 +211,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
     if (/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:\d{1,5})?$/.test(value) || /^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/.test(value)) mapping.hostRewrite = value.toLowerCase();
     else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
   }
-  const redirect = mapRedirect(r);
-  if (redirect !== undefined) mapping.redirect = redirect;
+  mapping.redirects = readNginxRedirect(ingress, diagnostics);
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
   const auth = readNginxAuth(ingress, diagnostics, layer);
@@ -295,21 +251,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
     // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
     if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
   }
-  return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
-}
-
-/**
- * permanent-redirect / temporal-redirect: every route of such an Ingress (forwarding or failing) answers with the
- * redirect instead. Routes are the translator's own fresh objects and are changed in place.
- */
-export function applyNginxRedirects(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, NginxIngressAnnotations>): void {
-  for (const route of routes) {
-    if (route.source === undefined) continue;
-    const redirect = annotations.get(refKey(route.source))?.nginxRedirect;
-    if (redirect === undefined) continue;
-    route.action = { ...redirect };
-    delete route.policy;
-  }
+  return mapping.redirects === undefined ? parsed : { ...parsed, nginxRedirects: mapping.redirects };
 }
 
 /** Every nginx annotation name in the catalog (for reports). */

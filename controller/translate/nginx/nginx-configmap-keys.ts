@@ -39,7 +39,7 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'hsts-include-subdomains': honoured('adds "; includeSubDomains" to Strict-Transport-Security'),
   'hsts-max-age': honoured('max-age of Strict-Transport-Security (seconds)'),
   'hsts-preload': honoured('adds "; preload" to Strict-Transport-Security'),
-  'http-redirect-code': notYet('the status of the plain-HTTP to HTTPS redirects (301, 302, 307 or 308)'),
+  'http-redirect-code': honoured('the status of the plain-HTTP to HTTPS redirects of the nginx layer (ssl-redirect, force-ssl-redirect): 301, 302, 307 or 308'),
   'proxy-body-size': honoured('the default of the proxy-body-size annotation (envoy-ingress.io/max-request-body-size)'),
   'proxy-connect-timeout': honoured('the default of the proxy-connect-timeout annotation (the cluster connect timeout)'),
   'proxy-read-timeout': honoured('the default of the proxy-read-timeout annotation (the route idle timeout, the larger of read and send)'),
