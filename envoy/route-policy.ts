@@ -7,7 +7,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
 import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
@@ -53,7 +53,10 @@ function buildRegexRewrite(match: PathMatchIR, rewrite: PathRewriteIR): Resource
 function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   switch (policy.kind) {
     case 'header':
+      if (policy.stripQuery === true) return { header: { header_name: policy.name, regex_rewrite: { pattern: { regex: '\\?.*$' }, substitution: '' } } };
       return { header: { header_name: policy.name } };
+    case 'query-parameter':
+      return { query_parameter: { name: policy.name } };
     case 'cookie': {
       // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
       const cookie: ResourceJson = { name: policy.name, ttl: `${policy.ttlSeconds ?? 0}s`, path: policy.path ?? '/' };
@@ -184,8 +187,11 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined) {
-    fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+    const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
+    if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    added.push(forwardedHostRequestHeader());
+    fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {
     fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];

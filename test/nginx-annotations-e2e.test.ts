@@ -279,12 +279,15 @@ test('x-forwarded-prefix: the backend sees the header', async (t) => {
   t.is((await get(w, 'prefix.test', '/a')).json?.headers?.['x-forwarded-prefix'], '/shop');
 });
 
-test('upstream-vhost: the backend sees the given Host, not the client\'s', async (t) => {
+test('upstream-vhost: the backend sees the given Host, and the client\'s in X-Forwarded-Host (sent to every backend, as ingress-nginx does)', async (t) => {
   const w = await world(t);
-  const res = await get(w, 'vhost.test', '/');
+  const res = await get(w, 'vhost.test', '/', { headers: { 'x-forwarded-host': 'spoofed.test' } });
   t.is(res.status, 200);
   t.is(res.json?.host, 'backend.internal');
-  t.is((await get(w, 'prefix.test', '/')).json?.host, 'prefix.test', 'other Ingresses keep the client Host');
+  t.is(res.json?.headers?.['x-forwarded-host'], 'vhost.test', 'the client\'s own X-Forwarded-Host is replaced');
+  const other = await get(w, 'prefix.test', '/');
+  t.is(other.json?.host, 'prefix.test', 'other Ingresses keep the client Host');
+  t.is(other.json?.headers?.['x-forwarded-host'], 'prefix.test');
 });
 
 test('permanent-redirect (301, or permanent-redirect-code) and temporal-redirect (302) send every path to the URL', async (t) => {

@@ -115,7 +115,10 @@ export interface RetryPolicyIR {
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
 export type HashPolicyIR =
-  | { kind: 'header'; name: string }
+  /** A request header (or pseudo-header such as `:path`); `stripQuery`: its value up to the `?`. */
+  | { kind: 'header'; name: string; stripQuery?: true }
+  /** A query parameter's value (ingress-nginx upstream-hash-by `$arg_NAME`). */
+  | { kind: 'query-parameter'; name: string }
   /**
    * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
    * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).
@@ -194,6 +197,11 @@ export interface RoutePolicyIR {
   basicAuth?: BasicAuthIR;
   /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */
   externalAuth?: ExternalAuthIR;
+  /**
+   * X-Forwarded-Host sent upstream: the Host the client sent (before any host rewrite), replacing any X-Forwarded-Host
+   * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
+   */
+  forwardedHost?: boolean;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */

@@ -75,11 +75,21 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'cors-max-age': { status: 'supported', equivalent: 'Access-Control-Max-Age' },
   'upstream-hash-by': {
     status: 'supported-with-difference',
-    equivalent: `${ours('hash-by')} (ring hash)`,
-    note: 'only $remote_addr/$binary_remote_addr, $http_NAME and $cookie_NAME are mapped; Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch',
+    equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
+    note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
-  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped: upstream-hash-by sends a key to one pod, not to a subset of pods' },
-  'load-balance': { status: 'unsupported', note: `not mapped: use ${ours('load-balancer')} (round-robin, the default as in nginx; least-request comes closest to ewma)` },
+  'upstream-hash-by-subset': {
+    status: 'unsupported',
+    note: 'not mapped (nor upstream-hash-by-subset-size)',
+    differences: {
+      'one-pod': 'a key goes to one pod, where ingress-nginx spreads it over a subset of upstream-hash-by-subset-size pods (default 3)',
+    },
+  },
+  'load-balance': {
+    status: 'supported-with-difference',
+    equivalent: 'the balancer of the Ingress\'s clusters: round_robin -> round robin (the default), ewma -> least request',
+    note: 'ewma (latency-weighted) has no Envoy equivalent: least request, which also favours the endpoints answering fastest; affinity and upstream-hash-by win over it, as in ingress-nginx',
+  },
   affinity: {
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
@@ -132,7 +142,11 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
-  'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
+  'upstream-vhost': {
+    status: 'supported',
+    equivalent: 'the Host header sent upstream (route host rewrite); the client\'s Host goes in X-Forwarded-Host, as ingress-nginx sends it to every backend',
+  },
+  'connection-proxy-header': { status: 'supported', equivalent: `${ours('request-headers-set')} Connection ("close" or "keep-alive", the values ingress-nginx accepts)` },
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
@@ -213,7 +227,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
-    note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+    note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

@@ -45,12 +45,14 @@ const samples: Record<string, Record<string, string>> = {
   'cors-allow-credentials': { 'enable-cors': 'true', 'cors-allow-credentials': 'false' },
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
+  'load-balance': { 'load-balance': 'ewma' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
   'use-regex': { 'use-regex': 'true' },
   'app-root': { 'app-root': '/app1' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
+  'connection-proxy-header': { 'connection-proxy-header': 'keep-alive' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },
   'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
   'permanent-redirect-code': { 'permanent-redirect': 'https://new.test/', 'permanent-redirect-code': '308' },
@@ -124,6 +126,18 @@ test('values map with ingress-nginx semantics', (t) => {
   t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.corsResponse?.originRegex, undefined, 'origin * by default');
   t.deepEqual(parse(nginx({ 'rewrite-target': '/new' })).parsed.route.rewrite, { kind: 'regex', pattern: '^.*$', substitution: '/new' });
   t.is(parse(nginx({ 'upstream-vhost': 'API.internal:8080' })).parsed.route.hostRewrite, 'api.internal:8080');
+  t.true(parse(nginx({})).parsed.route.forwardedHost, 'X-Forwarded-Host for every backend, as ingress-nginx');
+  t.is(parse({}, false).parsed.route.forwardedHost, undefined, 'not without the nginx annotations');
+  t.deepEqual(parse(nginx({ 'connection-proxy-header': 'close', 'x-forwarded-prefix': '/p' })).parsed.route.requestHeaders?.set, [
+    { name: 'x-forwarded-prefix', value: '/p' },
+    { name: 'connection', value: 'close' },
+  ]);
+  const badConnection = parse(nginx({ 'connection-proxy-header': 'upgrade' }));
+  t.is(badConnection.parsed.route.requestHeaders, undefined);
+  t.deepEqual(badConnection.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  const emptyPrefix = parse(nginx({ 'x-forwarded-prefix': '' }));
+  t.is(emptyPrefix.parsed.route.requestHeaders, undefined);
+  t.deepEqual(emptyPrefix.diagnostics, [], 'an empty x-forwarded-prefix sends no header, silently (as ingress-nginx)');
   const vhostVariable = parse(nginx({ 'upstream-vhost': '$host' }));
   t.is(vhostVariable.parsed.route.hostRewrite, undefined);
   t.deepEqual(vhostVariable.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);

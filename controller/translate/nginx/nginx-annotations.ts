@@ -17,6 +17,7 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -41,6 +42,8 @@ export interface NginxMapping {
   limits?: NginxLimits;
   /** affinity cookie and session-cookie-* (nginx-affinity.ts). */
   affinity?: NginxAffinitySettings;
+  /** upstream-hash-by, load-balance (nginx-balancing.ts). */
+  balancing?: NginxBalancing;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -62,9 +65,10 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'whitelist-source-range',
   'allowlist-source-range',
   ...nginxCorsAnnotations,
-  'upstream-hash-by',
+  ...nginxBalancingAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
+  'connection-proxy-header',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
   ...nginxRegexAnnotations,
@@ -113,22 +117,7 @@ const booleanText = (v: string): string | undefined => (v.trim() === 'true' || v
 /** nginx seconds: a whole number (ingress-nginx reads these annotations as integers). */
 const seconds = (v: string): number | undefined => (/^\d{1,7}$/.test(v.trim()) ? Number(v.trim()) : undefined);
 
-/** `upstream-hash-by` nginx variable -> our hash-by; only the forms with an Envoy equivalent. */
-function hashByOf(value: string): string | undefined {
-  const v = value.trim();
-  if (v === '$remote_addr' || v === '$binary_remote_addr') return 'source-ip';
-  const header = /^\$http_([A-Za-z0-9_]+)$/.exec(v);
-  if (header !== null) return `header:${(header[1] as string).replaceAll('_', '-')}`;
-  const cookie = /^\$cookie_([A-Za-z0-9_\-.]+)$/.exec(v);
-  if (cookie !== null) return `cookie:${cookie[1] as string}`;
-  return undefined;
-}
 
-/** upstream-hash-by; cookie affinity wins over it, as in ingress-nginx's balancer (nginx-affinity.ts reads it). */
-function mapUpstreamHash(r: NginxReader): void {
-  if (r.raw('affinity')?.trim() === 'cookie') return;
-  r.map('upstream-hash-by', Annotation.hashBy, hashByOf, '"$remote_addr", "$binary_remote_addr", "$http_NAME" or "$cookie_NAME"');
-}
 
 function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   const target = r.raw('rewrite-target');
@@ -186,20 +175,27 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const cidrsName = r.raw('allowlist-source-range') !== undefined ? 'allowlist-source-range' : 'whitelist-source-range';
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
-  mapUpstreamHash(r);
 
+  /** A request header an nginx annotation sets (proxy_set_header), merged into our request-headers-set. */
+  const setRequestHeader = (name: string, value: string): void => {
+    const existing = r.own[Annotation.requestHeadersSet] ?? ingress.metadata.annotations?.[Annotation.requestHeadersSet];
+    const oursSetsIt = ingress.metadata.annotations?.[Annotation.requestHeadersSet]
+      ?.split(/\r?\n/)
+      .some((line) => parseHeaderName(line.split(':')[0] ?? '') === name.toLowerCase());
+    // Ours wins for the same header; other headers of ours are kept beside it.
+    if (oursSetsIt !== true) r.own[Annotation.requestHeadersSet] = [existing, `${name}: ${value}`].filter((l) => l !== undefined).join('\n');
+  };
   const prefix = r.raw('x-forwarded-prefix');
   if (prefix !== undefined) {
-    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) {
-      const existing = ingress.metadata.annotations?.[Annotation.requestHeadersSet];
-      const oursSetsIt = existing?.split(/\r?\n/).some((line) => parseHeaderName(line.split(':')[0] ?? '') === 'x-forwarded-prefix');
-      // Ours wins for the same header; other headers of ours are kept beside it.
-      if (oursSetsIt !== true) {
-        r.own[Annotation.requestHeadersSet] = [existing, `X-Forwarded-Prefix: ${prefix.trim()}`].filter((l) => l !== undefined).join('\n');
-      }
-    } else {
-      r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
-    }
+    // An empty value sets nothing (ingress-nginx leaves the header out).
+    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) setRequestHeader('X-Forwarded-Prefix', prefix.trim());
+    else if (prefix.trim() !== '') r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
+  }
+  // proxy_set_header Connection: ingress-nginx accepts exactly these two values.
+  const connection = r.raw('connection-proxy-header');
+  if (connection !== undefined) {
+    if (connection === 'close' || connection === 'keep-alive') setRequestHeader('Connection', connection);
+    else r.invalid('connection-proxy-header', connection, '"close", "keep-alive"');
   }
   const mapping: NginxMapping = { own: r.own };
   const rewrite = mapRewrite(r);
@@ -221,6 +217,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   mapping.limits = readNginxLimits(r);
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
+  mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
   return mapping;
 }
 
@@ -238,6 +235,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
+  parsed.route.forwardedHost = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
@@ -246,6 +245,12 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
+  const balancing = mapping.balancing ?? {};
+  if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {
+    parsed.route.hashPolicies = balancing.hashPolicies.map((p) => ({ ...p }));
+  }
+  if (balancing.loadBalancer !== undefined && parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = balancing.loadBalancer;
   if (mapping.affinity !== undefined) {
     Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
     // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
