@@ -5,12 +5,11 @@
 // records a `difference` expects OUR answer and cites the catalog entry that documents it. Further tests hold the
 // tables, the catalog (controller/translate/nginx/catalog.ts) and migrate-check together. Format:
 // test/nginx-parity/README.md.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import test from 'ava';
 import { runMigrateCheck } from '../cli/migrate-check-command.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
 import { createTempDir } from './harness/temp-dir.js';
+import { ingressNginxSourcesAvailable, readIngressNginxFile } from './fixtures/ingress-nginx-sources.js';
 import { createTestCA, type IssuedCertificate } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass } from './fixtures/manifests.js';
@@ -95,27 +94,13 @@ test('there are parity tables, each row citing its Go test', (t) => {
   }
 });
 
-// Where the ingress-nginx sources are at hand (a bare clone, INGRESS_NGINX_REPO), each cited It(...) text must be
-// in the cited file, so a row cannot cite a test that does not exist.
-const ingressNginxRepo = process.env['INGRESS_NGINX_REPO'] ?? '/work/.mirror/kubernetes+ingress-nginx/repo';
-(existsSync(ingressNginxRepo) ? test : test.skip)('every cited Go test exists in ingress-nginx', (t) => {
-  const files = new Map<string, string>();
-  const read = (file: string): string => {
-    if (!files.has(file)) {
-      let text = '';
-      try {
-        text = execFileSync('git', ['-C', ingressNginxRepo, 'show', `HEAD:${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      } catch {
-        text = '';
-      }
-      files.set(file, text);
-    }
-    return files.get(file) ?? '';
-  };
+// Where the ingress-nginx sources are at hand, each cited It(...) text must be in the cited file, so a row cannot
+// cite a test that does not exist.
+(ingressNginxSourcesAvailable ? test : test.skip)('every cited Go test exists in ingress-nginx', (t) => {
   const missing = tables.flatMap(({ file, table }) =>
     table.requests
       .map((row) => rowSource(table, row))
-      .filter(({ file: go, text }) => !read(go).includes(`"${text}"`))
+      .filter(({ file: go, text }) => !readIngressNginxFile(go).includes(`"${text}"`))
       .map(({ file: go, text }) => `${file}: ${go}: "${text}"`),
   );
   t.deepEqual([...new Set(missing)], []);

@@ -46,6 +46,8 @@ const samples: Record<string, Record<string, string>> = {
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
   'load-balance': { 'load-balance': 'ewma' },
+  'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
+  'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },

@@ -6,7 +6,7 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR } from '../ir.js';
+import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
@@ -17,6 +17,7 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -44,6 +45,8 @@ export interface NginxMapping {
   affinity?: NginxAffinitySettings;
   /** upstream-hash-by, load-balance (nginx-balancing.ts). */
   balancing?: NginxBalancing;
+  /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
+  retry?: RetryPolicyIR;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -66,6 +69,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'allowlist-source-range',
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
+  ...nginxNextUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
@@ -218,6 +222,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
+  const retry = readNginxNextUpstream(ingress, diagnostics);
+  if (retry !== undefined) mapping.retry = retry;
   return mapping;
 }
 
@@ -245,6 +251,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  // Our own retry-* win over proxy-next-upstream*.
+  if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
   const balancing = mapping.balancing ?? {};
   if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {
