@@ -15,7 +15,8 @@ import type { IngressAnnotations } from './annotations.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
-import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
+import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
+import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
@@ -112,8 +113,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
-  // ingress-nginx use-regex (or rewrite-target with capture groups): that Ingress's paths are regexes.
-  const regexPaths = new Set(mains.filter((ingress) => (annotations.get(ingress) as WithNginxRegex | undefined)?.nginxRegex?.regexPaths === true));
+  // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
+  const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.

@@ -2,6 +2,7 @@
 // the compatibility layer (nginx-annotations.ts) maps it, onto which of our annotations, and what behaves
 // differently. The layer and `envoy-ingress migrate-check` both read this one table, so they cannot disagree
 // (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
+import { maxUserRegexProgramSize } from '../re2-program-size.js';
 import { annotationPrefix } from '../options.js';
 import { unmappedNginxAnnotations } from './catalog-unmapped.js';
 
@@ -135,12 +136,12 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'regex rewrite of the whole path',
     note:
-      'the whole path becomes the target (as nginx does); with $1..$9 the Ingress\'s paths become regexes (as with use-regex) and $N their capture groups (no other nginx variables); a target without them leaves the paths Ingress-spec paths (see the route changes)',
+      'the whole path becomes the target and every path of the host, from any Ingress, becomes a regex (as in ingress-nginx: see use-regex); $1..$9 are the path\'s capture groups (empty when the path has fewer); other nginx variables ($host, $arg_x...) are refused (the path is sent unchanged)',
   },
   'use-regex': {
     status: 'supported-with-difference',
     equivalent: 'regex path match (RE2, case-insensitive, anchored at the start: ~* "^path")',
-    note: "only this Ingress's paths become regexes (ingress-nginx also turns other Ingresses' paths of the host into regexes: see the route changes); RE2 syntax, checked when read; matched against the path as Envoy normalises it, not nginx's percent-decoded URI",
+    note: `every path of the host, from any Ingress, becomes such a regex, as in ingress-nginx; RE2 syntax, not PCRE: a path RE2 refuses (lookaround, backreferences) or one RE2 would compile to more than ${maxUserRegexProgramSize.toLocaleString('en-US')} instructions is reported and not served (see the route changes); matched against the path as Envoy normalises it, not nginx's percent-decoded URI`,
   },
   'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {

@@ -10,6 +10,7 @@ import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
@@ -128,8 +129,8 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   if (target === undefined) return undefined;
   // Capture groups need regex paths: nginx-regex.ts reads such a target.
   if (usesCaptureGroups(target)) return undefined;
-  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
-    r.invalid('rewrite-target', target, 'a path starting with "/"');
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target) || !isNginxRewriteTarget(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/" of letters, digits and "-._~/:"');
     return undefined;
   }
   // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
