@@ -5,7 +5,7 @@ import { redactPrivateKeys, redactedValue } from './debug-views.js';
 
 const hash = '{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=';
 
-test('debug views redact basic-auth users (password hashes) in served route configurations and in the IR', (t) => {
+test('basic-auth users (password hashes) never reach Envoy, and the IR shows them redacted', (t) => {
   const ir: GatewayIR = {
     http: {
       name: 'http',
@@ -18,7 +18,7 @@ test('debug views redact basic-auth users (password hashes) in served route conf
               name: 'r',
               match: { kind: 'prefix', path: '/' },
               action: { kind: 'forward', cluster: 'default/web/80' },
-              policy: { basicAuth: { users: new HtpasswdUsers(`alice:${hash}\n`), secret: { kind: 'Secret', namespace: 'default', name: 's' } } },
+              policy: { basicAuth: { usersId: 'default/s/auth-file', realm: 'R', secret: { kind: 'Secret', namespace: 'default', name: 's' } } },
             },
           ],
         },
@@ -27,12 +27,15 @@ test('debug views redact basic-auth users (password hashes) in served route conf
     tlsServers: [],
     clusters: [{ name: 'default/web/80', service: { namespace: 'default', name: 'web', port: 80 } }],
     secrets: [],
+    basicAuthUsers: [{ id: 'default/s/auth-file', users: new HtpasswdUsers(`alice:${hash}\n`) }],
   };
   const resources = buildResources(ir, [], { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 });
-  const served = JSON.stringify(resources.routeConfigurations);
-  t.true(served.includes(hash), 'Envoy gets the users');
-  const shown = JSON.stringify(redactPrivateKeys(resources.routeConfigurations));
+  const served = JSON.stringify(resources);
+  // Envoy gets the users' id and realm only: the controller checks the passwords (controller/auth/).
+  t.true(served.includes('"basic-auth-users":"default/s/auth-file"'));
+  t.false(served.includes(hash));
+  t.false(served.includes('alice'));
+  const shown = JSON.stringify(redactPrivateKeys(ir));
   t.false(shown.includes(hash));
-  t.true(shown.includes(`"users":{"inline_string":"${redactedValue}"}`));
-  t.false(JSON.stringify(redactPrivateKeys(ir)).includes(hash));
+  t.true(shown.includes(`"users":"${redactedValue}"`));
 });

@@ -1,5 +1,6 @@
 // Standalone mode wiring: manifest directory -> store -> reconciler -> snapshot cache -> ADS server.
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
+import type { BasicAuthService } from '../controller/auth/authorization-service.js';
 import { startXdsPipeline, type XdsPipelineOptions } from './xds-pipeline.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Reconciler } from '../controller/reconciler.js';
@@ -22,11 +23,13 @@ export interface StandaloneController {
   reconciler: Reconciler;
   server: AdsServer;
   source: ManifestDirectorySource;
+  /** Envoy's basic-auth checks (its stats show how many passwords were verified). */
+  basicAuth: BasicAuthService;
   stop(): Promise<void>;
 }
 
 export async function startStandaloneController(o: StandaloneOptions): Promise<StandaloneController> {
-  const { store, cache, reconciler, server, xdsPort } = await startXdsPipeline(o);
+  const { store, cache, reconciler, server, xdsPort, basicAuth } = await startXdsPipeline(o);
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => true });
   const source = new ManifestDirectorySource(o.manifestsDir, store, o.log, { watch: o.watch ?? true });
   try {
@@ -47,6 +50,7 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
     reconciler,
     server,
     source,
+    basicAuth,
     async stop() {
       source.stop();
       reconciler.stop();

@@ -5,6 +5,8 @@ import { Reconciler } from '../controller/reconciler.js';
 import { ObjectStore } from '../controller/store.js';
 import type { TranslateOptions } from '../controller/translate/options.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
+import { BasicAuthService } from '../controller/auth/authorization-service.js';
+import { BasicAuthUsers } from '../controller/auth/basic-auth-users.js';
 import { AdsServer } from '../xds/ads-server.js';
 import { requireClientSan } from '../xds/client-identity.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
@@ -28,6 +30,8 @@ export interface XdsPipeline {
   reconciler: Reconciler;
   server: AdsServer;
   xdsPort: number;
+  /** Envoy's basic-auth checks (ext_authz over gRPC), served on the xDS server. */
+  basicAuth: BasicAuthService;
 }
 
 export async function startXdsPipeline(o: XdsPipelineOptions): Promise<XdsPipeline> {
@@ -35,8 +39,14 @@ export async function startXdsPipeline(o: XdsPipelineOptions): Promise<XdsPipeli
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
   const server = new AdsServer(cache, { log: o.log, ...(o.xdsClientSans !== undefined ? { authorizeClient: requireClientSan(o.xdsClientSans) } : {}) });
+  // ingress-nginx basic auth: Envoy asks on the connection it has for xDS (envoy/basic-auth.ts); the users are
+  // those of the last build.
+  const users = new BasicAuthUsers();
+  reconciler.on('built', () => users.update(reconciler.ir?.basicAuthUsers));
+  const basicAuth = new BasicAuthService(users);
+  basicAuth.addTo(server.grpcServer);
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');
   reportNacks(server, reconciler, o.log);
-  return { store, cache, reconciler, server, xdsPort };
+  return { store, cache, reconciler, server, xdsPort, basicAuth };
 }

@@ -68,7 +68,6 @@ test('unknown names give nothing', (t) => {
 });
 
 test('a rejected route table names the basic-auth Secret of its routes too', async (t) => {
-  const { HtpasswdUsers } = await import('./translate/ir.js');
   const users = { kind: 'Secret' as const, namespace: 'shop', name: 'users' };
   const guarded: GatewayIR = {
     ...ir,
@@ -84,7 +83,7 @@ test('a rejected route table names the basic-auth Secret of its routes too', asy
               match: { kind: 'prefix', path: '/' },
               action: { kind: 'forward', cluster: 'shop/web/80' },
               source: web,
-              policy: { basicAuth: { users: new HtpasswdUsers(''), secret: users } },
+              policy: { basicAuth: { usersId: 'shop/users/auth-file', realm: '', secret: users } },
             },
           ],
         },

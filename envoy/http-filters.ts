@@ -8,6 +8,7 @@ import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
+import { buildLuaFilterConfig, luaFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
@@ -55,6 +56,9 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
     // Never applies as such (the filter is disabled; routes bring their own limit), but the field is required.
     config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer', max_request_bytes: 4294967295 },
   },
+  // Last before the router: it may choose the route again (affinity-cookie.ts), after the filters above decided on
+  // the same policy (the routes it can move to are copies of one route).
+  { name: luaFilterName, usedBy: (p) => p.affinityCookie !== undefined, config: buildLuaFilterConfig() },
 ];
 
 /**
@@ -125,7 +129,7 @@ function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): Resour
     .filter((_, i) => (mask & (1 << i)) !== 0)
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));
   // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
-  const buffer = chosen.findIndex((filter) => filter['name'] === bufferFilterName);
+  const buffer = chosen.findIndex((filter) => filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
   chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(externalAuth));
   return chosen;
 }

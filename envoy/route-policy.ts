@@ -7,7 +7,8 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
+import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';
@@ -15,6 +16,7 @@ export const bufferFilterName = 'envoy.filters.http.buffer';
 
 const rbacPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
 const corsPolicyType = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy';
+const previousHostsType = 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate';
 const bufferPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute';
 
 /** A proto3 JSON Duration as the proto codec prints it (`15s`, `1.5s`), so encoding and decoding give it back. */
@@ -52,7 +54,10 @@ function buildRegexRewrite(match: PathMatchIR, rewrite: PathRewriteIR): Resource
 function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   switch (policy.kind) {
     case 'header':
+      if (policy.stripQuery === true) return { header: { header_name: policy.name, regex_rewrite: { pattern: { regex: '\\?.*$' }, substitution: '' } } };
       return { header: { header_name: policy.name } };
+    case 'query-parameter':
+      return { query_parameter: { name: policy.name } };
     case 'cookie': {
       // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
       const cookie: ResourceJson = { name: policy.name, ttl: `${policy.ttlSeconds ?? 0}s`, path: policy.path ?? '/' };
@@ -75,12 +80,22 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.retry !== undefined) {
     const retry: ResourceJson = { retry_on: policy.retry.on.join(','), num_retries: policy.retry.numRetries };
     if (policy.retry.perTryTimeoutMs !== undefined) retry['per_try_timeout'] = durationJson(policy.retry.perTryTimeoutMs);
+    if (policy.retry.retriableStatusCodes !== undefined) retry['retriable_status_codes'] = [...policy.retry.retriableStatusCodes];
+    if (policy.retry.idempotentOnly === true) {
+      retry['retriable_request_headers'] = [{ name: ':method', string_match: { safe_regex: { regex: 'GET|HEAD|PUT|DELETE|OPTIONS|TRACE' } } }];
+    }
+    if (policy.retry.otherEndpoint === true) {
+      retry['retry_host_predicate'] = [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': previousHostsType } }];
+      retry['host_selection_retry_max_attempts'] = 5;
+    }
     fields['retry_policy'] = retry;
   }
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;
-  if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
+  // The affinity cookie's key (put in a header by its Lua script) is what the endpoint is picked by.
+  if (policy.affinityCookie !== undefined) fields['hash_policy'] = [buildAffinityCookieHashPolicy()];
+  else if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
   if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions(policy.clientRateLimit);
@@ -168,6 +183,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
+  if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
   if (policy.maxRequestBodyBytes !== undefined) {
     config[bufferFilterName] = { '@type': bufferPerRouteType, buffer: { max_request_bytes: policy.maxRequestBodyBytes } };
@@ -180,8 +196,14 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined) {
-    fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+    const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
+    if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    added.push(forwardedHostRequestHeader());
+    fields['request_headers_to_add'] = added;
+  }
+  if (policy.affinityCookie !== undefined) {
+    fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];
   }
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;

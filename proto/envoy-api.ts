@@ -23,8 +23,11 @@ const entryFiles = [
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
+  'envoy/extensions/filters/http/lua/v3/lua.proto',
+  'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/filters/http/health_check/v3/health_check.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
   'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
@@ -57,6 +60,8 @@ function depsDir(): string {
 const newerFields: readonly { message: string; name: string; id: number; type: string }[] = [
   // Envoy >= 1.35: how many per-value (wildcard descriptor) token buckets are kept; default 20.
   { message: 'envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit', name: 'max_dynamic_descriptors', id: 18, type: '.google.protobuf.UInt32Value' },
+  // Envoy 1.40 (newer than the bundled protos): a Struct the route gives the Lua script (handle:filterContext()).
+  { message: 'envoy.extensions.filters.http.lua.v3.LuaPerRoute', name: 'filter_context', id: 4, type: '.google.protobuf.Struct' },
 ];
 
 let cached: protobuf.Root | undefined;

@@ -119,7 +119,8 @@ test('with opaqueSecrets the users are read and follow changes of the Secret', a
   const first = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
   t.deepEqual(first.diagnostics.filter((d) => d.object.name === 'private'), []);
   const route = first.ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
-  t.is(route?.policy?.basicAuth?.users.reveal(), 'alice:{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=\n');
+  t.is(route?.policy?.basicAuth?.usersId, 'default/basic-auth/auth-file');
+  t.is(first.ir.basicAuthUsers?.[0]?.users.reveal(), 'alice:{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=\n');
   t.true(first.references.secrets.includes('default/basic-auth'));
 
   await cluster!.kubectlOk(['patch', 'secret', 'basic-auth', '-n', 'default', '--type', 'merge', '-p', JSON.stringify({ stringData: { auth: 'bob:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0=\n' } })]);
@@ -128,7 +129,7 @@ test('with opaqueSecrets the users are read and follow changes of the Secret', a
     timeoutMs: 20_000,
   });
   const second = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
-  t.is(second.ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0]?.policy?.basicAuth?.users.reveal(), 'bob:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0=\n');
+  t.deepEqual(second.ir.basicAuthUsers?.map((u) => [u.id, u.users.reveal()]), [['default/basic-auth/auth-file', 'bob:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0=\n']]);
 });
 
 test.serial('without the flag, Opaque Secrets are watched exactly while an IngressClass of ours opts in (kubectl annotate)', async (t) => {

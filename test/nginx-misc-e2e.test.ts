@@ -221,7 +221,7 @@ test('proxy-connect-timeout 1: a backend that never accepts gives 503 "connectio
   t.regex(dump, /"name":"default\/blackhole\/80~connect=1000ms"[^]*?"connect_timeout":"1s"/);
 });
 
-test('session-cookie-*: the affinity cookie carries Path, Max-Age, SameSite and Secure, and still sticks', async (t) => {
+test('session-cookie-*: the affinity cookie carries Path, Expires, Max-Age, SameSite and Secure, and still sticks', async (t) => {
   const w = await world(t);
   const first = await get(w, 'cookie.test', '/');
   t.is(first.status, 200);
@@ -229,7 +229,8 @@ test('session-cookie-*: the affinity cookie carries Path, Max-Age, SameSite and 
   t.log(setCookie);
   t.regex(setCookie, /^route=[^;]+/);
   const attributes = setCookie.split(';').slice(1).map((a) => a.trim());
-  t.true(attributes.includes('Max-Age=3600'), 'max-age wins over expires');
+  t.true(attributes.includes('Max-Age=3600'));
+  t.true(attributes.some((a) => a.startsWith('Expires=')), 'both, as nginx sends them');
   t.true(attributes.includes('Path=/app'));
   t.true(attributes.includes('SameSite=Strict'));
   t.true(attributes.includes('Secure'));

@@ -4,8 +4,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { HtpasswdUsers, PrivateKey } from '../../controller/translate/ir.js';
-import type { ClusterEndpointsIR, GatewayIR, RouteTableIR, TlsSecretIR } from '../../controller/translate/ir.js';
+import { PrivateKey } from '../../controller/translate/ir.js';
+import type { ClusterEndpointsIR, GatewayIR, TlsSecretIR } from '../../controller/translate/ir.js';
 import type { EnvoyOptions, EnvoyResources } from '../resource-types.js';
 
 export const defaultTestOptions: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 };
@@ -35,22 +35,13 @@ interface CaseFile {
   options?: EnvoyOptions;
 }
 
-/** A route's `basicAuth.users: <htpasswd text>` becomes HtpasswdUsers (in place). */
-function readHtpasswdUsers(table: RouteTableIR): void {
-  for (const route of table.virtualHosts.flatMap((vhost) => vhost.routes)) {
-    const auth = route.policy?.basicAuth as { users: unknown } | undefined;
-    if (typeof auth?.users === 'string') auth.users = new HtpasswdUsers(auth.users);
-  }
-}
-
-/** Reads one `.in.yaml`; `privateKey: <pem>` becomes a PrivateKey, basic-auth `users` HtpasswdUsers. */
+/** Reads one `.in.yaml`; `privateKey: <pem>` becomes a PrivateKey. */
 export function readCase(inPath: string): GoldenCase {
   const file = parse(readFileSync(inPath, 'utf8')) as CaseFile;
   const ir: GatewayIR = {
     ...file.ir,
     secrets: file.ir.secrets.map((s) => ({ ...s, privateKey: new PrivateKey(s.privateKey) })),
   };
-  for (const table of [ir.http, ...ir.tlsServers.map((server) => server.routeTable)]) readHtpasswdUsers(table);
   return {
     name: path.basename(inPath, '.in.yaml'),
     outPath: inPath.replace(/\.in\.yaml$/, '.out.yaml'),

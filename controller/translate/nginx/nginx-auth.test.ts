@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
-import { buildBasicAuthPerRoute } from '../../../envoy/basic-auth.js';
+import { buildBasicAuthFilterConfig, buildBasicAuthPerRoute } from '../../../envoy/basic-auth.js';
 import { buildExtAuthzFilterConfig } from '../../../envoy/ext-authz.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { HtpasswdUsers } from '../ir.js';
@@ -26,17 +26,20 @@ function read(values: Record<string, string>): { auth: ReturnType<typeof readNgi
   return { auth: readNginxAuth(ingressWith(values), diagnostics), diagnostics };
 }
 
-test('auth-file: {SHA} users kept in order, others reported by line, never with a name or hash; CRLF and comments ignored', (t) => {
-  const file = `# comment\r\nalice:${sha('a')}\r\n\r\nbob:$apr1$xyz$abcdefghijklmnopqrstuv\r\ncarol:$2y$05$abcdefghijklmnopqrstuu\r\nalice:${sha('other')}\r\ndave:${sha('d')}  \r\nhunter2-no-colon\r\n`;
+test('auth-file: users of every scheme ingress-nginx accepts kept in order; problems reported by line, never with a name or hash', (t) => {
+  const apr1 = '$apr1$caL0xhBy$Q7zGi8aXBX0srAlKPsTRo0';
+  const bcrypt = '$2y$05$fuG3Lb3gEnV9H2LxExsVAONVwt7k1Muieq.DlUyxY/RTIWur4Qfbe';
+  const file = `# comment\r\nalice:${sha('a')}\r\n\r\nbob:${apr1}\r\ncarol:${bcrypt}\r\nalice:${sha('other')}\r\ndave:not-a-hash  \r\nhunter2-no-colon\r\nerin:\r\n`;
   const users = readUsers(secret({ auth: file }), 'auth-file');
   if ('error' in users) return t.fail(users.error);
-  t.deepEqual(users.lines, [`alice:${sha('a')}`, `dave:${sha('d')}`]);
-  t.deepEqual(users.skipped.map((m) => m.slice(0, m.indexOf(' of '))), ['line 4', 'line 5', 'line 6', 'line 8']);
-  t.regex(users.skipped[0] ?? '', /apr1/);
-  t.regex(users.skipped[1] ?? '', /in no format/);
-  t.regex(users.skipped[2] ?? '', /earlier entry/);
+  t.deepEqual(users.lines, [`alice:${sha('a')}`, `bob:${apr1}`, `carol:${bcrypt}`]);
+  t.deepEqual(users.skipped.map((m) => m.slice(0, m.indexOf(' of '))), ['line 6', 'line 7', 'line 8', 'line 9']);
+  t.regex(users.skipped[0] ?? '', /earlier entry/);
+  t.regex(users.skipped[1] ?? '', /in no format ingress-nginx accepts/);
+  t.regex(users.skipped[2] ?? '', /no password hash/);
+  t.regex(users.skipped[3] ?? '', /no password hash/);
   // Nothing the Secret holds reaches a message (they become Events): no user name, hash or stray line.
-  for (const word of ['alice', 'bob', 'carol', 'dave', 'hunter2', '$apr1$xyz', '$2y$05', sha('a').slice(5)]) {
+  for (const word of ['alice', 'dave', 'erin', 'hunter2', 'not-a-hash', sha('other')]) {
     t.false(users.skipped.some((m) => m.includes(word)), word);
   }
 });
@@ -51,10 +54,11 @@ test('auth-map: each key is a user; a Secret without "auth" is refused for auth-
 });
 
 test('annotations: secret in the Ingress namespace or namespace/name; bad values refuse (503), never ignore', (t) => {
-  t.deepEqual(read({ 'auth-type': 'basic', 'auth-secret': 'users' }).auth, { basic: { secret: { namespace: 'team', name: 'users' }, secretType: 'auth-file' } });
+  t.deepEqual(read({ 'auth-type': 'basic', 'auth-secret': 'users' }).auth, { basic: { secret: { namespace: 'team', name: 'users' }, secretType: 'auth-file', realm: '' } });
   t.deepEqual(read({ 'auth-type': 'basic', 'auth-secret': 'team/users', 'auth-secret-type': 'auth-map' }).auth?.basic, {
     secret: { namespace: 'team', name: 'users' },
     secretType: 'auth-map',
+    realm: '',
   });
   for (const values of [
     { 'auth-type': 'digest', 'auth-secret': 'users' },
@@ -84,7 +88,7 @@ test('auth-secret in another namespace: refused (503) without looking at it, unl
   t.regex(diagnostics[0]?.message ?? '', /namespace "other"; an Ingress may only use Secrets of its own namespace.*--nginx-allow-cross-namespace-resources.*503/);
   const allowed: Diagnostic[] = [];
   const opted = readNginxAuth(ingressWith({ 'auth-type': 'basic', 'auth-secret': 'other/users' }), allowed, { allowCrossNamespace: true });
-  t.deepEqual(opted, { basic: { secret: { namespace: 'other', name: 'users' }, secretType: 'auth-file' } });
+  t.deepEqual(opted, { basic: { secret: { namespace: 'other', name: 'users' }, secretType: 'auth-file', realm: '' } });
   t.deepEqual(allowed, []);
 });
 
@@ -102,15 +106,26 @@ test('auth-response-headers: valid names kept lower case, bad ones reported; hos
   );
 });
 
-test('users never print: the IR redacts them, only the Envoy builder reveals them', (t) => {
+test('users never print; Envoy gets only their id and the realm (the controller checks passwords)', (t) => {
   const users = new HtpasswdUsers(`alice:${sha('a')}\n`);
   t.is(JSON.stringify({ users }), '{"users":"[redacted]"}');
   t.is(`${users}`, '[redacted]');
-  const perRoute = buildBasicAuthPerRoute({ users, secret: { kind: 'Secret', namespace: 'default', name: 's' } });
-  t.deepEqual(perRoute['users'], { inline_string: `alice:${sha('a')}\n` });
-  // Nobody usable: Envoy needs a non-empty source; a comment line lets nobody in.
-  const none = buildBasicAuthPerRoute({ users: new HtpasswdUsers(''), secret: { kind: 'Secret', namespace: 'default', name: 's' } });
-  t.regex((none['users'] as { inline_string: string }).inline_string, /^#/);
+  const perRoute = buildBasicAuthPerRoute({ usersId: 'default/s/auth-file', realm: 'test auth', secret: { kind: 'Secret', namespace: 'default', name: 's' } });
+  t.deepEqual(perRoute['check_settings'], { context_extensions: { 'basic-auth-users': 'default/s/auth-file', 'basic-auth-realm': 'test auth' } });
+  t.like(buildBasicAuthFilterConfig(), {
+    grpc_service: { envoy_grpc: { cluster_name: 'xds_cluster' } },
+    allowed_headers: { patterns: [{ exact: 'authorization', ignore_case: true }] },
+    status_on_error: { code: 'ServiceUnavailable' },
+    failure_mode_allow: false,
+  });
+});
+
+test('auth-realm: kept for the challenge (empty by default, as nginx); characters ingress-nginx refuses refuse the auth (503)', (t) => {
+  t.is(read({ 'auth-type': 'basic', 'auth-secret': 'users', 'auth-realm': 'test auth' }).auth?.basic?.realm, 'test auth');
+  t.is(read({ 'auth-type': 'basic', 'auth-secret': 'users' }).auth?.basic?.realm, '');
+  const bad = read({ 'auth-type': 'basic', 'auth-secret': 'users', 'auth-realm': 'say "hi"' });
+  t.truthy(bad.auth?.refused);
+  t.deepEqual(bad.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });
 
 test('ext_authz filter: path prefix, copied headers, client gets only WWW-Authenticate and Location, 500 on errors', (t) => {

@@ -10,13 +10,13 @@ import { parseHeaderName, splitList } from '../annotation-values.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { checkExternalName } from '../external-name.js';
-import { type BasicAuthIR, type ClusterIR, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../ir.js';
+import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../ir.js';
 import { type Ingress, type ObjectRef, type Secret, refKey, refOf } from '../kube-objects.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { References } from '../references.js';
 import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
-import { passwordScheme, schemeLabel } from '../../auth/password-scheme.js';
+import { passwordScheme } from '../../auth/password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import type { NginxIngressAnnotations } from './nginx-annotations.js';
 
@@ -27,7 +27,7 @@ export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-ty
 
 /** What the auth annotations of one Ingress ask for, before the Secret and the service are looked up. */
 export interface NginxAuthSettings {
-  basic?: { secret: { namespace: string; name: string }; secretType: 'auth-file' | 'auth-map' };
+  basic?: { secret: { namespace: string; name: string }; secretType: 'auth-file' | 'auth-map'; realm: string };
   external?: { url: URL; responseHeaders: string[] };
   /** Why the Ingress's paths must answer 503 instead (set when a requested authentication cannot be configured). */
   refused?: string;
@@ -38,6 +38,9 @@ export interface NginxLayerOptions {
   /** `auth-secret: other/name` may name another namespace's Secret (--nginx-allow-cross-namespace-resources). */
   allowCrossNamespace?: boolean;
 }
+
+/** What ingress-nginx accepts in auth-realm (its CharsWithSpace validator); it is put in a quoted challenge. */
+const realmChars = /^[-._~a-zA-Z0-9/: ]*$/;
 
 /** A Secret name (DNS subdomain), optionally `namespace/name`. */
 const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
@@ -85,8 +88,10 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
         `annotation ${n('auth-secret')} names a Secret in namespace ${JSON.stringify(namespace)}; an Ingress may only use Secrets of its own namespace (unless the controller runs with --nginx-allow-cross-namespace-resources); the Ingress's paths answer 503 until it is fixed`,
       );
       settings.refused ??= 'auth-secret in another namespace';
+    } else if (!realmChars.test(raw('auth-realm') ?? '')) {
+      refuse('auth-realm', `has invalid value ${JSON.stringify(raw('auth-realm'))}; accepted: letters, digits, spaces and - . _ ~ / :`);
     } else {
-      settings.basic = { secret: { namespace, name }, secretType };
+      settings.basic = { secret: { namespace, name }, secretType, realm: raw('auth-realm') ?? '' };
     }
   }
 
@@ -128,7 +133,7 @@ function parseAuthUrl(text: string): URL | string {
 }
 
 /** What the translator resolved for one Ingress. */
-type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; external?: ExternalAuthIR; cluster?: ClusterIR };
+type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR };
 
 /** The cluster state the resolution reads. */
 export interface NginxAuthInputs {
@@ -160,7 +165,7 @@ export function applyNginxAuth(
     const auth = resolved.get(refKey(route.source));
     if (auth === undefined) continue;
     if ('refused' in auth) {
-      route.action = { kind: 'direct', status: 503, body: 'Service Unavailable\n', contentType: 'text/plain' };
+      route.action = { kind: 'direct', status: 503, body: locationDeniedPage, contentType: 'text/html' };
       delete route.policy;
       continue;
     }
@@ -173,7 +178,19 @@ export function applyNginxAuth(
     if (!('refused' in auth) && auth.cluster !== undefined && !clusters.has(auth.cluster.name)) clusters.set(auth.cluster.name, auth.cluster);
   }
   ir.clusters = [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name));
+  const users = new Map<string, BasicAuthUsersIR>();
+  for (const auth of resolved.values()) if (!('refused' in auth) && auth.users !== undefined) users.set(auth.users.id, auth.users);
+  if (users.size > 0) ir.basicAuthUsers = [...users.values()].sort((a, b) => compareStrings(a.id, b.id));
 }
+
+/** What nginx answers for a denied location (503), as ingress-nginx serves a location whose auth cannot be set up. */
+export const locationDeniedPage = `<html>
+<head><title>503 Service Temporarily Unavailable</title></head>
+<body>
+<center><h1>503 Service Temporarily Unavailable</h1></center>
+</body>
+</html>
+`;
 
 function resolveAuth(
   ingress: Ingress,
@@ -186,7 +203,7 @@ function resolveAuth(
   const report = (reason: string, message: string): void => {
     diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
   };
-  const result: { basic?: BasicAuthIR; external?: ExternalAuthIR; cluster?: ClusterIR } = {};
+  const result: { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR } = {};
   if (auth.basic !== undefined) {
     const { namespace, name } = auth.basic.secret;
     const secret = secrets.get(`${namespace}/${name}`);
@@ -203,7 +220,9 @@ function resolveAuth(
     }
     for (const problem of users.skipped) report(Reason.BasicAuthUserSkipped, `auth-secret ${namespace}/${name}: ${problem}`);
     const ref: ObjectRef = { kind: 'Secret', namespace, name };
-    result.basic = { users: new HtpasswdUsers(users.lines.map((line) => `${line}\n`).join('')), secret: ref };
+    const usersId = `${namespace}/${name}/${auth.basic.secretType}`;
+    result.users = { id: usersId, users: new HtpasswdUsers(users.lines.map((line) => `${line}\n`).join('')) };
+    result.basic = { usersId, realm: auth.basic.realm, secret: ref };
   }
   if (auth.external !== undefined) {
     const target = resolveAuthService(ingress, auth.external.url, services);
@@ -278,7 +297,7 @@ function decodeBase64(value: string): string | undefined {
 }
 
 /**
- * The users of a basic-auth Secret as htpasswd lines Envoy accepts (`user:{SHA}<28 base64 chars>`), and a message
+ * The users of a basic-auth Secret as htpasswd lines whose hash is in a format ingress-nginx accepts, and a message
  * per entry left out. auth-file: the key `auth` holds an htpasswd file; auth-map: each key is a user, its value the
  * hash. Messages name an entry by its line (auth-file) or its position in key order (auth-map), never by anything
  * the Secret holds: they become Events that whoever can read the Ingress sees (issue 14).
@@ -316,8 +335,8 @@ export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'):
     } else if (hash === '') {
       skipped.push(`${where} has no password hash; that user cannot log in`);
       users.add(user);
-    } else if (!isShaHash(hash)) {
-      skipped.push(`${where}: the user cannot log in: its password hash is ${schemeName(hash)}, and Envoy verifies only {SHA} hashes (htpasswd -s)`);
+    } else if (passwordScheme(hash) === undefined) {
+      skipped.push(`${where}: the user cannot log in: the password hash is in no format ingress-nginx accepts (apr1, bcrypt, SHA-256/512-crypt, MD5-crypt, DES crypt, {SHA}, {SSHA}, {PLAIN})`);
       users.add(user);
     } else {
       lines.push(`${user}:${hash}`);
@@ -325,17 +344,6 @@ export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'):
     }
   }
   return { lines, skipped };
-}
-
-function schemeName(hash: string): string {
-  const scheme = passwordScheme(hash);
-  return scheme === undefined ? 'in no format ingress-nginx accepts' : schemeLabel[scheme];
-}
-
-function isShaHash(hash: string): boolean {
-  if (!hash.startsWith('{SHA}')) return false;
-  const digest = hash.slice(5);
-  return digest.length === 28 && base64.test(digest) && Buffer.from(digest, 'base64').length === 20;
 }
 
 /** The auth settings of each Ingress that has some (parseAnnotationsWithNginx put them there), by `refKey`. */

@@ -173,15 +173,21 @@ test('invalid canary values are reported each, the rest of the canary still appl
   });
   t.true(isNginxCanary(canary));
   const config = readNginxCanary(canary, diagnostics);
-  t.deepEqual(config, { weight: 30, totalWeight: 100 });
+  t.deepEqual(config, { weight: 30, totalWeight: 100, affinityBehavior: 'sticky' });
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.NginxSnippetRefused, Reason.NginxCanaryAnnotationsIgnored, Reason.InvalidAnnotation, Reason.InvalidAnnotation]);
   t.regex(diagnostics[1]?.message ?? '', /ignored: envoy-ingress\.io\/request-timeout$/);
   // migrate-check reads the same verdicts through mapNginxAnnotations.
   const mapped: Diagnostic[] = [];
   t.deepEqual(mapNginxAnnotations(canary, mapped), { own: {} });
   t.deepEqual(mapped, diagnostics);
-  const pattern = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?<=a)b' })), diagnostics);
+  const pattern = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?=a)b' })), diagnostics);
   t.is(pattern.header, undefined, 'a PCRE-only pattern routes nothing by header');
+  // ingress-nginx refuses the characters `<` and `,` in a pattern: the pattern is then not set at all.
+  const refused = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '(?<=a)b' })), diagnostics);
+  t.deepEqual(refused.header, { name: 'x-a' });
+  // A pattern no engine compiles: requests with the header go to the main backend (ngx.re.match fails).
+  const broken = readNginxCanary(ingress('p', 'web-v2', nginx({ canary: 'true', 'canary-by-header': 'X-A', 'canary-by-header-pattern': '[][**da?$&*' })), diagnostics);
+  t.deepEqual(broken.header, { name: 'x-a', brokenPattern: true });
 });
 
 test('values: Go booleans, RE2 header patterns, the Cookie regex', (t) => {
@@ -242,7 +248,8 @@ test('over TLS the canary routes are the same (the HTTPS route table is a copy);
   t.true(routes.some((r) => r.startsWith('secure/rule/0/path/0/canary/cookie-always [cookie regex') && r.endsWith('-> default/api/80')));
   t.true(routes.some((r) => r === 'secure/rule/0/path/0 -> default/web/80 + 10/100 default/api/80'));
   const http = result.ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
-  t.true(http?.routes.every((r) => r.action.kind === 'https-redirect'));
+  // ingress-nginx's redirect: exactly / goes to https://host, without a path (nginx-redirect.ts).
+  t.true(http?.routes.every((r) => r.action.kind === 'https-redirect' || (r.action.kind === 'url-redirect' && r.action.location === 'https://secure.example.com')));
 });
 
 test('a canary rule with an invalid host is reported and skipped, as any Ingress rule; the main route is unchanged', (t) => {

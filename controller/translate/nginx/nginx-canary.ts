@@ -23,6 +23,7 @@ import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { cookieHeaderMatch, headerPatternRegex, parseCookieName, parseGoBool, parseHeaderValue } from './nginx-canary-values.js';
 import { parseHeaderName } from '../annotation-values.js';
+import { affinityBackendHeader, nginxBackendKey } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -39,12 +40,18 @@ export const nginxCanaryAnnotations: readonly string[] = [
 
 /** What a canary Ingress asks for; invalid parts are left out (and reported). */
 export interface NginxCanaryConfig {
-  /** canary-by-header, with canary-by-header-value (`value`) or else canary-by-header-pattern (`regex`, RE2). */
-  header?: { name: string; value?: string; regex?: string };
+  /**
+   * canary-by-header, with canary-by-header-value (`value`) or else canary-by-header-pattern (`regex`, RE2). A
+   * pattern no regex engine compiles (`brokenPattern`) sends every request with the header to the main backend, as
+   * ingress-nginx's Lua does when ngx.re.match fails.
+   */
+  header?: { name: string; value?: string; regex?: string; brokenPattern?: true };
   cookie?: string;
   /** canary-weight; 0 sends nothing by weight. */
   weight: number;
   totalWeight: number;
+  /** affinity-canary-behavior: "legacy" ignores the main Ingress's session affinity on the canary's side. */
+  affinityBehavior: 'sticky' | 'legacy';
 }
 
 export interface NginxCanary {
@@ -123,12 +130,34 @@ function readHeader(ingress: Ingress, r: Reporter): NginxCanaryConfig['header'] 
     return undefined;
   }
   if (pattern !== undefined) {
+    // ingress-nginx's annotation check (IsValidRegex): other characters make the pattern "not set".
+    if (!/^[/\-._~a-zA-Z0-9:^$[\](){}*+?|&=\\]*$/.test(pattern)) {
+      r.invalid('canary-by-header-pattern', pattern, 'letters, digits and -._~/:^$[](){}*+?|&=\\ only (ingress-nginx refuses others)', `the pattern is not used: ${n('canary-by-header')} "always" / "never" decide`);
+      return { name };
+    }
     const parsed = headerPatternRegex(pattern);
     if (parsed.valid) return { name, regex: parsed.regex };
+    if (!compilesAsPcre(pattern)) {
+      r.invalid('canary-by-header-pattern', pattern, 'a regular expression', 'a request with the header goes to the main backend (ingress-nginx fails the match at request time)');
+      return { name, brokenPattern: true };
+    }
     r.invalid('canary-by-header-pattern', pattern, parsed.error, 'no request is routed by header');
     return undefined;
   }
   return { name };
+}
+
+/**
+ * Whether PCRE (nginx's ngx.re.match) would compile the pattern, told by JavaScript's engine, whose syntax is
+ * PCRE's for what matters here (classes, groups, quantifiers, look-around, back-references).
+ */
+function compilesAsPcre(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readWeights(ingress: Ingress, r: Reporter): { weight: number; totalWeight: number } {
@@ -156,7 +185,7 @@ export function readNginxCanary(ingress: Ingress, diagnostics: Diagnostic[]): Ng
   const ignored: string[] = [];
   for (const key of Object.keys(ingress.metadata.annotations ?? {}).sort()) {
     if (key.startsWith(nginxAnnotationPrefix)) {
-      if (nginxCanaryAnnotations.includes(key.slice(nginxAnnotationPrefix.length))) continue;
+      if (nginxCanaryAnnotations.includes(key.slice(nginxAnnotationPrefix.length)) || key === n('affinity-canary-behavior')) continue;
       const entry = nginxCatalogEntry(key);
       if (entry?.status === 'refused') r.warn(Reason.NginxSnippetRefused, `annotation ${key} is refused: ${entry.note ?? 'no safe equivalent'}`);
       else ignored.push(key);
@@ -170,7 +199,9 @@ export function readNginxCanary(ingress: Ingress, diagnostics: Diagnostic[]): Ng
       `canary Ingress: its routes take every setting from the main Ingress (as in ingress-nginx), so these annotations are ignored: ${ignored.join(', ')}`,
     );
   }
-  const config: NginxCanaryConfig = readWeights(ingress, r);
+  const behaviour = annotation(ingress, 'affinity-canary-behavior');
+  if (behaviour !== undefined && !['sticky', 'legacy'].includes(behaviour.trim())) r.invalid('affinity-canary-behavior', behaviour, '"sticky", "legacy"', 'using "sticky"');
+  const config: NginxCanaryConfig = { ...readWeights(ingress, r), affinityBehavior: behaviour?.trim() === 'legacy' ? 'legacy' : 'sticky' };
   const header = readHeader(ingress, r);
   if (header !== undefined) config.header = header;
   const cookieText = annotation(ingress, 'canary-by-cookie');
@@ -238,7 +269,11 @@ export function canaryRouteName(main: RouteIR, suffix: string): string {
   return `${main.name}/canary/${suffix}`;
 }
 
-/** The extra routes, in precedence order: header, then cookie (the weight is a split on the main route itself). */
+/**
+ * The extra routes, in precedence order: a client's affinity to one side (its cookie's backend key, which the
+ * affinity script puts in a header: envoy/affinity-cookie.ts), then header, then cookie (the weight is a split on
+ * the main route itself). As ingress-nginx's balancer.lua: affinity to the main side, then to the canary's side.
+ */
 function canaryRoutes(main: RouteIR, config: NginxCanaryConfig, canaryCluster: string, mainCluster: string): RouteIR[] {
   const toCanary: RouteActionIR = { kind: 'forward', cluster: canaryCluster };
   const toMain: RouteActionIR = { kind: 'forward', cluster: mainCluster };
@@ -249,9 +284,15 @@ function canaryRoutes(main: RouteIR, config: NginxCanaryConfig, canaryCluster: s
     action: { ...action },
   });
   const routes: RouteIR[] = [];
+  const backends = main.policy?.affinityCookie?.backends ?? [];
+  for (const [side, cluster, action] of [['main', mainCluster, toMain], ['canary', canaryCluster, toCanary]] as const) {
+    const key = backends.find((b) => b.cluster === cluster)?.key;
+    if (key !== undefined) routes.push(variant(`affinity-${side}`, { name: affinityBackendHeader, kind: 'exact', value: key }, action));
+  }
   const { header, cookie } = config;
   if (header !== undefined) {
-    if (header.value !== undefined) routes.push(variant('header-value', { name: header.name, kind: 'exact', value: header.value }, toCanary));
+    if (header.brokenPattern === true) routes.push(variant('header-pattern-broken', { name: header.name, kind: 'regex', value: '.*' }, toMain));
+    else if (header.value !== undefined) routes.push(variant('header-value', { name: header.name, kind: 'exact', value: header.value }, toCanary));
     else if (header.regex !== undefined) routes.push(variant('header-pattern', { name: header.name, kind: 'regex', value: header.regex }, toCanary));
     else {
       routes.push(variant('header-always', { name: header.name, kind: 'exact', value: 'always' }, toCanary));
@@ -338,8 +379,11 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         }
         const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, context.services, where, context.diagnostics, context.allowExternalName);
         if (resolved.cluster === undefined) return;
-        // The canary is reached the way the main Ingress reaches its backend (protocol, TLS, balancer).
-        const settings = context.annotations.get(refKey(main.source))?.cluster ?? {};
+        // The canary is reached the way the main Ingress reaches its backend (protocol, TLS, balancer), except that
+        // a legacy canary has no affinity: it is balanced round robin (ingress-nginx copies no affinity onto it).
+        const affinity = main.policy?.affinityCookie;
+        const { loadBalancer, ...withoutBalancer } = context.annotations.get(refKey(main.source))?.cluster ?? {};
+        const settings = affinity !== undefined && config.affinityBehavior === 'legacy' ? withoutBalancer : { ...withoutBalancer, ...(loadBalancer === undefined ? {} : { loadBalancer }) };
         const cluster = Object.keys(settings).length > 0 ? withSettings(resolved.cluster, settings) : resolved.cluster;
         if (cluster.name === main.action.cluster) {
           warn(Reason.NginxCanaryConflict, `${where}: the canary backend is the main route's own backend (${cluster.name}) for ${what}; path skipped`);
@@ -347,6 +391,10 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         }
         context.clusters.set(cluster.name, cluster);
         attached.set(mainKey, ref);
+        // A sticky canary (the default) sets the main Ingress's cookie with its own backend key, and keeps its clients.
+        if (affinity !== undefined && config.affinityBehavior === 'sticky') {
+          main.policy = { ...main.policy, affinityCookie: { ...affinity, backends: [...affinity.backends, { cluster: cluster.name, key: nginxBackendKey(cluster.service) }] } };
+        }
         const extra = canaryRoutes(main, config, cluster.name, main.action.cluster);
         if (config.weight > 0) {
           main.action = { kind: 'forward', cluster: main.action.cluster, split: { cluster: cluster.name, weight: config.weight, totalWeight: config.totalWeight } };

@@ -91,31 +91,3 @@ test('denylist-source-range: denied CIDRs beside the allow-list; an unreadable l
   t.is(broken.diagnostics[0]?.reason, Reason.InvalidAnnotation);
   t.regex(broken.diagnostics[0]?.message ?? '', /every client is denied/);
 });
-
-test('session-cookie-*: attributes of the affinity cookie; max-age wins over expires; they need affinity', (t) => {
-  const { parsed, diagnostics } = parse({
-    affinity: 'cookie',
-    'session-cookie-name': 'route',
-    'session-cookie-path': '/app',
-    'session-cookie-expires': '7200',
-    'session-cookie-max-age': '3600',
-    'session-cookie-samesite': 'strict',
-    'session-cookie-secure': 'true',
-  });
-  t.deepEqual(diagnostics, []);
-  t.deepEqual(parsed.route.hashPolicies, [{ kind: 'cookie', name: 'route', path: '/app', ttlSeconds: 3600, sameSite: 'Strict', secure: true }]);
-  t.deepEqual(parse({ affinity: 'cookie', 'session-cookie-expires': '60' }).parsed.route.hashPolicies, [{ kind: 'cookie', name: 'INGRESSCOOKIE', ttlSeconds: 60 }]);
-
-  const without = parse({ 'session-cookie-samesite': 'Lax' });
-  t.is(without.parsed.route.hashPolicies, undefined);
-  t.regex(without.diagnostics[0]?.message ?? '', /session-cookie-samesite ignored: it needs .*affinity "cookie"/);
-
-  const bad = parse({ affinity: 'cookie', 'session-cookie-samesite': 'sometimes', 'session-cookie-path': 'no-slash', 'session-cookie-secure': 'yes' });
-  t.deepEqual(bad.parsed.route.hashPolicies, [{ kind: 'cookie', name: 'INGRESSCOOKIE' }]);
-  t.is(bad.diagnostics.length, 3);
-});
-
-test('our own hash-by wins: cookie attributes do not move onto another hash policy', (t) => {
-  const { parsed } = parse({ affinity: 'cookie', 'session-cookie-max-age': '60' }, { 'envoy-ingress.io/hash-by': 'header:x-user' });
-  t.deepEqual(parsed.route.hashPolicies, [{ kind: 'header', name: 'x-user' }]);
-});

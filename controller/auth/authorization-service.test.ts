@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import test from 'ava';
+import { messageType } from '../../proto/envoy-api.js';
+import { HtpasswdUsers } from '../translate/ir.js';
+import { BasicAuthService } from './authorization-service.js';
+import { BasicAuthUsers } from './basic-auth-users.js';
+
+const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+const basic = (text: string): string => `Basic ${Buffer.from(text).toString('base64')}`;
+
+function service(options = {}): BasicAuthService {
+  const users = new BasicAuthUsers();
+  users.update([{ id: 'default/s/auth-file', users: new HtpasswdUsers(`alice:${sha('wonderland')}\n`) }]);
+  return new BasicAuthService(users, options);
+}
+
+/** A CheckRequest as Envoy sends it, through the real proto encoding. */
+function checkRequest(usersId: string, authorization?: string): object {
+  const type = messageType('envoy.service.auth.v3.CheckRequest');
+  const bytes = type
+    .encode(
+      type.fromObject({
+        attributes: {
+          context_extensions: { 'basic-auth-users': usersId, 'basic-auth-realm': 'test auth' },
+          request: { http: { method: 'GET', path: '/', headers: authorization === undefined ? {} : { authorization } } },
+        },
+      }),
+    )
+    .finish();
+  return type.decode(bytes);
+}
+
+function decode(bytes: Buffer): Record<string, unknown> {
+  const type = messageType('envoy.service.auth.v3.CheckResponse');
+  return type.toObject(type.decode(bytes), { defaults: false }) as Record<string, unknown>;
+}
+
+test('allowed: OK, and the Authorization header is removed before the request goes upstream', async (t) => {
+  const answer = decode(await service().check(checkRequest('default/s/auth-file', basic('alice:wonderland'))));
+  t.deepEqual(answer, { status: { code: 0 }, ok_response: { headers_to_remove: ['authorization'] } });
+});
+
+test('denied: 401 with the realm in the Basic challenge and nginx\'s page', async (t) => {
+  const answer = decode(await service().check(checkRequest('default/s/auth-file', basic('alice:nope'))));
+  t.like(answer, { status: { code: 16 }, denied_response: { status: { code: 401 } } });
+  const denied = answer['denied_response'] as { headers: { header: { key: string; value: string } }[]; body: string };
+  t.deepEqual(denied.headers.map((h) => [h.header.key, h.header.value]), [['www-authenticate', 'Basic realm="test auth"'], ['content-type', 'text/html']]);
+  t.regex(denied.body, /401 Authorization Required/);
+});
+
+test('users this controller does not know, or too many verifications waiting: 503, never allowed', async (t) => {
+  t.like(decode(await service().check(checkRequest('other/s/auth-file', basic('alice:wonderland')))), { denied_response: { status: { code: 503 } } });
+  const slow = service({ maxPendingVerifications: 1, verify: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 50)) });
+  const first = slow.check(checkRequest('default/s/auth-file', basic('alice:wonderland')));
+  const second = decode(await slow.check(checkRequest('default/s/auth-file', basic('alice:wonderland'))));
+  t.like(second, { denied_response: { status: { code: 503 } } });
+  t.truthy(decode(await first)['ok_response']);
+});

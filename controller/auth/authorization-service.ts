@@ -1,0 +1,162 @@
+// The gRPC service Envoy's ext_authz filter calls for basic auth (envoy.service.auth.v3.Authorization/Check),
+// served by the controller on its xDS server (envoy/basic-auth.ts says how Envoy is configured). A check carries
+// the route's users id and realm (context extensions) and the request's Authorization header only. Answers: OK
+// with the Authorization header removed (ingress-nginx does not pass the credentials on: `proxy_set_header
+// Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, or 503 when the users
+// are not known here or too many slow verifications are waiting. Nothing of a request is logged.
+import type * as grpc from '@grpc/grpc-js';
+import { basicAuthContext } from '../../envoy/basic-auth.js';
+import { messageType } from '../../proto/envoy-api.js';
+import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.js';
+import type { BasicAuthUsers } from './basic-auth-users.js';
+import { verifyPassword } from './password-hash.js';
+import { VerifiedPasswords } from './verified-passwords.js';
+
+const servicePath = '/envoy.service.auth.v3.Authorization';
+
+/** The parts of a CheckRequest read here (proto field names as in the .proto files). */
+interface CheckRequest {
+  attributes?: {
+    context_extensions?: Record<string, string>;
+    request?: { http?: { headers?: Record<string, string> } };
+  };
+}
+
+let codec: { request: ReturnType<typeof messageType>; response: ReturnType<typeof messageType> } | undefined;
+
+function types(): NonNullable<typeof codec> {
+  codec ??= { request: messageType('envoy.service.auth.v3.CheckRequest'), response: messageType('envoy.service.auth.v3.CheckResponse') };
+  return codec;
+}
+
+export const authorizationServiceDefinition: grpc.ServiceDefinition = {
+  Check: {
+    path: `${servicePath}/Check`,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (value: Buffer) => value,
+    requestDeserialize: (bytes: Buffer) => types().request.decode(bytes) as unknown as CheckRequest,
+    responseSerialize: (value: Buffer) => value,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+};
+
+/** nginx's 401 page, as ingress-nginx sends it with the challenge. */
+export const authorizationRequiredPage = `<html>
+<head><title>401 Authorization Required</title></head>
+<body>
+<center><h1>401 Authorization Required</h1></center>
+</body>
+</html>
+`;
+
+const serviceUnavailablePage = `<html>
+<head><title>503 Service Temporarily Unavailable</title></head>
+<body>
+<center><h1>503 Service Temporarily Unavailable</h1></center>
+</body>
+</html>
+`;
+
+/** google.rpc.Code values. */
+const rpcCode = { ok: 0, unauthenticated: 16, unavailable: 14 } as const;
+
+function header(key: string, value: string): object {
+  return { header: { key, value } };
+}
+
+function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: string): Buffer {
+  const response =
+    decision === 'allow'
+      ? { status: { code: rpcCode.ok }, ok_response: { headers_to_remove: ['authorization'] } }
+      : decision === 'deny'
+        ? {
+            status: { code: rpcCode.unauthenticated },
+            denied_response: {
+              status: { code: 401 },
+              headers: [header('www-authenticate', `Basic realm="${realm}"`), header('content-type', 'text/html')],
+              body: authorizationRequiredPage,
+            },
+          }
+        : {
+            status: { code: rpcCode.unavailable },
+            denied_response: { status: { code: 503 }, headers: [header('content-type', 'text/html')], body: serviceUnavailablePage },
+          };
+  const type = types().response;
+  return Buffer.from(type.encode(type.fromObject(response)).finish());
+}
+
+export interface BasicAuthServiceOptions {
+  /** Verifications not answered from the cache that may wait at once; beyond, checks get 503 (default 256). */
+  maxPendingVerifications?: number;
+  /** Successful verifications remembered (default 10,000). */
+  cacheSize?: number;
+  verify?: (password: string, hash: string) => Promise<boolean>;
+}
+
+export interface BasicAuthServiceStats {
+  checks: number;
+  allowed: number;
+  denied: number;
+  unavailable: number;
+  /** Verifications actually run (cache misses). */
+  verifications: number;
+}
+
+/** The handlers of authorizationServiceDefinition, reading users from `users`. */
+export class BasicAuthService {
+  readonly stats: BasicAuthServiceStats = { checks: 0, allowed: 0, denied: 0, unavailable: 0, verifications: 0 };
+  readonly #verified: VerifiedPasswords;
+  readonly #maxPending: number;
+  readonly #verify: (password: string, hash: string) => Promise<boolean>;
+  #pending = 0;
+
+  constructor(
+    private readonly users: BasicAuthUsers,
+    options: BasicAuthServiceOptions = {},
+  ) {
+    this.#verified = new VerifiedPasswords(options.cacheSize ?? 10_000);
+    this.#maxPending = options.maxPendingVerifications ?? 256;
+    this.#verify = options.verify ?? verifyPassword;
+  }
+
+  /** Registers the service on a gRPC server (before or after it is bound). */
+  addTo(server: grpc.Server): void {
+    server.addService(authorizationServiceDefinition, {
+      Check: (call: grpc.ServerUnaryCall<CheckRequest, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+        this.check(call.request).then(
+          (bytes) => callback(null, bytes),
+          // Not reachable in practice (decisions do not throw); Envoy then answers 503 (status_on_error).
+          () => callback({ code: 13, details: 'basic auth check failed' }),
+        );
+      },
+    });
+  }
+
+  async check(request: CheckRequest): Promise<Buffer> {
+    this.stats.checks += 1;
+    const context = request.attributes?.context_extensions ?? {};
+    const realm = context[basicAuthContext.realm] ?? '';
+    const id = context[basicAuthContext.usersId];
+    const users = id === undefined ? undefined : this.users.get(id);
+    const authorization = request.attributes?.request?.http?.headers?.['authorization'];
+    if (this.#pending >= this.#maxPending) {
+      this.stats.unavailable += 1;
+      return encodeDecision('overloaded', realm);
+    }
+    this.#pending += 1;
+    let decision: BasicAuthDecision;
+    try {
+      decision = await decideBasicAuth(users, authorization, this.#verified, (password, hash) => {
+        this.stats.verifications += 1;
+        return this.#verify(password, hash);
+      });
+    } finally {
+      this.#pending -= 1;
+    }
+    if (decision === 'allow') this.stats.allowed += 1;
+    else if (decision === 'deny') this.stats.denied += 1;
+    else this.stats.unavailable += 1;
+    return encodeDecision(decision, realm);
+  }
+}

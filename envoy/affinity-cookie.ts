@@ -1,0 +1,128 @@
+// ingress-nginx cookie affinity (AffinityCookieIR) in Envoy: a Lua filter, disabled on the connection manager and
+// enabled per route, does what ingress-nginx's balancer/sticky.lua does with the cookie:
+// - request without the cookie: a random key goes in the `x-envoy-ingress-affinity-key` header, which the route's
+//   hash policy hashes (ring hash picks the endpoint from it); the Set-Cookie for the answer is prepared;
+// - request with the cookie `KEY|BACKEND`: KEY goes in that header (same endpoint as before) and BACKEND in
+//   `x-envoy-ingress-affinity-backend`, then the route is chosen again, so the routes matching that header (the main
+//   side, a canary side: nginx-canary.ts) win over the canary's header, cookie and weight rules;
+// - answer: the route adds `x-envoy-ingress-affinity-cluster: %UPSTREAM_CLUSTER%`, the script removes it and, for a
+//   new client, sets `NAME=KEY|BACKEND` with the BACKEND of that cluster, as lua-resty-cookie writes it (Expires,
+//   Max-Age, Domain, Path, Secure, HttpOnly, SameSite, in that order). A cluster without a BACKEND sets nothing.
+// Envoy's own cookie hash policy cannot do this: it has no Expires date, no Secure only over TLS, no value of ours.
+import type { AffinityCookieIR } from '../controller/translate/ir.js';
+import { affinityBackendHeader, affinityKeyHeader } from '../controller/translate/nginx/nginx-affinity.js';
+import type { ResourceJson } from './resource-types.js';
+
+export const luaFilterName = 'envoy.filters.http.lua';
+const luaType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua';
+const luaPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute';
+const sourceName = 'nginx-affinity';
+
+/** Response header naming the cluster that answered (removed by the script before the client sees it). */
+const affinityClusterHeader = 'x-envoy-ingress-affinity-cluster';
+
+// Lua 5.1 (LuaJIT). filterContext() is a userdata that only iterates; it is read into a table. The dynamic metadata
+// carries what the answer needs from the request. The user-agent checks are ingress-nginx's util/same_site.lua.
+const script = `
+math.randomseed(os.time())
+local ns = "envoy-ingress.affinity"
+local function context(h)
+  local t = {}
+  for k, v in pairs(h:filterContext()) do t[k] = v end
+  return t
+end
+local function cookie_value(header, name)
+  if header == nil then return nil end
+  for pair in string.gmatch(header, "[^;]+") do
+    local k, v = string.match(pair, "^%s*([^=]-)%s*=%s*(.-)%s*$")
+    if k == name then return v end
+  end
+  return nil
+end
+local function same_site_none_compatible(ua)
+  if ua == nil then return true end
+  if string.find(ua, "Chrome/4", 1, true) or string.find(ua, "Chrome/5", 1, true) or string.find(ua, "Chrome/6", 1, true) then return false end
+  if string.find(ua, "CPU iPhone OS 12", 1, true) or string.find(ua, "iPad; CPU OS 12", 1, true) then return false end
+  if string.find(ua, "Macintosh", 1, true) and string.find(ua, "Intel Mac OS X 10_14", 1, true)
+    and string.find(ua, "Safari", 1, true) and not string.find(ua, "Chrome", 1, true) then return false end
+  return true
+end
+function envoy_on_request(h)
+  local ctx = context(h)
+  local headers = h:headers()
+  headers:remove("${affinityKeyHeader}")
+  local pinned = headers:get("${affinityBackendHeader}") ~= nil
+  headers:remove("${affinityBackendHeader}")
+  local value = cookie_value(headers:get("cookie"), ctx.name)
+  if value ~= nil then
+    local key, backend = string.match(value, "^([^|]*)|(.*)$")
+    if key == nil then key = value end
+    headers:add("${affinityKeyHeader}", key)
+    if backend ~= nil and backend ~= "" then
+      headers:add("${affinityBackendHeader}", backend)
+      h:clearRouteCache()
+    elseif pinned then
+      h:clearRouteCache()
+    end
+    return
+  end
+  if pinned then h:clearRouteCache() end
+  local key = string.format("%08x%08x", math.random(0, 2147483647), math.random(0, 2147483647))
+  headers:add("${affinityKeyHeader}", key)
+  local attributes = ""
+  if ctx.expires ~= nil then attributes = attributes .. "; Expires=" .. os.date("!%a, %d-%b-%y %H:%M:%S GMT", os.time() + tonumber(ctx.expires)) end
+  if ctx.maxAge ~= nil then attributes = attributes .. "; Max-Age=" .. ctx.maxAge end
+  if ctx.domain ~= nil then attributes = attributes .. "; Domain=" .. ctx.domain end
+  attributes = attributes .. "; Path=" .. ctx.path
+  if ctx.secure == true or h:streamInfo():downstreamSslConnection() ~= nil then attributes = attributes .. "; Secure" end
+  attributes = attributes .. "; HttpOnly"
+  local same_site = ctx.sameSite
+  if same_site == "None" and ctx.conditionalSameSiteNone == true and not same_site_none_compatible(headers:get("user-agent")) then same_site = nil end
+  if same_site ~= nil then attributes = attributes .. "; SameSite=" .. same_site end
+  local md = h:streamInfo():dynamicMetadata()
+  md:set(ns, "cookie", ctx.name .. "=" .. key .. "|")
+  md:set(ns, "attributes", attributes)
+  for k, v in pairs(ctx) do
+    if string.sub(k, 1, 8) == "backend:" then md:set(ns, k, v) end
+  end
+end
+function envoy_on_response(h)
+  local headers = h:headers()
+  local cluster = headers:get("${affinityClusterHeader}")
+  if cluster == nil then return end
+  headers:remove("${affinityClusterHeader}")
+  local md = h:streamInfo():dynamicMetadata():get(ns)
+  if md == nil or md.cookie == nil then return end
+  local backend = md["backend:" .. cluster]
+  if backend == nil then return end
+  headers:add("set-cookie", md.cookie .. backend .. md.attributes)
+end
+`;
+
+/** The connection manager's Lua filter (disabled: routes with an affinity cookie enable it). */
+export function buildLuaFilterConfig(): ResourceJson {
+  return { '@type': luaType, source_codes: { [sourceName]: { inline_string: script } } };
+}
+
+/** typed_per_filter_config of a route with an affinity cookie: the script and the cookie's settings. */
+export function buildAffinityCookiePerRoute(cookie: AffinityCookieIR): ResourceJson {
+  const context: ResourceJson = { name: cookie.name, path: cookie.path };
+  if (cookie.expiresSeconds !== undefined) context['expires'] = cookie.expiresSeconds;
+  if (cookie.maxAgeSeconds !== undefined) context['maxAge'] = String(cookie.maxAgeSeconds);
+  if (cookie.domain !== undefined) context['domain'] = cookie.domain;
+  if (cookie.sameSite !== undefined) context['sameSite'] = cookie.sameSite;
+  if (cookie.conditionalSameSiteNone === true) context['conditionalSameSiteNone'] = true;
+  if (cookie.secure === true) context['secure'] = true;
+  for (const { cluster, key } of cookie.backends) context[`backend:${cluster}`] = key;
+  return { '@type': luaPerRouteType, name: sourceName, filter_context: context };
+}
+
+/** Route fields: the answering cluster's name for the script (a weighted split picks it per request). */
+export function buildAffinityCookieResponseHeaders(): ResourceJson[] {
+  return [{ header: { key: affinityClusterHeader, value: '%UPSTREAM_CLUSTER%' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }];
+}
+
+/** The route's hash policy: the key the script put in the request. */
+export function buildAffinityCookieHashPolicy(): ResourceJson {
+  return { header: { header_name: affinityKeyHeader } };
+}
