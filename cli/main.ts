@@ -417,8 +417,8 @@ addBootstrapFlags(
     envoy = new EnvoySupervisor(
       {
         envoyBin: flags.envoyBin ?? (await findEnvoyBinary()),
-        bootstrap: bootstrapOf({ ...flags, xdsAddress: `${xds.host}:${controller.xdsPort}` }),
-        adminUrl: `http://${flags.envoyAdminAddress}:${adminPort}`,
+        bootstrap: bootstrapOf({ ...flags, xdsAddress: xds.host.startsWith('unix:') ? xds.host : `${xds.host}:${controller.xdsPort}` }),
+        adminUrl: flags.envoyAdminAddress.startsWith('unix:') ? flags.envoyAdminAddress : `http://${flags.envoyAdminAddress}:${adminPort}`,
         logLevel: flags.envoyLogLevel,
         drainSeconds,
       },
