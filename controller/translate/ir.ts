@@ -111,6 +111,12 @@ export interface RetryPolicyIR {
   on: string[];
   numRetries: number;
   perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
 }
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */

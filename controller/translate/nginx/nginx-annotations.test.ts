@@ -46,6 +46,9 @@ const samples: Record<string, Record<string, string>> = {
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
   'load-balance': { 'load-balance': 'ewma' },
+  'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
+  'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
+  'service-upstream': { 'service-upstream': 'true' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
@@ -232,7 +235,7 @@ test('snippets are refused, unknown and unmapped ones reported, invalid values n
 test('rewrite-target with capture groups makes regex paths and a per-route rewrite (nginx-regex.ts)', (t) => {
   const { parsed, diagnostics } = parse(nginx({ 'rewrite-target': '/$2', 'use-regex': 'true' }));
   t.is(parsed.route.rewrite, undefined, 'set per route, with the route\'s own regex');
-  t.deepEqual(parsed.nginxRegex, { regexPaths: true, captureRewrite: { substitution: '/\\2', maxGroup: 2 } });
-  // The sample Ingress's path "/" has no group 2: reported, that path is sent unchanged.
+  t.deepEqual(parsed.nginxRegex, { captureRewrite: { target: '/$2', maxGroup: 2 } });
+  // The sample Ingress's path "/" has no group 2: reported (the group is empty there, as in nginx).
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });

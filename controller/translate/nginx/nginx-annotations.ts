@@ -6,10 +6,11 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR } from '../ir.js';
+import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
@@ -17,6 +18,8 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -44,6 +47,10 @@ export interface NginxMapping {
   affinity?: NginxAffinitySettings;
   /** upstream-hash-by, load-balance (nginx-balancing.ts). */
   balancing?: NginxBalancing;
+  /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
+  retry?: RetryPolicyIR;
+  /** service-upstream (nginx-service-upstream.ts). */
+  serviceUpstream?: true;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -66,6 +73,8 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'allowlist-source-range',
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
+  ...nginxNextUpstreamAnnotations,
+  ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
@@ -124,8 +133,8 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   if (target === undefined) return undefined;
   // Capture groups need regex paths: nginx-regex.ts reads such a target.
   if (usesCaptureGroups(target)) return undefined;
-  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
-    r.invalid('rewrite-target', target, 'a path starting with "/"');
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target) || !isNginxRewriteTarget(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/" of letters, digits and "-._~/:"');
     return undefined;
   }
   // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
@@ -218,6 +227,9 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
+  const retry = readNginxNextUpstream(ingress, diagnostics);
+  if (retry !== undefined) mapping.retry = retry;
+  if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   return mapping;
 }
 
@@ -245,6 +257,9 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
+  // Our own retry-* win over proxy-next-upstream*.
+  if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
   const balancing = mapping.balancing ?? {};
   if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {
