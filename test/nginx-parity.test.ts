@@ -6,6 +6,7 @@
 // tables, the catalog (controller/translate/nginx/catalog.ts) and migrate-check together. Format:
 // test/nginx-parity/README.md.
 import test from 'ava';
+import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { runMigrateCheck } from '../cli/migrate-check-command.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
 import { createTempDir } from './harness/temp-dir.js';
@@ -48,7 +49,8 @@ for (const { file, table } of tables) {
     await writeManifest(tmp.path, 'backends.yaml', [ingressClass('nginx', true), ...backends.objects]);
     await writeManifest(tmp.path, 'objects.yaml', [...secrets, ...table.objects]);
     // Redirects to https name no port, as ingress-nginx's on 443 do; https rows still reach the test listener.
-    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true, ...table.options } });
+    const edge = table.edge === undefined ? {} : { edge: { ...defaultEdgeHardening, ...table.edge } };
+    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true, ...table.options }, ...edge });
     await stack.envoy.waitForListener('ingress_http');
 
     const check = async (): Promise<string[]> => {
