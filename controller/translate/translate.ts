@@ -7,6 +7,7 @@ import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
+import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -110,6 +111,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
+  applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);

@@ -82,6 +82,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
     note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
+  'service-upstream': {
+    status: 'supported',
+    equivalent: 'the Ingress\'s clusters connect to the Service\'s ClusterIP and port instead of its endpoints (a Service without ClusterIP keeps its endpoints, reported, as ingress-nginx falls back to them)',
+  },
   'proxy-next-upstream': {
     status: 'supported-with-difference',
     equivalent: 'an Envoy retry policy to another endpoint: error and timeout -> connect failure, reset, refused stream; http_500, http_502, http_503, http_504, http_403, http_404, http_429 -> those statuses; idempotent methods only unless non_idempotent; off -> none',

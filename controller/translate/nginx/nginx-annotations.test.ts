@@ -48,6 +48,7 @@ const samples: Record<string, Record<string, string>> = {
   'load-balance': { 'load-balance': 'ewma' },
   'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
   'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
+  'service-upstream': { 'service-upstream': 'true' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },

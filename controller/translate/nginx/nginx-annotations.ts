@@ -19,6 +19,7 @@ import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -48,6 +49,8 @@ export interface NginxMapping {
   balancing?: NginxBalancing;
   /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
   retry?: RetryPolicyIR;
+  /** service-upstream (nginx-service-upstream.ts). */
+  serviceUpstream?: true;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -71,6 +74,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
   ...nginxNextUpstreamAnnotations,
+  ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
@@ -225,6 +229,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
   const retry = readNginxNextUpstream(ingress, diagnostics);
   if (retry !== undefined) mapping.retry = retry;
+  if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   return mapping;
 }
 
@@ -252,6 +257,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
   // Our own retry-* win over proxy-next-upstream*.
   if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
