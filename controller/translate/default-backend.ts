@@ -12,6 +12,8 @@ export function defaultBackendRouteName(ingress: ObjectRef): string {
 /**
  * Picks the default backend of the oldest Ingress that has one (`ingresses` must be oldest first); the others get
  * DefaultBackendConflict. Returns the catch-everything route for it, or undefined when no Ingress has one.
+ * `hostScoped` Ingresses take no part: their default backend serves only their own hosts
+ * (nginx/nginx-host-default-backends.ts).
  */
 export function selectDefaultBackend(
   ingresses: readonly Ingress[],
@@ -19,11 +21,12 @@ export function selectDefaultBackend(
   clusters: Map<string, ClusterIR>,
   diagnostics: Diagnostic[],
   allowExternalName = false,
+  hostScoped: (ingress: Ingress) => boolean = () => false,
 ): RouteIR | undefined {
   let winner: RouteIR | undefined;
   for (const ingress of ingresses) {
     const backend = ingress.spec?.defaultBackend;
-    if (backend === undefined) continue;
+    if (backend === undefined || hostScoped(ingress)) continue;
     const ref = refOf(ingress);
     if (winner?.source !== undefined) {
       diagnostics.push({

@@ -19,6 +19,7 @@ import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames }
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
 import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
+import { hasHostScopedDefaultBackend, hostFallback, hostScopedDefaultBackends } from './nginx/nginx-host-default-backends.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
@@ -114,19 +115,22 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const services = indexServices(state.services);
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
-  const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
+  const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName, (ingress) => hasHostScopedDefaultBackend(ingress, nginxEnabled));
+  // ingress-nginx scopes the default backend of an Ingress with rules to its own hosts.
+  const scopedDefaults = hostScopedDefaultBackends(mains, nginxEnabled, services, clusters, diagnostics, allowExternalName);
+  const defaultRoutes = [...(defaultBackend === undefined ? [] : [defaultBackend]), ...scopedDefaults.values()];
   // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
   const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
-  applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  applyAnnotationPolicies([...defaultRoutes, ...annotatedRoutes], annotationsByRef, clusters);
   // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
   applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
-  applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
+  applyNginxUrlRedirects([...defaultRoutes, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
@@ -136,12 +140,17 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   });
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
+  const fallbackOf = (host: string): RouteIR => {
+    if (host === catchAllHost) return fallback;
+    const own = hostFallback(rules.contributorsByHost.get(host), nginxEnabled, scopedDefaults, defaultBackend);
+    return own === defaultBackend ? fallback : fallbackRoute(own, options.notFoundPage);
+  };
   const virtualHosts = new Map<string, VirtualHostIR>();
-  for (const [host, routes] of rules.routesByHost) virtualHosts.set(host, assembleVirtualHost(host, routes, fallback));
+  for (const [host, routes] of rules.routesByHost) virtualHosts.set(host, assembleVirtualHost(host, routes, fallbackOf(host)));
   // A host a rule names without usable paths (no http block, or only broken ones) is still that host: it gets the
   // default backend, not the host-less rules, which are for hosts no rule names.
   for (const host of rules.contributorsByHost.keys()) {
-    if (!virtualHosts.has(host)) virtualHosts.set(host, assembleVirtualHost(host, [], fallback));
+    if (!virtualHosts.has(host)) virtualHosts.set(host, assembleVirtualHost(host, [], fallbackOf(host)));
   }
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
   attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
