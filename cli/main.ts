@@ -9,7 +9,7 @@ import path from 'node:path';
 import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
 import type { NodeAddressType } from '../controller/status/published-addresses.js';
 import { parseHostPort, parsePort } from './address.js';
-import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
+import { addTranslationFlags, parseCount, parseNamespacedName, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
 import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 import { createLogger } from './logger.js';
@@ -191,8 +191,9 @@ program
   .option('--manifests <dir>', 'read the Ingresses of this manifest directory')
   .option('--kubeconfig <path>', 'read the Ingresses of a cluster (default: in-cluster config, else ~/.kube/config)')
   .option('--context <name>', 'kubeconfig context')
+  .option('--nginx-configmap <namespace/name>', 'also report every key of this ingress-nginx ConfigMap: honoured, invalid or ignored (with the reason)')
   .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
-  .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; output: 'text' | 'json' }) => {
+  .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; nginxConfigmap?: string; output: 'text' | 'json' }) => {
     const { runMigrateCheck } = await import('./migrate-check-command.js');
     const { output, exitCode } = await runMigrateCheck(flags, flags.output);
     process.stdout.write(output);
@@ -226,11 +227,6 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   xdsInsecurePlaintext?: boolean;
 }
 
-function parseNamespacedName(value: string, flag: string): { namespace: string; name: string } {
-  const [namespace, name, extra] = value.split('/');
-  if (!namespace || !name || extra !== undefined) throw new Error(`${flag} must be NAMESPACE/NAME, got ${JSON.stringify(value)}`);
-  return { namespace, name };
-}
 
 program
   .command('drain-envoy')

@@ -68,7 +68,7 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
     case 'https-redirect':
       return { target: `${action.statusCode} redirect to https` };
     case 'url-redirect':
-      return { target: `${action.statusCode} redirect to ${action.scheme}://${action.host}${action.port === undefined ? '' : `:${action.port}`}${action.path}` };
+      return { target: `${action.statusCode} redirect to ${action.location}` };
     case 'path-redirect':
       return { target: `${action.statusCode} redirect to ${action.path}${action.query === undefined ? '' : `?${action.query}`}` };
     case 'direct':

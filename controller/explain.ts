@@ -369,7 +369,8 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
       return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} -> ${endpoints.length} ready endpoint(s): ${list}${canaryText}` };
     }
     case 'https-redirect': {
-      const location = redirectLocation(host, `${path}${query}`, action.port);
+      const kept = action.stripTrailingSlash && path.endsWith('/') ? path.slice(0, -1) : path;
+      const location = redirectLocation(host, `${kept}${query}`, action.port);
       return {
         ...common,
         response: { kind: 'redirect', status: action.statusCode, location },
@@ -378,7 +379,7 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
       };
     }
     case 'url-redirect': {
-      const location = `${action.scheme}://${action.host}${action.port === undefined ? '' : `:${action.port}`}${action.path}${action.query === undefined ? '' : `?${action.query}`}`;
+      const location = action.location.startsWith('/') && !action.relative ? `${scheme}://${request.host}${action.location}` : action.location;
       return {
         ...common,
         response: { kind: 'redirect', status: action.statusCode, location },

@@ -30,8 +30,13 @@ function literal(value: string): string {
 
 /** request_headers_to_add entries of a route with error pages (captured before the route rewrites anything). */
 export function buildErrorPagesRequestHeaders(): ResourceJson[] {
-  return [setHeader(originalUriHeader, '%REQ(:path)%'), // The error-pages route sends it as Host (ErrorPagesIR routes use hostRewriteFromHeader).
-    setHeader(forwardedHostHeader, '%REQ(:authority)%')];
+  // The Host goes too (forwardedHostRequestHeader): the error-pages route sends it as Host (hostRewriteFromHeader).
+  return [setHeader(originalUriHeader, '%REQ(:path)%')];
+}
+
+/** X-Forwarded-Host: the client's Host. Route headers are evaluated before the route's host rewrite. */
+export function forwardedHostRequestHeader(): ResourceJson {
+  return setHeader(forwardedHostHeader, '%REQ(:authority)%');
 }
 
 function buildRedirect(pages: ErrorPagesIR, status: number): ResourceJson {

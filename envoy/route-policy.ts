@@ -8,7 +8,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName } from './error-pages.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
 import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
@@ -17,6 +17,7 @@ export const bufferFilterName = 'envoy.filters.http.buffer';
 
 const rbacPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
 const corsPolicyType = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy';
+const previousHostsType = 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate';
 const bufferPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute';
 
 /** A proto3 JSON Duration as the proto codec prints it (`15s`, `1.5s`), so encoding and decoding give it back. */
@@ -54,7 +55,10 @@ function buildRegexRewrite(match: PathMatchIR, rewrite: PathRewriteIR): Resource
 function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   switch (policy.kind) {
     case 'header':
+      if (policy.stripQuery === true) return { header: { header_name: policy.name, regex_rewrite: { pattern: { regex: '\\?.*$' }, substitution: '' } } };
       return { header: { header_name: policy.name } };
+    case 'query-parameter':
+      return { query_parameter: { name: policy.name } };
     case 'cookie': {
       // A ttl (even 0s, a session cookie) makes Envoy set the cookie when the request has none.
       const cookie: ResourceJson = { name: policy.name, ttl: `${policy.ttlSeconds ?? 0}s`, path: policy.path ?? '/' };
@@ -77,6 +81,14 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.retry !== undefined) {
     const retry: ResourceJson = { retry_on: policy.retry.on.join(','), num_retries: policy.retry.numRetries };
     if (policy.retry.perTryTimeoutMs !== undefined) retry['per_try_timeout'] = durationJson(policy.retry.perTryTimeoutMs);
+    if (policy.retry.retriableStatusCodes !== undefined) retry['retriable_status_codes'] = [...policy.retry.retriableStatusCodes];
+    if (policy.retry.idempotentOnly === true) {
+      retry['retriable_request_headers'] = [{ name: ':method', string_match: { safe_regex: { regex: 'GET|HEAD|PUT|DELETE|OPTIONS|TRACE' } } }];
+    }
+    if (policy.retry.otherEndpoint === true) {
+      retry['retry_host_predicate'] = [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': previousHostsType } }];
+      retry['host_selection_retry_max_attempts'] = 5;
+    }
     fields['retry_policy'] = retry;
   }
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
@@ -187,8 +199,11 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined) {
-    fields['request_headers_to_add'] = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildErrorPagesRequestHeaders()];
+  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+    const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
+    if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    added.push(forwardedHostRequestHeader());
+    fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {
     fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];

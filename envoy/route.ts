@@ -6,6 +6,7 @@ import { buildCorsResponseRoutes } from './cors-response.js';
 const redirectResponseCodes = {
   301: 'MOVED_PERMANENTLY',
   302: 'FOUND',
+  303: 'SEE_OTHER',
   307: 'TEMPORARY_REDIRECT',
   308: 'PERMANENT_REDIRECT',
 } as const;
@@ -35,6 +36,25 @@ export function buildHeaderMatcher(header: HeaderMatchIR): ResourceJson {
   return { name: header.name, string_match: stringMatch };
 }
 
+/** nginx `return CODE URL`: a Location as written (or a path made absolute on the request's scheme and host). */
+function buildUrlRedirect(action: Extract<RouteActionIR, { kind: 'url-redirect' }>): ResourceJson {
+  const code = action.statusCode as keyof typeof redirectResponseCodes;
+  if (!Object.hasOwn(redirectResponseCodes, code)) {
+    // nginx sends the text as the body for the codes that carry no Location.
+    return { direct_response: { status: action.statusCode, body: { inline_string: action.location } } };
+  }
+  if (action.location.startsWith('/') && !action.relative) {
+    // A query in path_redirect replaces the request's; without one, the request's is dropped.
+    const redirect: ResourceJson = { path_redirect: action.location, response_code: redirectResponseCodes[code] };
+    if (!action.location.includes('?')) redirect['strip_query'] = true;
+    return { redirect };
+  }
+  return {
+    direct_response: { status: action.statusCode },
+    response_headers_to_add: [{ header: { key: 'location', value: action.location }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+  };
+}
+
 /** The action fields of a Route: exactly one of `route`, `redirect`, `direct_response` (plus its headers). */
 export function buildRouteAction(action: RouteActionIR): ResourceJson {
   switch (action.kind) {
@@ -45,18 +65,13 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
       const redirect: ResourceJson = { https_redirect: true };
       // Without port_redirect Envoy sends the client to the scheme's default port, 443.
       if (action.port !== undefined && action.port !== 443) redirect['port_redirect'] = action.port;
+      // The rewrite applies to the path only; the query is kept as sent.
+      if (action.stripTrailingSlash) redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
       redirect['response_code'] = redirectResponseCodes[action.statusCode];
       return { redirect };
     }
-    case 'url-redirect': {
-      const redirect: ResourceJson = { scheme_redirect: action.scheme, host_redirect: action.host };
-      if (action.port !== undefined) redirect['port_redirect'] = action.port;
-      // A query in path_redirect replaces the request's; without one, the request's is dropped.
-      redirect['path_redirect'] = action.query === undefined ? action.path : `${action.path}?${action.query}`;
-      if (action.query === undefined) redirect['strip_query'] = true;
-      redirect['response_code'] = redirectResponseCodes[action.statusCode];
-      return { redirect };
-    }
+    case 'url-redirect':
+      return buildUrlRedirect(action);
     case 'path-redirect': {
       // Same scheme, host and port; a query in path_redirect replaces the request's, without one it is dropped.
       const redirect: ResourceJson = { path_redirect: action.query === undefined ? action.path : `${action.path}?${action.query}` };

@@ -47,24 +47,6 @@ test('every flag the Deployment passes to the controller exists', async (t) => {
   t.regex(health, new RegExp(`:${controller.readinessProbe.httpGet.port === 'health' ? controller.ports[0].containerPort : controller.readinessProbe.httpGet.port}$`));
 });
 
-test('the ClusterRole grants only what the controller uses', async (t) => {
-  const [role] = await docs('02-rbac.yaml');
-  const rules = (role!['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) =>
-    r.resources.flatMap((res) => r.apiGroups.map((g) => `${g || 'core'}/${res}: ${[...r.verbs].sort().join(',')}`)),
-  );
-  t.deepEqual(rules.sort(), [
-    'core/endpoints: list,watch',
-    'core/events: create,patch',
-    'core/secrets: list,watch',
-    'core/services: list,watch',
-    'discovery.k8s.io/endpointslices: list,watch',
-    'events.k8s.io/events: create,patch',
-    'networking.k8s.io/ingressclasses: list,watch',
-    'networking.k8s.io/ingresses/status: update',
-    'networking.k8s.io/ingresses: get,list,watch',
-  ]);
-});
-
 test('every flag the install variants pass to our image exists (controller `run`, drainer `drain-envoy`)', async (t) => {
   const files = ['deploy/05-deployment.yaml', 'deploy-variants/edge-nodes/daemonset.yaml', 'deploy-variants/split/controller.yaml', 'deploy-variants/split/envoy-daemonset.yaml'];
   const helps = new Map<string, string>();
@@ -88,4 +70,13 @@ test('every flag the install variants pass to our image exists (controller `run`
   }
   t.deepEqual([...helps.keys()].sort(), ['drain-envoy', 'run']);
   t.true(checked > 20);
+});
+
+test('the optional ConfigMap Role (deploy/optional/nginx-configmap/) grants get/list/watch on one ConfigMap, in one namespace', async (t) => {
+  const [role, binding] = parseAllDocuments(await readFile(path.join(root, 'deploy/optional/nginx-configmap/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+  t.is(role!['kind'], 'Role');
+  t.deepEqual(role!['rules'], [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['ingress-nginx-controller'], verbs: ['get', 'list', 'watch'] }]);
+  t.is(binding!['kind'], 'RoleBinding');
+  t.is(binding!['metadata']['namespace'], role!['metadata']['namespace']);
+  t.deepEqual(binding!['subjects'], [{ kind: 'ServiceAccount', name: 'envoy-ingress', namespace: 'envoy-ingress' }]);
 });

@@ -16,57 +16,23 @@ import type { ObjectRef } from '../controller/translate/kube-objects.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { installControllerIdentity } from './fixtures/controller-identity.js';
+import { readFile } from 'node:fs/promises';
 
 let cluster: KubeCluster | undefined;
-/** Kubeconfig (as a string) of the controller's ServiceAccount, bound to the status ClusterRole below. */
+/** Kubeconfig (as a string) of deploy/'s ServiceAccount with deploy/'s RBAC. */
 let controllerKubeconfig = '';
 
-const controllerNamespace = 'ingress-system';
-const rbac = `
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: ${controllerNamespace}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: envoy-ingress
-  namespace: ${controllerNamespace}
----
+/** deploy/'s identity (namespace, ServiceAccount, RBAC) as shipped, so the writes here count in test/rbac-proof.test.ts. */
+const controllerNamespace = 'envoy-ingress';
+/** An account with no permissions at all. */
+const unboundAccount = `
 apiVersion: v1
 kind: ServiceAccount
 metadata:
   name: unbound
   namespace: ${controllerNamespace}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: envoy-ingress-status
-rules:
-  - apiGroups: ["networking.k8s.io"]
-    resources: ["ingresses"]
-    verbs: ["get", "list", "watch"]
-  - apiGroups: ["networking.k8s.io"]
-    resources: ["ingresses/status"]
-    verbs: ["update"]
-  - apiGroups: [""]
-    resources: ["events"]
-    verbs: ["create", "patch"]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: envoy-ingress-status
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: envoy-ingress-status
-subjects:
-  - kind: ServiceAccount
-    name: envoy-ingress
-    namespace: ${controllerNamespace}
 `;
 
 test.before(async (t) => {
@@ -74,9 +40,14 @@ test.before(async (t) => {
   await findKubeBinaries();
   t.timeout(180_000);
   cluster = await startKubeCluster();
-  await cluster.kubectlOk(['apply', '-f', '-'], { input: rbac });
-  const token = await cluster.serviceAccountToken(controllerNamespace, 'envoy-ingress', 3600);
-  controllerKubeconfig = cluster.kubeconfig({ token });
+  const dir = await createTempDir();
+  try {
+    await installControllerIdentity(cluster, dir.file('kubeconfig'));
+    controllerKubeconfig = await readFile(dir.file('kubeconfig'), 'utf8');
+  } finally {
+    await dir.remove();
+  }
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: unboundAccount });
 });
 
 test.after.always(async () => {
@@ -317,7 +288,7 @@ test.serial('a failing write is logged and retried with backoff, never thrown, u
 
   // Granting the permission lets a later retry through.
   await kube().kubectlOk([
-    'create', 'clusterrolebinding', 'unbound-status', '--clusterrole=envoy-ingress-status',
+    'create', 'clusterrolebinding', 'unbound-status', '--clusterrole=envoy-ingress',
     `--serviceaccount=${controllerNamespace}:unbound`,
   ]);
   await waitFor(async () => (await statusOf(ns, 'shop')).length > 0, { description: 'the retried write', timeoutMs: 30_000, intervalMs: 200 });

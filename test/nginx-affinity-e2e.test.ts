@@ -1,5 +1,5 @@
-// End to end with --nginx-annotations: ingress-nginx cookie affinity (affinity: cookie, session-cookie-*) and its
-// canary behaviour (affinity-canary-behavior), through the controller and a real Envoy, as ingress-nginx's
+// End to end with --nginx-annotations: ingress-nginx cookie affinity (affinity: cookie, session-cookie-*), its
+// canary behaviour (affinity-canary-behavior) and upstream-hash-by's nginx variables, through the controller and a real Envoy, as ingress-nginx's
 // balancer/sticky.lua and balancer.lua behave. What the parity tables (test/nginx-parity/affinity.yaml, canary.yaml)
 // cannot say with fixed rows: the Expires date, the user agents of the conditional SameSite=None, the precedence of a
 // client's affinity over a canary's header, the backend key ingress-nginx computes, and what a client cannot forge.
@@ -32,6 +32,8 @@ const world = defineSharedWorld<World>(async (scope) => {
   const objects = [
     ...serviceWithEndpoints('pods', [endpointOf(podA), endpointOf(podB)]),
     nginxIngress('pods', 'pods.test', 'pods', { affinity: 'cookie' }),
+    nginxIngress('by-uri', 'by-uri.test', 'pods', { 'upstream-hash-by': '$uri' }),
+    nginxIngress('by-arg', 'by-arg.test', 'pods', { 'upstream-hash-by': '$host$arg_tenant' }),
     ingressClass(),
     ...serviceWithEndpoints('web', [endpointOf(web)]),
     ...serviceWithEndpoints('web-v2', [endpointOf(v2)]),
@@ -92,6 +94,23 @@ test('the endpoint is picked by the key the cookie carries: a new client stays o
   }
   // 20 new clients on one endpoint of two: probability 2 x 0.5^20 with an even ring.
   t.deepEqual([...seen].sort(), ['pod-a', 'pod-b']);
+});
+
+test('upstream-hash-by $uri (the path without its query) and $host$arg_tenant: one key, one endpoint; keys spread over both', async (t) => {
+  const w = await world(t);
+  const endpointsOf = async (host: string, paths: string[]): Promise<Set<string>> => {
+    const seen = new Set<string>();
+    for (const p of paths) seen.add(String((await httpGet({ port: w.stack.httpPort, hostHeader: host, path: p })).json?.service));
+    return seen;
+  };
+  for (let key = 0; key < 3; key++) {
+    t.is((await endpointsOf('by-uri.test', [`/k${key}`, `/k${key}?a=1`, `/k${key}?b=2`, `/k${key}`])).size, 1, 'the query is not part of $uri');
+    t.is((await endpointsOf('by-arg.test', [`/x?tenant=${key}`, `/y?tenant=${key}&z=1`, `/z?tenant=${key}`])).size, 1);
+  }
+  const keys = Array.from({ length: 20 }, (_, i) => `/key-${i}`);
+  // 20 keys on one endpoint of two: probability 2 x 0.5^20 with an even ring.
+  t.is((await endpointsOf('by-uri.test', keys)).size, 2);
+  t.is((await endpointsOf('by-arg.test', keys.map((k, i) => `${k}?tenant=t${i}`))).size, 2);
 });
 
 test('session-cookie-conditional-samesite-none: SameSite=None is left out for the user agents ingress-nginx leaves it out for', async (t) => {

@@ -24,13 +24,18 @@ export type PathMatchIR =
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
   | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
-  /** Redirect the same host and path to https. */
-  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number }
   /**
-   * Redirect to one fixed URL whatever the request path (ingress-nginx permanent-redirect / temporal-redirect):
-   * scheme, host, port, path and query of the Location are all these (no query: the request's is dropped).
+   * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
+   * (ingress-nginx: `/a/` -> `https://host/a`, `/` -> `https://host`), unless preserve-trailing-slash.
    */
-  | { kind: 'url-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port?: number; path: string; query?: string }
+  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
+  /**
+   * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
+   * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
+   * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
+   * absolute_redirect) unless `relative` (relative-redirects); the request's query is never added.
+   */
+  | { kind: 'url-redirect'; statusCode: number; location: string; relative?: true }
   /**
    * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
    * dropped, `query` (when given) is sent instead.
@@ -106,11 +111,20 @@ export interface RetryPolicyIR {
   on: string[];
   numRetries: number;
   perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
 }
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
 export type HashPolicyIR =
-  | { kind: 'header'; name: string }
+  /** A request header (or pseudo-header such as `:path`); `stripQuery`: its value up to the `?`. */
+  | { kind: 'header'; name: string; stripQuery?: true }
+  /** A query parameter's value (ingress-nginx upstream-hash-by `$arg_NAME`). */
+  | { kind: 'query-parameter'; name: string }
   /**
    * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
    * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).
@@ -189,6 +203,11 @@ export interface RoutePolicyIR {
   basicAuth?: BasicAuthIR;
   /** Each request is first sent to an HTTP authorization service, which allows or denies it (ingress-nginx auth-url). */
   externalAuth?: ExternalAuthIR;
+  /**
+   * X-Forwarded-Host sent upstream: the Host the client sent (before any host rewrite), replacing any X-Forwarded-Host
+   * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
+   */
+  forwardedHost?: boolean;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */

@@ -19,6 +19,16 @@ export interface TranslateOptions {
    */
   nginxAnnotations?: boolean;
   /**
+   * The ingress-nginx ConfigMap (--nginx-configmap): its settings, and ingress-nginx's defaults for the keys it
+   * does not set, apply to the Ingresses whose nginx annotations are read (translate/nginx/nginx-configmap.ts).
+   */
+  nginxConfigMap?: { namespace: string; name: string };
+  /**
+   * Status of the https redirects (ssl-redirect, force-ssl-redirect) of Ingresses read through the nginx layer:
+   * ingress-nginx's ConfigMap key http-redirect-code (default 308). Our own annotations keep 301.
+   */
+  nginxHttpRedirectCode?: 301 | 302 | 307 | 308;
+  /**
    * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
    * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
    * --nginx-allow-cross-namespace-resources).

@@ -7,16 +7,21 @@ import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
+import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
-import { applyNginxRedirects, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
+import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
-import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
+import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
+import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
+import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
+import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -84,13 +89,21 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const diagnostics: Diagnostic[] = [];
   // Oldest first: every conflict below is settled by the first claim.
-  const ingresses = state.ingresses
+  const served = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // The ingress-nginx ConfigMap (--nginx-configmap): its values are the defaults of the nginx layer's annotations.
+  const nginxEnabled = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options);
+  const nginxConfigMap =
+    options.nginxConfigMap === undefined ? undefined : readNginxConfigMap(findNginxConfigMap(state, options.nginxConfigMap), options.nginxConfigMap, diagnostics);
+  const ingresses = nginxConfigMap === undefined ? served : withNginxConfigMapDefaults(served, nginxEnabled, nginxConfigMap);
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
-  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true };
+  // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
+  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
+  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
     mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
   );
@@ -101,16 +114,20 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
-  // ingress-nginx use-regex (or rewrite-target with capture groups): that Ingress's paths are regexes.
-  const regexPaths = new Set(mains.filter((ingress) => (annotations.get(ingress) as WithNginxRegex | undefined)?.nginxRegex?.regexPaths === true));
+  // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
+  const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
+  applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
-  applyNginxRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef);
+  const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
+  applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
+  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -150,10 +167,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
 
   // A host with TLS redirects plain HTTP to https unless every Ingress contributing to it (by rules or by
   // spec.tls) opts out with ssl-redirect "false".
-  const redirects = (host: string): boolean => {
-    const contributors = [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
-    return contributors.some((ingress) => sslRedirect.get(ingress) !== false);
-  };
+  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
+  const redirects = (host: string): boolean => contributorsOf(host).some((ingress) => sslRedirect.get(ingress) !== false);
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
     // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
@@ -165,9 +180,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
       vhost === undefined
         ? undefined
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
-    if (plain !== undefined) httpHosts.push(plain);
-    else if (hostRedirects) httpHosts.push(redirect);
-    else if (vhost !== undefined) httpHosts.push(vhost);
+    const served = plain ?? (hostRedirects ? redirect : vhost);
+    // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
   }
   const http = routeTable(httpRouteTableName, httpHosts);
 

@@ -145,6 +145,7 @@ export async function startKubeCluster(options: KubeClusterOptions = {}): Promis
       // its validation rejects as loopback: it would only log an error every few seconds.
       '--endpoint-reconciler-type=none',
       '--profiling=false',
+      ...(await auditLogArgs(dir)),
       ...(options.extraApiServerArgs ?? []),
     ];
     const startApiServerProcess = async (): Promise<void> => {
@@ -314,4 +315,31 @@ async function runKubectl(kubectl: string, dir: TempDir, args: readonly string[]
     child.stdin.on('error', () => undefined); // kubectl may exit before reading all input
     child.stdin.end(input ?? '');
   });
+}
+
+/** Env var naming a directory: every API server started then writes the audit log of the controller's account there. */
+export const KUBE_AUDIT_LOG_DIR = 'KUBE_AUDIT_LOG_DIR';
+/** The account deploy/ gives the controller (test/fixtures/controller-identity.ts). */
+export const CONTROLLER_USER = 'system:serviceaccount:envoy-ingress:envoy-ingress';
+
+/**
+ * With $KUBE_AUDIT_LOG_DIR: flags logging every request of the controller's ServiceAccount (Metadata level: verb,
+ * resource, URI; no bodies) as JSON lines into a file of its own in that directory (test/rbac-proof.test.ts).
+ */
+async function auditLogArgs(dir: TempDir): Promise<string[]> {
+  const target = process.env[KUBE_AUDIT_LOG_DIR];
+  if (!target) return [];
+  const policy = {
+    apiVersion: 'audit.k8s.io/v1',
+    kind: 'Policy',
+    omitStages: ['RequestReceived', 'ResponseStarted'],
+    rules: [{ level: 'Metadata', users: [CONTROLLER_USER] }, { level: 'None' }],
+  };
+  await writeFile(dir.file('audit-policy.json'), JSON.stringify(policy));
+  return [
+    `--audit-policy-file=${dir.file('audit-policy.json')}`,
+    `--audit-log-path=${target}/audit-${process.pid}-${randomBytes(4).toString('hex')}.log`,
+    '--audit-log-format=json',
+    '--audit-log-mode=blocking',
+  ];
 }

@@ -2,7 +2,9 @@
 // the compatibility layer (nginx-annotations.ts) maps it, onto which of our annotations, and what behaves
 // differently. The layer and `envoy-ingress migrate-check` both read this one table, so they cannot disagree
 // (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
+import { maxUserRegexProgramSize } from '../re2-program-size.js';
 import { annotationPrefix } from '../options.js';
+import { unmappedNginxAnnotations } from './catalog-unmapped.js';
 
 export const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
 
@@ -31,8 +33,13 @@ const clientAddress =
 
 /** Keyed by the name after the prefix. */
 export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
-  'ssl-redirect': { status: 'supported', equivalent: ours('ssl-redirect') },
-  'force-ssl-redirect': { status: 'supported', equivalent: ours('force-ssl-redirect') },
+  // Every other annotation of ingress-nginx's annotations page, unsupported with its reason (an entry below wins).
+  ...unmappedNginxAnnotations,
+  'ssl-redirect': {
+    status: 'supported',
+    equivalent: `${ours('ssl-redirect')}, with ingress-nginx's redirect: 308 (the ConfigMap's http-redirect-code), Location https://host + path and query, no port, a trailing slash dropped (preserve-trailing-slash keeps it)`,
+  },
+  'force-ssl-redirect': { status: 'supported', equivalent: `${ours('force-ssl-redirect')}, with ingress-nginx's redirect (as ssl-redirect)` },
   'backend-protocol': {
     status: 'supported',
     equivalent: ours('backend-protocol'),
@@ -72,11 +79,36 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'cors-max-age': { status: 'supported', equivalent: 'Access-Control-Max-Age' },
   'upstream-hash-by': {
     status: 'supported-with-difference',
-    equivalent: `${ours('hash-by')} (ring hash)`,
-    note: 'only $remote_addr/$binary_remote_addr, $http_NAME and $cookie_NAME are mapped; Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch',
+    equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
+    note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
-  'upstream-hash-by-subset': { status: 'unsupported', note: 'not mapped: upstream-hash-by sends a key to one pod, not to a subset of pods' },
-  'load-balance': { status: 'unsupported', note: `not mapped: use ${ours('load-balancer')} (round-robin, the default as in nginx; least-request comes closest to ewma)` },
+  'service-upstream': {
+    status: 'supported',
+    equivalent: 'the Ingress\'s clusters connect to the Service\'s ClusterIP and port instead of its endpoints (a Service without ClusterIP keeps its endpoints, reported, as ingress-nginx falls back to them)',
+  },
+  'proxy-next-upstream': {
+    status: 'supported-with-difference',
+    equivalent: 'an Envoy retry policy to another endpoint: error and timeout -> connect failure, reset, refused stream; http_500, http_502, http_503, http_504, http_403, http_404, http_429 -> those statuses; idempotent methods only unless non_idempotent; off -> none',
+    note: 'an Ingress without these annotations is not retried, where ingress-nginx retries connection errors and timeouts by default (its ConfigMap: "error timeout", 3 tries); a timeout while reading the answer ends the request (the route timeout) instead of trying the next endpoint',
+  },
+  'proxy-next-upstream-tries': {
+    status: 'supported-with-difference',
+    equivalent: 'the attempts in all (retries = tries - 1; default 3, as ingress-nginx\'s ConfigMap)',
+    note: '0 (no limit in nginx) allows 10 retries',
+  },
+  'proxy-next-upstream-timeout': { status: 'unsupported', note: 'not mapped: retries are bounded by proxy-next-upstream-tries and the request timeout only' },
+  'upstream-hash-by-subset': {
+    status: 'unsupported',
+    note: 'not mapped (nor upstream-hash-by-subset-size)',
+    differences: {
+      'one-pod': 'a key goes to one pod, where ingress-nginx spreads it over a subset of upstream-hash-by-subset-size pods (default 3)',
+    },
+  },
+  'load-balance': {
+    status: 'supported-with-difference',
+    equivalent: 'the balancer of the Ingress\'s clusters: round_robin -> round robin (the default), ewma -> least request',
+    note: 'ewma (latency-weighted) has no Envoy equivalent: least request, which also favours the endpoints answering fastest; affinity and upstream-hash-by win over it, as in ingress-nginx',
+  },
   affinity: {
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
@@ -108,30 +140,32 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'regex rewrite of the whole path',
     note:
-      'the whole path becomes the target (as nginx does); with $1..$9 the Ingress\'s paths become regexes (as with use-regex) and $N their capture groups (no other nginx variables); a target without them leaves the paths Ingress-spec paths (see the route changes)',
+      'the whole path becomes the target and every path of the host, from any Ingress, becomes a regex (as in ingress-nginx: see use-regex); $1..$9 are the path\'s capture groups (empty when the path has fewer); other nginx variables ($host, $arg_x...) are refused (the path is sent unchanged)',
   },
   'use-regex': {
     status: 'supported-with-difference',
     equivalent: 'regex path match (RE2, case-insensitive, anchored at the start: ~* "^path")',
-    note: "only this Ingress's paths become regexes (ingress-nginx also turns other Ingresses' paths of the host into regexes: see the route changes); RE2 syntax, checked when read; matched against the path as Envoy normalises it, not nginx's percent-decoded URI",
+    note: `every path of the host, from any Ingress, becomes such a regex, as in ingress-nginx; RE2 syntax, not PCRE: a path RE2 refuses (lookaround, backreferences) or one RE2 would compile to more than ${maxUserRegexProgramSize.toLocaleString('en-US')} instructions is reported and not served (see the route changes); matched against the path as Envoy normalises it, not nginx's percent-decoded URI`,
   },
   'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (301)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); the request query is dropped unless the URL has one',
-    differences: {
-      'location-gets-slash': 'Location is the URL with "/" appended when it has no path (http://a.example -> http://a.example/); ingress-nginx sends the value as written',
-    },
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 301 with the value as Location, as written (nginx return 301 URL); a path is made absolute on the request\'s scheme and host (nginx absolute_redirect) unless relative-redirects',
   },
-  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status (301, 302, 307 or 308)' },
+  'permanent-redirect-code': { status: 'supported', equivalent: 'the redirect status, 300 to 308 (else 301, as in ingress-nginx; 300, 304, 305 and 306 send the URL as the body, as nginx does)' },
   'temporal-redirect': {
-    status: 'supported-with-difference',
-    equivalent: 'a redirect route action (302)',
-    note: 'a URL without a path gets "/" in Location (nginx sends it as written); wins over permanent-redirect, as in ingress-nginx',
+    status: 'supported',
+    equivalent: 'every route of the Ingress answers 302 with the value (an http:// or https:// URL) as Location; wins over permanent-redirect, as in ingress-nginx',
   },
+  'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
+  'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
+  'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
-  'upstream-vhost': { status: 'supported', equivalent: 'the Host header sent upstream (route host rewrite)' },
+  'upstream-vhost': {
+    status: 'supported',
+    equivalent: 'the Host header sent upstream (route host rewrite); the client\'s Host goes in X-Forwarded-Host, as ingress-nginx sends it to every backend',
+  },
+  'connection-proxy-header': { status: 'supported', equivalent: `${ours('request-headers-set')} Connection ("close" or "keep-alive", the values ingress-nginx accepts)` },
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
@@ -224,7 +258,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
-    note: 'X-Original-URI and X-Forwarded-Host also reach the Ingress\'s own backend (ingress-nginx sends X-Original-URI there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+    note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

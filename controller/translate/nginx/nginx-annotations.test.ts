@@ -45,16 +45,24 @@ const samples: Record<string, Record<string, string>> = {
   'cors-allow-credentials': { 'enable-cors': 'true', 'cors-allow-credentials': 'false' },
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
+  'load-balance': { 'load-balance': 'ewma' },
+  'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
+  'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
+  'service-upstream': { 'service-upstream': 'true' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
   'use-regex': { 'use-regex': 'true' },
   'app-root': { 'app-root': '/app1' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
+  'connection-proxy-header': { 'connection-proxy-header': 'keep-alive' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },
   'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
   'permanent-redirect-code': { 'permanent-redirect': 'https://new.test/', 'permanent-redirect-code': '308' },
   'temporal-redirect': { 'temporal-redirect': 'https://new.test/' },
+  'temporal-redirect-code': { 'temporal-redirect': 'https://new.test/', 'temporal-redirect-code': '307' },
+  'relative-redirects': { 'permanent-redirect': '/new', 'relative-redirects': 'true' },
+  'preserve-trailing-slash': { 'preserve-trailing-slash': 'true' },
   'proxy-connect-timeout': { 'proxy-connect-timeout': '3' },
   'denylist-source-range': { 'denylist-source-range': '10.0.0.0/8' },
   'limit-rps': { 'limit-rps': '5' },
@@ -121,6 +129,18 @@ test('values map with ingress-nginx semantics', (t) => {
   t.is(parse(nginx({ 'enable-cors': 'true' })).parsed.route.corsResponse?.originRegex, undefined, 'origin * by default');
   t.deepEqual(parse(nginx({ 'rewrite-target': '/new' })).parsed.route.rewrite, { kind: 'regex', pattern: '^.*$', substitution: '/new' });
   t.is(parse(nginx({ 'upstream-vhost': 'API.internal:8080' })).parsed.route.hostRewrite, 'api.internal:8080');
+  t.true(parse(nginx({})).parsed.route.forwardedHost, 'X-Forwarded-Host for every backend, as ingress-nginx');
+  t.is(parse({}, false).parsed.route.forwardedHost, undefined, 'not without the nginx annotations');
+  t.deepEqual(parse(nginx({ 'connection-proxy-header': 'close', 'x-forwarded-prefix': '/p' })).parsed.route.requestHeaders?.set, [
+    { name: 'x-forwarded-prefix', value: '/p' },
+    { name: 'connection', value: 'close' },
+  ]);
+  const badConnection = parse(nginx({ 'connection-proxy-header': 'upgrade' }));
+  t.is(badConnection.parsed.route.requestHeaders, undefined);
+  t.deepEqual(badConnection.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  const emptyPrefix = parse(nginx({ 'x-forwarded-prefix': '' }));
+  t.is(emptyPrefix.parsed.route.requestHeaders, undefined);
+  t.deepEqual(emptyPrefix.diagnostics, [], 'an empty x-forwarded-prefix sends no header, silently (as ingress-nginx)');
   const vhostVariable = parse(nginx({ 'upstream-vhost': '$host' }));
   t.is(vhostVariable.parsed.route.hostRewrite, undefined);
   t.deepEqual(vhostVariable.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
@@ -129,35 +149,35 @@ test('values map with ingress-nginx semantics', (t) => {
   ]);
 });
 
-test('permanent-redirect / temporal-redirect: URL parts, status codes, precedence, invalid values', (t) => {
-  t.deepEqual(parse(nginx({ 'permanent-redirect': 'https://new.test' })).parsed.nginxRedirect, {
-    kind: 'url-redirect',
-    statusCode: 301,
-    scheme: 'https',
-    host: 'new.test',
-    path: '/',
-  });
-  t.deepEqual(parse(nginx({ 'permanent-redirect': 'http://new.test:8080/a/b?x=1', 'permanent-redirect-code': '308' })).parsed.nginxRedirect, {
+test('permanent-redirect / temporal-redirect: the value as written, status codes, precedence, invalid values', (t) => {
+  const redirect = (values: Record<string, string>) => parse(nginx(values)).parsed.nginxRedirects?.redirect;
+  t.deepEqual(redirect({ 'permanent-redirect': 'https://new.test' }), { kind: 'url-redirect', statusCode: 301, location: 'https://new.test' });
+  t.deepEqual(redirect({ 'permanent-redirect': '/new', 'permanent-redirect-code': '308', 'relative-redirects': 'true' }), {
     kind: 'url-redirect',
     statusCode: 308,
-    scheme: 'http',
-    host: 'new.test',
-    port: 8080,
-    path: '/a/b',
-    query: 'x=1',
+    location: '/new',
+    relative: true,
   });
-  const both = parse(nginx({ 'temporal-redirect': 'https://t.test/', 'permanent-redirect': 'https://p.test/' }));
-  t.is(both.parsed.nginxRedirect?.host, 't.test');
-  t.is(both.parsed.nginxRedirect?.statusCode, 302);
+  const both = parse(nginx({ 'temporal-redirect': 'https://t.test/', 'permanent-redirect': 'https://p.test/', 'temporal-redirect-code': '307' }));
+  t.deepEqual(both.parsed.nginxRedirects?.redirect, { kind: 'url-redirect', statusCode: 307, location: 'https://t.test/' });
   t.deepEqual(both.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
-  for (const bad of ['/relative', 'ftp://x.test/', 'https://user:pw@x.test/', 'not a url']) {
-    const r = parse(nginx({ 'permanent-redirect': bad }));
-    t.is(r.parsed.nginxRedirect, undefined, bad);
-    t.deepEqual(r.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation], bad);
+  // ingress-nginx: a temporal URL must be http(s); a code that is no number drops the redirect; one out of range
+  // falls back to the default; characters outside its validator make the value invalid.
+  for (const values of [
+    { 'temporal-redirect': 'ftp://x.test/' },
+    { 'temporal-redirect': '/relative' },
+    { 'permanent-redirect': 'https://x.test/', 'permanent-redirect-code': 'x' },
+    { 'permanent-redirect': 'https://user@x.test/' },
+    { 'permanent-redirect': 'https://x.test/a b' },
+  ]) {
+    const r = parse(nginx(values));
+    t.is(r.parsed.nginxRedirects?.redirect, undefined, JSON.stringify(values));
+    t.deepEqual(r.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation], JSON.stringify(values));
   }
-  const badCode = parse(nginx({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '200' }));
-  t.is(badCode.parsed.nginxRedirect?.statusCode, 301);
-  t.deepEqual(badCode.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '200' })?.statusCode, 301);
+  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '309' })?.statusCode, 301);
+  t.is(redirect({ 'temporal-redirect': 'https://p.test/', 'temporal-redirect-code': '308' })?.statusCode, 302);
+  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '303' })?.statusCode, 303);
 });
 
 test('our annotation wins over the nginx one for the same setting', (t) => {
@@ -215,7 +235,7 @@ test('snippets are refused, unknown and unmapped ones reported, invalid values n
 test('rewrite-target with capture groups makes regex paths and a per-route rewrite (nginx-regex.ts)', (t) => {
   const { parsed, diagnostics } = parse(nginx({ 'rewrite-target': '/$2', 'use-regex': 'true' }));
   t.is(parsed.route.rewrite, undefined, 'set per route, with the route\'s own regex');
-  t.deepEqual(parsed.nginxRegex, { regexPaths: true, captureRewrite: { substitution: '/\\2', maxGroup: 2 } });
-  // The sample Ingress's path "/" has no group 2: reported, that path is sent unchanged.
+  t.deepEqual(parsed.nginxRegex, { captureRewrite: { target: '/$2', maxGroup: 2 } });
+  // The sample Ingress's path "/" has no group 2: reported (the group is empty there, as in nginx).
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });

@@ -6,16 +6,21 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR, RouteActionIR, RouteIR } from '../ir.js';
-import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
+import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
+import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
+import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -28,8 +33,8 @@ export interface NginxMapping {
   rewrite?: PathRewriteIR;
   /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
   hostRewrite?: string;
-  /** permanent-redirect / temporal-redirect: every route of the Ingress redirects to this URL. */
-  redirect?: UrlRedirectIR;
+  /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
+  redirects?: NginxRedirectSettings;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
   regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
@@ -40,13 +45,18 @@ export interface NginxMapping {
   limits?: NginxLimits;
   /** affinity cookie and session-cookie-* (nginx-affinity.ts). */
   affinity?: NginxAffinitySettings;
+  /** upstream-hash-by, load-balance (nginx-balancing.ts). */
+  balancing?: NginxBalancing;
+  /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
+  retry?: RetryPolicyIR;
+  /** service-upstream (nginx-service-upstream.ts). */
+  serviceUpstream?: true;
 }
-
-export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
 
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
-  nginxRedirect?: UrlRedirectIR;
+  /** Set on every Ingress read through the nginx layer (its https redirects are ingress-nginx's). */
+  nginxRedirects?: NginxRedirectSettings;
   nginxRegex?: NginxRegexSettings;
   nginxAuth?: NginxAuthSettings;
 }
@@ -62,13 +72,14 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'whitelist-source-range',
   'allowlist-source-range',
   ...nginxCorsAnnotations,
-  'upstream-hash-by',
+  ...nginxBalancingAnnotations,
+  ...nginxNextUpstreamAnnotations,
+  ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
+  'connection-proxy-header',
   'upstream-vhost',
-  'permanent-redirect',
-  'permanent-redirect-code',
-  'temporal-redirect',
+  ...nginxRedirectAnnotations,
   ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
   ...nginxAuthAnnotations,
@@ -115,75 +126,19 @@ const booleanText = (v: string): string | undefined => (v.trim() === 'true' || v
 /** nginx seconds: a whole number (ingress-nginx reads these annotations as integers). */
 const seconds = (v: string): number | undefined => (/^\d{1,7}$/.test(v.trim()) ? Number(v.trim()) : undefined);
 
-/** `upstream-hash-by` nginx variable -> our hash-by; only the forms with an Envoy equivalent. */
-function hashByOf(value: string): string | undefined {
-  const v = value.trim();
-  if (v === '$remote_addr' || v === '$binary_remote_addr') return 'source-ip';
-  const header = /^\$http_([A-Za-z0-9_]+)$/.exec(v);
-  if (header !== null) return `header:${(header[1] as string).replaceAll('_', '-')}`;
-  const cookie = /^\$cookie_([A-Za-z0-9_\-.]+)$/.exec(v);
-  if (cookie !== null) return `cookie:${cookie[1] as string}`;
-  return undefined;
-}
 
-/** upstream-hash-by; cookie affinity wins over it, as in ingress-nginx's balancer (nginx-affinity.ts reads it). */
-function mapUpstreamHash(r: NginxReader): void {
-  if (r.raw('affinity')?.trim() === 'cookie') return;
-  r.map('upstream-hash-by', Annotation.hashBy, hashByOf, '"$remote_addr", "$binary_remote_addr", "$http_NAME" or "$cookie_NAME"');
-}
 
 function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   const target = r.raw('rewrite-target');
   if (target === undefined) return undefined;
   // Capture groups need regex paths: nginx-regex.ts reads such a target.
   if (usesCaptureGroups(target)) return undefined;
-  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
-    r.invalid('rewrite-target', target, 'a path starting with "/"');
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target) || !isNginxRewriteTarget(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/" of letters, digits and "-._~/:"');
     return undefined;
   }
   // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
   return { kind: 'regex', pattern: '^.*$', substitution: target };
-}
-
-function parseRedirectUrl(text: string, statusCode: UrlRedirectIR['statusCode']): UrlRedirectIR | undefined {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    return undefined;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
-  const redirect: UrlRedirectIR = { kind: 'url-redirect', statusCode, scheme: url.protocol === 'https:' ? 'https' : 'http', host: url.hostname, path: url.pathname };
-  if (url.port !== '') redirect.port = Number(url.port);
-  if (url.search.length > 1) redirect.query = url.search.slice(1);
-  return redirect;
-}
-
-const redirectCodes = [301, 302, 307, 308] as const;
-
-/** temporal-redirect (302) is looked at first, as ingress-nginx's redirect parser does; then permanent-redirect. */
-function mapRedirect(r: NginxReader): UrlRedirectIR | undefined {
-  const temporal = r.raw('temporal-redirect');
-  const permanent = r.raw('permanent-redirect');
-  const accepted = 'an absolute http:// or https:// URL, e.g. "https://new.example.com/path"';
-  if (temporal !== undefined) {
-    const redirect = parseRedirectUrl(temporal, 302);
-    if (redirect === undefined) r.invalid('temporal-redirect', temporal, accepted);
-    else {
-      if (permanent !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect')} ignored: ${n('temporal-redirect')} is set and takes precedence`);
-      return redirect;
-    }
-  }
-  const codeText = r.raw('permanent-redirect-code');
-  const code = codeText === undefined ? 301 : redirectCodes.find((c) => String(c) === codeText.trim());
-  if (codeText !== undefined && code === undefined) r.invalid('permanent-redirect-code', codeText, '301, 302, 307 or 308; using 301');
-  if (permanent === undefined) {
-    if (codeText !== undefined) r.report(Reason.InvalidAnnotation, `annotation ${n('permanent-redirect-code')} ignored: it needs ${n('permanent-redirect')}`);
-    return undefined;
-  }
-  const redirect = parseRedirectUrl(permanent, code ?? 301);
-  if (redirect === undefined) r.invalid('permanent-redirect', permanent, accepted);
-  return redirect;
 }
 
 /** Reads the nginx annotations of one Ingress, reporting refused, unsupported and invalid ones. */
@@ -229,20 +184,27 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const cidrsName = r.raw('allowlist-source-range') !== undefined ? 'allowlist-source-range' : 'whitelist-source-range';
   r.map(cidrsName, Annotation.allowedSourceCidrs, (v) => (parseCidrList(v) === undefined ? undefined : splitList(v).join(', ')), 'a comma-separated list of CIDRs');
 
-  mapUpstreamHash(r);
 
+  /** A request header an nginx annotation sets (proxy_set_header), merged into our request-headers-set. */
+  const setRequestHeader = (name: string, value: string): void => {
+    const existing = r.own[Annotation.requestHeadersSet] ?? ingress.metadata.annotations?.[Annotation.requestHeadersSet];
+    const oursSetsIt = ingress.metadata.annotations?.[Annotation.requestHeadersSet]
+      ?.split(/\r?\n/)
+      .some((line) => parseHeaderName(line.split(':')[0] ?? '') === name.toLowerCase());
+    // Ours wins for the same header; other headers of ours are kept beside it.
+    if (oursSetsIt !== true) r.own[Annotation.requestHeadersSet] = [existing, `${name}: ${value}`].filter((l) => l !== undefined).join('\n');
+  };
   const prefix = r.raw('x-forwarded-prefix');
   if (prefix !== undefined) {
-    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) {
-      const existing = ingress.metadata.annotations?.[Annotation.requestHeadersSet];
-      const oursSetsIt = existing?.split(/\r?\n/).some((line) => parseHeaderName(line.split(':')[0] ?? '') === 'x-forwarded-prefix');
-      // Ours wins for the same header; other headers of ours are kept beside it.
-      if (oursSetsIt !== true) {
-        r.own[Annotation.requestHeadersSet] = [existing, `X-Forwarded-Prefix: ${prefix.trim()}`].filter((l) => l !== undefined).join('\n');
-      }
-    } else {
-      r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
-    }
+    // An empty value sets nothing (ingress-nginx leaves the header out).
+    if (/^[\x21-\x7e][\x20-\x7e]{0,1023}$/.test(prefix.trim())) setRequestHeader('X-Forwarded-Prefix', prefix.trim());
+    else if (prefix.trim() !== '') r.invalid('x-forwarded-prefix', prefix, 'a header value (visible ASCII)');
+  }
+  // proxy_set_header Connection: ingress-nginx accepts exactly these two values.
+  const connection = r.raw('connection-proxy-header');
+  if (connection !== undefined) {
+    if (connection === 'close' || connection === 'keep-alive') setRequestHeader('Connection', connection);
+    else r.invalid('connection-proxy-header', connection, '"close", "keep-alive"');
   }
   const mapping: NginxMapping = { own: r.own };
   const rewrite = mapRewrite(r);
@@ -254,8 +216,7 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
     if (/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:\d{1,5})?$/.test(value) || /^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/.test(value)) mapping.hostRewrite = value.toLowerCase();
     else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
   }
-  const redirect = mapRedirect(r);
-  if (redirect !== undefined) mapping.redirect = redirect;
+  mapping.redirects = readNginxRedirect(ingress, diagnostics);
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
   const auth = readNginxAuth(ingress, diagnostics, layer);
@@ -265,6 +226,10 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   mapping.limits = readNginxLimits(r);
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
+  mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
+  const retry = readNginxNextUpstream(ingress, diagnostics);
+  if (retry !== undefined) mapping.retry = retry;
+  if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   return mapping;
 }
 
@@ -282,6 +247,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   const parsed = parseAnnotations({ ...ingress, metadata: { ...ingress.metadata, annotations } }, diagnostics);
   if (mapping.rewrite !== undefined && parsed.route.rewrite === undefined) parsed.route.rewrite = mapping.rewrite;
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
+  // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
+  parsed.route.forwardedHost = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
@@ -290,26 +257,21 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
+  // Our own retry-* win over proxy-next-upstream*.
+  if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
+  // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
+  const balancing = mapping.balancing ?? {};
+  if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {
+    parsed.route.hashPolicies = balancing.hashPolicies.map((p) => ({ ...p }));
+  }
+  if (balancing.loadBalancer !== undefined && parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = balancing.loadBalancer;
   if (mapping.affinity !== undefined) {
     Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
     // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
     if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
   }
-  return mapping.redirect === undefined ? parsed : { ...parsed, nginxRedirect: mapping.redirect };
-}
-
-/**
- * permanent-redirect / temporal-redirect: every route of such an Ingress (forwarding or failing) answers with the
- * redirect instead. Routes are the translator's own fresh objects and are changed in place.
- */
-export function applyNginxRedirects(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, NginxIngressAnnotations>): void {
-  for (const route of routes) {
-    if (route.source === undefined) continue;
-    const redirect = annotations.get(refKey(route.source))?.nginxRedirect;
-    if (redirect === undefined) continue;
-    route.action = { ...redirect };
-    delete route.policy;
-  }
+  return mapping.redirects === undefined ? parsed : { ...parsed, nginxRedirects: mapping.redirects };
 }
 
 /** Every nginx annotation name in the catalog (for reports). */

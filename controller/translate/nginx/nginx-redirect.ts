@@ -1,0 +1,215 @@
+// ingress-nginx redirects (internal/ingress/annotations/redirect, rootfs/etc/nginx/lua/lua_ingress.lua):
+// permanent-redirect / temporal-redirect with their codes and relative-redirects (nginx `return CODE URL`, the URL
+// as written), and the shape of the https redirect of ssl-redirect / force-ssl-redirect (the ConfigMap's
+// http-redirect-code, 308 by default; no port; a trailing slash dropped unless preserve-trailing-slash).
+import type { Diagnostic } from '../diagnostics.js';
+import type { RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
+import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import type { TranslateOptions } from '../options.js';
+import { Reason } from '../reasons.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+
+const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+
+export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
+export type HttpsRedirectIR = Extract<RouteActionIR, { kind: 'https-redirect' }>;
+
+/** Names (after the prefix) this module reads. */
+export const nginxRedirectAnnotations = [
+  'permanent-redirect',
+  'permanent-redirect-code',
+  'temporal-redirect',
+  'temporal-redirect-code',
+  'relative-redirects',
+  'preserve-trailing-slash',
+] as const;
+
+/** ingress-nginx's http-redirect-code default (its ConfigMap may set 301, 302, 307 or 308). */
+export const defaultNginxHttpRedirectCode = 308;
+
+/** What the redirect annotations of one Ingress read through the nginx layer amount to. */
+export interface NginxRedirectSettings {
+  /** permanent-redirect / temporal-redirect: every route of the Ingress answers with this. */
+  redirect?: UrlRedirectIR;
+  /** preserve-trailing-slash "true": the https redirect keeps a trailing slash. */
+  preserveTrailingSlash: boolean;
+}
+
+/** The characters ingress-nginx's validator accepts in a redirect URL (parser.URLIsValidRegex). */
+const urlCharacters = /^[-._~a-zA-Z0-9/:,?&=]*$/;
+
+function report(ingress: Ingress, diagnostics: Diagnostic[], message: string): void {
+  diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason: Reason.InvalidAnnotation, message });
+}
+
+/** nginx's boolean annotations: exactly "true" or "false" (strconv.ParseBool also takes 1, t, TRUE...). */
+function readBoolean(ingress: Ingress, diagnostics: Diagnostic[], name: string): boolean {
+  const value = ingress.metadata.annotations?.[n(name)];
+  if (value === undefined) return false;
+  if (/^(1|t|T|TRUE|true|True)$/.test(value)) return true;
+  if (!/^(0|f|F|FALSE|false|False)$/.test(value)) report(ingress, diagnostics, `annotation ${n(name)} has invalid value ${JSON.stringify(value)}; accepted values: "true", "false"; it is ignored`);
+  return false;
+}
+
+/**
+ * A code annotation as ingress-nginx reads it (strconv.Atoi): undefined when absent, null when not a number (then
+ * ingress-nginx drops the whole redirect), else the code, `fallback` outside [300, max].
+ */
+function readCode(ingress: Ingress, diagnostics: Diagnostic[], name: string, max: number, fallback: number): number | null | undefined {
+  const value = ingress.metadata.annotations?.[n(name)];
+  if (value === undefined) return undefined;
+  if (!/^[+-]?\d{1,9}$/.test(value)) {
+    report(ingress, diagnostics, `annotation ${n(name)} has invalid value ${JSON.stringify(value)}; accepted values: a number (300 to ${max}); the redirect is ignored, as ingress-nginx ignores it`);
+    return null;
+  }
+  const code = Number(value);
+  if (code < 300 || code > max) {
+    report(ingress, diagnostics, `annotation ${n(name)} ${JSON.stringify(value)} is outside 300 to ${max}: ${fallback} is used, as in ingress-nginx`);
+    return fallback;
+  }
+  return code;
+}
+
+function readUrl(ingress: Ingress, diagnostics: Diagnostic[], name: string): string | undefined {
+  const value = ingress.metadata.annotations?.[n(name)];
+  if (value === undefined || value === '') return undefined;
+  if (!urlCharacters.test(value) || value.length > 2048) {
+    report(ingress, diagnostics, `annotation ${n(name)} has invalid value ${JSON.stringify(value.slice(0, 100))}; accepted values: a URL of letters, digits and - . _ ~ / : , ? & = (as ingress-nginx validates it); it is ignored`);
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * permanent-redirect / temporal-redirect as ingress-nginx's redirect parser reads them: temporal first (its code
+ * 300-307, else 302; the URL must be http(s)), then permanent (its code 300-308, else 301; any URL, a path too).
+ */
+function readUrlRedirect(ingress: Ingress, diagnostics: Diagnostic[], relative: boolean): UrlRedirectIR | undefined {
+  const temporal = readUrl(ingress, diagnostics, 'temporal-redirect');
+  const permanent = readUrl(ingress, diagnostics, 'permanent-redirect');
+  const build = (location: string, statusCode: number): UrlRedirectIR => ({ kind: 'url-redirect', statusCode, location, ...(relative ? { relative: true as const } : {}) });
+  if (temporal !== undefined) {
+    const code = readCode(ingress, diagnostics, 'temporal-redirect-code', 307, 302);
+    if (code === null) return undefined;
+    if (!/^https?:/.test(temporal)) {
+      report(ingress, diagnostics, `annotation ${n('temporal-redirect')} ${JSON.stringify(temporal)} is not an http:// or https:// URL; no redirect is made, as in ingress-nginx`);
+      return undefined;
+    }
+    if (permanent !== undefined) report(ingress, diagnostics, `annotation ${n('permanent-redirect')} ignored: ${n('temporal-redirect')} is set and takes precedence`);
+    return build(temporal, code ?? 302);
+  }
+  const code = readCode(ingress, diagnostics, 'permanent-redirect-code', 308, 301);
+  if (code === null || permanent === undefined) return undefined;
+  return build(permanent, code ?? 301);
+}
+
+export function readNginxRedirect(ingress: Ingress, diagnostics: Diagnostic[]): NginxRedirectSettings {
+  const relative = readBoolean(ingress, diagnostics, 'relative-redirects');
+  const redirect = readUrlRedirect(ingress, diagnostics, relative);
+  return { ...(redirect !== undefined ? { redirect } : {}), preserveTrailingSlash: readBoolean(ingress, diagnostics, 'preserve-trailing-slash') };
+}
+
+/** The https redirect ingress-nginx makes: http-redirect-code, no port unless the listener's is not 443. */
+export function nginxHttpsRedirect(options: TranslateOptions, preserveTrailingSlash: boolean): HttpsRedirectIR {
+  return {
+    kind: 'https-redirect',
+    statusCode: options.nginxHttpRedirectCode ?? defaultNginxHttpRedirectCode,
+    port: options.httpsRedirectPort,
+    ...(preserveTrailingSlash ? {} : { stripTrailingSlash: true as const }),
+  };
+}
+
+/**
+ * The plain-HTTP virtual host of `host` with ingress-nginx's https redirects where the Ingresses behind it are
+ * read through the nginx layer (`nginxRedirects` holds those, by Ingress key). `plain` is what the host would
+ * otherwise serve on plain HTTP: either `routes` route for route (redirected, served or denied), or the single
+ * redirect of a TLS host. Routes of other Ingresses keep our own redirect.
+ */
+export function withNginxHttpsRedirects(
+  plain: VirtualHostIR,
+  routes: readonly RouteIR[] | undefined,
+  contributors: readonly Ingress[],
+  nginxRedirects: ReadonlyMap<string, NginxRedirectSettings>,
+  options: TranslateOptions,
+): VirtualHostIR {
+  const settingsOf = (ingress: Ingress): NginxRedirectSettings | undefined => nginxRedirects.get(refKey(refOf(ingress)));
+  const nginxContributors = contributors.filter((ingress) => settingsOf(ingress) !== undefined);
+  if (nginxContributors.length === 0 || !plain.routes.some((r) => r.action.kind === 'https-redirect')) return plain;
+  // Routes no Ingress owns (the host's fallback, the single redirect of a TLS host) redirect as ingress-nginx's.
+  const hostAction = nginxHttpsRedirect(options, false);
+  const actionOf = (route: RouteIR | undefined): RouteActionIR | undefined => {
+    if (route?.source === undefined) return hostAction;
+    const settings = nginxRedirects.get(refKey(route.source));
+    return settings === undefined ? undefined : nginxHttpsRedirect(options, settings.preserveTrailingSlash);
+  };
+  // app-root answers in nginx's server rewrite phase, before the https redirect of the location: kept on plain HTTP.
+  const appRoot = (route: RouteIR | undefined): boolean => route?.action.kind === 'path-redirect';
+  const redirectOf = (route: RouteIR, fallback: RouteActionIR): RouteIR =>
+    appRoot(route) ? route : { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...(actionOf(route) ?? fallback) } };
+  // The single redirect of a TLS host, or the host's routes one for one (plainHttpVirtualHost keeps their order).
+  const single = routes === undefined || plain.routes.length !== routes.length;
+  if (single && routes !== undefined && (routes.some(appRoot) || nginxContributors.some((ingress) => settingsOf(ingress)?.preserveTrailingSlash === true))) {
+    // Each route redirects with its own Ingress's setting (preserve-trailing-slash), app-root routes answer.
+    return withRootRedirect(plain, routes.map((route) => redirectOf(route, (plain.routes[0] as RouteIR).action)), options);
+  }
+  return withRootRedirect(
+    plain,
+    plain.routes.map((route, i) => {
+      if (route.action.kind !== 'https-redirect') return route;
+      if (!single && appRoot(routes[i])) return routes[i] as RouteIR;
+      const action = single ? hostAction : actionOf(routes[i]);
+      return action === undefined ? route : { ...route, match: { ...route.match }, action };
+    }),
+    options,
+  );
+}
+
+/**
+ * ingress-nginx redirects `/` to `https://host`, without a path; Envoy's redirect always sends one, so a route for
+ * exactly `/` (no query: `/?q` keeps its slash in nginx too) answers with that Location, before the route that
+ * redirects `/` with the trailing slash dropped. The host is the virtual host's own name (the Host header without
+ * its port, as nginx takes it); for a wildcard or the catch-all, the request's Host as sent.
+ */
+function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: TranslateOptions): VirtualHostIR {
+  // nginx drops the last character of the request URI if it is "/": with a query, the path keeps its slash.
+  const routes = redirects.flatMap((route): RouteIR[] => {
+    if (route.action.kind !== 'https-redirect' || route.action.stripTrailingSlash !== true) return [route];
+    const { stripTrailingSlash: _, ...kept } = route.action;
+    const withQuery: RouteIR = { name: `${route.name}/query`, match: { ...route.match }, headers: [...(route.headers ?? []), { name: ':path', kind: 'regex', value: '[^?]*\\?.*' }], action: kept };
+    return [withQuery, route];
+  });
+  const vhost = { name: plain.name, hostnames: [...plain.hostnames], routes };
+  const index = routes.findIndex((r) => (r.match.kind === 'exact' || r.match.kind === 'prefix') && r.match.path === '/' && r.action.kind === 'https-redirect' && r.action.stripTrailingSlash === true);
+  const root = routes[index];
+  if (root === undefined || root.action.kind !== 'https-redirect' || root.action.stripTrailingSlash !== true) return vhost;
+  const host = plain.name.includes('*') ? '%REQ(:authority)%' : plain.name;
+  const port = options.httpsRedirectPort === 443 ? '' : `:${options.httpsRedirectPort}`;
+  const redirect: RouteIR = {
+    name: `${root.name}/root`,
+    match: { kind: 'exact', path: '/' },
+    headers: [{ name: ':path', kind: 'exact', value: '/' }],
+    action: { kind: 'url-redirect', statusCode: root.action.statusCode, location: `https://${host}${port}` },
+  };
+  return { ...vhost, routes: [...routes.slice(0, index), redirect, ...routes.slice(index)] };
+}
+
+/**
+ * permanent-redirect / temporal-redirect: every route of such an Ingress (forwarding or failing) answers with the
+ * redirect instead. Routes are the translator's own fresh objects and are changed in place.
+ */
+export function applyNginxUrlRedirects(routes: Iterable<RouteIR>, nginxRedirects: ReadonlyMap<string, NginxRedirectSettings>): void {
+  for (const route of routes) {
+    if (route.source === undefined) continue;
+    const redirect = nginxRedirects.get(refKey(route.source))?.redirect;
+    if (redirect === undefined) continue;
+    route.action = { ...redirect };
+    delete route.policy;
+  }
+}
+
+/** The redirect settings of the Ingresses read through the nginx layer, by Ingress key. */
+export function nginxRedirectsByIngress(annotations: ReadonlyMap<string, { nginxRedirects?: NginxRedirectSettings }>): Map<string, NginxRedirectSettings> {
+  const settings = new Map<string, NginxRedirectSettings>();
+  for (const [key, parsed] of annotations) if (parsed.nginxRedirects !== undefined) settings.set(key, parsed.nginxRedirects);
+  return settings;
+}
