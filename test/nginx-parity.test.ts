@@ -21,8 +21,11 @@ import {
   parityTablesDir,
   readParityTable,
   rowMismatch,
+  nginxConfigMapRef,
+  rowsByConfigMap,
   rowSource,
   tableIngresses,
+  type ParityRow,
   type ParityTable,
 } from './fixtures/nginx-parity-tables.js';
 import { secretOf } from './fixtures/semantics-cases.js';
@@ -35,9 +38,6 @@ const tables = parityTableFiles.map((file) => ({ file, table: readParityTable(fi
 for (const { file, table } of tables) {
   test(`${file}: ${table.title}`, async (t) => {
     t.timeout(180_000);
-    // The ConfigMap has no translation options yet (issue 16, --nginx-configmap): a table that sets it would pass
-    // without the keys having any effect.
-    if (table.nginxConfigMap !== undefined) t.fail(`${file}: nginxConfigMap is not honoured by the runner yet`);
     const tmp = await createTempDir('nginx-parity-');
     t.teardown(() => tmp.remove());
     const ca = await createTestCA();
@@ -48,28 +48,37 @@ for (const { file, table } of tables) {
     await writeManifest(tmp.path, 'backends.yaml', [ingressClass('nginx', true), ...backends.objects]);
     await writeManifest(tmp.path, 'objects.yaml', [...secrets, ...table.objects]);
     // Redirects to https name no port, as ingress-nginx's on 443 do; https rows still reach the test listener.
-    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true, ...table.options } });
+    const groups = rowsByConfigMap(table);
+    const usesConfigMap = groups[0]?.data !== undefined;
+    const writeConfigMap = (data: Record<string, string>): Promise<void> =>
+      writeManifest(tmp.path, 'nginx-configmap.yaml', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...nginxConfigMapRef }, data }]);
+    if (usesConfigMap) await writeConfigMap(groups[0]!.data!);
+    const translate = { nginxAnnotations: true, ...table.options, ...(usesConfigMap ? { nginxConfigMap: { ...nginxConfigMapRef } } : {}) };
+    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate });
     await stack.envoy.waitForListener('ingress_http');
 
-    const check = async (): Promise<string[]> => {
-      const outcomes = await sendRows(stack, ca, table.requests);
-      return table.requests.flatMap((row, i) => {
+    const check = async (rows: readonly ParityRow[]): Promise<string[]> => {
+      const outcomes = await sendRows(stack, ca, rows);
+      return rows.flatMap((row, i) => {
         const problem = rowMismatch(row, outcomes[i] as Outcome[]);
         return problem === undefined ? [] : [`${describeRow(row)}: ${problem}`];
       });
     };
-    // The controller applies the files and Envoy the config in a moment: wait for the whole table to agree,
-    // then check it once more for the record.
-    let failures: string[] = [];
-    await waitFor(
-      async () => {
-        failures = await check();
-        return failures.length === 0;
-      },
-      { timeoutMs: 20_000, intervalMs: 200, description: file },
-    ).catch(() => undefined);
-    failures = await check();
-    t.deepEqual(failures, [], `${file}: rows that do not hold`);
+    // The controller applies the files and Envoy the config in a moment: wait for the rows to agree, then check
+    // them once more for the record. Rows under another ConfigMap follow once it is written (no restart).
+    for (const [i, group] of groups.entries()) {
+      if (i > 0 && group.data !== undefined) await writeConfigMap(group.data);
+      let failures: string[] = [];
+      await waitFor(
+        async () => {
+          failures = await check(group.rows);
+          return failures.length === 0;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, description: file },
+      ).catch(() => undefined);
+      failures = await check(group.rows);
+      t.deepEqual(failures, [], `${file}: rows that do not hold${usesConfigMap ? ` (ConfigMap ${JSON.stringify(group.data)})` : ''}`);
+    }
     t.deepEqual(await rejectedUpdates(stack), [], `${file}: Envoy rejected config`);
     const differences = table.requests.filter((r) => r.difference !== undefined).length;
     t.log(`${table.requests.length} rows as expected, ${differences} recording a difference`);

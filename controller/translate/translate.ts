@@ -20,6 +20,8 @@ import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-reg
 import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
+import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
+import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -87,13 +89,21 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const diagnostics: Diagnostic[] = [];
   // Oldest first: every conflict below is settled by the first claim.
-  const ingresses = state.ingresses
+  const served = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // The ingress-nginx ConfigMap (--nginx-configmap): its values are the defaults of the nginx layer's annotations.
+  const nginxEnabled = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options);
+  const nginxConfigMap =
+    options.nginxConfigMap === undefined ? undefined : readNginxConfigMap(findNginxConfigMap(state, options.nginxConfigMap), options.nginxConfigMap, diagnostics);
+  const ingresses = nginxConfigMap === undefined ? served : withNginxConfigMapDefaults(served, nginxEnabled, nginxConfigMap);
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
-  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true };
+  // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
+  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
+  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
     mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
   );
@@ -117,6 +127,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
+  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -171,7 +182,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
     const served = plain ?? (hostRedirects ? redirect : vhost);
     // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
-    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, options));
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
   }
   const http = routeTable(httpRouteTableName, httpHosts);
 

@@ -8,6 +8,7 @@ import { mapNginxAnnotations } from './nginx-annotations.js';
 import { nginxRegexHosts } from './nginx-regex-hosts.js';
 import { ruleHost } from '../ingress-rules.js';
 import { parseRegexPath } from '../path-match-regex.js';
+import { type ConfigMapReport, formatConfigMapReport } from './nginx-configmap-report.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -73,6 +74,8 @@ export interface MigrationSummary {
 
 export interface MigrationReport {
   ingresses: IngressReport[];
+  /** The ingress-nginx ConfigMap (--nginx-configmap), when one was named. */
+  configMap?: ConfigMapReport;
   summary: MigrationSummary;
 }
 
@@ -130,7 +133,7 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>): RouteC
 }
 
 /** The report for a set of Ingresses (in any order; reported sorted by namespace/name). */
-export function migrationReport(ingresses: readonly Ingress[]): MigrationReport {
+export function migrationReport(ingresses: readonly Ingress[], configMap?: ConfigMapReport): MigrationReport {
   const sorted = [...ingresses].sort((a, b) => (refKey(refOf(a)) < refKey(refOf(b)) ? -1 : 1));
   // use-regex/rewrite-target is a host-wide switch in ingress-nginx, and here too (nginx-regex-hosts.ts).
   const regexHosts = nginxRegexHosts(sorted, () => true);
@@ -154,8 +157,8 @@ export function migrationReport(ingresses: readonly Ingress[]): MigrationReport 
     routeChanges: reports.reduce((n, r) => n + r.routeChanges.length, 0),
     changes: false,
   };
-  summary.changes = summary.annotations !== summary.supported || summary.routeChanges > 0;
-  return { ingresses: reports, summary };
+  summary.changes = summary.annotations !== summary.supported || summary.routeChanges > 0 || configMap?.changes === true;
+  return { ingresses: reports, ...(configMap === undefined ? {} : { configMap }), summary };
 }
 
 /** `1 Ingress`, `2 Ingresses`. */
@@ -191,6 +194,7 @@ export function formatMigrationReport(report: MigrationReport): string {
     for (const c of ing.routeChanges) lines.push(`  ROUTE ${c.host} ${c.pathType} ${c.path} [${c.rule}]: ${c.difference}`);
     lines.push('');
   }
+  if (report.configMap !== undefined) lines.push(...formatConfigMapReport(report.configMap), '');
   lines.push(summaryLine(report.summary));
   return `${lines.join('\n')}\n`;
 }
