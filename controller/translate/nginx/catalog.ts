@@ -159,6 +159,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
+  'server-alias': {
+    status: 'supported',
+    equivalent: "a copy of the host's routes (of every Ingress of the host, as nginx's server_name) under each alias; an alias that is a host of its own, or another host's alias, is reported and left out; the oldest Ingress of the host with aliases decides",
+  },
+  'from-to-www-redirect': {
+    status: 'supported',
+    equivalent: "www.<host> (or <host> without www.) redirects every request to scheme://<host>:<port> + the URI less a final \"/\" (308, the ConfigMap's http-redirect-code), on http (port 80) and https (the HTTPS listener's port) alike, unless that name is a host of its own",
+  },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': {
     status: 'supported',

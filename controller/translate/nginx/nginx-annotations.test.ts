@@ -64,6 +64,8 @@ const samples: Record<string, Record<string, string>> = {
   'temporal-redirect-code': { 'temporal-redirect': 'https://new.test/', 'temporal-redirect-code': '307' },
   'relative-redirects': { 'permanent-redirect': '/new', 'relative-redirects': 'true' },
   'preserve-trailing-slash': { 'preserve-trailing-slash': 'true' },
+  'server-alias': { 'server-alias': 'alias.test' },
+  'from-to-www-redirect': { 'from-to-www-redirect': 'true' },
   'proxy-connect-timeout': { 'proxy-connect-timeout': '3' },
   'denylist-source-range': { 'denylist-source-range': '10.0.0.0/8' },
   'limit-rps': { 'limit-rps': '5' },
