@@ -415,6 +415,11 @@ export interface BasicAuthIR {
   realm: string;
   /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+  /**
+   * ingress-nginx `satisfy: any` with auth-url on the same route: right credentials skip the auth-url check, wrong
+   * ones are left to it (instead of a 401).
+   */
+  satisfyAny?: boolean;
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
@@ -438,4 +443,9 @@ export interface ExternalAuthIR {
   pathPrefix: string;
   /** Lower-case names of headers copied from the service's 200 answer onto the request sent upstream. */
   responseHeaders: string[];
+  /**
+   * auth-signin: a 401 of the authentication becomes a 302 to this URL, whose nginx variables ($host,
+   * $escaped_request_uri...) are filled in per request; the `rd=` parameter is already in it (envoy/auth-signin.ts).
+   */
+  signin?: string;
 }
