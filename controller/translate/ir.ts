@@ -242,6 +242,11 @@ export interface AffinityCookieIR {
   conditionalSameSiteNone?: boolean;
   /** Secure on every answer; otherwise only on TLS connections. */
   secure?: boolean;
+  /**
+   * affinity-mode persistent: KEY is the endpoint's address (Envoy stateful session), which a client keeps while
+   * that endpoint exists, however many are added; without it (balanced) KEY is random and ring hash maps it.
+   */
+  persistent?: true;
   /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
   backends: { cluster: string; key: string }[];
 }

@@ -117,9 +117,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
-    status: 'supported-with-difference',
-    equivalent: 'the affinity cookie (both modes)',
-    note: '"persistent" behaves as "balanced": when endpoints are added, ring hash moves about 1/n of the clients to the new ones (nginx persistent keeps them)',
+    status: 'supported',
+    equivalent: 'balanced (default): KEY is random and ring hash maps it to an endpoint; persistent: KEY is the endpoint itself (Envoy stateful session), kept however many endpoints are added, a new one (and a new cookie) only when it is gone',
   },
   'affinity-canary-behavior': {
     status: 'supported',
