@@ -30,11 +30,20 @@ export interface TranslationFlags {
   http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
   nginxAnnotations?: boolean;
+  /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
+  nginxConfigmap?: string;
   nginxAllowCrossNamespaceResources?: boolean;
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
   accessLogQuery?: string;
+}
+
+/** `NAMESPACE/NAME`; throws a message naming the flag. */
+export function parseNamespacedName(value: string, flag: string): { namespace: string; name: string } {
+  const [namespace, name, extra] = value.split('/');
+  if (!namespace || !name || extra !== undefined) throw new Error(`${flag} must be NAMESPACE/NAME, got ${JSON.stringify(value)}`);
+  return { namespace, name };
 }
 
 /** A whole number within [min, max]; throws a message naming the flag. */
@@ -99,6 +108,10 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
+    .option(
+      '--nginx-configmap <namespace/name>',
+      "the ingress-nginx ConfigMap whose settings apply to the Ingresses of the nginx layer (watched in Kubernetes mode; a ConfigMap in the manifest directory in standalone mode)",
+    )
     .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
@@ -121,6 +134,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
+      ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
     },
     envoy: {

@@ -139,6 +139,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     // ingress-nginx basic auth reads its users from Opaque Secrets (auth-secret): watched with --nginx-annotations,
     // else while one of our IngressClasses opts in (envoy-ingress.io/nginx-annotations: "true").
     opaqueSecrets: o.translate.nginxAnnotations === true ? true : (classes) => nginxAnnotationsInUse(classes, o.translate),
+    ...(o.translate.nginxConfigMap !== undefined ? { nginxConfigMap: o.translate.nginxConfigMap } : {}),
   });
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });
   // Envoys may connect now; they get nothing until the first complete build after every informer synced.

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
 import type { NodeAddressType } from '../controller/status/published-addresses.js';
 import { parseHostPort, parsePort } from './address.js';
-import { addTranslationFlags, parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
+import { addTranslationFlags, parseCount, parseNamespacedName, translationOptions, type TranslationFlags } from './controller-options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
 import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 import { createLogger } from './logger.js';
@@ -58,8 +58,8 @@ function xdsTlsFiles(flags: BootstrapFlags): { certFile: string; keyFile: string
 
 function addBootstrapFlags(cmd: Command): Command {
   return cmd
-    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects', '127.0.0.1:18000')
-    .option('--envoy-admin-address <ip>', 'Envoy admin interface address', '127.0.0.1')
+    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket', '127.0.0.1:18000')
+    .option('--envoy-admin-address <ip>', 'Envoy admin interface address (an IP, or unix:/PATH for a Unix socket)', '127.0.0.1')
     .option('--envoy-admin-port <port>', 'Envoy admin interface port', '9901')
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
     .option('--node-cluster <name>', 'Envoy node cluster', 'envoy-ingress')
@@ -191,8 +191,9 @@ program
   .option('--manifests <dir>', 'read the Ingresses of this manifest directory')
   .option('--kubeconfig <path>', 'read the Ingresses of a cluster (default: in-cluster config, else ~/.kube/config)')
   .option('--context <name>', 'kubeconfig context')
+  .option('--nginx-configmap <namespace/name>', 'also report every key of this ingress-nginx ConfigMap: honoured, invalid or ignored (with the reason)')
   .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
-  .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; output: 'text' | 'json' }) => {
+  .action(async (flags: { manifests?: string; kubeconfig?: string; context?: string; nginxConfigmap?: string; output: 'text' | 'json' }) => {
     const { runMigrateCheck } = await import('./migrate-check-command.js');
     const { output, exitCode } = await runMigrateCheck(flags, flags.output);
     process.stdout.write(output);
@@ -226,16 +227,11 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   xdsInsecurePlaintext?: boolean;
 }
 
-function parseNamespacedName(value: string, flag: string): { namespace: string; name: string } {
-  const [namespace, name, extra] = value.split('/');
-  if (!namespace || !name || extra !== undefined) throw new Error(`${flag} must be NAMESPACE/NAME, got ${JSON.stringify(value)}`);
-  return { namespace, name };
-}
 
 program
   .command('drain-envoy')
   .description('make an Envoy fail its readiness check and drain its listeners gracefully, then wait the drain time (the drainer container of pods without a controller)')
-  .requiredOption('--admin-url <url>', 'Envoy admin interface (e.g. http://127.0.0.1:9901)')
+  .requiredOption('--admin-url <url>', 'Envoy admin interface (e.g. http://127.0.0.1:9901, or unix:/PATH)')
   .option('--drain-seconds <seconds>', 'how long to wait after starting the drain (Envoy\'s --drain-time-s)', '15')
   .option('--wait-for-signal', 'first wait for SIGTERM or SIGINT (the container\'s main process: the kubelet sends SIGTERM when the pod stops)')
   .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info')
@@ -296,7 +292,7 @@ addBootstrapFlags(
           .choices(['trace', 'debug', 'info', 'warning', 'warn', 'error', 'critical', 'off'])
           .default('warn'),
       )
-      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901)')
+      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901, or unix:/PATH)')
       .option('--drain-seconds <seconds>', 'how long Envoy drains on shutdown', '5')
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
@@ -417,8 +413,8 @@ addBootstrapFlags(
     envoy = new EnvoySupervisor(
       {
         envoyBin: flags.envoyBin ?? (await findEnvoyBinary()),
-        bootstrap: bootstrapOf({ ...flags, xdsAddress: `${xds.host}:${controller.xdsPort}` }),
-        adminUrl: `http://${flags.envoyAdminAddress}:${adminPort}`,
+        bootstrap: bootstrapOf({ ...flags, xdsAddress: xds.host.startsWith('unix:') ? xds.host : `${xds.host}:${controller.xdsPort}` }),
+        adminUrl: flags.envoyAdminAddress.startsWith('unix:') ? flags.envoyAdminAddress : `http://${flags.envoyAdminAddress}:${adminPort}`,
         logLevel: flags.envoyLogLevel,
         drainSeconds,
       },

@@ -10,7 +10,7 @@ import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 
-const kubeKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+const kubeKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
 
 /** What the metrics observe. Every controller (standalone or Kubernetes) has these. */
 export interface MetricSources {

@@ -208,7 +208,8 @@ export class ConfigBuilder {
     if (
       !sameObjects(before.ingresses, state.ingresses) ||
       !sameObjects(before.ingressClasses, state.ingressClasses) ||
-      !sameObjects(before.services, state.services)
+      !sameObjects(before.services, state.services) ||
+      !sameObjects(before.configMaps ?? [], state.configMaps ?? [])
     ) {
       return undefined;
     }

@@ -162,6 +162,15 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
             relevant = true;
           }
           break;
+        case 'ConfigMap': {
+          // Only the ingress-nginx ConfigMap (--nginx-configmap) is read; a manifest directory may hold others.
+          const ref = this.options.translate.nginxConfigMap;
+          if (ref !== undefined && ref.namespace === c.namespace && ref.name === c.name) {
+            this.#fullPending = true;
+            relevant = true;
+          }
+          break;
+        }
       }
     }
     if (relevant) this.#kick();

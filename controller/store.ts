@@ -13,7 +13,7 @@ export interface StoreChange {
   previous?: KubeObject;
 }
 
-const kinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+const kinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
 
 function keyOf(obj: KubeObject): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
@@ -144,6 +144,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       endpointSlices: this.list('EndpointSlice') as ClusterState['endpointSlices'],
       endpoints: this.list('Endpoints') as ClusterState['endpoints'],
       secrets: this.list('Secret') as ClusterState['secrets'],
+      configMaps: this.list('ConfigMap') as NonNullable<ClusterState['configMaps']>,
     };
   }
 }

@@ -3,9 +3,10 @@ import type { ResourceJson } from './resource-types.js';
 // Envoy still holds every safe_regex to RE2's "program size" limit of 100 unless the runtime raises it. The only
 // regexes we send are the :authority checks of wildcard virtual hosts (envoy/virtual-host.ts): an escaped copy of
 // the host name, so a valid wildcard host of about 90 characters or more crossed the limit, and Envoy rejected
-// the whole RouteConfiguration, taking every host down with it. They are built from validated host names and
-// never from user-written patterns, so there is nothing for the limit to guard: it is lifted entirely (2^32 - 1,
-// as Envoy truncates larger values), as other control planes do (Kuma, Contour).
+// the whole RouteConfiguration, taking every host down with it. Envoy's limit is one number for every regex, so it
+// is lifted entirely (2^32 - 1, as Envoy truncates larger values), as other control planes do (Kuma, Contour), and
+// the regexes users write (ingress-nginx use-regex paths, canary header patterns) are capped per pattern by the
+// controller instead, with a diagnostic on their Ingress (controller/translate/re2-program-size.ts).
 const re2ProgramSizeErrorLevel = 4_294_967_295;
 
 /**

@@ -16,6 +16,7 @@ export const bufferFilterName = 'envoy.filters.http.buffer';
 
 const rbacPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
 const corsPolicyType = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy';
+const previousHostsType = 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate';
 const bufferPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute';
 
 /** A proto3 JSON Duration as the proto codec prints it (`15s`, `1.5s`), so encoding and decoding give it back. */
@@ -79,6 +80,14 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.retry !== undefined) {
     const retry: ResourceJson = { retry_on: policy.retry.on.join(','), num_retries: policy.retry.numRetries };
     if (policy.retry.perTryTimeoutMs !== undefined) retry['per_try_timeout'] = durationJson(policy.retry.perTryTimeoutMs);
+    if (policy.retry.retriableStatusCodes !== undefined) retry['retriable_status_codes'] = [...policy.retry.retriableStatusCodes];
+    if (policy.retry.idempotentOnly === true) {
+      retry['retriable_request_headers'] = [{ name: ':method', string_match: { safe_regex: { regex: 'GET|HEAD|PUT|DELETE|OPTIONS|TRACE' } } }];
+    }
+    if (policy.retry.otherEndpoint === true) {
+      retry['retry_host_predicate'] = [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': previousHostsType } }];
+      retry['host_selection_retry_max_attempts'] = 5;
+    }
     fields['retry_policy'] = retry;
   }
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);

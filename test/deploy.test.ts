@@ -71,3 +71,12 @@ test('every flag the install variants pass to our image exists (controller `run`
   t.deepEqual([...helps.keys()].sort(), ['drain-envoy', 'run']);
   t.true(checked > 20);
 });
+
+test('the optional ConfigMap Role (deploy/optional/nginx-configmap/) grants get/list/watch on one ConfigMap, in one namespace', async (t) => {
+  const [role, binding] = parseAllDocuments(await readFile(path.join(root, 'deploy/optional/nginx-configmap/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+  t.is(role!['kind'], 'Role');
+  t.deepEqual(role!['rules'], [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['ingress-nginx-controller'], verbs: ['get', 'list', 'watch'] }]);
+  t.is(binding!['kind'], 'RoleBinding');
+  t.is(binding!['metadata']['namespace'], role!['metadata']['namespace']);
+  t.deepEqual(binding!['subjects'], [{ kind: 'ServiceAccount', name: 'envoy-ingress', namespace: 'envoy-ingress' }]);
+});

@@ -51,8 +51,14 @@ test('--kubeconfig reads the cluster\'s Ingresses and reports exactly as --manif
   // Every namespace the test data uses (read from it, so new test files need no change here).
   for (const ns of await namespacesOf(manifests)) await c.kubectlOk(['create', 'namespace', ns]);
   await c.kubectlOk(['apply', '-f', manifests]);
-  const fromCluster = await migrateCheck(root, ['--kubeconfig', c.adminKubeconfigPath, '--output', 'json']);
-  const fromFiles = await migrateCheck(root, ['--manifests', manifests, '--output', 'json']);
+  // The ingress-nginx ConfigMap too: read from the API (readNamespacedConfigMap) or from the directory.
+  const configMap = ['--nginx-configmap', 'ingress-nginx/ingress-nginx-controller'];
+  const fromCluster = await migrateCheck(root, ['--kubeconfig', c.adminKubeconfigPath, ...configMap, '--output', 'json']);
+  const fromFiles = await migrateCheck(root, ['--manifests', manifests, ...configMap, '--output', 'json']);
   t.is(fromCluster.code, 1);
   t.deepEqual(JSON.parse(fromCluster.stdout), JSON.parse(fromFiles.stdout));
+  t.is((JSON.parse(fromCluster.stdout) as { configMap?: { found: boolean } }).configMap?.found, true);
+  // A ConfigMap that does not exist is reported as such, not as an error.
+  const missing = await migrateCheck(root, ['--kubeconfig', c.adminKubeconfigPath, '--nginx-configmap', 'ingress-nginx/nope', '--output', 'json']);
+  t.is((JSON.parse(missing.stdout) as { configMap?: { found: boolean } }).configMap?.found, false);
 });

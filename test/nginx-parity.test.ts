@@ -5,12 +5,12 @@
 // records a `difference` expects OUR answer and cites the catalog entry that documents it. Further tests hold the
 // tables, the catalog (controller/translate/nginx/catalog.ts) and migrate-check together. Format:
 // test/nginx-parity/README.md.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import test from 'ava';
+import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { runMigrateCheck } from '../cli/migrate-check-command.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
 import { createTempDir } from './harness/temp-dir.js';
+import { ingressNginxSourcesAvailable, readIngressNginxFile } from './fixtures/ingress-nginx-sources.js';
 import { createTestCA, type IssuedCertificate } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass } from './fixtures/manifests.js';
@@ -22,8 +22,11 @@ import {
   parityTablesDir,
   readParityTable,
   rowMismatch,
+  nginxConfigMapRef,
+  rowsByConfigMap,
   rowSource,
   tableIngresses,
+  type ParityRow,
   type ParityTable,
 } from './fixtures/nginx-parity-tables.js';
 import { secretOf } from './fixtures/semantics-cases.js';
@@ -36,9 +39,6 @@ const tables = parityTableFiles.map((file) => ({ file, table: readParityTable(fi
 for (const { file, table } of tables) {
   test(`${file}: ${table.title}`, async (t) => {
     t.timeout(180_000);
-    // The ConfigMap has no translation options yet (issue 16, --nginx-configmap): a table that sets it would pass
-    // without the keys having any effect.
-    if (table.nginxConfigMap !== undefined) t.fail(`${file}: nginxConfigMap is not honoured by the runner yet`);
     const tmp = await createTempDir('nginx-parity-');
     t.teardown(() => tmp.remove());
     const ca = await createTestCA();
@@ -49,28 +49,38 @@ for (const { file, table } of tables) {
     await writeManifest(tmp.path, 'backends.yaml', [ingressClass('nginx', true), ...backends.objects]);
     await writeManifest(tmp.path, 'objects.yaml', [...secrets, ...table.objects]);
     // Redirects to https name no port, as ingress-nginx's on 443 do; https rows still reach the test listener.
-    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true, ...table.options } });
+    const groups = rowsByConfigMap(table);
+    const usesConfigMap = groups[0]?.data !== undefined;
+    const writeConfigMap = (data: Record<string, string>): Promise<void> =>
+      writeManifest(tmp.path, 'nginx-configmap.yaml', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...nginxConfigMapRef }, data }]);
+    if (usesConfigMap) await writeConfigMap(groups[0]!.data!);
+    const translate = { nginxAnnotations: true, ...table.options, ...(usesConfigMap ? { nginxConfigMap: { ...nginxConfigMapRef } } : {}) };
+    const edge = table.edge === undefined ? {} : { edge: { ...defaultEdgeHardening, ...table.edge } };
+    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate, ...edge });
     await stack.envoy.waitForListener('ingress_http');
 
-    const check = async (): Promise<string[]> => {
-      const outcomes = await sendRows(stack, ca, table.requests);
-      return table.requests.flatMap((row, i) => {
+    const check = async (rows: readonly ParityRow[]): Promise<string[]> => {
+      const outcomes = await sendRows(stack, ca, rows);
+      return rows.flatMap((row, i) => {
         const problem = rowMismatch(row, outcomes[i] as Outcome[]);
         return problem === undefined ? [] : [`${describeRow(row)}: ${problem}`];
       });
     };
-    // The controller applies the files and Envoy the config in a moment: wait for the whole table to agree,
-    // then check it once more for the record.
-    let failures: string[] = [];
-    await waitFor(
-      async () => {
-        failures = await check();
-        return failures.length === 0;
-      },
-      { timeoutMs: 20_000, intervalMs: 200, description: file },
-    ).catch(() => undefined);
-    failures = await check();
-    t.deepEqual(failures, [], `${file}: rows that do not hold`);
+    // The controller applies the files and Envoy the config in a moment: wait for the rows to agree, then check
+    // them once more for the record. Rows under another ConfigMap follow once it is written (no restart).
+    for (const [i, group] of groups.entries()) {
+      if (i > 0 && group.data !== undefined) await writeConfigMap(group.data);
+      let failures: string[] = [];
+      await waitFor(
+        async () => {
+          failures = await check(group.rows);
+          return failures.length === 0;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, description: file },
+      ).catch(() => undefined);
+      failures = await check(group.rows);
+      t.deepEqual(failures, [], `${file}: rows that do not hold${usesConfigMap ? ` (ConfigMap ${JSON.stringify(group.data)})` : ''}`);
+    }
     t.deepEqual(await rejectedUpdates(stack), [], `${file}: Envoy rejected config`);
     const differences = table.requests.filter((r) => r.difference !== undefined).length;
     t.log(`${table.requests.length} rows as expected, ${differences} recording a difference`);
@@ -86,27 +96,13 @@ test('there are parity tables, each row citing its Go test', (t) => {
   }
 });
 
-// Where the ingress-nginx sources are at hand (a bare clone, INGRESS_NGINX_REPO), each cited It(...) text must be
-// in the cited file, so a row cannot cite a test that does not exist.
-const ingressNginxRepo = process.env['INGRESS_NGINX_REPO'] ?? '/work/.mirror/kubernetes+ingress-nginx/repo';
-(existsSync(ingressNginxRepo) ? test : test.skip)('every cited Go test exists in ingress-nginx', (t) => {
-  const files = new Map<string, string>();
-  const read = (file: string): string => {
-    if (!files.has(file)) {
-      let text = '';
-      try {
-        text = execFileSync('git', ['-C', ingressNginxRepo, 'show', `HEAD:${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      } catch {
-        text = '';
-      }
-      files.set(file, text);
-    }
-    return files.get(file) ?? '';
-  };
+// Where the ingress-nginx sources are at hand, each cited It(...) text must be in the cited file, so a row cannot
+// cite a test that does not exist.
+(ingressNginxSourcesAvailable ? test : test.skip)('every cited Go test exists in ingress-nginx', (t) => {
   const missing = tables.flatMap(({ file, table }) =>
     table.requests
       .map((row) => rowSource(table, row))
-      .filter(({ file: go, text }) => !read(go).includes(`"${text}"`))
+      .filter(({ file: go, text }) => !readIngressNginxFile(go).includes(`"${text}"`))
       .map(({ file: go, text }) => `${file}: ${go}: "${text}"`),
   );
   t.deepEqual([...new Set(missing)], []);

@@ -1,12 +1,18 @@
 // README "Coming from ingress-nginx" lists every annotation of the catalog (controller/translate/nginx/catalog.ts)
-// with the catalog's status, so the guide an ingress-nginx user reads cannot drift from what migrate-check says.
-import { readFileSync } from 'node:fs';
+// with the catalog's status, so the guide an ingress-nginx user reads cannot drift from what migrate-check says:
+// its table of every annotation is generated from the catalog (UPDATE_GOLDEN=1 rewrites it), and the catalog covers
+// every annotation of ingress-nginx's annotations page.
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { nginxAnnotationCatalog, type NginxAnnotationStatus } from '../controller/translate/nginx/catalog.js';
+import { nginxAnnotationCatalog } from '../controller/translate/nginx/catalog.js';
+import { nginxCatalogMarkdownTable, readmeStatusWords as words } from '../controller/translate/nginx/catalog-markdown.js';
 import { findRepoRoot } from './harness/repo-root.js';
+import { ingressNginxAnnotationsPage } from './fixtures/ingress-nginx-annotations-page.js';
+import { ingressNginxSourcesAvailable, readIngressNginxFile } from './fixtures/ingress-nginx-sources.js';
 
-const readme = readFileSync(path.join(findRepoRoot(), 'README.md'), 'utf8');
+const readmePath = path.join(findRepoRoot(), 'README.md');
+const readme = readFileSync(readmePath, 'utf8');
 const section = readme.slice(readme.indexOf('## Coming from ingress-nginx'), readme.indexOf('\n## ', readme.indexOf('## Coming from ingress-nginx') + 3));
 
 const annotationNames = (text: string): string[] => [...text.matchAll(/`([a-z0-9-]+)[`:]/g)].map((m) => m[1] ?? '');
@@ -24,13 +30,6 @@ const rows = section
     const names = annotationNames(first.replace(/\(\+[^)]*\)/g, ''));
     return { names, companions, status: status.trim() };
   });
-
-const words: Record<NginxAnnotationStatus, string> = {
-  supported: 'supported',
-  'supported-with-difference': 'with difference',
-  unsupported: 'unsupported',
-  refused: 'refused',
-};
 
 test('the guide is found and has its annotation table', (t) => {
   t.true(section.startsWith('## Coming from ingress-nginx'));
@@ -54,4 +53,27 @@ test('every catalog annotation has a row in the guide, with its status', (t) => 
 test('the guide names no annotation the catalog does not know', (t) => {
   const known = new Set(Object.keys(nginxAnnotationCatalog));
   t.deepEqual(rows.flatMap((r) => [...r.names, ...r.companions]).filter((n) => !known.has(n)), []);
+});
+
+const tableStart = '<!-- nginx-annotation-table: generated from the catalog by test/nginx-readme-catalog.test.ts (UPDATE_GOLDEN=1) -->\n';
+const tableEnd = '\n<!-- /nginx-annotation-table -->';
+
+test('the README table of every annotation is the catalog', (t) => {
+  const start = readme.indexOf(tableStart);
+  const end = readme.indexOf(tableEnd, start);
+  t.true(start >= 0 && end > start, 'the table markers are in README "Coming from ingress-nginx"');
+  const expected = nginxCatalogMarkdownTable();
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(readmePath, `${readme.slice(0, start + tableStart.length)}${expected}${readme.slice(end)}`);
+  t.is(readme.slice(start + tableStart.length, end), expected, 'README table differs from the catalog (UPDATE_GOLDEN=1 to rewrite, then review)');
+});
+
+test('every annotation of ingress-nginx\'s annotations page is in the catalog', (t) => {
+  t.true(ingressNginxAnnotationsPage.length > 100);
+  t.deepEqual(ingressNginxAnnotationsPage.filter((name) => !Object.hasOwn(nginxAnnotationCatalog, name)), []);
+});
+
+(ingressNginxSourcesAvailable ? test : test.skip)('the list of the annotations page is the page\'s', (t) => {
+  const page = readIngressNginxFile('docs/user-guide/nginx-configuration/annotations.md');
+  const named = [...new Set([...page.matchAll(/nginx\.ingress\.kubernetes\.io\/([a-z0-9-]+)/g)].map((m) => m[1] ?? ''))].sort();
+  t.deepEqual([...ingressNginxAnnotationsPage].sort(), named);
 });

@@ -33,19 +33,33 @@ const world = defineSharedWorld<World>(async (scope) => {
       regexPath('/foo/bar/[A-Z0-9]{3}', 'a'),
       regexPath('/users/[0-9]+$', 'b'),
     ]),
-    // One Ingress with use-regex, one without, on the same host: only the first one's paths are regexes.
+    // One Ingress with use-regex, one without, on the same host: the second one's paths are regexes too.
     annotated('mixed-regex', 'mixed.test', { 'use-regex': 'true' }, [regexPath('/api/v[0-9]+', 'a')]),
-    ingress('mixed-plain', { rules: [{ host: 'mixed.test', paths: [{ path: '/api/v1/admin', service: 'b' }] }] }),
+    ingress('mixed-plain', { rules: [{ host: 'mixed.test', paths: [{ path: '/api/v1/admin', service: 'b' }, { path: '/health', pathType: 'Exact', service: 'web' }] }] }),
+    // ingress-nginx's "Path Priority" example (docs/user-guide/ingress-path-matching.md): two Prefix paths of one
+    // Ingress and a rewrite-target Ingress on the same host.
+    ingress('priority-1', {
+      rules: [{ host: 'priority.test', paths: [{ path: '/foo/bar', service: 'web' }, { path: '/foo/bar/', service: 'a' }] }],
+      creationTimestamp: '2024-01-01T00:00:00Z',
+    }),
+    annotated('priority-2', 'priority.test', { 'rewrite-target': '/$1' }, [regexPath('/foo/bar/(.+)', 'b')]),
     // A canary joins the regex route of its main Ingress (nginx-canary.ts), matched as the main's regex.
     annotated('canary-main', 'canary.test', { 'use-regex': 'true' }, [regexPath('/api/v[0-9]+', 'a')]),
     annotated('canary', 'canary.test', { canary: 'true', 'canary-by-header': 'X-Canary' }, [regexPath('/api/v[0-9]+', 'b')]),
     annotated('approot', 'approot.test', { 'app-root': '/app1' }, [{ path: '/', service: 'web' }]),
     annotated('approot-regex', 'approot-regex.test', { 'app-root': '/portal?from=root', 'use-regex': 'true' }, [regexPath('/.*', 'a')]),
-    // A path RE2 refuses and a target needing a group the path lacks: reported; the rest of the Ingress is served.
+    // A path RE2 refuses, one too large for a user regex (issue 14) and a target needing a group the path lacks:
+    // reported; the rest of the Ingress is served.
     annotated('broken', 'broken.test', { 'use-regex': 'true', 'rewrite-target': '/$2' }, [
       regexPath('/ok/(.*)/(.*)', 'web'),
       regexPath('/look(?=ahead)', 'a'),
       regexPath('/one/(.*)', 'b'),
+      regexPath('/big/[a-z]{1000}', 'a'),
+    ]),
+    // A canary header pattern too large for a user regex: reported; the main Ingress is served.
+    annotated('big-canary-main', 'big-canary.test', {}, [{ path: '/', pathType: 'Prefix', service: 'a' }]),
+    annotated('big-canary', 'big-canary.test', { canary: 'true', 'canary-by-header': 'X-Canary', 'canary-by-header-pattern': '^[^/]{1000}$' }, [
+      { path: '/', pathType: 'Prefix', service: 'b' },
     ]),
   ];
   const stack = await scope.startStack({
@@ -95,13 +109,23 @@ test('use-regex: paths are case-insensitive regexes anchored at the start, the l
   t.is(await seen(w, 'regex.test', '/x/foo/bar/abc'), '404', 'anchored at the start');
 });
 
-test('use-regex applies to its own Ingress only: the other Ingress on the host keeps its case-sensitive prefix', async (t) => {
+test('use-regex on one Ingress makes the other Ingress\'s paths of the host case-insensitive character-prefix regexes too', async (t) => {
   const w = await world(t);
   t.is(await seen(w, 'mixed.test', '/api/v1/admin/users'), 'b /api/v1/admin/users');
-  // The Prefix path is case-sensitive, so the (case-insensitive) regex of the other Ingress takes it.
-  t.is(await seen(w, 'mixed.test', '/API/V1/ADMIN'), 'a /API/V1/ADMIN');
+  // As ingress-nginx writes it (location ~* "^/api/v1/admin"): any case, and a character prefix.
+  t.is(await seen(w, 'mixed.test', '/API/V1/ADMIN'), 'b /API/V1/ADMIN');
+  t.is(await seen(w, 'mixed.test', '/api/v1/administrators'), 'b /api/v1/administrators');
+  // Exact /health is ~* "^/health" there too.
+  t.is(await seen(w, 'mixed.test', '/HEALTH/more'), 'web /HEALTH/more');
   t.is(await seen(w, 'mixed.test', '/api/v22'), 'a /api/v22');
   t.is(await seen(w, 'mixed.test', '/api/vx'), '404');
+});
+
+test('ingress-nginx\'s Path Priority example: /foo/bar/1 -> service 3 (rewritten), /foo/bar/ -> service 2, /foo/bar -> service 1', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'priority.test', '/foo/bar/1'), 'b /1');
+  t.is(await seen(w, 'priority.test', '/foo/bar/'), 'a /foo/bar/');
+  t.is(await seen(w, 'priority.test', '/foo/bar'), 'web /foo/bar');
 });
 
 test('app-root "/app1": exactly / redirects 302 to /app1 on the same host, other paths are served', async (t) => {
@@ -124,13 +148,23 @@ test('app-root wins over a regex path that also matches /; its query is sent', a
   t.is(await seen(w, 'approot-regex.test', '/portal'), 'a /portal');
 });
 
-test('a refused regex path and a target needing a missing group break nothing else', async (t) => {
+test('a refused regex path, one too large and a target needing a missing group break nothing else', async (t) => {
   const w = await world(t);
   t.is(await seen(w, 'broken.test', '/ok/x/y'), 'web /y');
   t.is(await seen(w, 'broken.test', '/lookahead'), '404', 'the refused path is left out');
-  t.is(await seen(w, 'broken.test', '/one/two'), 'b /one/two', 'no group 2: sent unchanged');
+  t.is(await seen(w, 'broken.test', `/big/${'x'.repeat(1000)}`), '404', 'the path too large is left out');
+  t.is(await seen(w, 'broken.test', '/one/two'), 'b /', 'no group 2: empty, as in nginx');
+  // Reported on its Ingress, naming the path (the controller logs every diagnostic).
+  t.regex(w.stack.logs(), /InvalidPath[^\n]*rule 0 path 3: regex path \\?"\/big\/\[a-z\]\{1000\}\\?" is too large: RE2 would compile it to about \d+ instructions/);
   // The other hosts of the same route table are still served.
   t.is(await seen(w, 'rewrite.test', '/something/still'), 'web /still');
+});
+
+test('a canary-by-header-pattern too large for a user regex is refused: the main Ingress answers, whatever the header', async (t) => {
+  const w = await world(t);
+  t.is(await seen(w, 'big-canary.test', '/x', { headers: { 'x-canary': 'a'.repeat(1000) } }), 'a /x');
+  t.is(await seen(w, 'big-canary.test', '/x'), 'a /x');
+  t.regex(w.stack.logs(), /InvalidAnnotation[^\n]*canary-by-header-pattern has invalid value[^\n]*too large/);
 });
 
 test('a canary by header on a use-regex main Ingress: same regex, "always" goes to the canary', async (t) => {

@@ -37,6 +37,11 @@ export interface ClusterSourceOptions {
    * store). Off, only kubernetes.io/tls Secrets are watched.
    */
   opaqueSecrets?: boolean | ((ingressClasses: readonly IngressClass[]) => boolean);
+  /**
+   * The ingress-nginx ConfigMap (--nginx-configmap): that one ConfigMap is watched (a field selector on its name,
+   * so RBAC can grant get/list/watch on it alone), whatever `namespace` says.
+   */
+  nginxConfigMap?: { namespace: string; name: string };
   /** Backoff bounds, for tests. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -178,6 +183,7 @@ export class ClusterSource {
             ? core.listNamespacedSecret({ namespace: ns, fieldSelector: tls })
             : core.listSecretForAllNamespaces({ fieldSelector: tls })) as Promise<AnyList>,
       },
+      ...(this.options.nginxConfigMap === undefined ? [] : [nginxConfigMapSpec(core, this.options.nginxConfigMap)]),
     ];
   }
 
@@ -291,6 +297,17 @@ function at(group: string, resource: string): (ns: string | undefined) => string
 }
 
 const secretsPath = at('/api/v1', 'secrets');
+
+/** One ConfigMap by name: list and watch with a metadata.name field selector (RBAC resourceNames allows that). */
+function nginxConfigMapSpec(core: CoreV1Api, ref: { namespace: string; name: string }): KindSpec {
+  const fieldSelector = `metadata.name=${ref.name}`;
+  return {
+    kind: 'ConfigMap',
+    path: () => `/api/v1/namespaces/${ref.namespace}/configmaps`,
+    fieldSelector,
+    list: () => core.listNamespacedConfigMap({ namespace: ref.namespace, fieldSelector }) as Promise<AnyList>,
+  };
+}
 const opaqueInformerId = 'Secret/Opaque';
 
 /** Opaque Secrets (ingress-nginx basic-auth users), in their own informer: a field selector cannot say "tls or Opaque". */

@@ -57,7 +57,7 @@ test('a typed list as the API returns it (items without kind) yields items of th
 });
 
 test('kinds we do not read are ignored and counted, not reported as problems', (t) => {
-  const text = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n${service('s')}`;
+  const text = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\n---\n${service('s')}`;
   const parsed = parseManifest('mixed.yaml', text);
   t.is(parsed.ignored, 2);
   t.deepEqual(parsed.problems, []);

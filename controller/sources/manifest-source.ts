@@ -12,7 +12,7 @@ export interface SourceLog {
   warn(obj: object, msg: string): void;
 }
 
-const allKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'];
+const allKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
 const manifestFile = /\.(ya?ml|json)$/i;
 
 interface FileEntry {

@@ -9,6 +9,7 @@ const supported: Record<KubeKind, { apiVersions: string[]; namespaced: boolean }
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true },
   Endpoints: { apiVersions: ['v1'], namespaced: true },
   Secret: { apiVersions: ['v1'], namespaced: true },
+  ConfigMap: { apiVersions: ['v1'], namespaced: true },
 };
 
 export function isSupportedKind(kind: unknown): kind is KubeKind {
@@ -17,7 +18,7 @@ export function isSupportedKind(kind: unknown): kind is KubeKind {
 
 export type NormalizeResult =
   | { ok: true; object: KubeObject }
-  | { ok: false; ignored: true } // a kind we do not read (Deployment, ConfigMap, ...)
+  | { ok: false; ignored: true } // a kind we do not read (Deployment, Pod, ...)
   | { ok: false; ignored: false; error: string };
 
 function isRecord(v: unknown): v is Record<string, unknown> {

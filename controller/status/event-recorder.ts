@@ -1,5 +1,5 @@
-// Turns translation diagnostics into core/v1 Events on the Ingresses they concern, so `kubectl describe ingress`
-// tells the user what is wrong. A diagnostic that persists across builds is reported once; once it is gone and
+// Turns translation diagnostics into core/v1 Events on the Ingresses they concern (and on the ingress-nginx
+// ConfigMap, --nginx-configmap), so `kubectl describe ingress` tells the user what is wrong. A diagnostic that persists across builds is reported once; once it is gone and
 // comes back, again. Events are created one at a time by the leader only; failures are retried a few times and
 // otherwise dropped (Events are best effort), to be reported again by a later build.
 import { CoreV1Api, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
@@ -77,14 +77,15 @@ export class EventRecorder {
     let overflow = 0;
     for (const d of diagnostics) {
       const { kind, namespace, name } = d.object;
-      if (kind !== 'Ingress') {
+      // Events go on Ingresses and on the ingress-nginx ConfigMap (both in the store); other objects' problems are logged.
+      const obj = kind === 'Ingress' || kind === 'ConfigMap' ? this.options.store.get(kind, namespace, name) : undefined;
+      if (!obj) {
+        if (kind === 'Ingress') continue; // deleted since the build: nothing to attach the Event to
         const key = `${kind}/${namespace}/${name}|${d.reason}|${d.message}`;
         if (logged.size < maxRemembered) logged.add(key);
         if (!this.#logged.has(key)) this.options.log.info({ object: `${kind}/${namespace}/${name}`, reason: d.reason }, `no Event for a ${kind}: ${d.message}`);
         continue;
       }
-      const obj = this.options.store.get('Ingress', namespace, name);
-      if (!obj) continue; // deleted since the build: nothing to attach the Event to
       const key = `${obj.metadata.uid ?? `${namespace}/${name}`}|${d.reason}|${d.message}`;
       if (active.has(key)) continue;
       if (active.size >= maxRemembered) {
@@ -106,8 +107,8 @@ export class EventRecorder {
           apiVersion: 'v1',
           kind: 'Event',
           involvedObject: {
-            apiVersion: obj.apiVersion ?? 'networking.k8s.io/v1',
-            kind: 'Ingress',
+            apiVersion: obj.apiVersion ?? (kind === 'Ingress' ? 'networking.k8s.io/v1' : 'v1'),
+            kind,
             namespace,
             name,
             ...(obj.metadata.uid ? { uid: obj.metadata.uid } : {}),

@@ -57,6 +57,9 @@ export function clusterStateFromYaml(text: string): ParsedClusterState {
       case 'Secret':
         state.secrets.push(foldStringData(record));
         break;
+      case 'ConfigMap':
+        state.configMaps = [...(state.configMaps ?? []), object];
+        break;
       case 'TranslateOptions': {
         const { kind: _kind, ...fields } = record;
         options = { ...options, ...(fields as Partial<TranslateOptions>) };

@@ -32,6 +32,7 @@ function reversed(state: ClusterState): ClusterState {
     endpointSlices: [...state.endpointSlices].reverse(),
     endpoints: [...state.endpoints].reverse(),
     secrets: [...state.secrets].reverse(),
+    ...(state.configMaps === undefined ? {} : { configMaps: [...state.configMaps].reverse() }),
   };
 }
 

@@ -239,6 +239,8 @@ function mergeByKey<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => str
 export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
   const before = base.state;
   if (!sameObjects(before.ingressClasses, state.ingressClasses) || !sameObjects(before.secrets, state.secrets)) return undefined;
+  // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
+  if (!sameObjects(before.configMaps ?? [], state.configMaps ?? [])) return undefined;
   const previous = base.result;
   if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
   const changed = changedObjects(before.ingresses, state.ingresses);

@@ -38,8 +38,9 @@ function addOnce<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 /**
  * Collects rule routes. `ingresses` must be oldest first: the first claim of a host + path + pathType wins and
  * later claims get a RuleConflict naming the winner. Only winning paths have their backend resolved, so a loser
- * is reported once, for the conflict. Resolved clusters are added to `clusters`. The paths of `regexPaths`
- * Ingresses are regular expressions (ingress-nginx use-regex, path-match-regex.ts), whatever their pathType.
+ * is reported once, for the conflict. Resolved clusters are added to `clusters`. The paths `regexPaths` says so
+ * of (an Ingress on a host) are regular expressions (ingress-nginx use-regex, path-match-regex.ts), whatever
+ * their pathType.
  */
 export function collectRules(
   ingresses: readonly Ingress[],
@@ -47,7 +48,7 @@ export function collectRules(
   clusters: Map<string, ClusterIR>,
   diagnostics: Diagnostic[],
   allowExternalName = false,
-  regexPaths: ReadonlySet<Ingress> = new Set(),
+  regexPaths: (ingress: Ingress, host: string) => boolean = () => false,
 ): CollectedRules {
   const routesByHost = new Map<string, RouteIR[]>();
   const contributorsByHost = new Map<string, Ingress[]>();
@@ -62,8 +63,9 @@ export function collectRules(
       const host = ruleHost(rule, i, warn);
       if (host === undefined) return;
       addOnce(contributorsByHost, host, ingress);
+      const regex = regexPaths(ingress, host);
       (rule.http?.paths ?? []).forEach((path, j) => {
-        const parsed = regexPaths.has(ingress) ? parseRegexPath(path.path) : parsePath(path.path, path.pathType);
+        const parsed = regex ? parseRegexPath(path.path) : parsePath(path.path, path.pathType);
         if (!parsed.valid) {
           warn(Reason.InvalidPath, `rule ${i} path ${j}: ${parsed.error}; path skipped`);
           return;

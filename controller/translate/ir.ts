@@ -30,6 +30,11 @@ export type RouteActionIR =
    */
   | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
   /**
+   * Redirect to the same path (query kept) on another scheme, host and port (ingress-nginx from-to-www-redirect);
+   * `stripTrailingSlash` as for https-redirect.
+   */
+  | { kind: 'host-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port: number; stripTrailingSlash?: true }
+  /**
    * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
    * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
    * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
@@ -111,6 +116,12 @@ export interface RetryPolicyIR {
   on: string[];
   numRetries: number;
   perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
 }
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */

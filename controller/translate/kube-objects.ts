@@ -146,7 +146,15 @@ export interface Secret {
   data?: Record<string, string>;
 }
 
-export type KubeObject = Ingress | IngressClass | Service | EndpointSlice | Endpoints | Secret;
+/** Only the ingress-nginx ConfigMap (--nginx-configmap) is read; its `data` holds string values. */
+export interface ConfigMap {
+  apiVersion?: string;
+  kind: 'ConfigMap';
+  metadata: ObjectMeta;
+  data?: Record<string, string>;
+}
+
+export type KubeObject = Ingress | IngressClass | Service | EndpointSlice | Endpoints | Secret | ConfigMap;
 export type KubeKind = KubeObject['kind'];
 
 /** Everything the translator reads: a consistent snapshot of the store. */
@@ -157,6 +165,8 @@ export interface ClusterState {
   endpointSlices: readonly EndpointSlice[];
   endpoints: readonly Endpoints[];
   secrets: readonly Secret[];
+  /** ConfigMaps the sources read (the one --nginx-configmap names); absent means none. */
+  configMaps?: readonly ConfigMap[];
 }
 
 export interface ObjectRef {

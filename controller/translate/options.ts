@@ -19,6 +19,11 @@ export interface TranslateOptions {
    */
   nginxAnnotations?: boolean;
   /**
+   * The ingress-nginx ConfigMap (--nginx-configmap): its settings, and ingress-nginx's defaults for the keys it
+   * does not set, apply to the Ingresses whose nginx annotations are read (translate/nginx/nginx-configmap.ts).
+   */
+  nginxConfigMap?: { namespace: string; name: string };
+  /**
    * Status of the https redirects (ssl-redirect, force-ssl-redirect) of Ingresses read through the nginx layer:
    * ingress-nginx's ConfigMap key http-redirect-code (default 308). Our own annotations keep 301.
    */

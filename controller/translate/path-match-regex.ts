@@ -3,10 +3,11 @@
 // refuse is reported on its Ingress instead of making Envoy reject the whole route configuration.
 import { createRequire } from 'node:module';
 import type { PathMatchIR } from './ir.js';
+import { estimateRe2ProgramSize, maxUserRegexProgramSize } from './re2-program-size.js';
 
 export type RegexPathMatch = Extract<PathMatchIR, { kind: 'regex' }>;
 
-export type ParsedRegexPath = { valid: true; match: RegexPathMatch } | { valid: false; error: string };
+export type ParsedRegexPath = { valid: true; match: RegexPathMatch } | { valid: false; error: string; tooLarge?: true };
 
 /** Longer regex paths are refused: an Ingress path of this size is a mistake, and RE2 programs grow with it. */
 export const maxRegexPathLength = 1024;
@@ -128,7 +129,14 @@ function checkRegexPath(value: string): ParsedRegexPath {
   if (!checked.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${checked.error}` };
   const full = compileRe2(nginxPathRegex(value));
   if (!full.ok) return { valid: false, error: `regex path ${shown} is not valid RE2: ${full.error}` };
+  const size = estimateRe2ProgramSize(nginxPathRegex(value));
+  if (size > maxUserRegexProgramSize) return { valid: false, error: tooLargeError(`regex path ${shown}`, size), tooLarge: true };
   return { valid: true, match: { kind: 'regex', path: value, regex: nginxPathRegex(value) } };
+}
+
+/** Why a user-written regex is refused for its size (re2-program-size.ts). */
+export function tooLargeError(what: string, size: number): string {
+  return `${what} is too large: RE2 would compile it to about ${size} instructions, more than the ${maxUserRegexProgramSize} allowed for a user-written regex (counted repetitions like {1000} and Unicode classes like \\pL grow it)`;
 }
 
 /** Whether the whole request path matches, as Envoy's safe_regex route match decides (for explain). */

@@ -84,13 +84,16 @@ const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1
 /**
  * Route precedence within a virtual host: longest path first (so the most specific prefix wins), Exact before
  * Prefix before regex at equal length, then route name so the order never depends on input order. Regex paths
- * are ordered by the length of the path as written, among the others, as ingress-nginx orders its locations.
+ * are ordered by the length of the path as written, among the others, and two regex paths of one length by the
+ * path, the greater first: ingress-nginx sorts its locations by path descending, then (stable) by length
+ * descending (controller.go getBackendServers), and nginx tries regex locations in that order.
  * Prefix `/foo/` and `/foo` match the same requests element-wise; the one written with the slash is the longer
  * path the spec gives priority to, so it comes first (an Exact `/foo` still wins `/foo` itself).
  */
 export function compareRoutePrecedence(a: RouteIR, b: RouteIR): number {
   if (a.match.path.length !== b.match.path.length) return b.match.path.length - a.match.path.length;
   if (a.match.kind !== b.match.kind) return matchKindRank[a.match.kind] - matchKindRank[b.match.kind];
+  if (a.match.kind === 'regex' && a.match.path !== b.match.path) return a.match.path > b.match.path ? -1 : 1;
   const slashA = a.match.kind === 'prefix' && a.match.trailingSlash === true;
   const slashB = b.match.kind === 'prefix' && b.match.trailingSlash === true;
   if (slashA !== slashB) return slashA ? -1 : 1;

@@ -39,6 +39,12 @@ export const Reason = {
   NginxCanaryConflict: 'NginxCanaryConflict',
   /** Annotations on a canary Ingress other than canary-*: a canary takes every setting from the main Ingress. */
   NginxCanaryAnnotationsIgnored: 'NginxCanaryAnnotationsIgnored',
+  /** A value of the ingress-nginx ConfigMap (--nginx-configmap) that cannot be read; ingress-nginx's default is kept. */
+  InvalidNginxConfigMapValue: 'InvalidNginxConfigMapValue',
+  /** Keys of the ingress-nginx ConfigMap this controller does not honour (migrate-check gives each one's reason). */
+  NginxConfigMapKeysIgnored: 'NginxConfigMapKeysIgnored',
+  /** --nginx-configmap names a ConfigMap that does not exist (yet); ingress-nginx's defaults apply. */
+  NginxConfigMapNotFound: 'NginxConfigMapNotFound',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -7,6 +7,7 @@ import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
+import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -14,10 +15,14 @@ import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-poli
 import type { IngressAnnotations } from './annotations.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
+import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames } from './nginx/nginx-server-names.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
-import { applyNginxAppRoots, applyNginxCaptureRewrites, type WithNginxRegex } from './nginx/nginx-regex.js';
+import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
+import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
+import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
+import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -85,13 +90,21 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const diagnostics: Diagnostic[] = [];
   // Oldest first: every conflict below is settled by the first claim.
-  const ingresses = state.ingresses
+  const served = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // The ingress-nginx ConfigMap (--nginx-configmap): its values are the defaults of the nginx layer's annotations.
+  const nginxEnabled = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options);
+  const nginxConfigMap =
+    options.nginxConfigMap === undefined ? undefined : readNginxConfigMap(findNginxConfigMap(state, options.nginxConfigMap), options.nginxConfigMap, diagnostics);
+  const ingresses = nginxConfigMap === undefined ? served : withNginxConfigMapDefaults(served, nginxEnabled, nginxConfigMap);
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
-  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true };
+  // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
+  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
+  const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
     mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
   );
@@ -102,17 +115,20 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const clusters = new Map<string, ClusterIR>();
   const allowExternalName = options.allowExternalName ?? false;
   const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName);
-  // ingress-nginx use-regex (or rewrite-target with capture groups): that Ingress's paths are regexes.
-  const regexPaths = new Set(mains.filter((ingress) => (annotations.get(ingress) as WithNginxRegex | undefined)?.nginxRegex?.regexPaths === true));
+  // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
+  const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
   applyAnnotationPolicies(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], annotationsByRef, clusters);
+  // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
+  applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
+  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -130,13 +146,17 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
   attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
   applyNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
+  // ingress-nginx server-alias (copies of a host) and from-to-www-redirect (nginx/nginx-server-names.ts).
+  const serverNamesOf = (ingress: Ingress): WithNginxServerNames['nginxServerNames'] => (annotations.get(ingress) as WithNginxServerNames | undefined)?.nginxServerNames;
+  const aliasOf = applyNginxServerAliases(virtualHosts, mains, serverNamesOf, diagnostics);
+  const www = nginxWwwRedirects(virtualHosts, mains, serverNamesOf, options, diagnostics);
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
   // the connection came in on: one table for all chains, so the Host header picks the route even when it differs
   // from the SNI name, and a host under a TLS wildcard gets its own rules, not the wildcard's.
   // The same virtual host objects as plain HTTP serves where it serves them unchanged (IR is never mutated once
   // assembled; passes over both tables skip routes they have seen): built and kept once, not twice.
-  const https = routeTable(httpsRouteTableName, [...virtualHosts.values()]);
+  const https = routeTable(httpsRouteTableName, [...virtualHosts.values(), ...www.https]);
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
@@ -152,10 +172,11 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
 
   // A host with TLS redirects plain HTTP to https unless every Ingress contributing to it (by rules or by
   // spec.tls) opts out with ssl-redirect "false".
-  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
+  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(aliasOf.get(host) ?? host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
   const redirects = (host: string): boolean => contributorsOf(host).some((ingress) => sslRedirect.get(ingress) !== false);
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
+    if (www.names.has(host)) continue; // the www redirect answers it, on both schemes
     // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
     // whether the host redirects or not (annotation-policy.ts).
     const vhost = virtualHosts.get(host);
@@ -167,9 +188,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
     const served = plain ?? (hostRedirects ? redirect : vhost);
     // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
-    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, options));
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
   }
-  const http = routeTable(httpRouteTableName, httpHosts);
+  const http = routeTable(httpRouteTableName, [...httpHosts, ...www.http]);
 
   const ir: GatewayIR = {
     http,

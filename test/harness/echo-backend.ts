@@ -27,6 +27,15 @@ export interface EchoBackendOptions {
 /** Request header asking the echo backend to wait this many milliseconds before answering. */
 export const ECHO_DELAY_HEADER = 'x-echo-delay-ms';
 
+/**
+ * Request header asking the echo backend to add a response header: `Name: value` (as a backend that sets its own
+ * Strict-Transport-Security or Content-Type would).
+ */
+export const ECHO_RESPONSE_HEADER = 'x-echo-response-header';
+
+/** Request header asking the echo backend to answer this many bytes (`a`s) instead of its JSON description. */
+export const ECHO_BODY_BYTES_HEADER = 'x-echo-body-bytes';
+
 /** What an echo backend answers, as JSON. */
 export interface EchoResponse {
   service: string;
@@ -87,12 +96,15 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         res.end();
         return;
       }
-      const body = JSON.stringify(reply);
+      const bodyBytes = Number(req.headers[ECHO_BODY_BYTES_HEADER] ?? Number.NaN);
+      const body = Number.isInteger(bodyBytes) && bodyBytes >= 0 && bodyBytes <= 1 << 20 ? 'a'.repeat(bodyBytes) : JSON.stringify(reply);
+      const extra = /^([^:\s]+):\s*(.*)$/.exec(String(req.headers[ECHO_RESPONSE_HEADER] ?? ''));
       const answer = (): void => {
         res.writeHead(failing ? 503 : 200, {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           [ECHO_SERVICE_HEADER]: opts.service,
+          ...(extra === null ? {} : { [(extra[1] as string).toLowerCase()]: extra[2] as string }),
         });
         res.end(body);
       };

@@ -2,7 +2,9 @@
 // the compatibility layer (nginx-annotations.ts) maps it, onto which of our annotations, and what behaves
 // differently. The layer and `envoy-ingress migrate-check` both read this one table, so they cannot disagree
 // (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
+import { maxUserRegexProgramSize } from '../re2-program-size.js';
 import { annotationPrefix } from '../options.js';
+import { unmappedNginxAnnotations } from './catalog-unmapped.js';
 
 export const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
 
@@ -31,6 +33,8 @@ const clientAddress =
 
 /** Keyed by the name after the prefix. */
 export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntry>> = {
+  // Every other annotation of ingress-nginx's annotations page, unsupported with its reason (an entry below wins).
+  ...unmappedNginxAnnotations,
   'ssl-redirect': {
     status: 'supported',
     equivalent: `${ours('ssl-redirect')}, with ingress-nginx's redirect: 308 (the ConfigMap's http-redirect-code), Location https://host + path and query, no port, a trailing slash dropped (preserve-trailing-slash keeps it)`,
@@ -78,6 +82,21 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
     note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
+  'service-upstream': {
+    status: 'supported',
+    equivalent: 'the Ingress\'s clusters connect to the Service\'s ClusterIP and port instead of its endpoints (a Service without ClusterIP keeps its endpoints, reported, as ingress-nginx falls back to them)',
+  },
+  'proxy-next-upstream': {
+    status: 'supported-with-difference',
+    equivalent: 'an Envoy retry policy to another endpoint: error and timeout -> connect failure, reset, refused stream; http_500, http_502, http_503, http_504, http_403, http_404, http_429 -> those statuses; idempotent methods only unless non_idempotent; off -> none',
+    note: 'an Ingress without these annotations is not retried, where ingress-nginx retries connection errors and timeouts by default (its ConfigMap: "error timeout", 3 tries); a timeout while reading the answer ends the request (the route timeout) instead of trying the next endpoint',
+  },
+  'proxy-next-upstream-tries': {
+    status: 'supported-with-difference',
+    equivalent: 'the attempts in all (retries = tries - 1; default 3, as ingress-nginx\'s ConfigMap)',
+    note: '0 (no limit in nginx) allows 10 retries',
+  },
+  'proxy-next-upstream-timeout': { status: 'unsupported', note: 'not mapped: retries are bounded by proxy-next-upstream-tries and the request timeout only' },
   'upstream-hash-by-subset': {
     status: 'unsupported',
     note: 'not mapped (nor upstream-hash-by-subset-size)',
@@ -121,12 +140,12 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'regex rewrite of the whole path',
     note:
-      'the whole path becomes the target (as nginx does); with $1..$9 the Ingress\'s paths become regexes (as with use-regex) and $N their capture groups (no other nginx variables); a target without them leaves the paths Ingress-spec paths (see the route changes)',
+      'the whole path becomes the target and every path of the host, from any Ingress, becomes a regex (as in ingress-nginx: see use-regex); $1..$9 are the path\'s capture groups (empty when the path has fewer); other nginx variables ($host, $arg_x...) are refused (the path is sent unchanged)',
   },
   'use-regex': {
     status: 'supported-with-difference',
     equivalent: 'regex path match (RE2, case-insensitive, anchored at the start: ~* "^path")',
-    note: "only this Ingress's paths become regexes (ingress-nginx also turns other Ingresses' paths of the host into regexes: see the route changes); RE2 syntax, checked when read; matched against the path as Envoy normalises it, not nginx's percent-decoded URI",
+    note: `every path of the host, from any Ingress, becomes such a regex, as in ingress-nginx; RE2 syntax, not PCRE: a path RE2 refuses (lookaround, backreferences) or one RE2 would compile to more than ${maxUserRegexProgramSize.toLocaleString('en-US')} instructions is reported and not served (see the route changes); matched against the path as Envoy normalises it, not nginx's percent-decoded URI`,
   },
   'app-root': { status: 'supported', equivalent: 'a 302 redirect of exactly / to the path (before every route of the host)' },
   'permanent-redirect': {
@@ -141,6 +160,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
+  'server-alias': {
+    status: 'supported',
+    equivalent: "a copy of the host's routes (of every Ingress of the host, as nginx's server_name) under each alias; an alias that is a host of its own, or another host's alias, is reported and left out; the oldest Ingress of the host with aliases decides",
+  },
+  'from-to-www-redirect': {
+    status: 'supported',
+    equivalent: "www.<host> (or <host> without www.) redirects every request to scheme://<host>:<port> + the URI less a final \"/\" (308, the ConfigMap's http-redirect-code), on http (port 80) and https (the HTTPS listener's port) alike, unless that name is a host of its own",
+  },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': {
     status: 'supported',

@@ -5,8 +5,10 @@ import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry, type NginxAnnotationStatus } from './catalog.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
-import { usesCaptureGroups } from './nginx-regex.js';
+import { nginxRegexHosts } from './nginx-regex-hosts.js';
+import { ruleHost } from '../ingress-rules.js';
 import { parseRegexPath } from '../path-match-regex.js';
+import { type ConfigMapReport, formatConfigMapReport } from './nginx-configmap-report.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -24,24 +26,21 @@ export interface AnnotationFinding {
  */
 export const RouteChangeRule = {
   /**
-   * use-regex or rewrite-target on any Ingress of a host makes ingress-nginx match EVERY path of that host (from
-   * any Ingress) as a case-insensitive regular expression anchored at the start only (`location ~* "^/path"`):
-   * `/api` then also matches `/API` and `/apiv2`, and regex characters in a path are operators. Here only the paths
-   * of an Ingress with use-regex (or a rewrite-target with capture groups) are such regexes (nginx-regex.ts); the
-   * other paths of the host keep their Ingress-spec meaning: case-sensitive, Exact or element-wise Prefix,
-   * characters literal.
-   */
-  regexEnforcedOnHost: 'RegexEnforcedOnHost',
-  /**
    * ImplementationSpecific (or no pathType) is an nginx prefix location in ingress-nginx: a character prefix, so
    * `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. Here it is an element-wise prefix like Prefix.
    */
   implementationSpecificPrefix: 'ImplementationSpecificPrefix',
   /**
-   * A regex path (use-regex, or rewrite-target with capture groups) that RE2, the engine Envoy uses, refuses:
-   * nginx's PCRE accepts more (lookaround, backreferences). Here the path is reported (InvalidPath) and not served.
+   * A regex path (on a host where use-regex or rewrite-target makes every path a regex, as in ingress-nginx) that
+   * RE2, the engine Envoy uses, refuses: nginx's PCRE accepts more (lookaround, backreferences). Here the path is
+   * reported (InvalidPath) and not served.
    */
   regexNotRe2: 'RegexNotRe2',
+  /**
+   * A regex path RE2 would compile to more instructions than a user-written regex may have here
+   * (re2-program-size.ts): reported (InvalidPath) and not served; nginx serves it.
+   */
+  regexTooLarge: 'RegexTooLarge',
 } as const;
 export type RouteChangeRule = (typeof RouteChangeRule)[keyof typeof RouteChangeRule];
 
@@ -75,10 +74,10 @@ export interface MigrationSummary {
 
 export interface MigrationReport {
   ingresses: IngressReport[];
+  /** The ingress-nginx ConfigMap (--nginx-configmap), when one was named. */
+  configMap?: ConfigMapReport;
   summary: MigrationSummary;
 }
-
-const regexCharacters = /[\^$.*+?()[\]{}|\\]/;
 
 function annotationFindings(ingress: Ingress): AnnotationFinding[] {
   // What the layer reports about this Ingress's values (an unmappable value makes a supported name unsupported).
@@ -102,41 +101,19 @@ function annotationFindings(ingress: Ingress): AnnotationFinding[] {
   return findings;
 }
 
-function enforcesRegex(ingress: Ingress): boolean {
-  const annotations = ingress.metadata.annotations ?? {};
-  return annotations[`${nginxAnnotationPrefix}use-regex`] === 'true' || (annotations[`${nginxAnnotationPrefix}rewrite-target`] ?? '') !== '';
-}
-
-/** Ingresses whose own paths are regexes here too (use-regex "true", or rewrite-target with `$N`). */
-function hasRegexPaths(ingress: Ingress): boolean {
-  const annotations = ingress.metadata.annotations ?? {};
-  return annotations[`${nginxAnnotationPrefix}use-regex`]?.trim() === 'true' || usesCaptureGroups(annotations[`${nginxAnnotationPrefix}rewrite-target`] ?? '');
-}
-
-function regexDifference(host: string, path: string, pathType: string, regexSource: ReadonlyMap<string, string>): string {
-  const nginx = `ingress-nginx matches every path of ${host} as a case-insensitive regex ~* "^${path}" (${regexSource.get(host) ?? 'use-regex'})`;
-  if (regexCharacters.test(path)) {
-    return `${nginx}; here ${JSON.stringify(path)} is a literal path (only the paths of an Ingress with use-regex are regexes), so the requests its regex matched are not routed by it`;
-  }
-  const examples = [path.toUpperCase() !== path ? path.toUpperCase() : undefined, path !== '/' ? `${path.replace(/\/$/, '')}x` : undefined];
-  const lost = examples.filter((e) => e !== undefined);
-  return `${nginx}; here it is case-sensitive and ${pathType === 'Exact' ? 'exact' : 'element-wise'}${lost.length > 0 ? `: ${lost.join(' and ')} no longer match` : ''}`;
-}
-
-function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, regexSource: ReadonlyMap<string, string>): RouteChange[] {
+function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>): RouteChange[] {
   const changes: RouteChange[] = [];
-  for (const rule of ingress.spec?.rules ?? []) {
-    const host = rule.host ?? '*';
+  (ingress.spec?.rules ?? []).forEach((rule, i) => {
+    const host = ruleHost(rule, i, () => undefined) ?? rule.host ?? '*';
     for (const p of rule.http?.paths ?? []) {
       const path = p.path === undefined || p.path === '' ? '/' : p.path;
       const pathType = p.pathType ?? 'ImplementationSpecific';
-      // An Ingress with regex paths of its own is matched here as ingress-nginx matches it.
-      if (regexHosts.has(host) && !hasRegexPaths(ingress)) {
-        changes.push({ host, path, pathType, rule: RouteChangeRule.regexEnforcedOnHost, difference: regexDifference(host, path, pathType, regexSource) });
-      } else if (regexHosts.has(host)) {
+      // Every path of such a host is matched here as ingress-nginx matches it, unless RE2 cannot.
+      if (regexHosts.has(host)) {
         const parsed = parseRegexPath(path);
         if (!parsed.valid) {
-          changes.push({ host, path, pathType, rule: RouteChangeRule.regexNotRe2, difference: `ingress-nginx (PCRE) serves it; here it is not served: ${parsed.error}` });
+          const rule = parsed.tooLarge === true ? RouteChangeRule.regexTooLarge : RouteChangeRule.regexNotRe2;
+          changes.push({ host, path, pathType, rule, difference: `ingress-nginx serves it; here it is not served: ${parsed.error}` });
         }
       } else if (pathType === 'ImplementationSpecific' && path !== '/') {
         const trailing = path.endsWith('/');
@@ -151,29 +128,21 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, regexSo
         });
       }
     }
-  }
+  });
   return changes;
 }
 
 /** The report for a set of Ingresses (in any order; reported sorted by namespace/name). */
-export function migrationReport(ingresses: readonly Ingress[]): MigrationReport {
+export function migrationReport(ingresses: readonly Ingress[], configMap?: ConfigMapReport): MigrationReport {
   const sorted = [...ingresses].sort((a, b) => (refKey(refOf(a)) < refKey(refOf(b)) ? -1 : 1));
-  // use-regex/rewrite-target is a host-wide switch in ingress-nginx, whichever Ingress sets it.
-  const regexSource = new Map<string, string>();
-  for (const ingress of sorted) {
-    if (!enforcesRegex(ingress)) continue;
-    for (const rule of ingress.spec?.rules ?? []) {
-      const host = rule.host ?? '*';
-      if (!regexSource.has(host)) regexSource.set(host, `use-regex/rewrite-target on ${ingress.metadata.namespace ?? 'default'}/${ingress.metadata.name}`);
-    }
-  }
-  const regexHosts = new Set(regexSource.keys());
+  // use-regex/rewrite-target is a host-wide switch in ingress-nginx, and here too (nginx-regex-hosts.ts).
+  const regexHosts = nginxRegexHosts(sorted, () => true);
   const reports = sorted.map(
     (ingress): IngressReport => ({
       namespace: ingress.metadata.namespace ?? 'default',
       name: ingress.metadata.name,
       annotations: annotationFindings(ingress),
-      routeChanges: routeChanges(ingress, regexHosts, regexSource),
+      routeChanges: routeChanges(ingress, regexHosts),
     }),
   );
   const all = reports.flatMap((r) => r.annotations);
@@ -188,8 +157,8 @@ export function migrationReport(ingresses: readonly Ingress[]): MigrationReport 
     routeChanges: reports.reduce((n, r) => n + r.routeChanges.length, 0),
     changes: false,
   };
-  summary.changes = summary.annotations !== summary.supported || summary.routeChanges > 0;
-  return { ingresses: reports, summary };
+  summary.changes = summary.annotations !== summary.supported || summary.routeChanges > 0 || configMap?.changes === true;
+  return { ingresses: reports, ...(configMap === undefined ? {} : { configMap }), summary };
 }
 
 /** `1 Ingress`, `2 Ingresses`. */
@@ -225,6 +194,7 @@ export function formatMigrationReport(report: MigrationReport): string {
     for (const c of ing.routeChanges) lines.push(`  ROUTE ${c.host} ${c.pathType} ${c.path} [${c.rule}]: ${c.difference}`);
     lines.push('');
   }
+  if (report.configMap !== undefined) lines.push(...formatConfigMapReport(report.configMap), '');
   lines.push(summaryLine(report.summary));
   return `${lines.join('\n')}\n`;
 }

@@ -46,6 +46,9 @@ const samples: Record<string, Record<string, string>> = {
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
   'load-balance': { 'load-balance': 'ewma' },
+  'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
+  'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
+  'service-upstream': { 'service-upstream': 'true' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },
@@ -60,6 +63,8 @@ const samples: Record<string, Record<string, string>> = {
   'temporal-redirect-code': { 'temporal-redirect': 'https://new.test/', 'temporal-redirect-code': '307' },
   'relative-redirects': { 'permanent-redirect': '/new', 'relative-redirects': 'true' },
   'preserve-trailing-slash': { 'preserve-trailing-slash': 'true' },
+  'server-alias': { 'server-alias': 'alias.test' },
+  'from-to-www-redirect': { 'from-to-www-redirect': 'true' },
   'proxy-connect-timeout': { 'proxy-connect-timeout': '3' },
   'denylist-source-range': { 'denylist-source-range': '10.0.0.0/8' },
   'limit-rps': { 'limit-rps': '5' },
@@ -232,7 +237,7 @@ test('snippets are refused, unknown and unmapped ones reported, invalid values n
 test('rewrite-target with capture groups makes regex paths and a per-route rewrite (nginx-regex.ts)', (t) => {
   const { parsed, diagnostics } = parse(nginx({ 'rewrite-target': '/$2', 'use-regex': 'true' }));
   t.is(parsed.route.rewrite, undefined, 'set per route, with the route\'s own regex');
-  t.deepEqual(parsed.nginxRegex, { regexPaths: true, captureRewrite: { substitution: '/\\2', maxGroup: 2 } });
-  // The sample Ingress's path "/" has no group 2: reported, that path is sent unchanged.
+  t.deepEqual(parsed.nginxRegex, { captureRewrite: { target: '/$2', maxGroup: 2 } });
+  // The sample Ingress's path "/" has no group 2: reported (the group is empty there, as in nginx).
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });

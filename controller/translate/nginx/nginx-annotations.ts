@@ -6,17 +6,21 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR } from '../ir.js';
+import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
+import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames } from './nginx-server-names.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
+import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
@@ -32,6 +36,8 @@ export interface NginxMapping {
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
   redirects?: NginxRedirectSettings;
+  /** server-alias, from-to-www-redirect (nginx-server-names.ts). */
+  serverNames?: NginxServerNames;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
   regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
@@ -44,6 +50,10 @@ export interface NginxMapping {
   affinity?: NginxAffinitySettings;
   /** upstream-hash-by, load-balance (nginx-balancing.ts). */
   balancing?: NginxBalancing;
+  /** proxy-next-upstream, proxy-next-upstream-tries (nginx-next-upstream.ts). */
+  retry?: RetryPolicyIR;
+  /** service-upstream (nginx-service-upstream.ts). */
+  serviceUpstream?: true;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -66,11 +76,14 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'allowlist-source-range',
   ...nginxCorsAnnotations,
   ...nginxBalancingAnnotations,
+  ...nginxNextUpstreamAnnotations,
+  ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
+  ...nginxServerNameAnnotations,
   ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
   ...nginxAuthAnnotations,
@@ -124,8 +137,8 @@ function mapRewrite(r: NginxReader): PathRewriteIR | undefined {
   if (target === undefined) return undefined;
   // Capture groups need regex paths: nginx-regex.ts reads such a target.
   if (usesCaptureGroups(target)) return undefined;
-  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target)) {
-    r.invalid('rewrite-target', target, 'a path starting with "/"');
+  if (!/^\/[^\s?#\\\x00-\x1f\x7f]{0,1023}$/.test(target) || !isNginxRewriteTarget(target)) {
+    r.invalid('rewrite-target', target, 'a path starting with "/" of letters, digits and "-._~/:"');
     return undefined;
   }
   // nginx `rewrite` replaces the whole URI with the target once the location matched; the query string is kept.
@@ -208,6 +221,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
     else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
   }
   mapping.redirects = readNginxRedirect(ingress, diagnostics);
+  const serverNames = readNginxServerNames(ingress, diagnostics);
+  if (serverNames !== undefined) mapping.serverNames = serverNames;
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
   const auth = readNginxAuth(ingress, diagnostics, layer);
@@ -218,6 +233,9 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
   mapping.balancing = readNginxBalancing(ingress, diagnostics, affinity !== undefined);
+  const retry = readNginxNextUpstream(ingress, diagnostics);
+  if (retry !== undefined) mapping.retry = retry;
+  if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   return mapping;
 }
 
@@ -246,7 +264,11 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   }
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
+  if (mapping.serverNames !== undefined) Object.assign(parsed, { nginxServerNames: mapping.serverNames });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
+  if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
+  // Our own retry-* win over proxy-next-upstream*.
+  if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.
   const balancing = mapping.balancing ?? {};
   if (balancing.hashPolicies !== undefined && parsed.route.hashPolicies === undefined && ingress.metadata.annotations?.[Annotation.loadBalancer] === undefined) {

@@ -1,6 +1,7 @@
 // Value checks and request-matching patterns for the ingress-nginx canary annotations (nginx-canary.ts). Every
 // pattern built here is RE2 (what Envoy's safe_regex runs), checked with the same RE2 library compiled to wasm.
-import { compileRe2 } from '../path-match-regex.js';
+import { compileRe2, tooLargeError } from '../path-match-regex.js';
+import { estimateRe2ProgramSize, maxUserRegexProgramSize } from '../re2-program-size.js';
 import type { HeaderMatchIR } from '../ir.js';
 
 /** Go's strconv.ParseBool, which ingress-nginx reads boolean annotations with. */
@@ -47,6 +48,8 @@ export function headerPatternRegex(pattern: string): ParsedPattern {
   if (!isRe2(pattern)) return { valid: false, error: 'an RE2 regular expression (look-around and back-references are PCRE only)' };
   const regex = `.*(?:${pattern}).*`;
   if (!isRe2(regex)) return { valid: false, error: 'a self-contained RE2 regular expression' };
+  const size = estimateRe2ProgramSize(regex);
+  if (size > maxUserRegexProgramSize) return { valid: false, error: `a smaller pattern: ${tooLargeError('this one', size)}` };
   return { valid: true, regex };
 }
 

@@ -73,21 +73,63 @@ test('without use-regex (or with "false") paths keep their Ingress meaning, even
   t.deepEqual(summary(vhost(disabled).routes), ['plain/rule/0/path/0 prefix /v1', 'fallback prefix /']);
 });
 
-test('use-regex on one Ingress leaves the paths of another Ingress on the same host as they are; routes interleave by length', (t) => {
+test('use-regex on one Ingress makes every path of the host a regex, other Ingresses\' too (ingress-nginx enforceRegexModifier)', (t) => {
   const result = translate(
     state([
       ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/api/.*' }, { path: '/a' }]),
-      ingress('plain', {}, [{ path: '/api/v1', pathType: 'Prefix' }, { path: '/health', pathType: 'Exact' }], { age: 1 }),
+      ingress('plain', {}, [{ path: '/api/v1', pathType: 'Prefix' }, { path: '/health', pathType: 'Exact' }, { path: '/b/' }], { age: 1 }),
+      // Another host of the same Ingress name: untouched.
+      ingress('other', {}, [{ path: '/api/v1', pathType: 'Prefix' }], { age: 2, host: 'other.test' }),
     ]),
     nginxOn,
   );
+  t.deepEqual(result.diagnostics, []);
+  // By length of the path as written, then by path descending (ingress-nginx's two stable sorts).
   t.deepEqual(summary(vhost(result).routes), [
-    'plain/rule/0/path/1 exact /health',
-    'plain/rule/0/path/0 prefix /api/v1',
+    'plain/rule/0/path/1 regex (?i)^(?:/health).*',
+    'plain/rule/0/path/0 regex (?i)^(?:/api/v1).*',
     're/rule/0/path/0 regex (?i)^(?:/api/.*).*',
+    'plain/rule/0/path/2 regex (?i)^(?:/b/).*',
     're/rule/0/path/1 regex (?i)^(?:/a).*',
     'fallback prefix /',
   ]);
+  t.deepEqual(summary(vhost(result, 'other.test').routes), ['other/rule/0/path/0 prefix /api/v1', 'fallback prefix /']);
+});
+
+test('a rewrite-target without capture groups makes the host\'s paths regexes too; one equal to the path does not', (t) => {
+  const rewritten = translate(
+    state([
+      ingress('rw', nginx({ 'rewrite-target': '/new/backend' }), [{ path: '/', pathType: 'Prefix' }]),
+      ingress('acme', {}, [{ path: '/.well-known/acme/challenge', pathType: 'Prefix' }], { age: 1 }),
+    ]),
+    nginxOn,
+  );
+  t.deepEqual(summary(vhost(rewritten).routes), [
+    'acme/rule/0/path/0 regex (?i)^(?:/.well-known/acme/challenge).*',
+    'rw/rule/0/path/0 regex (?i)^(?:/).*',
+    'fallback prefix /',
+  ]);
+  const same = translate(state([ingress('rw', nginx({ 'rewrite-target': '/app' }), [{ path: '/app', pathType: 'Prefix' }])]), nginxOn);
+  t.deepEqual(summary(vhost(same).routes), ['rw/rule/0/path/0 prefix /app', 'fallback prefix /']);
+  // A value ingress-nginx's validator drops ("defaulting to empty") makes nothing a regex either.
+  const dropped = translate(state([ingress('rw', nginx({ 'rewrite-target': '/a,b' }), [{ path: '/app', pathType: 'Prefix' }])]), nginxOn);
+  t.deepEqual(summary(vhost(dropped).routes), ['rw/rule/0/path/0 prefix /app', 'fallback prefix /']);
+  t.deepEqual(dropped.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+});
+
+test('the spill-over stays among Ingresses with the nginx layer: an Ingress of a class without it keeps its paths', (t) => {
+  const plainClass = { kind: 'IngressClass' as const, metadata: { name: 'plain', annotations: { 'envoy-ingress.io/nginx-annotations': 'false' } }, spec: { controller: defaultTranslateOptions.controllerName } };
+  const ours = ingress('ours', {}, [{ path: '/v1', pathType: 'Prefix' }], { age: 1 });
+  const s = state([ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/v[0-9]+/x' }]), { ...ours, spec: { ...ours.spec, ingressClassName: 'plain' } }]);
+  const result = translate({ ...s, ingressClasses: [...s.ingressClasses, plainClass] }, nginxOn);
+  t.deepEqual(summary(vhost(result).routes), ['re/rule/0/path/0 regex (?i)^(?:/v[0-9]+/x).*', 'ours/rule/0/path/0 prefix /v1', 'fallback prefix /']);
+});
+
+test('a regex path RE2 would compile too large is refused with a diagnostic naming it; the rest is served', (t) => {
+  const result = translate(state([ingress('big', nginx({ 'use-regex': 'true' }), [{ path: '/id/[a-z]{1000}' }, { path: '/id/[0-9]+' }])]), nginxOn);
+  t.deepEqual(result.diagnostics.map((d) => `${d.object.name} ${d.reason}`), ['big InvalidPath']);
+  t.regex(result.diagnostics[0]?.message ?? '', /^rule 0 path 0: regex path "\/id\/\[a-z\]\{1000\}" is too large: RE2 would compile it to about \d+ instructions, more than the 2000 allowed/);
+  t.deepEqual(summary(vhost(result).routes), ['big/rule/0/path/1 regex (?i)^(?:/id/[0-9]+).*', 'fallback prefix /']);
 });
 
 test('rewrite-target with capture groups implies regex paths and rewrites with the route\'s own regex (issue 7 example)', (t) => {
@@ -106,13 +148,13 @@ test('our rewrite-prefix wins over a capture-group rewrite-target', (t) => {
   t.deepEqual(vhost(result).routes[0]?.policy?.rewrite, { kind: 'prefix', replacement: '/v2' });
 });
 
-test('a target using more groups than a path has is reported, and only that path is sent unchanged', (t) => {
-  const result = translate(state([ingress('rw', nginx({ 'rewrite-target': '/x/$2' }), [{ path: '/a/(.*)/(.*)' }, { path: '/b/(.*)' }])]), nginxOn);
+test('a target using more groups than a path has is reported, and the missing group is empty there (as nginx)', (t) => {
+  const result = translate(state([ingress('rw', nginx({ 'rewrite-target': '/x/$2/$1' }), [{ path: '/a/(.*)/(.*)' }, { path: '/b/(.*)' }])]), nginxOn);
   t.deepEqual(result.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
   t.regex(result.diagnostics[0]?.message ?? '', /uses \$2 but rule 0 path 1 "\/b\/\(\.\*\)" has 1 capture group/);
   const routes = vhost(result).routes;
-  t.deepEqual(routes.find((r) => r.match.path === '/a/(.*)/(.*)')?.policy?.rewrite, { kind: 'regex', pattern: '(?i)^(?:/a/(.*)/(.*)).*', substitution: '/x/\\2' });
-  t.is(routes.find((r) => r.match.path === '/b/(.*)')?.policy?.rewrite, undefined);
+  t.deepEqual(routes.find((r) => r.match.path === '/a/(.*)/(.*)')?.policy?.rewrite, { kind: 'regex', pattern: '(?i)^(?:/a/(.*)/(.*)).*', substitution: '/x/\\2/\\1' });
+  t.deepEqual(routes.find((r) => r.match.path === '/b/(.*)')?.policy?.rewrite, { kind: 'regex', pattern: '(?i)^(?:/b/(.*)).*', substitution: '/x//\\1' });
 });
 
 test('bad values are reported on the Ingress and leave the rest of it served', (t) => {
@@ -201,12 +243,12 @@ test('explain predicts regex routes and the app-root redirect', (t) => {
   t.deepEqual(root.response, { kind: 'redirect', status: 302, location: 'http://app.test:8080/app1' });
 });
 
-test('migrate-check: regex paths of the use-regex Ingress match as in ingress-nginx; other paths of the host and paths RE2 refuses are listed', (t) => {
+test('migrate-check: every path of a regex host matches as in ingress-nginx; paths RE2 refuses or finds too large are listed', (t) => {
   const report = migrationReport([
     ingress('re', nginx({ 'use-regex': 'true' }), [{ path: '/api/v[0-9]+' }, { path: '/look(?=ahead)' }]),
-    ingress('plain', {}, [{ path: '/health', pathType: 'Exact' }], { age: 1 }),
+    ingress('plain', {}, [{ path: '/health', pathType: 'Exact' }, { path: '/x/.{1000}' }], { age: 1 }),
   ]);
   const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${i.name} ${c.rule} ${c.path}`));
-  t.deepEqual(changes, ['plain RegexEnforcedOnHost /health', 're RegexNotRe2 /look(?=ahead)']);
+  t.deepEqual(changes, ['plain RegexTooLarge /x/.{1000}', 're RegexNotRe2 /look(?=ahead)']);
   t.regex(report.ingresses.find((i) => i.name === 're')?.routeChanges[0]?.difference ?? '', /not served: regex path "\/look\(\?=ahead\)" is not valid RE2: invalid perl operator/);
 });

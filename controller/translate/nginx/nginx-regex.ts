@@ -1,13 +1,12 @@
 // ingress-nginx use-regex, rewrite-target with capture groups, and app-root (opt-in with --nginx-annotations).
 //
-// - use-regex "true", or a rewrite-target that uses `$1`..`$9`, makes the Ingress's paths regular expressions, as
-//   ingress-nginx writes them: `location ~* "^<path>"` (case-insensitive, anchored at the start only), whatever the
-//   pathType. Only this Ingress's paths: ingress-nginx also turns every other Ingress's paths on the same host into
-//   regexes, which here would let one Ingress change another's routing; migrate-check reports those paths instead
-//   (RegexEnforcedOnHost). Routes are ordered by path length, regex or not (path-match.ts), as ingress-nginx orders
-//   its locations.
+// - use-regex "true", or any rewrite-target other than the path itself, makes every path of the host a regular
+//   expression, as ingress-nginx writes them: `location ~* "^<path>"` (case-insensitive, anchored at the start
+//   only), whatever the pathType and whichever Ingress of the host the path comes from (nginx-regex-hosts.ts).
+//   Routes are ordered by path length, then path, as ingress-nginx orders its locations (path-match.ts).
 // - rewrite-target with `$N`: nginx `rewrite "(?i)<path>" <target> break` replaces the whole path with the target,
-//   `$N` being the path's capture groups; here an Envoy regex_rewrite of the route's own regex with `\N`.
+//   `$N` being the path's capture groups (empty when the path has fewer); here an Envoy regex_rewrite of the
+//   route's own regex with `\N`.
 // - app-root: ingress-nginx's server-level `if ($uri = /) { return 302 $scheme://$http_host<app-root>; }`: on every
 //   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
 import type { IngressAnnotations } from '../annotations.js';
@@ -18,6 +17,8 @@ import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { captureGroupCount, parseRegexPath } from '../path-match-regex.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
+import { parseGoBool } from './nginx-canary-values.js';
+import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -28,10 +29,8 @@ export type PathRedirectIR = Extract<RouteActionIR, { kind: 'path-redirect' }>;
 
 /** What use-regex, rewrite-target (with capture groups) and app-root of one Ingress amount to. */
 export interface NginxRegexSettings {
-  /** The Ingress's paths are ingress-nginx regex paths. */
-  regexPaths: boolean;
-  /** rewrite-target with `$N`: the RE2 substitution (`\N`) and the highest group it uses. */
-  captureRewrite?: { substitution: string; maxGroup: number };
+  /** rewrite-target with `$N`: the target as written and the highest group it uses. */
+  captureRewrite?: { target: string; maxGroup: number };
   /** app-root: `/` on the Ingress's hosts redirects here. */
   appRoot?: PathRedirectIR;
 }
@@ -55,9 +54,9 @@ const targetPath = /^\/[\x21-\x7e]{0,1023}$/;
 
 function parseCaptureRewrite(ingress: Ingress, diagnostics: Diagnostic[], target: string): NginxRegexSettings['captureRewrite'] {
   const fallback = 'the path is sent unchanged';
-  const value = target.trim();
-  if (!targetPath.test(value) || /[?#\\]/.test(value)) {
-    invalid(ingress, diagnostics, 'rewrite-target', target, 'a path starting with "/" using $1..$9 for capture groups, e.g. "/$2"', fallback);
+  const value = target;
+  if (!targetPath.test(value) || /[?#\\]/.test(value) || !isNginxRewriteTarget(value)) {
+    invalid(ingress, diagnostics, 'rewrite-target', target, 'a path starting with "/" of letters, digits, "-._~/:" and $1..$9 for capture groups, e.g. "/$2"', fallback);
     return undefined;
   }
   // Only the path's capture groups: other nginx variables ($host, $arg_x, ...) have no equivalent in a path rewrite.
@@ -72,8 +71,7 @@ function parseCaptureRewrite(ingress: Ingress, diagnostics: Diagnostic[], target
     invalid(ingress, diagnostics, 'rewrite-target', target, '$1..$9 ($0 is not a capture group in nginx)', fallback);
     return undefined;
   }
-  const substitution = value.replace(/\$(\d)/g, '\\$1');
-  // Each path must have the groups the target uses, or RE2 (and so Envoy) refuses the rewrite.
+  // A group the path lacks is empty in nginx's rewrite; reported, as it is most likely a mistake.
   (ingress.spec?.rules ?? []).forEach((rule, i) => {
     (rule.http?.paths ?? []).forEach((path, j) => {
       const parsed = parseRegexPath(path.path);
@@ -85,12 +83,12 @@ function parseCaptureRewrite(ingress: Ingress, diagnostics: Diagnostic[], target
           ingress,
           diagnostics,
           Reason.InvalidAnnotation,
-          `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses $${maxGroup} but rule ${i} path ${j} ${JSON.stringify(parsed.match.path)} has ${has} capture group(s); that path is sent unchanged`,
+          `annotation ${n('rewrite-target')} ${JSON.stringify(target)} uses $${maxGroup} but rule ${i} path ${j} ${JSON.stringify(parsed.match.path)} has ${has} capture group(s); the missing ones are empty for that path, as in nginx`,
         );
       }
     });
   });
-  return { substitution, maxGroup };
+  return { target: value, maxGroup };
 }
 
 /** app-root: a path (optionally with a query) on the same host; ingress-nginx refuses absolute URLs. */
@@ -114,11 +112,11 @@ export function mapNginxRegex(ingress: Ingress, diagnostics: Diagnostic[]): Ngin
   const target = annotations[n('rewrite-target')];
   const appRoot = annotations[n('app-root')];
   if (useRegex === undefined && appRoot === undefined && (target === undefined || !usesCaptureGroups(target))) return undefined;
-  if (useRegex !== undefined && useRegex.trim() !== 'true' && useRegex.trim() !== 'false') {
+  if (useRegex !== undefined && parseGoBool(useRegex) === undefined) {
     invalid(ingress, diagnostics, 'use-regex', useRegex, '"true", "false"', 'paths are not regular expressions');
   }
   const captures = target !== undefined && usesCaptureGroups(target);
-  const settings: NginxRegexSettings = { regexPaths: useRegex?.trim() === 'true' || captures };
+  const settings: NginxRegexSettings = {};
   if (captures) {
     const rewrite = parseCaptureRewrite(ingress, diagnostics, target);
     if (rewrite !== undefined) settings.captureRewrite = rewrite;
@@ -133,18 +131,23 @@ export function mapNginxRegex(ingress: Ingress, diagnostics: Diagnostic[]): Ngin
 /** An Ingress's parsed annotations, with what this module read (nginx-annotations.ts puts it there). */
 export type WithNginxRegex = IngressAnnotations & { nginxRegex?: NginxRegexSettings };
 
+/** `$N` -> RE2's `\N` for the groups the path has; nginx leaves a missing group empty. */
+function substitutionFor(target: string, groups: number): string {
+  return target.replace(/\$(\d)/g, (_, d: string) => (Number(d) <= groups ? `\\${d}` : ''));
+}
+
 /**
  * rewrite-target with capture groups: each regex route of such an Ingress rewrites the whole path with its own
- * regex, unless our rewrite-prefix already set a rewrite (ours win) or the path lacks the groups (reported when
- * the annotation was read). Routes are the translator's own fresh objects and are changed in place.
+ * regex, unless our rewrite-prefix already set a rewrite (ours win). Routes are the translator's own fresh objects
+ * and are changed in place.
  */
 export function applyNginxCaptureRewrites(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, WithNginxRegex>): void {
   for (const route of routes) {
     if (route.source === undefined || route.action.kind !== 'forward' || route.match.kind !== 'regex') continue;
     const rewrite = annotations.get(refKey(route.source))?.nginxRegex?.captureRewrite;
     if (rewrite === undefined || route.policy?.rewrite !== undefined) continue;
-    if (captureGroupCount(route.match.path) < rewrite.maxGroup) continue;
-    route.policy = { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution: rewrite.substitution } };
+    const substitution = substitutionFor(rewrite.target, captureGroupCount(route.match.path));
+    route.policy = { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution } };
   }
 }
 

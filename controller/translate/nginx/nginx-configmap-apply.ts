@@ -1,0 +1,58 @@
+// What the ingress-nginx ConfigMap (nginx-configmap.ts) does to the Ingresses of the nginx layer: its values are the
+// defaults of their nginx annotations (an Ingress's own annotation wins, as in ingress-nginx), and their TLS hosts
+// send Strict-Transport-Security over HTTPS. Pure; the Ingresses handed back are copies.
+import type { RouteIR } from '../ir.js';
+import { type Ingress, refKey, refOf } from '../kube-objects.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+import { isNginxCanary } from './nginx-canary.js';
+import { hstsHeaderValue, type NginxConfigMapSettings, nginxConfigMapAnnotationDefaults } from './nginx-configmap.js';
+
+/**
+ * `ingresses` with the ConfigMap's defaults under their annotations, for those whose nginx annotations are read
+ * (`enabled`); canaries take every setting from their main Ingress and are left as they are.
+ */
+export function withNginxConfigMapDefaults(ingresses: readonly Ingress[], enabled: (ingress: Ingress) => boolean, settings: NginxConfigMapSettings): Ingress[] {
+  // ingress-nginx's custom error pages go to its default backend: here a spec.defaultBackend, or the Ingress's own.
+  const globalDefaultBackend = ingresses.some((ingress) => ingress.spec?.defaultBackend !== undefined);
+  return ingresses.map((ingress) => {
+    if (!enabled(ingress) || isNginxCanary(ingress)) return ingress;
+    const own = ingress.metadata.annotations ?? {};
+    const defaults = nginxConfigMapAnnotationDefaults(settings, globalDefaultBackend || own[`${nginxAnnotationPrefix}default-backend`] !== undefined);
+    return { ...ingress, metadata: { ...ingress.metadata, annotations: { ...defaults, ...own } } };
+  });
+}
+
+const hstsHeader = 'Strict-Transport-Security';
+
+/**
+ * ingress-nginx's hsts: every HTTPS response of a host with a certificate carries Strict-Transport-Security,
+ * replacing the backend's (lua_ingress.lua header()). Here on the forwarding routes of the nginx-layer Ingresses
+ * (`enabled`, by refKey) of each TLS host; routes are the translator's own fresh objects and are changed in place.
+ * Where a TLS host also serves plain HTTP (ssl-redirect "false") the plain-HTTP answers carry it too (browsers
+ * ignore it there, RFC 6797 8.1).
+ */
+export function applyNginxHsts(
+  routesByHost: ReadonlyMap<string, readonly RouteIR[]>,
+  tlsHosts: ReadonlySet<string>,
+  enabled: ReadonlySet<string>,
+  settings: NginxConfigMapSettings,
+): void {
+  if (settings.hsts === undefined) return;
+  const header = { name: hstsHeader, value: hstsHeaderValue(settings.hsts) };
+  for (const [host, routes] of routesByHost) {
+    if (!tlsHosts.has(host)) continue;
+    for (const route of routes) {
+      if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+      const policy = route.policy ?? {};
+      const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
+      // An Ingress's own response-headers-set of the same header wins.
+      if (responseHeaders.set.some((h) => h.name.toLowerCase() === hstsHeader.toLowerCase())) continue;
+      route.policy = { ...policy, responseHeaders: { set: [...responseHeaders.set, header], remove: responseHeaders.remove } };
+    }
+  }
+}
+
+/** refKeys of the Ingresses whose nginx annotations are read. */
+export function enabledRefs(ingresses: readonly Ingress[], enabled: (ingress: Ingress) => boolean): Set<string> {
+  return new Set(ingresses.filter(enabled).map((ingress) => refKey(refOf(ingress))));
+}
