@@ -8,7 +8,7 @@ import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
-import { buildLuaFilterConfig, luaFilterName } from './affinity-cookie.js';
+import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedFilterConfig, buildAuthSigninFilterConfig, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 
@@ -64,6 +64,9 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   // Last before the router: it may choose the route again (affinity-cookie.ts), after the filters above decided on
   // the same policy (the routes it can move to are copies of one route).
   { name: luaFilterName, usedBy: (p) => p.affinityCookie !== undefined, config: buildLuaFilterConfig() },
+  // After the script: it reads the endpoint header the script set, and names the endpoint on the answer before the
+  // script sees it (affinity-mode persistent).
+  { name: statefulSessionFilterName, usedBy: (p) => p.affinityCookie?.persistent === true, config: buildStatefulSessionFilterConfig() },
 ];
 
 /**
