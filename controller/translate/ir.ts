@@ -242,6 +242,11 @@ export interface AffinityCookieIR {
   conditionalSameSiteNone?: boolean;
   /** Secure on every answer; otherwise only on TLS connections. */
   secure?: boolean;
+  /**
+   * affinity-mode persistent: KEY is the endpoint's address (Envoy stateful session), which a client keeps while
+   * that endpoint exists, however many are added; without it (balanced) KEY is random and ring hash maps it.
+   */
+  persistent?: true;
   /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
   backends: { cluster: string; key: string }[];
 }
@@ -410,6 +415,11 @@ export interface BasicAuthIR {
   realm: string;
   /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+  /**
+   * ingress-nginx `satisfy: any` with auth-url on the same route: right credentials skip the auth-url check, wrong
+   * ones are left to it (instead of a 401).
+   */
+  satisfyAny?: boolean;
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
@@ -433,4 +443,9 @@ export interface ExternalAuthIR {
   pathPrefix: string;
   /** Lower-case names of headers copied from the service's 200 answer onto the request sent upstream. */
   responseHeaders: string[];
+  /**
+   * auth-signin: a 401 of the authentication becomes a 302 to this URL, whose nginx variables ($host,
+   * $escaped_request_uri...) are filled in per request; the `rd=` parameter is already in it (envoy/auth-signin.ts).
+   */
+  signin?: string;
 }

@@ -275,8 +275,9 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (balancing.loadBalancer !== undefined && parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = balancing.loadBalancer;
   if (mapping.affinity !== undefined) {
     Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
-    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
-    if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
+    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise; in persistent
+    // mode the key is the endpoint itself and a new client gets any endpoint (round robin).
+    if (parsed.cluster.loadBalancer === undefined && mapping.affinity.persistent !== true) parsed.cluster.loadBalancer = 'ring-hash';
   }
   return mapping.redirects === undefined ? parsed : { ...parsed, nginxRedirects: mapping.redirects };
 }
