@@ -26,6 +26,8 @@ const entryFiles = [
   'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
+  'envoy/extensions/filters/http/compressor/v3/compressor.proto',
+  'envoy/extensions/compression/gzip/compressor/v3/gzip.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/filters/http/health_check/v3/health_check.proto',
