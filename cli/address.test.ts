@@ -20,3 +20,8 @@ test('parsePort accepts 0-65535 and refuses anything else', (t) => {
     t.throws(() => parsePort(bad, '--http-port'), { message: /^--http-port must be a port number 0-65535/ }, JSON.stringify(bad));
   }
 });
+
+test('unix:/path is a Unix socket address (port 0); a relative path is refused', (t) => {
+  t.deepEqual(parseHostPort('unix:/run/envoy-ingress/xds.sock', '--xds-address'), { host: 'unix:/run/envoy-ingress/xds.sock', port: 0 });
+  t.throws(() => parseHostPort('unix:xds.sock', '--xds-address'), { message: /--xds-address must be unix:\/ABSOLUTE\/PATH/ });
+});

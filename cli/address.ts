@@ -1,5 +1,12 @@
-/** Parses `host:port` or `[v6]:port`; throws a message fit for a CLI user. */
+/** Prefix of a Unix domain socket address (`unix:/run/envoy-ingress/xds.sock`), kept in `host` with port 0. */
+export const unixPrefix = 'unix:';
+
+/** Parses `host:port`, `[v6]:port` or `unix:/absolute/path`; throws a message fit for a CLI user. */
 export function parseHostPort(value: string, flag: string): { host: string; port: number } {
+  if (value.startsWith(unixPrefix)) {
+    if (!value.slice(unixPrefix.length).startsWith('/')) throw new Error(`${flag} must be unix:/ABSOLUTE/PATH, got ${JSON.stringify(value)}`);
+    return { host: value, port: 0 };
+  }
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(value);
   const host = m?.[1] ?? m?.[2];
   const port = Number(m?.[3]);

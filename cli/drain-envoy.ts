@@ -4,6 +4,7 @@
 // and wait that long. Used by `run` on SIGTERM for the Envoy in its pod (--envoy-admin-url) and by the
 // `drain-envoy` command, the drainer container beside Envoy in pods without a controller (the Envoy image has no
 // HTTP client to do it in a preStop hook).
+import { postEnvoyAdmin } from './envoy-admin.js';
 import type { Logger } from './logger.js';
 
 export interface DrainEnvoyOptions {
@@ -16,16 +17,14 @@ export interface DrainEnvoyOptions {
 
 async function post(adminUrl: string, path: string): Promise<void> {
   const url = `${adminUrl.replace(/\/+$/, '')}${path}`;
-  let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', signal: AbortSignal.timeout(2000) });
-    await res.arrayBuffer();
+    await postEnvoyAdmin(adminUrl, path);
   } catch (err: unknown) {
+    if (err instanceof Error && /^HTTP \d+$/.test(err.message)) throw new Error(`POST ${url}: ${err.message}`);
     // fetch says only "fetch failed"; the cause (ECONNREFUSED, timeout) is what helps.
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
     throw new Error(`cannot reach Envoy's admin interface: POST ${url}: ${cause}`);
   }
-  if (!res.ok) throw new Error(`POST ${url}: HTTP ${res.status}`);
 }
 
 /** Rejects when Envoy's admin interface does not accept the two calls (the wait is skipped then). */

@@ -1,5 +1,6 @@
 // Runs the local Envoy for `run --envoy`: starts it with the generated bootstrap, restarts it with backoff if
 // it exits unexpectedly, and on stop asks it to drain before terminating it.
+import { postEnvoyAdmin } from './envoy-admin.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -112,8 +113,8 @@ export class EnvoySupervisor extends EventEmitter<{ spawned: [number]; exited: [
       const { child, exited } = running;
       try {
         // Fail the readiness check first (/ready answers 503), so load balancers stop sending before the drain.
-        await fetch(`${this.options.adminUrl}/healthcheck/fail`, { method: 'POST', signal: AbortSignal.timeout(2000) });
-        await fetch(`${this.options.adminUrl}/drain_listeners?graceful`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+        await postEnvoyAdmin(this.options.adminUrl, '/healthcheck/fail');
+        await postEnvoyAdmin(this.options.adminUrl, '/drain_listeners?graceful');
         let drained: NodeJS.Timeout | undefined;
         await Promise.race([exited, new Promise((r) => (drained = setTimeout(r, (this.options.drainSeconds ?? 5) * 1000)))]);
         clearTimeout(drained);

@@ -58,8 +58,8 @@ function xdsTlsFiles(flags: BootstrapFlags): { certFile: string; keyFile: string
 
 function addBootstrapFlags(cmd: Command): Command {
   return cmd
-    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects', '127.0.0.1:18000')
-    .option('--envoy-admin-address <ip>', 'Envoy admin interface address', '127.0.0.1')
+    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket', '127.0.0.1:18000')
+    .option('--envoy-admin-address <ip>', 'Envoy admin interface address (an IP, or unix:/PATH for a Unix socket)', '127.0.0.1')
     .option('--envoy-admin-port <port>', 'Envoy admin interface port', '9901')
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
     .option('--node-cluster <name>', 'Envoy node cluster', 'envoy-ingress')
@@ -231,7 +231,7 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
 program
   .command('drain-envoy')
   .description('make an Envoy fail its readiness check and drain its listeners gracefully, then wait the drain time (the drainer container of pods without a controller)')
-  .requiredOption('--admin-url <url>', 'Envoy admin interface (e.g. http://127.0.0.1:9901)')
+  .requiredOption('--admin-url <url>', 'Envoy admin interface (e.g. http://127.0.0.1:9901, or unix:/PATH)')
   .option('--drain-seconds <seconds>', 'how long to wait after starting the drain (Envoy\'s --drain-time-s)', '15')
   .option('--wait-for-signal', 'first wait for SIGTERM or SIGINT (the container\'s main process: the kubelet sends SIGTERM when the pod stops)')
   .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info')
@@ -292,7 +292,7 @@ addBootstrapFlags(
           .choices(['trace', 'debug', 'info', 'warning', 'warn', 'error', 'critical', 'off'])
           .default('warn'),
       )
-      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901)')
+      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901, or unix:/PATH)')
       .option('--drain-seconds <seconds>', 'how long Envoy drains on shutdown', '5')
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
@@ -413,8 +413,8 @@ addBootstrapFlags(
     envoy = new EnvoySupervisor(
       {
         envoyBin: flags.envoyBin ?? (await findEnvoyBinary()),
-        bootstrap: bootstrapOf({ ...flags, xdsAddress: `${xds.host}:${controller.xdsPort}` }),
-        adminUrl: `http://${flags.envoyAdminAddress}:${adminPort}`,
+        bootstrap: bootstrapOf({ ...flags, xdsAddress: xds.host.startsWith('unix:') ? xds.host : `${xds.host}:${controller.xdsPort}` }),
+        adminUrl: flags.envoyAdminAddress.startsWith('unix:') ? flags.envoyAdminAddress : `http://${flags.envoyAdminAddress}:${adminPort}`,
         logLevel: flags.envoyLogLevel,
         drainSeconds,
       },

@@ -67,6 +67,8 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
     }
     case 'https-redirect':
       return { target: `${action.statusCode} redirect to https` };
+    case 'host-redirect':
+      return { target: `${action.statusCode} redirect to ${action.scheme}://${action.host}:${action.port}` };
     case 'url-redirect':
       return { target: `${action.statusCode} redirect to ${action.location}` };
     case 'path-redirect':

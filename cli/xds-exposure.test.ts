@@ -11,4 +11,5 @@ test('plaintext xDS off loopback is refused unless TLS or the insecure flag', (t
   t.is(exposedPlaintextXdsRefusal({ host: '0.0.0.0', tls: true, allowInsecure: false }), undefined);
   t.is(exposedPlaintextXdsRefusal({ host: '0.0.0.0', tls: false, allowInsecure: true }), undefined);
   t.is(exposedPlaintextXdsRefusal({ host: '127.0.0.1', tls: false, allowInsecure: false }), undefined);
+  t.is(exposedPlaintextXdsRefusal({ host: 'unix:/run/envoy-ingress/xds.sock', tls: false, allowInsecure: false }), undefined);
 });

@@ -10,7 +10,7 @@ export function isLoopbackHost(host: string): boolean {
 
 /** The reason `run` refuses to start, or undefined when the xDS listen address is acceptable. */
 export function exposedPlaintextXdsRefusal(o: { host: string; tls: boolean; allowInsecure: boolean }): string | undefined {
-  if (o.tls || o.allowInsecure || isLoopbackHost(o.host)) return undefined;
+  if (o.tls || o.allowInsecure || isLoopbackHost(o.host) || o.host.startsWith('unix:')) return undefined;
   return (
     `--xds-address ${o.host} is not loopback and xDS is plaintext: anyone who reaches it gets every TLS private key. ` +
     'Use --xds-tls-cert/--xds-tls-key/--xds-tls-ca with --xds-tls-client-san, or --xds-insecure-plaintext if the network is private by other means'

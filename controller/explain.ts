@@ -378,6 +378,16 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
         verdict: `${action.statusCode} redirect to ${location} because ${host} has TLS (an Ingress lists it in spec.tls) and ssl-redirect is on`,
       };
     }
+    case 'host-redirect': {
+      const kept = action.stripTrailingSlash && path.endsWith('/') ? path.slice(0, -1) : path;
+      const location = `${action.scheme}://${action.host}:${action.port}${kept}${query}`;
+      return {
+        ...common,
+        response: { kind: 'redirect', status: action.statusCode, location },
+        status: action.statusCode,
+        verdict: `${action.statusCode} redirect to ${location} (nginx from-to-www-redirect)`,
+      };
+    }
     case 'url-redirect': {
       const location = action.location.startsWith('/') && !action.relative ? `${scheme}://${request.host}${action.location}` : action.location;
       return {

@@ -202,8 +202,8 @@ function buildXdsTransportSocket(tls: XdsClientTls, host: string): ResourceJson 
 export function buildXdsCluster(host: string, port: number, tls?: XdsClientTls): ResourceJson {
   return {
     name: xdsClusterName,
-    // STATIC takes only IP addresses; a DNS name (e.g. a Kubernetes Service) needs resolving.
-    type: isIP(host) === 0 ? 'STRICT_DNS' : 'STATIC',
+    // STATIC takes only IP addresses (and Unix sockets); a DNS name (e.g. a Kubernetes Service) needs resolving.
+    type: isIP(host) === 0 && !host.startsWith('unix:') ? 'STRICT_DNS' : 'STATIC',
     connect_timeout: '1s',
     load_assignment: {
       cluster_name: xdsClusterName,

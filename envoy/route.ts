@@ -72,6 +72,12 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
     }
     case 'url-redirect':
       return buildUrlRedirect(action);
+    case 'host-redirect': {
+      const redirect: ResourceJson = { scheme_redirect: action.scheme, host_redirect: action.host, port_redirect: action.port };
+      if (action.stripTrailingSlash) redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
+      redirect['response_code'] = redirectResponseCodes[action.statusCode];
+      return { redirect };
+    }
     case 'path-redirect': {
       // Same scheme, host and port; a query in path_redirect replaces the request's, without one it is dropped.
       const redirect: ResourceJson = { path_redirect: action.query === undefined ? action.path : `${action.path}?${action.query}` };

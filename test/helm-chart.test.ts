@@ -34,6 +34,7 @@ const kube = useFileKubeCluster({
   prepare: async (cluster) => {
     // Namespaced objects need their namespace for a server-side dry run; the ServiceMonitor needs its CRD.
     await cluster.kubectlOk(['create', 'namespace', 'envoy-ingress']);
+    await cluster.kubectlOk(['create', 'namespace', 'ingress-nginx']);
     await cluster.kubectlOk(['apply', '--server-side', '-f', (await findGoTools()).serviceMonitorCrd]);
     await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/servicemonitors.monitoring.coreos.com', '--timeout=60s']);
   },
@@ -133,7 +134,7 @@ test('every value reaches the objects (ingress-nginx value names where they mean
     'prometheus.io/scrape': 'true',
     'prometheus.io/port': '9200',
   });
-  for (const arg of ['--manage-service-ingress', '--metrics-address=0.0.0.0:9200', '--ingress-class=nginx', '--controller-name=example.com/envoy-ingress', '--nginx-annotations', '--log-level=debug', '--allow-external-name']) {
+  for (const arg of ['--nginx-configmap=ingress-nginx/ingress-nginx-controller', '--manage-service-ingress', '--metrics-address=0.0.0.0:9200', '--ingress-class=nginx', '--controller-name=example.com/envoy-ingress', '--nginx-annotations', '--log-level=debug', '--allow-external-name']) {
     t.true(controller.args.includes(arg), arg);
   }
   t.deepEqual(controller.ports.find((p: { name: string }) => p.name === 'metrics'), { name: 'metrics', containerPort: 9200 });
@@ -193,6 +194,22 @@ test('controller.manageServiceIngress adds the flag and exactly the RBAC of depl
   t.deepEqual(args(managing), [...args(plain), '--manage-service-ingress']);
 });
 
+test('controller.nginxConfigMap adds the flag and exactly the Role of deploy/optional/nginx-configmap/, in the ConfigMap\'s namespace', async (t) => {
+  const plain = (await render()).objects;
+  const reading = (await render({ set: { 'controller.nginxConfigMap': 'ingress-nginx/ingress-nginx-controller' } })).objects;
+  const added = reading.filter((o) => !plain.some((p) => identity(p) === identity(o)));
+  const optional = parseObjects(await readFile(path.join(repoRoot, 'deploy/optional/nginx-configmap/rbac.yaml'), 'utf8'));
+  t.deepEqual(asSet(added), asSet(optional));
+  const args = (objects: KubeObject[]) => container(find(objects, 'Deployment', 'envoy-ingress'), 'controller').args as string[];
+  t.deepEqual(args(reading), [...args(plain), '--nginx-configmap=ingress-nginx/ingress-nginx-controller']);
+  // Another ConfigMap: the Role follows it.
+  const other = (await render({ set: { 'controller.nginxConfigMap': 'edge/nginx-settings' } })).objects;
+  const role = find(other, 'Role', 'envoy-ingress-nginx-configmap');
+  t.is(role.metadata.namespace, 'edge');
+  t.deepEqual((role as any).rules[0].resourceNames, ['nginx-settings']);
+  t.is(find(other, 'RoleBinding', 'envoy-ingress-nginx-configmap').metadata.namespace, 'edge');
+});
+
 test('controller.service.enabled=false: no Service, and no --publish-service naming it', async (t) => {
   for (const variant of ['default', 'split']) {
     const { objects } = await render({ set: { variant, 'controller.service.enabled': 'false' } });
@@ -224,6 +241,7 @@ test('bad values are refused, naming the value', async (t) => {
     [{ 'controller.image.digest': 'latest' }, /digest/],
     [{ 'controller.service.type': 'ExternalName' }, /service/],
     [{ 'envoy.logLevel': 'verbose' }, /logLevel/],
+    [{ 'controller.nginxConfigMap': 'ingress-nginx-controller' }, /nginxConfigMap/],
   ];
   for (const [set, message] of cases) {
     const error = await t.throwsAsync(render({ set }));

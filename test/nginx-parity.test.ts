@@ -6,6 +6,7 @@
 // tables, the catalog (controller/translate/nginx/catalog.ts) and migrate-check together. Format:
 // test/nginx-parity/README.md.
 import test from 'ava';
+import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { runMigrateCheck } from '../cli/migrate-check-command.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
 import { createTempDir } from './harness/temp-dir.js';
@@ -54,7 +55,8 @@ for (const { file, table } of tables) {
       writeManifest(tmp.path, 'nginx-configmap.yaml', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...nginxConfigMapRef }, data }]);
     if (usesConfigMap) await writeConfigMap(groups[0]!.data!);
     const translate = { nginxAnnotations: true, ...table.options, ...(usesConfigMap ? { nginxConfigMap: { ...nginxConfigMapRef } } : {}) };
-    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate });
+    const edge = table.edge === undefined ? {} : { edge: { ...defaultEdgeHardening, ...table.edge } };
+    const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate, ...edge });
     await stack.envoy.waitForListener('ingress_http');
 
     const check = async (rows: readonly ParityRow[]): Promise<string[]> => {

@@ -1,6 +1,7 @@
 // The gRPC AggregatedDiscoveryService: both StreamAggregatedResources (state of the world) and
 // DeltaAggregatedResources (incremental), fed by one SnapshotCache shared by every stream.
 import { EventEmitter } from 'node:events';
+import { chmod, rm } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { DeltaSession } from './delta-session.js';
@@ -139,13 +140,21 @@ export class AdsServer extends EventEmitter<{
     cache.on('change', this.#onChange);
   }
 
-  /** Listen on host:port (port 0 picks one); resolves to the bound port. `credentials`: default plaintext. */
-  listen(host: string, port: number, credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.grpcServer.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (err, bound) =>
-        err ? reject(err) : resolve(bound),
-      );
+  /**
+   * Listen on host:port (port 0 picks one), or on a Unix socket for host `unix:/path` (a stale socket file there is
+   * replaced; then made owner-only: connecting needs write permission on it); resolves to the bound port (0 for a
+   * socket). `credentials`: default plaintext.
+   */
+  async listen(host: string, port: number, credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
+    const socketPath = host.startsWith('unix:') ? host.slice('unix:'.length) : undefined;
+    if (socketPath !== undefined) await rm(socketPath, { force: true });
+    const target = socketPath !== undefined ? `unix:${socketPath}` : `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const bound = await new Promise<number>((resolve, reject) => {
+      this.grpcServer.bindAsync(target, credentials, (err, p) => (err ? reject(err) : resolve(p)));
     });
+    if (socketPath === undefined) return bound;
+    await chmod(socketPath, 0o600);
+    return 0;
   }
 
   clients(): ClientInfo[] {

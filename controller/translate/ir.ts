@@ -30,6 +30,11 @@ export type RouteActionIR =
    */
   | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
   /**
+   * Redirect to the same path (query kept) on another scheme, host and port (ingress-nginx from-to-www-redirect);
+   * `stripTrailingSlash` as for https-redirect.
+   */
+  | { kind: 'host-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port: number; stripTrailingSlash?: true }
+  /**
    * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
    * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
    * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
@@ -249,6 +254,11 @@ export interface AffinityCookieIR {
   conditionalSameSiteNone?: boolean;
   /** Secure on every answer; otherwise only on TLS connections. */
   secure?: boolean;
+  /**
+   * affinity-mode persistent: KEY is the endpoint's address (Envoy stateful session), which a client keeps while
+   * that endpoint exists, however many are added; without it (balanced) KEY is random and ring hash maps it.
+   */
+  persistent?: true;
   /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
   backends: { cluster: string; key: string }[];
 }
@@ -424,6 +434,11 @@ export interface BasicAuthIR {
   realm: string;
   /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+  /**
+   * ingress-nginx `satisfy: any` with auth-url on the same route: right credentials skip the auth-url check, wrong
+   * ones are left to it (instead of a 401).
+   */
+  satisfyAny?: boolean;
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
@@ -447,4 +462,9 @@ export interface ExternalAuthIR {
   pathPrefix: string;
   /** Lower-case names of headers copied from the service's 200 answer onto the request sent upstream. */
   responseHeaders: string[];
+  /**
+   * auth-signin: a 401 of the authentication becomes a 302 to this URL, whose nginx variables ($host,
+   * $escaped_request_uri...) are filled in per request; the `rd=` parameter is already in it (envoy/auth-signin.ts).
+   */
+  signin?: string;
 }

@@ -15,6 +15,7 @@ import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-poli
 import type { IngressAnnotations } from './annotations.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
+import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames } from './nginx/nginx-server-names.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
 import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
@@ -151,13 +152,17 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   if (!virtualHosts.has(catchAllHost)) virtualHosts.set(catchAllHost, assembleVirtualHost(catchAllHost, [], fallback));
   attachNginxCanaries(canaries, virtualHosts, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
   applyNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
+  // ingress-nginx server-alias (copies of a host) and from-to-www-redirect (nginx/nginx-server-names.ts).
+  const serverNamesOf = (ingress: Ingress): WithNginxServerNames['nginxServerNames'] => (annotations.get(ingress) as WithNginxServerNames | undefined)?.nginxServerNames;
+  const aliasOf = applyNginxServerAliases(virtualHosts, mains, serverNamesOf, diagnostics);
+  const www = nginxWwwRedirects(virtualHosts, mains, serverNamesOf, options, diagnostics);
 
   // Over TLS every host is served exactly as plain HTTP would serve it without redirects, whichever chain (SNI)
   // the connection came in on: one table for all chains, so the Host header picks the route even when it differs
   // from the SNI name, and a host under a TLS wildcard gets its own rules, not the wildcard's.
   // The same virtual host objects as plain HTTP serves where it serves them unchanged (IR is never mutated once
   // assembled; passes over both tables skip routes they have seen): built and kept once, not twice.
-  const https = routeTable(httpsRouteTableName, [...virtualHosts.values()]);
+  const https = routeTable(httpsRouteTableName, [...virtualHosts.values(), ...www.https]);
   const tlsServers: TlsServerIR[] = [];
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
@@ -173,10 +178,11 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
 
   // A host with TLS redirects plain HTTP to https unless every Ingress contributing to it (by rules or by
   // spec.tls) opts out with ssl-redirect "false".
-  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
+  const contributorsOf = (host: string): Ingress[] => [...(rules.contributorsByHost.get(aliasOf.get(host) ?? host) ?? []), ...(tls.contributorsByHost.get(host) ?? [])];
   const redirects = (host: string): boolean => contributorsOf(host).some((ingress) => sslRedirect.get(ingress) !== false);
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
+    if (www.names.has(host)) continue; // the www redirect answers it, on both schemes
     // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
     // whether the host redirects or not (annotation-policy.ts).
     const vhost = virtualHosts.get(host);
@@ -190,7 +196,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
     if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
   }
-  const http = routeTable(httpRouteTableName, httpHosts);
+  const http = routeTable(httpRouteTableName, [...httpHosts, ...www.http]);
 
   const ir: GatewayIR = {
     http,

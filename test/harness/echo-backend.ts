@@ -21,6 +21,19 @@ export interface EchoBackendOptions {
   http2?: boolean;
   /** Answer the first N requests with 503 (a backend that fails, then recovers). */
   failFirst?: number;
+  /**
+   * Also behave as httpbin's `/basic-auth/<user>/<password>` (the authorization service of ingress-nginx's auth
+   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge.
+   */
+  httpbin?: boolean;
+}
+
+/** httpbin's answer to `/basic-auth/<user>/<password>...`, or undefined for other paths. */
+function httpbinBasicAuth(path: string, authorization: string | undefined): number | undefined {
+  const m = /^\/basic-auth\/([^/?]+)\/([^/?]+)/.exec(path);
+  if (m === null) return undefined;
+  const expected = `Basic ${Buffer.from(`${decodeURIComponent(m[1] ?? '')}:${decodeURIComponent(m[2] ?? '')}`).toString('base64')}`;
+  return authorization === expected ? 200 : 401;
 }
 
 /** Request header asking the echo backend to wait this many milliseconds before answering. */
@@ -91,12 +104,14 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
       const bodyBytes = Number(req.headers[ECHO_BODY_BYTES_HEADER] ?? Number.NaN);
       const body = Number.isInteger(bodyBytes) && bodyBytes >= 0 && bodyBytes <= 1 << 20 ? 'a'.repeat(bodyBytes) : JSON.stringify(reply);
       const extra = /^([^:\s]+):\s*(.*)$/.exec(String(req.headers[ECHO_RESPONSE_HEADER] ?? ''));
+      const httpbin = opts.httpbin === true ? httpbinBasicAuth(req.url ?? '', req.headers.authorization) : undefined;
       const answer = (): void => {
-        res.writeHead(failing ? 503 : 200, {
+        res.writeHead(failing ? 503 : (httpbin ?? 200), {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           [ECHO_SERVICE_HEADER]: opts.service,
           ...(extra === null ? {} : { [(extra[1] as string).toLowerCase()]: extra[2] as string }),
+          ...(httpbin === 401 ? { 'www-authenticate': 'Basic realm="Fake Realm"' } : {}),
         });
         res.end(body);
       };

@@ -117,9 +117,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
-    status: 'supported-with-difference',
-    equivalent: 'the affinity cookie (both modes)',
-    note: '"persistent" behaves as "balanced": when endpoints are added, ring hash moves about 1/n of the clients to the new ones (nginx persistent keeps them)',
+    status: 'supported',
+    equivalent: 'balanced (default): KEY is random and ring hash maps it to an endpoint; persistent: KEY is the endpoint itself (Envoy stateful session), kept however many endpoints are added, a new one (and a new cookie) only when it is gone',
   },
   'affinity-canary-behavior': {
     status: 'supported',
@@ -160,6 +159,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'temporal-redirect-code': { status: 'supported', equivalent: 'the status of temporal-redirect, 300 to 307 (else 302, as in ingress-nginx)' },
   'relative-redirects': { status: 'supported', equivalent: 'a permanent-redirect path is sent as written in Location (nginx absolute_redirect off)' },
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
+  'server-alias': {
+    status: 'supported',
+    equivalent: "a copy of the host's routes (of every Ingress of the host, as nginx's server_name) under each alias; an alias that is a host of its own, or another host's alias, is reported and left out; the oldest Ingress of the host with aliases decides",
+  },
+  'from-to-www-redirect': {
+    status: 'supported',
+    equivalent: "www.<host> (or <host> without www.) redirects every request to scheme://<host>:<port> + the URI less a final \"/\" (308, the ConfigMap's http-redirect-code), on http (port 80) and https (the HTTPS listener's port) alike, unless that name is a host of its own",
+  },
   'x-forwarded-prefix': { status: 'supported', equivalent: `${ours('request-headers-set')} X-Forwarded-Prefix` },
   'upstream-vhost': {
     status: 'supported',
@@ -223,10 +230,22 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'Envoy ext_authz filter (HTTP service)',
     note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth; X-Original-URL, X-Original-Method, X-Auth-Request-Redirect and X-Sent-From are set as nginx sets them); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
   },
-  'auth-response-headers': { status: 'supported', equivalent: 'ext_authz allowed_upstream_headers' },
+  'auth-response-headers': {
+    status: 'supported',
+    equivalent: 'ext_authz allowed_upstream_headers; the client\'s own headers of those names are removed first (nginx sets them from the answer, empty when it has none)',
+  },
+  satisfy: {
+    status: 'supported-with-difference',
+    equivalent: 'with auth-type basic and auth-url: right basic credentials skip the auth-url check (any), else both must pass (all)',
+    note: '"any" combines basic auth and auth-url only: an allow-list (whitelist-source-range) is still required of every client, where nginx lets listed clients in without credentials',
+  },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
-  'auth-signin': { status: 'unsupported', note: 'not mapped: a 401 from the auth service is sent to the client instead of a redirect to the sign-in page' },
-  'auth-signin-redirect-param': { status: 'unsupported', note: 'not mapped (auth-signin is not)' },
+  'auth-signin': {
+    status: 'supported',
+    equivalent: 'a 401 of the authentication becomes a 302 to the URL (a Lua filter before the auth filters)',
+    note: 'with rd= (or auth-signin-redirect-param) = scheme://Host + the escaped request URI, as ingress-nginx appends it; the nginx variables $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri and $escaped_request_uri are filled in (a URL with others is reported and ignored); a 401 from the backend itself is not redirected',
+  },
+  'auth-signin-redirect-param': { status: 'supported', equivalent: 'the name of the redirect parameter of auth-signin (default rd)' },
   'auth-request-redirect': { status: 'unsupported', note: 'not mapped: X-Auth-Request-Redirect is always the request URI' },
   'auth-cache-key': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
   'auth-cache-duration': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },

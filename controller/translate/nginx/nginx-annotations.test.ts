@@ -46,6 +46,7 @@ const samples: Record<string, Record<string, string>> = {
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
   'load-balance': { 'load-balance': 'ewma' },
+  'affinity-mode': { affinity: 'cookie', 'affinity-mode': 'persistent' },
   'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
   'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
   'service-upstream': { 'service-upstream': 'true' },
@@ -63,6 +64,8 @@ const samples: Record<string, Record<string, string>> = {
   'temporal-redirect-code': { 'temporal-redirect': 'https://new.test/', 'temporal-redirect-code': '307' },
   'relative-redirects': { 'permanent-redirect': '/new', 'relative-redirects': 'true' },
   'preserve-trailing-slash': { 'preserve-trailing-slash': 'true' },
+  'server-alias': { 'server-alias': 'alias.test' },
+  'from-to-www-redirect': { 'from-to-www-redirect': 'true' },
   'proxy-connect-timeout': { 'proxy-connect-timeout': '3' },
   'denylist-source-range': { 'denylist-source-range': '10.0.0.0/8' },
   'limit-rps': { 'limit-rps': '5' },
@@ -91,8 +94,6 @@ for (const [name, entry] of Object.entries(nginxAnnotationCatalog)) {
   if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
   // Canaries change other Ingresses' routes, not their own: nginx-canary.test.ts shows them through translate().
   if (nginxCanaryAnnotations.includes(name) || name === 'affinity-canary-behavior') continue;
-  // Both affinity modes are served alike (its catalog note says how "persistent" differs).
-  if (name === 'affinity-mode') continue;
   // ssl-passthrough, default-backend, custom-http-errors act on routes and listeners: nginx-edge.test.ts.
   if (nginxEdgeAnnotations.includes(name)) continue;
   // auth-* are resolved against Secrets and Services once the IR is built: nginx-auth.test.ts, the nginx-auth golden.

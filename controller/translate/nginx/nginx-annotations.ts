@@ -16,6 +16,7 @@ import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
 import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
+import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames } from './nginx-server-names.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
@@ -35,6 +36,8 @@ export interface NginxMapping {
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
   redirects?: NginxRedirectSettings;
+  /** server-alias, from-to-www-redirect (nginx-server-names.ts). */
+  serverNames?: NginxServerNames;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
   regex?: NginxRegexSettings;
   /** auth-type basic / auth-url (nginx-auth.ts): resolved against Secrets and Services once the IR is built. */
@@ -80,6 +83,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'connection-proxy-header',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
+  ...nginxServerNameAnnotations,
   ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
   ...nginxAuthAnnotations,
@@ -217,6 +221,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
     else r.invalid('upstream-vhost', vhost, 'a host name, optionally with ":port", e.g. "api.internal"');
   }
   mapping.redirects = readNginxRedirect(ingress, diagnostics);
+  const serverNames = readNginxServerNames(ingress, diagnostics);
+  if (serverNames !== undefined) mapping.serverNames = serverNames;
   const regex = mapNginxRegex(ingress, diagnostics);
   if (regex !== undefined) mapping.regex = regex;
   const auth = readNginxAuth(ingress, diagnostics, layer);
@@ -256,6 +262,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   }
   if (mapping.regex !== undefined) Object.assign(parsed, { nginxRegex: mapping.regex });
   if (mapping.auth !== undefined) Object.assign(parsed, { nginxAuth: mapping.auth });
+  if (mapping.serverNames !== undefined) Object.assign(parsed, { nginxServerNames: mapping.serverNames });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
   if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
   // Our own retry-* win over proxy-next-upstream*.
@@ -268,8 +275,9 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (balancing.loadBalancer !== undefined && parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = balancing.loadBalancer;
   if (mapping.affinity !== undefined) {
     Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
-    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
-    if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
+    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise; in persistent
+    // mode the key is the endpoint itself and a new client gets any endpoint (round robin).
+    if (parsed.cluster.loadBalancer === undefined && mapping.affinity.persistent !== true) parsed.cluster.loadBalancer = 'ring-hash';
   }
   return mapping.redirects === undefined ? parsed : { ...parsed, nginxRedirects: mapping.redirects };
 }

@@ -1,0 +1,152 @@
+// ingress-nginx server-alias and from-to-www-redirect: more names for a host's nginx server.
+// - server-alias "a, b": the host's whole server (the routes of every Ingress of the host) also answers for these
+//   names (nginx server_name), unless a name is a host of its own (ingress-nginx drops it: controller.go); the
+//   oldest Ingress of the host that sets it decides.
+// - from-to-www-redirect "true": www.<host> (or <host> without www.) answers every request with a redirect to the
+//   host (ingress-nginx's redirect server, ngx_srv_redirect.lua): `scheme://host:port` + the request URI less a
+//   final "/", the ConfigMap's http-redirect-code (308), unless that name is a host of its own.
+import type { Diagnostic } from '../diagnostics.js';
+import type { RouteIR, VirtualHostIR } from '../ir.js';
+import { catchAllHost, parseHost } from '../hostname.js';
+import { type Ingress, refOf } from '../kube-objects.js';
+import type { TranslateOptions } from '../options.js';
+import { Reason } from '../reasons.js';
+import { cloneRoute } from '../virtual-host.js';
+import { nginxAnnotationPrefix } from './catalog.js';
+import { defaultNginxHttpRedirectCode } from './nginx-redirect.js';
+
+const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+
+export const nginxServerNameAnnotations = ['server-alias', 'from-to-www-redirect'] as const;
+
+export interface NginxServerNames {
+  /** server-alias: valid names, lower-cased, sorted, without duplicates. */
+  aliases: string[];
+  fromToWww: boolean;
+}
+
+export interface WithNginxServerNames {
+  nginxServerNames?: NginxServerNames;
+}
+
+function report(ingress: Ingress, diagnostics: Diagnostic[], reason: string, message: string): void {
+  diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
+}
+
+/** Reads server-alias and from-to-www-redirect; undefined when neither is set. */
+export function readNginxServerNames(ingress: Ingress, diagnostics: Diagnostic[]): NginxServerNames | undefined {
+  const aliasText = ingress.metadata.annotations?.[n('server-alias')];
+  const wwwText = ingress.metadata.annotations?.[n('from-to-www-redirect')];
+  if (aliasText === undefined && wwwText === undefined) return undefined;
+  const aliases = new Set<string>();
+  for (const name of (aliasText ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '')) {
+    const parsed = parseHost(name);
+    if (parsed.valid) aliases.add(parsed.host);
+    else report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n('server-alias')}: ${parsed.error}; that alias is ignored`);
+  }
+  // strconv.ParseBool, as ingress-nginx reads it.
+  const fromToWww = wwwText !== undefined && /^(1|t|T|TRUE|true|True)$/.test(wwwText);
+  if (wwwText !== undefined && !fromToWww && !/^(0|f|F|FALSE|false|False)$/.test(wwwText)) {
+    report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n('from-to-www-redirect')} has invalid value ${JSON.stringify(wwwText)}; accepted values: "true", "false"; it is ignored`);
+  }
+  return { aliases: [...aliases].sort(), fromToWww };
+}
+
+function hostsOf(ingress: Ingress): string[] {
+  const hosts = new Set<string>();
+  for (const rule of ingress.spec?.rules ?? []) {
+    if (rule.host === undefined || rule.host === '') continue;
+    const parsed = parseHost(rule.host);
+    if (parsed.valid) hosts.add(parsed.host);
+  }
+  return [...hosts].sort();
+}
+
+/**
+ * server-alias: a virtual host for each alias with a copy of the host's routes (oldest Ingress first, as the
+ * translator orders `ingresses`). Names that are hosts of their own, or already another host's alias, are
+ * reported and left out. Returns alias -> host.
+ */
+export function applyNginxServerAliases(
+  virtualHosts: Map<string, VirtualHostIR>,
+  ingresses: readonly Ingress[],
+  settingsOf: (ingress: Ingress) => NginxServerNames | undefined,
+  diagnostics: Diagnostic[],
+): Map<string, string> {
+  const aliasOf = new Map<string, string>();
+  const decided = new Set<string>();
+  const own = new Set(virtualHosts.keys());
+  for (const ingress of ingresses) {
+    const aliases = settingsOf(ingress)?.aliases ?? [];
+    for (const host of hostsOf(ingress)) {
+      const vhost = virtualHosts.get(host);
+      // The first Ingress of the host with aliases sets them (controller.go: "Aliases already configured").
+      if (vhost === undefined || aliases.length === 0 || decided.has(host)) continue;
+      decided.add(host);
+      for (const alias of aliases) {
+        if (alias === host) continue;
+        if (own.has(alias) || aliasOf.has(alias)) {
+          const owner = own.has(alias) ? 'it is a host of its own' : `it is already an alias of ${aliasOf.get(alias) ?? ''}`;
+          report(ingress, diagnostics, Reason.RuleConflict, `annotation ${n('server-alias')}: alias ${alias} of ${host} is ignored: ${owner}`);
+          continue;
+        }
+        aliasOf.set(alias, host);
+        virtualHosts.set(alias, { name: alias, hostnames: [alias], routes: vhost.routes.map(cloneRoute) });
+      }
+    }
+  }
+  return aliasOf;
+}
+
+/** The www redirect virtual hosts, one for each route table (the Location keeps the request's scheme). */
+export interface WwwRedirects {
+  http: VirtualHostIR[];
+  https: VirtualHostIR[];
+  /** The names that redirect (they get no other virtual host). */
+  names: Set<string>;
+}
+
+/** `scheme://host:port` + the request URI less a final "/" (nginx drops the URI's last character if it is "/"). */
+function wwwRedirectHost(from: string, to: string, scheme: 'http' | 'https', port: number, statusCode: 301 | 302 | 307 | 308): VirtualHostIR {
+  const redirect = { kind: 'host-redirect', statusCode, scheme, host: to, port } as const;
+  const routes: RouteIR[] = [
+    // With a query the URI does not end in "/": the path keeps its slash.
+    { name: 'www-redirect/query', match: { kind: 'prefix', path: '/' }, headers: [{ name: ':path', kind: 'regex', value: '[^?]*\\?.*' }], action: { ...redirect } },
+    // Envoy's redirect always sends a path: exactly "/" is written out.
+    { name: 'www-redirect/root', match: { kind: 'exact', path: '/' }, headers: [{ name: ':path', kind: 'exact', value: '/' }], action: { kind: 'url-redirect', statusCode, location: `${scheme}://${to}:${port}` } },
+    { name: 'www-redirect', match: { kind: 'prefix', path: '/' }, action: { ...redirect, stripTrailingSlash: true } },
+  ];
+  return { name: from, hostnames: [from], routes };
+}
+
+/**
+ * from-to-www-redirect of the Ingresses (oldest first): for each host of such an Ingress, the other name (www. added
+ * or removed) redirects to it, unless that name is a host of its own (virtualHosts) or redirects already.
+ */
+export function nginxWwwRedirects(
+  virtualHosts: ReadonlyMap<string, VirtualHostIR>,
+  ingresses: readonly Ingress[],
+  settingsOf: (ingress: Ingress) => NginxServerNames | undefined,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+): WwwRedirects {
+  const redirects: WwwRedirects = { http: [], https: [], names: new Set() };
+  const targets = new Set<string>();
+  const code = options.nginxHttpRedirectCode ?? defaultNginxHttpRedirectCode;
+  for (const ingress of ingresses) {
+    if (settingsOf(ingress)?.fromToWww !== true) continue;
+    for (const host of hostsOf(ingress)) {
+      if (host === catchAllHost || host.startsWith('*.') || targets.has(host)) continue;
+      targets.add(host);
+      const from = host.startsWith('www.') ? host.slice(4) : `www.${host}`;
+      if (virtualHosts.has(from) || redirects.names.has(from)) {
+        report(ingress, diagnostics, Reason.RuleConflict, `annotation ${n('from-to-www-redirect')}: ${from} is not redirected to ${host}: it is a host of its own`);
+        continue;
+      }
+      redirects.names.add(from);
+      redirects.http.push(wwwRedirectHost(from, host, 'http', 80, code));
+      redirects.https.push(wwwRedirectHost(from, host, 'https', options.httpsRedirectPort, code));
+    }
+  }
+  return redirects;
+}
