@@ -8,7 +8,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
 import {
   buildAffinityCookieHashPolicy,
   buildAffinityCookiePerRoute,
@@ -209,9 +209,10 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+  if (policy.errorPages !== undefined || policy.forwardedHost === true || policy.defaultBackendHeaders !== undefined) {
     const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
     if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    if (policy.defaultBackendHeaders !== undefined) added.push(...buildDefaultBackendRequestHeaders(policy.defaultBackendHeaders));
     added.push(forwardedHostRequestHeader());
     fields['request_headers_to_add'] = added;
   }

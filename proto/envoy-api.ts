@@ -46,6 +46,7 @@ const entryFiles = [
   'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
   'envoy/extensions/http/custom_response/redirect_policy/v3/redirect_policy.proto',
   'envoy/type/matcher/v3/status_code_input.proto',
+  'envoy/type/matcher/v3/http_inputs.proto',
   'envoy/extensions/clusters/aggregate/v3/cluster.proto',
   'google/rpc/status.proto',
 ];

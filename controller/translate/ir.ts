@@ -213,10 +213,21 @@ export interface RoutePolicyIR {
    * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
    */
   forwardedHost?: boolean;
+  /**
+   * The client's own X-Request-ID reaches the backend (ingress-nginx's $req_id) instead of Envoy's; Envoy keeps
+   * external request ids per listener, so once a route asks, every route of the listener keeps them.
+   */
+  keepClientRequestId?: boolean;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
   hostRewriteFromHeader?: string;
+  /**
+   * The route forwards to an ingress-nginx default backend in place of a Service that does not exist: the request
+   * carries X-Code 503 and X-Format (the client's Accept), as ingress-nginx tells a custom default backend, plus
+   * these fixed headers (X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port).
+   */
+  defaultBackendHeaders?: HeaderIR[];
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
   /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
@@ -259,6 +270,8 @@ export interface AffinityCookieIR {
  */
 export interface ErrorPagesIR {
   statuses: number[];
+  /** Only Envoy's own answers are replaced, the backend's pass (ingress-nginx disable-proxy-intercept-errors). */
+  proxyErrorsOnly?: boolean;
   host: string;
   path: string;
   headers: HeaderIR[];

@@ -1,6 +1,7 @@
 /**
  * An HTTP(S) server that stands for one Kubernetes Service in e2e tests: every request gets 200 and a JSON
- * description of what arrived, so routing assertions can say exactly which service saw which path and Host.
+ * description of what arrived, so routing assertions can say exactly which service saw which path and Host;
+ * `/status/NNN` gets status NNN and an empty body (like httpbun, for error handling cases).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -101,6 +102,13 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         sni: typeof socket.servername === 'string' ? socket.servername : '',
       };
       const failing = requests <= (opts.failFirst ?? 0);
+      // `/status/NNN` answers NNN with an empty body, as httpbun (ingress-nginx's e2e error backend) does.
+      const asked = /^\/status\/([1-5]\d\d)(?:[/?]|$)/.exec(req.url ?? '');
+      if (asked !== null && !failing) {
+        res.writeHead(Number(asked[1]), { 'content-length': 0, [ECHO_SERVICE_HEADER]: opts.service });
+        res.end();
+        return;
+      }
       const bodyBytes = Number(req.headers[ECHO_BODY_BYTES_HEADER] ?? Number.NaN);
       const body = Number.isInteger(bodyBytes) && bodyBytes >= 0 && bodyBytes <= 1 << 20 ? 'a'.repeat(bodyBytes) : JSON.stringify(reply);
       const extra = /^([^:\s]+):\s*(.*)$/.exec(String(req.headers[ECHO_RESPONSE_HEADER] ?? ''));

@@ -260,12 +260,16 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'default-backend': {
     status: 'supported-with-difference',
     equivalent: 'an aggregate cluster: the Service first, the default backend (first port of the named Service) while the Service has no ready endpoints',
-    note: 'Envoy switches per request, so the requests the default backend takes over reach it as the client sent them: ingress-nginx adds X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port to them',
+    note: 'a Service that does not exist sends its requests to the default backend with X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port, as in ingress-nginx; but Envoy switches per request for a Service without ready endpoints, so those requests reach the default backend as the client sent them (ingress-nginx adds the same headers)',
   },
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+  },
+  'disable-proxy-intercept-errors': {
+    status: 'supported',
+    equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

@@ -255,6 +255,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
   parsed.route.forwardedHost = true;
+  // ... and the client's X-Request-ID ($req_id), which the default and error backends read too.
+  parsed.route.keepClientRequestId = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
