@@ -10,7 +10,7 @@
 //   Max-Age, Domain, Path, Secure, HttpOnly, SameSite, in that order). A cluster without a BACKEND sets nothing.
 // Envoy's own cookie hash policy cannot do this: it has no Expires date, no Secure only over TLS, no value of ours.
 import type { AffinityCookieIR } from '../controller/translate/ir.js';
-import { affinityBackendHeader, affinityKeyHeader } from '../controller/translate/nginx/nginx-affinity.js';
+import { affinityBackendHeader, affinityHostHeader, affinityKeyHeader } from '../controller/translate/nginx/nginx-affinity.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const luaFilterName = 'envoy.filters.http.lua';
@@ -47,28 +47,7 @@ local function same_site_none_compatible(ua)
     and string.find(ua, "Safari", 1, true) and not string.find(ua, "Chrome", 1, true) then return false end
   return true
 end
-function envoy_on_request(h)
-  local ctx = context(h)
-  local headers = h:headers()
-  headers:remove("${affinityKeyHeader}")
-  local pinned = headers:get("${affinityBackendHeader}") ~= nil
-  headers:remove("${affinityBackendHeader}")
-  local value = cookie_value(headers:get("cookie"), ctx.name)
-  if value ~= nil then
-    local key, backend = string.match(value, "^([^|]*)|(.*)$")
-    if key == nil then key = value end
-    headers:add("${affinityKeyHeader}", key)
-    if backend ~= nil and backend ~= "" then
-      headers:add("${affinityBackendHeader}", backend)
-      h:clearRouteCache()
-    elseif pinned then
-      h:clearRouteCache()
-    end
-    return
-  end
-  if pinned then h:clearRouteCache() end
-  local key = string.format("%08x%08x", math.random(0, 2147483647), math.random(0, 2147483647))
-  headers:add("${affinityKeyHeader}", key)
+local function attributes_of(h, ctx, headers)
   local attributes = ""
   if ctx.expires ~= nil then attributes = attributes .. "; Expires=" .. os.date("!%a, %d-%b-%y %H:%M:%S GMT", os.time() + tonumber(ctx.expires)) end
   if ctx.maxAge ~= nil then attributes = attributes .. "; Max-Age=" .. ctx.maxAge end
@@ -79,23 +58,61 @@ function envoy_on_request(h)
   local same_site = ctx.sameSite
   if same_site == "None" and ctx.conditionalSameSiteNone == true and not same_site_none_compatible(headers:get("user-agent")) then same_site = nil end
   if same_site ~= nil then attributes = attributes .. "; SameSite=" .. same_site end
+  return attributes
+end
+-- What the answer needs to set the cookie: its name, attributes and the backend key of each cluster.
+local function prepare_cookie(h, ctx, headers, key)
   local md = h:streamInfo():dynamicMetadata()
-  md:set(ns, "cookie", ctx.name .. "=" .. key .. "|")
-  md:set(ns, "attributes", attributes)
+  md:set(ns, "name", ctx.name)
+  if key ~= nil then md:set(ns, "key", key) end
+  md:set(ns, "attributes", attributes_of(h, ctx, headers))
   for k, v in pairs(ctx) do
     if string.sub(k, 1, 8) == "backend:" then md:set(ns, k, v) end
   end
+end
+function envoy_on_request(h)
+  local ctx = context(h)
+  local headers = h:headers()
+  headers:remove("${affinityKeyHeader}")
+  headers:remove("${affinityHostHeader}")
+  local pinned = headers:get("${affinityBackendHeader}") ~= nil
+  headers:remove("${affinityBackendHeader}")
+  local value = cookie_value(headers:get("cookie"), ctx.name)
+  -- Persistent: KEY is the endpoint (the stateful session filter after this one reads the header); the answer
+  -- names the endpoint whenever it is another one (a new client, or its endpoint is gone), and gets a new cookie.
+  if ctx.persistent == true then prepare_cookie(h, ctx, headers, nil) end
+  if value ~= nil then
+    local key, backend = string.match(value, "^([^|]*)|(.*)$")
+    if key == nil then key = value end
+    if ctx.persistent == true then headers:add("${affinityHostHeader}", key) else headers:add("${affinityKeyHeader}", key) end
+    if backend ~= nil and backend ~= "" then
+      headers:add("${affinityBackendHeader}", backend)
+      h:clearRouteCache()
+    elseif pinned then
+      h:clearRouteCache()
+    end
+    return
+  end
+  if pinned then h:clearRouteCache() end
+  if ctx.persistent == true then return end
+  local key = string.format("%08x%08x", math.random(0, 2147483647), math.random(0, 2147483647))
+  headers:add("${affinityKeyHeader}", key)
+  prepare_cookie(h, ctx, headers, key)
 end
 function envoy_on_response(h)
   local headers = h:headers()
   local cluster = headers:get("${affinityClusterHeader}")
   if cluster == nil then return end
   headers:remove("${affinityClusterHeader}")
+  local host = headers:get("${affinityHostHeader}")
+  headers:remove("${affinityHostHeader}")
   local md = h:streamInfo():dynamicMetadata():get(ns)
-  if md == nil or md.cookie == nil then return end
+  if md == nil or md.name == nil then return end
+  local key = md.key
+  if host ~= nil then key = host end
   local backend = md["backend:" .. cluster]
-  if backend == nil then return end
-  headers:add("set-cookie", md.cookie .. backend .. md.attributes)
+  if key == nil or backend == nil then return end
+  headers:add("set-cookie", md.name .. "=" .. key .. "|" .. backend .. md.attributes)
 end
 `;
 
@@ -113,8 +130,34 @@ export function buildAffinityCookiePerRoute(cookie: AffinityCookieIR): ResourceJ
   if (cookie.sameSite !== undefined) context['sameSite'] = cookie.sameSite;
   if (cookie.conditionalSameSiteNone === true) context['conditionalSameSiteNone'] = true;
   if (cookie.secure === true) context['secure'] = true;
+  if (cookie.persistent === true) context['persistent'] = true;
   for (const { cluster, key } of cookie.backends) context[`backend:${cluster}`] = key;
   return { '@type': luaPerRouteType, name: sourceName, filter_context: context };
+}
+
+export const statefulSessionFilterName = 'envoy.filters.http.stateful_session';
+const statefulSessionType = 'type.googleapis.com/envoy.extensions.filters.http.stateful_session.v3.StatefulSession';
+const statefulSessionPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.stateful_session.v3.StatefulSessionPerRoute';
+
+/** The connection manager's stateful session filter (disabled: persistent affinity routes enable it). */
+export function buildStatefulSessionFilterConfig(): ResourceJson {
+  return { '@type': statefulSessionType };
+}
+
+/**
+ * Persistent affinity: the endpoint is the one the request header names (base64 of its address, put there by the
+ * script from the cookie) while it exists, else the balancer's pick, which the answer's header then names.
+ */
+export function buildStatefulSessionPerRoute(): ResourceJson {
+  return {
+    '@type': statefulSessionPerRouteType,
+    stateful_session: {
+      session_state: {
+        name: 'envoy.http.stateful_session.header',
+        typed_config: { '@type': 'type.googleapis.com/envoy.extensions.http.stateful_session.header.v3.HeaderBasedSessionState', name: affinityHostHeader },
+      },
+    },
+  };
 }
 
 /** Route fields: the answering cluster's name for the script (a weighted split picks it per request). */

@@ -7,14 +7,20 @@
 // (controller/auth/). If the controller cannot be asked, the request gets 503: never served unprotected.
 import type { BasicAuthIR } from '../controller/translate/ir.js';
 import { xdsClusterName } from './bootstrap.js';
-import { extAuthzType } from './ext-authz.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const basicAuthFilterName = 'envoy-ingress.basic_auth';
+const extAuthzType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
 const extAuthzPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
 
 /** Context extension keys of the check request (read by controller/auth/basic-auth-service.ts). */
-export const basicAuthContext = { usersId: 'basic-auth-users', realm: 'basic-auth-realm' } as const;
+export const basicAuthContext = { usersId: 'basic-auth-users', realm: 'basic-auth-realm', satisfyAny: 'basic-auth-satisfy-any' } as const;
+
+/**
+ * satisfy: any. Right credentials make the check answer with this dynamic metadata (ext_authz puts it under its
+ * own name), which turns the auth-url filters off for the request (ext-authz.ts, filter_enabled_metadata).
+ */
+export const basicAuthAllowedMetadata = { namespace: 'envoy.filters.http.ext_authz', key: 'envoy-ingress-basic-auth', value: 'allowed' } as const;
 
 /** How long a check may take (bcrypt at a high cost takes about a second) before the request gets 503. */
 export const basicAuthTimeoutMs = 10_000;
@@ -36,6 +42,12 @@ export function buildBasicAuthFilterConfig(): ResourceJson {
 export function buildBasicAuthPerRoute(auth: BasicAuthIR): ResourceJson {
   return {
     '@type': extAuthzPerRouteType,
-    check_settings: { context_extensions: { [basicAuthContext.usersId]: auth.usersId, [basicAuthContext.realm]: auth.realm } },
+    check_settings: {
+      context_extensions: {
+        [basicAuthContext.usersId]: auth.usersId,
+        [basicAuthContext.realm]: auth.realm,
+        ...(auth.satisfyAny === true ? { [basicAuthContext.satisfyAny]: 'true' } : {}),
+      },
+    },
   };
 }

@@ -5,6 +5,7 @@ import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
+import { tablesKeepClientRequestId } from './client-request-id.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
@@ -27,7 +28,7 @@ const secretOf = builtOnce(buildSecret);
 
 /** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
 function routesKey(routes: ServedRoutes): unknown[] {
-  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null];
+  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null, tablesKeepClientRequestId(routes.tables)];
 }
 
 const httpListenerOf = builtForSameKey(

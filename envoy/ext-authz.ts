@@ -5,6 +5,7 @@
 // client (with its WWW-Authenticate and Location headers); an unreachable service or a 5xx gives 500, as
 // ingress-nginx's auth_request does.
 import type { ExternalAuthIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import { basicAuthAllowedMetadata } from './basic-auth.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const extAuthzType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
@@ -39,6 +40,13 @@ export function buildExtAuthzFilterConfig(auth: ExternalAuthIR): ResourceJson {
     allowed_headers: { patterns: [{ safe_regex: { regex: '.*' } }] },
     // ingress-nginx answers 500 when the auth subrequest fails or returns an unexpected status.
     status_on_error: { code: 'InternalServerError' },
+    // satisfy: any: not asked when basic auth already let the request through (basic-auth.ts).
+    filter_enabled_metadata: {
+      filter: basicAuthAllowedMetadata.namespace,
+      path: [{ key: basicAuthAllowedMetadata.key }],
+      value: { string_match: { exact: basicAuthAllowedMetadata.value } },
+      invert: true,
+    },
   };
 }
 

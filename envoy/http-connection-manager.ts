@@ -19,6 +19,7 @@ export function buildHttpConnectionManager(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
+  keepClientRequestId = false,
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
@@ -34,6 +35,8 @@ export function buildHttpConnectionManager(
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
     ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog) } : {}),
     ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),
+    // The client's X-Request-ID reaches the backends (client-request-id.ts); by default Envoy replaces it.
+    ...(keepClientRequestId ? { preserve_external_request_id: true } : {}),
   };
 }
 
@@ -45,9 +48,10 @@ export function buildHttpConnectionManagerFilter(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
+  keepClientRequestId = false,
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound, keepClientRequestId),
   };
 }

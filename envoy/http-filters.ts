@@ -8,12 +8,15 @@ import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
 import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
-import { buildLuaFilterConfig, luaFilterName } from './affinity-cookie.js';
+import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
+import { authPassedFilterName, authSigninFilterName, buildAuthPassedFilterConfig, buildAuthSigninFilterConfig, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
   // First, so it sees every response last, whichever filter made it (custom-http-errors replaces a 403 too).
   { name: customResponseFilterName, usedBy: (p) => p.errorPages !== undefined, config: { '@type': customResponseType } },
+  // auth-signin / auth-response-headers (auth-signin.ts): before every filter that can deny, so it sees their 401s.
+  { name: authSigninFilterName, usedBy: (p) => usesAuthSignin(p.externalAuth), config: buildAuthSigninFilterConfig() },
   // ingress-nginx CORS headers: before every filter that can answer by itself (RBAC's 403, a rate limit's 503,
   // authentication's 401), so those answers carry them too, as nginx's more_set_headers puts them on every response.
   // Authentication filters must stay after it.
@@ -50,6 +53,8 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
     usedBy: (p) => p.basicAuth !== undefined,
     config: buildBasicAuthFilterConfig(),
   },
+  // After every authentication filter (the ext_authz ones are put before it): marks that they let the request through.
+  { name: authPassedFilterName, usedBy: usesAuthPassed, config: buildAuthPassedFilterConfig() },
   {
     name: bufferFilterName,
     usedBy: (p) => p.maxRequestBodyBytes !== undefined,
@@ -59,6 +64,9 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   // Last before the router: it may choose the route again (affinity-cookie.ts), after the filters above decided on
   // the same policy (the routes it can move to are copies of one route).
   { name: luaFilterName, usedBy: (p) => p.affinityCookie !== undefined, config: buildLuaFilterConfig() },
+  // After the script: it reads the endpoint header the script set, and names the endpoint on the answer before the
+  // script sees it (affinity-mode persistent).
+  { name: statefulSessionFilterName, usedBy: (p) => p.affinityCookie?.persistent === true, config: buildStatefulSessionFilterConfig() },
 ];
 
 /**
@@ -129,7 +137,7 @@ function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): Resour
     .filter((_, i) => (mask & (1 << i)) !== 0)
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));
   // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
-  const buffer = chosen.findIndex((filter) => filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
+  const buffer = chosen.findIndex((filter) => filter['name'] === authPassedFilterName || filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
   chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(externalAuth));
   return chosen;
 }

@@ -2,13 +2,22 @@
 // policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
+import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, buildAuthSigninPerRoute, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
-import { buildAffinityCookieHashPolicy, buildAffinityCookiePerRoute, buildAffinityCookieResponseHeaders, luaFilterName } from './affinity-cookie.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
+import {
+  buildAffinityCookieHashPolicy,
+  buildAffinityCookiePerRoute,
+  buildAffinityCookieResponseHeaders,
+  buildStatefulSessionPerRoute,
+  luaFilterName,
+  statefulSessionFilterName,
+} from './affinity-cookie.js';
+import { affinityHostHeader } from '../controller/translate/nginx/nginx-affinity.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';
@@ -94,8 +103,9 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;
   // The affinity cookie's key (put in a header by its Lua script) is what the endpoint is picked by.
-  if (policy.affinityCookie !== undefined) fields['hash_policy'] = [buildAffinityCookieHashPolicy()];
-  else if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
+  if (policy.affinityCookie !== undefined) {
+    if (policy.affinityCookie.persistent !== true) fields['hash_policy'] = [buildAffinityCookieHashPolicy()];
+  } else if (policy.hashPolicies !== undefined && policy.hashPolicies.length > 0) {
     fields['hash_policy'] = policy.hashPolicies.map(buildHashPolicy);
   }
   if (policy.clientRateLimit !== undefined) fields['rate_limits'] = buildClientRateLimitActions(policy.clientRateLimit);
@@ -184,7 +194,10 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
+  if (policy.affinityCookie?.persistent === true) config[statefulSessionFilterName] = buildStatefulSessionPerRoute();
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
+  if (usesAuthSignin(policy.externalAuth)) config[authSigninFilterName] = buildAuthSigninPerRoute(policy.externalAuth!);
+  if (usesAuthPassed(policy)) config[authPassedFilterName] = buildAuthPassedPerRoute(policy);
   if (policy.maxRequestBodyBytes !== undefined) {
     config[bufferFilterName] = { '@type': bufferPerRouteType, buffer: { max_request_bytes: policy.maxRequestBodyBytes } };
   }
@@ -196,14 +209,19 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+  if (policy.errorPages !== undefined || policy.forwardedHost === true || policy.defaultBackendHeaders !== undefined) {
     const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
     if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
+    if (policy.defaultBackendHeaders !== undefined) added.push(...buildDefaultBackendRequestHeaders(policy.defaultBackendHeaders));
     added.push(forwardedHostRequestHeader());
     fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {
     fields['response_headers_to_add'] = [...((fields['response_headers_to_add'] as ResourceJson[] | undefined) ?? []), ...buildAffinityCookieResponseHeaders()];
+  }
+  // The endpoint header is read before the router (stateful session) and need not reach the backend.
+  if (policy.affinityCookie?.persistent === true) {
+    fields['request_headers_to_remove'] = [...((fields['request_headers_to_remove'] as string[] | undefined) ?? []), affinityHostHeader];
   }
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;

@@ -27,6 +27,8 @@ const entryFiles = [
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
+  'envoy/extensions/filters/http/stateful_session/v3/stateful_session.proto',
+  'envoy/extensions/http/stateful_session/header/v3/header.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/filters/http/health_check/v3/health_check.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
@@ -44,6 +46,7 @@ const entryFiles = [
   'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
   'envoy/extensions/http/custom_response/redirect_policy/v3/redirect_policy.proto',
   'envoy/type/matcher/v3/status_code_input.proto',
+  'envoy/type/matcher/v3/http_inputs.proto',
   'envoy/extensions/clusters/aggregate/v3/cluster.proto',
   'google/rpc/status.proto',
 ];

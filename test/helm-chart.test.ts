@@ -250,7 +250,7 @@ test('bad values are refused, naming the value', async (t) => {
   }
 });
 
-test.serial('helm install, then helm upgrade to another values file, on the real API server', async (t) => {
+test.serial('helm install, then helm upgrade to another values file, then helm rollback, on the real API server', async (t) => {
   const kubeconfig = home.file('kubeconfig');
   await writeFile(kubeconfig, kube.cluster.kubeconfig({ token: kube.cluster.adminToken }), { mode: 0o600 });
   const inCluster = ['--kubeconfig', kubeconfig, '--namespace', 'ingress-system'];
@@ -301,6 +301,14 @@ test.serial('helm install, then helm upgrade to another values file, on the real
       [2, 'deployed'],
     ],
   );
+  // Rollback: revision 1's objects again, the split's gone.
+  await helm(['rollback', 'envoy-ingress', '1', ...inCluster]);
+  t.deepEqual(await names('deployments,daemonsets,services,configmaps,servicemonitors -l app.kubernetes.io/name=envoy-ingress'), [
+    'ConfigMap/envoy-ingress-bootstrap',
+    'Deployment/envoy-ingress',
+    'Service/envoy-ingress',
+  ]);
+  t.is((await get('service envoy-ingress')).spec.type, 'LoadBalancer');
   await helm(['uninstall', 'envoy-ingress', ...inCluster]);
   t.deepEqual(await names('deployments,daemonsets,services,configmaps,servicemonitors -l app.kubernetes.io/name=envoy-ingress'), []);
 });

@@ -32,6 +32,7 @@ const world = defineSharedWorld<World>(async (scope) => {
   const objects = [
     ...serviceWithEndpoints('pods', [endpointOf(podA), endpointOf(podB)]),
     nginxIngress('pods', 'pods.test', 'pods', { affinity: 'cookie' }),
+    nginxIngress('persistent', 'persistent.test', 'pods', { affinity: 'cookie', 'affinity-mode': 'persistent' }),
     nginxIngress('by-uri', 'by-uri.test', 'pods', { 'upstream-hash-by': '$uri' }),
     nginxIngress('by-arg', 'by-arg.test', 'pods', { 'upstream-hash-by': '$host$arg_tenant' }),
     ingressClass(),
@@ -94,6 +95,31 @@ test('the endpoint is picked by the key the cookie carries: a new client stays o
   }
   // 20 new clients on one endpoint of two: probability 2 x 0.5^20 with an even ring.
   t.deepEqual([...seen].sort(), ['pod-a', 'pod-b']);
+});
+
+test('affinity-mode persistent: the cookie names the endpoint of the first answer, which the client keeps; an endpoint that is gone gets the client a new one and a new cookie', async (t) => {
+  const w = await world(t);
+  const seen = new Set<string>();
+  for (let client = 0; client < 10; client++) {
+    const first = await get(w, 'persistent.test');
+    const pod = String(first.json?.service);
+    seen.add(pod);
+    const cookie = pairOf(setCookieOf(first));
+    // KEY is the endpoint's address (base64), BACKEND ingress-nginx's key of the Service port.
+    const key = /^INGRESSCOOKIE=([^|]+)\|[0-9a-f]{32}$/.exec(cookie)?.[1] ?? '';
+    t.regex(Buffer.from(key, 'base64').toString(), /^127\.0\.0\.1:\d+$/, cookie);
+    for (let i = 0; i < 3; i++) {
+      const again = await get(w, 'persistent.test', { cookie });
+      t.is(again.json?.service, pod);
+      t.is(setCookieOf(again), undefined, 'the client keeps its cookie');
+      t.is(again.json?.headers?.['x-envoy-ingress-affinity-host'], undefined, 'the endpoint header does not reach the backend');
+    }
+  }
+  t.deepEqual([...seen].sort(), ['pod-a', 'pod-b'], 'new clients are balanced (probability 2 x 0.5^10 of one endpoint)');
+  const gone = `INGRESSCOOKIE=${Buffer.from('127.0.0.1:1').toString('base64')}|${nginxBackendKey({ namespace: 'default', name: 'pods', port: 80 })}`;
+  const moved = await get(w, 'persistent.test', { cookie: gone });
+  t.is(moved.status, 200);
+  t.regex(setCookieOf(moved) ?? '', /^INGRESSCOOKIE=/, 'a new cookie for the new endpoint');
 });
 
 test('upstream-hash-by $uri (the path without its query) and $host$arg_tenant: one key, one endpoint; keys spread over both', async (t) => {

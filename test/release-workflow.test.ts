@@ -13,8 +13,9 @@ import { createTempDir } from './harness/temp-dir.js';
 
 const run = promisify(execFile);
 const workflowFile = path.join(repoRoot, '.github/workflows/release.yml');
-const digest = `sha256:${'ab12'.repeat(16)}`;
-const image = 'ghcr.io/acme/envoy-ingress-controller';
+const controller = `ghcr.io/acme/envoy-ingress-controller@sha256:${'ab12'.repeat(16)}`;
+const envoyEdge = `ghcr.io/acme/envoy-ingress-envoy-edge@sha256:${'cd34'.repeat(16)}`;
+const pinArgs = ['--version', '1.2.3', '--controller', controller, '--envoy-edge', envoyEdge];
 
 let tools: GoTools;
 test.before(async (t) => {
@@ -33,24 +34,34 @@ test('actionlint finds nothing in the workflows', async (t) => {
 test('actionlint does report a broken workflow (the check is live)', async (t) => {
   const dir = await createTempDir();
   t.teardown(() => dir.remove());
-  const broken = (await readFile(workflowFile, 'utf8')).replace('${{ steps.image.outputs.digest }}', '${{ steps.imgae.outputs.digest }}');
+  const broken = (await readFile(workflowFile, 'utf8')).replace('@${{ steps.image.outputs.digest }}', '@${{ steps.imgae.outputs.digest }}');
   await cp(path.join(repoRoot, '.github'), path.join(dir.path, '.github'), { recursive: true });
   await writeFile(path.join(dir.path, '.github/workflows/release.yml'), broken);
   const error = await t.throwsAsync(run(tools.actionlint, ['-no-color', '.github/workflows/release.yml'], { cwd: dir.path }));
   t.regex((error as unknown as { stdout: string }).stdout, /property "imgae" is not defined/);
 });
 
-test('a version tag builds amd64 and arm64, pushes the image and the chart, and pins the digest with scripts/pin-release.js', async (t) => {
+test('a version tag builds our images for amd64 and arm64, pushes them and the chart, and pins their digests with scripts/pin-release.js', async (t) => {
   const workflow = parse(await readFile(workflowFile, 'utf8'));
   t.deepEqual(Object.keys(workflow.on), ['push']);
   t.truthy(workflow.on.push.tags);
   const steps: { uses?: string; run?: string; with?: Record<string, unknown>; id?: string }[] = workflow.jobs.release.steps;
-  const build = steps.find((s) => s.uses?.startsWith('docker/build-push-action@'))!;
-  t.is(build.with!['platforms'], 'linux/amd64,linux/arm64');
-  t.true(build.with!['push']);
+  const builds = steps.filter((s) => s.uses?.startsWith('docker/build-push-action@'));
+  // One build per image of ours: the Dockerfile and each one under deploy/images/.
+  const dockerfiles = ['Dockerfile', ...(await readdir(path.join(repoRoot, 'deploy/images'))).map((f) => `deploy/images/${f}`)];
+  t.deepEqual(builds.map((b) => (b.with!['file'] as string | undefined) ?? 'Dockerfile').sort(), dockerfiles.sort());
+  for (const build of builds) {
+    t.is(build.with!['platforms'], 'linux/amd64,linux/arm64');
+    t.true(build.with!['push']);
+  }
   const pin = steps.find((s) => s.run?.includes('scripts/pin-release.js'))!;
-  t.regex(pin.run!, /--digest "\$DIGEST"/);
-  t.is((pin as { env?: Record<string, string> }).env?.['DIGEST'], `\${{ steps.${build.id}.outputs.digest }}`);
+  const env = (pin as { env?: Record<string, string> }).env!;
+  t.regex(pin.run!, /--controller "\$CONTROLLER" --envoy-edge "\$ENVOY_EDGE"/);
+  // Each pinned reference is the digest its build step pushed.
+  t.deepEqual(
+    [env['CONTROLLER'], env['ENVOY_EDGE']].map((v) => /steps\.(\w+)\.outputs\.digest/.exec(v ?? '')?.[1]),
+    [builds.find((b) => !b.with!['file'])!.id, builds.find((b) => b.with!['file'] === 'deploy/images/envoy-edge.Dockerfile')!.id],
+  );
   // The pin happens before the chart is packaged and pushed, and the manifests are published after it.
   const script = steps.map((s) => s.run ?? '').join('\n');
   const at = (needle: string) => {
@@ -63,11 +74,11 @@ test('a version tag builds amd64 and arm64, pushes the image and the chart, and 
   t.true(at('pin-release.js') < at('tar -czf'));
 });
 
-test('the pin step points deploy/, every variant and the chart at the digest, and the chart still renders exactly deploy/', async (t) => {
+test('the pin step points deploy/, every variant and the chart at the digests, and the chart still renders exactly deploy/', async (t) => {
   const dir = await createTempDir();
   t.teardown(() => dir.remove());
   for (const part of ['deploy', 'deploy-variants']) await cp(path.join(repoRoot, part), path.join(dir.path, part), { recursive: true });
-  const { stdout } = await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, '--version', '1.2.3', '--image', image, '--digest', digest]);
+  const { stdout } = await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, ...pinArgs]);
   t.regex(stdout, /pinned ghcr\.io\/acme\/envoy-ingress-controller@sha256:/);
 
   const helm = helmRunner(tools.helm, dir.path);
@@ -76,24 +87,28 @@ test('the pin step points deploy/, every variant and the chart at the digest, an
   const deployDir = (await manifestDirObjects(path.join(dir.path, 'deploy'))).filter((o) => o.kind !== 'Namespace');
   t.deepEqual(asSet(rendered), asSet(deployDir));
 
-  // Every image of ours, in deploy/, each variant's files and each variant's render, is the pinned one.
+  // Every image of ours, in deploy/, each variant's files and each variant's render, is a pinned one; the
+  // upstream Envoy is left alone.
   const ours = (objects: KubeObject[]) =>
     objects
       .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
       .flatMap((o) => (o.spec.template.spec.containers as { image: string }[]).map((c) => c.image))
-      .filter((i) => !i.startsWith('envoyproxy/'));
+      // Envoy's images are upstream's; edge-nodes' envoy-edge is upstream's plus a file capability, built by the
+      // user from deploy/images/envoy-edge.Dockerfile, not by the release.
+      .filter((i) => !i.startsWith('envoyproxy/') && !i.startsWith('envoy-ingress/envoy-edge:'));
   const variantFiles = (await readdir(path.join(dir.path, 'deploy-variants'), { recursive: true })).filter((f) => f.endsWith('.yaml'));
   const variantObjects = (await Promise.all(variantFiles.map(async (f) => parseObjects(await readFile(path.join(dir.path, 'deploy-variants', f), 'utf8'))))).flat();
   const images = [...ours(deployDir), ...ours(variantObjects)];
   for (const variant of ['default', 'edge-nodes', 'split']) images.push(...ours(parseObjects((await helm(renderArgs({ chart, set: { variant } }))).stdout)));
-  t.true(images.length >= 7, images.join());
-  t.deepEqual([...new Set(images)], [`${image}@${digest}`]);
+  t.true(images.length >= 8, images.join());
+  t.deepEqual([...new Set(images)].sort(), [controller, envoyEdge]);
 
   // The chart is released as that version, comments kept.
   const chartYaml = await readFile(path.join(chart, 'Chart.yaml'), 'utf8');
   t.like(parse(chartYaml), { version: '1.2.3', appVersion: '1.2.3' });
   const values = await readFile(path.join(chart, 'values.yaml'), 'utf8');
-  t.like(parse(values).controller.image, { repository: image, tag: '1.2.3', digest });
+  t.like(parse(values).controller.image, { repository: controller.split('@')[0], tag: '1.2.3', digest: controller.split('@')[1] });
+  t.like(parse(values).envoy.edgeImage, { repository: envoyEdge.split('@')[0], digest: envoyEdge.split('@')[1] });
   t.regex(values, /# -- Install variant/);
   await helm(['lint', '--strict', chart]);
   await helm(['package', chart, '--destination', dir.path]);
@@ -101,17 +116,18 @@ test('the pin step points deploy/, every variant and the chart at the digest, an
 
   // Pinning again (a re-run of the job) gives the same files.
   const before = await readFile(path.join(dir.path, 'deploy/05-deployment.yaml'), 'utf8');
-  await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, '--version', '1.2.3', '--image', image, '--digest', digest]);
+  await run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', dir.path, ...pinArgs]);
   t.is(await readFile(path.join(dir.path, 'deploy/05-deployment.yaml'), 'utf8'), before);
 });
 
-test('the pin step refuses a bad version, image or digest', async (t) => {
+test('the pin step refuses a bad version or image reference', async (t) => {
   const pin = (args: string[]) => run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', '/nonexistent', ...args]);
-  const good = { '--version': '1.2.3', '--image': image, '--digest': digest };
+  const good = { '--version': '1.2.3', '--controller': controller, '--envoy-edge': envoyEdge };
   for (const [flag, bad, message] of [
     ['--version', 'v1.2', /--version must be a semantic version/],
-    ['--image', `${image}:1.2.3`, /--image must be a repository without tag or digest/],
-    ['--digest', 'latest', /--digest must be sha256/],
+    ['--controller', controller.replace('@', ':1.2.3@'), /--controller must be REPOSITORY@sha256/],
+    ['--controller', 'ghcr.io/acme/envoy-ingress-controller:1.2.3', /--controller must be REPOSITORY@sha256/],
+    ['--envoy-edge', envoyEdge.replace(/@.*/, '@latest'), /--envoy-edge must be REPOSITORY@sha256/],
   ] as const) {
     const args = Object.entries({ ...good, [flag]: bad }).flat();
     const error = (await t.throwsAsync(pin(args))) as unknown as { stderr: string };

@@ -48,6 +48,24 @@ test('denied: 401 with the realm in the Basic challenge and nginx\'s page', asyn
   t.regex(denied.body, /401 Authorization Required/);
 });
 
+test('satisfy: any: right credentials say so in dynamic metadata (auth-url is skipped); wrong ones are left to auth-url', async (t) => {
+  const request = (authorization: string): object => {
+    const type = messageType('envoy.service.auth.v3.CheckRequest');
+    const message = type.fromObject({
+      attributes: {
+        context_extensions: { 'basic-auth-users': 'default/s/auth-file', 'basic-auth-realm': 'R', 'basic-auth-satisfy-any': 'true' },
+        request: { http: { headers: { authorization } } },
+      },
+    });
+    return type.decode(type.encode(message).finish());
+  };
+  const right = decode(await service().check(request(basic('alice:wonderland'))));
+  t.deepEqual(right['dynamic_metadata'], { fields: { 'envoy-ingress-basic-auth': { stringValue: 'allowed' } } });
+  t.deepEqual(right['ok_response'], { headers_to_remove: ['authorization'] });
+  const wrong = decode(await service().check(request(basic('alice:nope'))));
+  t.deepEqual(wrong, { status: { code: 0 }, ok_response: {} });
+});
+
 test('users this controller does not know, or too many verifications waiting: 503, never allowed', async (t) => {
   t.like(decode(await service().check(checkRequest('other/s/auth-file', basic('alice:wonderland')))), { denied_response: { status: { code: 503 } } });
   const slow = service({ maxPendingVerifications: 1, verify: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 50)) });

@@ -5,7 +5,7 @@
 // Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, or 503 when the users
 // are not known here or too many slow verifications are waiting. Nothing of a request is logged.
 import type * as grpc from '@grpc/grpc-js';
-import { basicAuthContext } from '../../envoy/basic-auth.js';
+import { basicAuthAllowedMetadata, basicAuthContext } from '../../envoy/basic-auth.js';
 import { messageType } from '../../proto/envoy-api.js';
 import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.js';
 import type { BasicAuthUsers } from './basic-auth-users.js';
@@ -65,10 +65,20 @@ function header(key: string, value: string): object {
   return { header: { key, value } };
 }
 
-function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: string): Buffer {
+function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: string, satisfyAny: boolean): Buffer {
+  const { key, value } = basicAuthAllowedMetadata;
   const response =
     decision === 'allow'
-      ? { status: { code: rpcCode.ok }, ok_response: { headers_to_remove: ['authorization'] } }
+      ? {
+          status: { code: rpcCode.ok },
+          ok_response: { headers_to_remove: ['authorization'] },
+          // satisfy: any: the auth-url check is skipped for this request. (protobufjs's built-in Struct types keep
+          // their camelCase field names, unlike the Envoy API loaded with keepCase.)
+          ...(satisfyAny ? { dynamic_metadata: { fields: { [key]: { stringValue: value } } } } : {}),
+        }
+      : decision === 'deny' && satisfyAny
+        ? // satisfy: any: wrong credentials are left to the auth-url check, which then decides.
+          { status: { code: rpcCode.ok }, ok_response: {} }
       : decision === 'deny'
         ? {
             status: { code: rpcCode.unauthenticated },
@@ -137,12 +147,13 @@ export class BasicAuthService {
     this.stats.checks += 1;
     const context = request.attributes?.context_extensions ?? {};
     const realm = context[basicAuthContext.realm] ?? '';
+    const satisfyAny = context[basicAuthContext.satisfyAny] === 'true';
     const id = context[basicAuthContext.usersId];
     const users = id === undefined ? undefined : this.users.get(id);
     const authorization = request.attributes?.request?.http?.headers?.['authorization'];
     if (this.#pending >= this.#maxPending) {
       this.stats.unavailable += 1;
-      return encodeDecision('overloaded', realm);
+      return encodeDecision('overloaded', realm, false);
     }
     this.#pending += 1;
     let decision: BasicAuthDecision;
@@ -157,6 +168,6 @@ export class BasicAuthService {
     if (decision === 'allow') this.stats.allowed += 1;
     else if (decision === 'deny') this.stats.denied += 1;
     else this.stats.unavailable += 1;
-    return encodeDecision(decision, realm);
+    return encodeDecision(decision, realm, satisfyAny);
   }
 }

@@ -213,10 +213,21 @@ export interface RoutePolicyIR {
    * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
    */
   forwardedHost?: boolean;
+  /**
+   * The client's own X-Request-ID reaches the backend (ingress-nginx's $req_id) instead of Envoy's; Envoy keeps
+   * external request ids per listener, so once a route asks, every route of the listener keeps them.
+   */
+  keepClientRequestId?: boolean;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
   hostRewriteFromHeader?: string;
+  /**
+   * The route forwards to an ingress-nginx default backend in place of a Service that does not exist: the request
+   * carries X-Code 503 and X-Format (the client's Accept), as ingress-nginx tells a custom default backend, plus
+   * these fixed headers (X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port).
+   */
+  defaultBackendHeaders?: HeaderIR[];
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
   /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
@@ -242,6 +253,11 @@ export interface AffinityCookieIR {
   conditionalSameSiteNone?: boolean;
   /** Secure on every answer; otherwise only on TLS connections. */
   secure?: boolean;
+  /**
+   * affinity-mode persistent: KEY is the endpoint's address (Envoy stateful session), which a client keeps while
+   * that endpoint exists, however many are added; without it (balanced) KEY is random and ring hash maps it.
+   */
+  persistent?: true;
   /** Cluster name -> backend key; an answer from a cluster not listed sets no cookie (a legacy canary). */
   backends: { cluster: string; key: string }[];
 }
@@ -254,6 +270,8 @@ export interface AffinityCookieIR {
  */
 export interface ErrorPagesIR {
   statuses: number[];
+  /** Only Envoy's own answers are replaced, the backend's pass (ingress-nginx disable-proxy-intercept-errors). */
+  proxyErrorsOnly?: boolean;
   host: string;
   path: string;
   headers: HeaderIR[];
@@ -410,6 +428,11 @@ export interface BasicAuthIR {
   realm: string;
   /** The Secret the users come from, so a problem can be reported on it. */
   secret: ObjectRef;
+  /**
+   * ingress-nginx `satisfy: any` with auth-url on the same route: right credentials skip the auth-url check, wrong
+   * ones are left to it (instead of a 401).
+   */
+  satisfyAny?: boolean;
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */
@@ -433,4 +456,9 @@ export interface ExternalAuthIR {
   pathPrefix: string;
   /** Lower-case names of headers copied from the service's 200 answer onto the request sent upstream. */
   responseHeaders: string[];
+  /**
+   * auth-signin: a 401 of the authentication becomes a 302 to this URL, whose nginx variables ($host,
+   * $escaped_request_uri...) are filled in per request; the `rd=` parameter is already in it (envoy/auth-signin.ts).
+   */
+  signin?: string;
 }

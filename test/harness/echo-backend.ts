@@ -1,6 +1,7 @@
 /**
  * An HTTP(S) server that stands for one Kubernetes Service in e2e tests: every request gets 200 and a JSON
- * description of what arrived, so routing assertions can say exactly which service saw which path and Host.
+ * description of what arrived, so routing assertions can say exactly which service saw which path and Host;
+ * `/status/NNN` gets status NNN and an empty body (like httpbun, for error handling cases).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -21,6 +22,19 @@ export interface EchoBackendOptions {
   http2?: boolean;
   /** Answer the first N requests with 503 (a backend that fails, then recovers). */
   failFirst?: number;
+  /**
+   * Also behave as httpbin's `/basic-auth/<user>/<password>` (the authorization service of ingress-nginx's auth
+   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge.
+   */
+  httpbin?: boolean;
+}
+
+/** httpbin's answer to `/basic-auth/<user>/<password>...`, or undefined for other paths. */
+function httpbinBasicAuth(path: string, authorization: string | undefined): number | undefined {
+  const m = /^\/basic-auth\/([^/?]+)\/([^/?]+)/.exec(path);
+  if (m === null) return undefined;
+  const expected = `Basic ${Buffer.from(`${decodeURIComponent(m[1] ?? '')}:${decodeURIComponent(m[2] ?? '')}`).toString('base64')}`;
+  return authorization === expected ? 200 : 401;
 }
 
 /** Request header asking the echo backend to wait this many milliseconds before answering. */
@@ -88,15 +102,24 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         sni: typeof socket.servername === 'string' ? socket.servername : '',
       };
       const failing = requests <= (opts.failFirst ?? 0);
+      // `/status/NNN` answers NNN with an empty body, as httpbun (ingress-nginx's e2e error backend) does.
+      const asked = /^\/status\/([1-5]\d\d)(?:[/?]|$)/.exec(req.url ?? '');
+      if (asked !== null && !failing) {
+        res.writeHead(Number(asked[1]), { 'content-length': 0, [ECHO_SERVICE_HEADER]: opts.service });
+        res.end();
+        return;
+      }
       const bodyBytes = Number(req.headers[ECHO_BODY_BYTES_HEADER] ?? Number.NaN);
       const body = Number.isInteger(bodyBytes) && bodyBytes >= 0 && bodyBytes <= 1 << 20 ? 'a'.repeat(bodyBytes) : JSON.stringify(reply);
       const extra = /^([^:\s]+):\s*(.*)$/.exec(String(req.headers[ECHO_RESPONSE_HEADER] ?? ''));
+      const httpbin = opts.httpbin === true ? httpbinBasicAuth(req.url ?? '', req.headers.authorization) : undefined;
       const answer = (): void => {
-        res.writeHead(failing ? 503 : 200, {
+        res.writeHead(failing ? 503 : (httpbin ?? 200), {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           [ECHO_SERVICE_HEADER]: opts.service,
           ...(extra === null ? {} : { [(extra[1] as string).toLowerCase()]: extra[2] as string }),
+          ...(httpbin === 401 ? { 'www-authenticate': 'Basic realm="Fake Realm"' } : {}),
         });
         res.end(body);
       };

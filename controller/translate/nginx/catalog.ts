@@ -117,9 +117,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
-    status: 'supported-with-difference',
-    equivalent: 'the affinity cookie (both modes)',
-    note: '"persistent" behaves as "balanced": when endpoints are added, ring hash moves about 1/n of the clients to the new ones (nginx persistent keeps them)',
+    status: 'supported',
+    equivalent: 'balanced (default): KEY is random and ring hash maps it to an endpoint; persistent: KEY is the endpoint itself (Envoy stateful session), kept however many endpoints are added, a new one (and a new cookie) only when it is gone',
   },
   'affinity-canary-behavior': {
     status: 'supported',
@@ -231,10 +230,22 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'Envoy ext_authz filter (HTTP service)',
     note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth; X-Original-URL, X-Original-Method, X-Auth-Request-Redirect and X-Sent-From are set as nginx sets them); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
   },
-  'auth-response-headers': { status: 'supported', equivalent: 'ext_authz allowed_upstream_headers' },
+  'auth-response-headers': {
+    status: 'supported',
+    equivalent: 'ext_authz allowed_upstream_headers; the client\'s own headers of those names are removed first (nginx sets them from the answer, empty when it has none)',
+  },
+  satisfy: {
+    status: 'supported-with-difference',
+    equivalent: 'with auth-type basic and auth-url: right basic credentials skip the auth-url check (any), else both must pass (all)',
+    note: '"any" combines basic auth and auth-url only: an allow-list (whitelist-source-range) is still required of every client, where nginx lets listed clients in without credentials',
+  },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
-  'auth-signin': { status: 'unsupported', note: 'not mapped: a 401 from the auth service is sent to the client instead of a redirect to the sign-in page' },
-  'auth-signin-redirect-param': { status: 'unsupported', note: 'not mapped (auth-signin is not)' },
+  'auth-signin': {
+    status: 'supported',
+    equivalent: 'a 401 of the authentication becomes a 302 to the URL (a Lua filter before the auth filters)',
+    note: 'with rd= (or auth-signin-redirect-param) = scheme://Host + the escaped request URI, as ingress-nginx appends it; the nginx variables $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri and $escaped_request_uri are filled in (a URL with others is reported and ignored); a 401 from the backend itself is not redirected',
+  },
+  'auth-signin-redirect-param': { status: 'supported', equivalent: 'the name of the redirect parameter of auth-signin (default rd)' },
   'auth-request-redirect': { status: 'unsupported', note: 'not mapped: X-Auth-Request-Redirect is always the request URI' },
   'auth-cache-key': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
   'auth-cache-duration': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
@@ -249,12 +260,16 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'default-backend': {
     status: 'supported-with-difference',
     equivalent: 'an aggregate cluster: the Service first, the default backend (first port of the named Service) while the Service has no ready endpoints',
-    note: 'Envoy switches per request, so the requests the default backend takes over reach it as the client sent them: ingress-nginx adds X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port to them',
+    note: 'a Service that does not exist sends its requests to the default backend with X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port, as in ingress-nginx; but Envoy switches per request for a Service without ready endpoints, so those requests reach the default backend as the client sent them (ingress-nginx adds the same headers)',
   },
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+  },
+  'disable-proxy-intercept-errors': {
+    status: 'supported',
+    equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

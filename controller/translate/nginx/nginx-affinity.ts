@@ -14,6 +14,8 @@ import { parseGoBool } from './nginx-canary-values.js';
 
 /** Request header carrying the client's affinity key, which the route's hash policy reads. */
 export const affinityKeyHeader = 'x-envoy-ingress-affinity-key';
+/** Request header carrying the client's endpoint in persistent mode (base64 of its address, Envoy stateful session). */
+export const affinityHostHeader = 'x-envoy-ingress-affinity-host';
 /** Request header carrying the backend part of the client's cookie (routes pin a client to a canary's side by it). */
 export const affinityBackendHeader = 'x-envoy-ingress-affinity-backend';
 
@@ -110,6 +112,7 @@ export function readNginxAffinity(ingress: Ingress, diagnostics: Diagnostic[]): 
   if (flag('session-cookie-secure')) settings.secure = true;
   const mode = annotation(ingress, 'affinity-mode');
   if (mode !== undefined && !['balanced', 'persistent'].includes(mode.trim())) invalid('affinity-mode', mode, '"balanced", "persistent"', 'using "balanced"');
+  if (mode?.trim() === 'persistent') settings.persistent = true;
   return settings;
 }
 

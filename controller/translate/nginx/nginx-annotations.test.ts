@@ -46,6 +46,7 @@ const samples: Record<string, Record<string, string>> = {
   'cors-max-age': { 'enable-cors': 'true', 'cors-max-age': '5' },
   'upstream-hash-by': { 'upstream-hash-by': '$remote_addr' },
   'load-balance': { 'load-balance': 'ewma' },
+  'affinity-mode': { affinity: 'cookie', 'affinity-mode': 'persistent' },
   'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
   'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
   'service-upstream': { 'service-upstream': 'true' },
@@ -93,8 +94,6 @@ for (const [name, entry] of Object.entries(nginxAnnotationCatalog)) {
   if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
   // Canaries change other Ingresses' routes, not their own: nginx-canary.test.ts shows them through translate().
   if (nginxCanaryAnnotations.includes(name) || name === 'affinity-canary-behavior') continue;
-  // Both affinity modes are served alike (its catalog note says how "persistent" differs).
-  if (name === 'affinity-mode') continue;
   // ssl-passthrough, default-backend, custom-http-errors act on routes and listeners: nginx-edge.test.ts.
   if (nginxEdgeAnnotations.includes(name)) continue;
   // auth-* are resolved against Secrets and Services once the IR is built: nginx-auth.test.ts, the nginx-auth golden.

@@ -255,6 +255,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
   parsed.route.forwardedHost = true;
+  // ... and the client's X-Request-ID ($req_id), which the default and error backends read too.
+  parsed.route.keepClientRequestId = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;
@@ -275,8 +277,9 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (balancing.loadBalancer !== undefined && parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = balancing.loadBalancer;
   if (mapping.affinity !== undefined) {
     Object.assign(parsed, { nginxAffinity: mapping.affinity } satisfies WithNginxAffinity);
-    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise.
-    if (parsed.cluster.loadBalancer === undefined) parsed.cluster.loadBalancer = 'ring-hash';
+    // The cookie's key picks the endpoint (ring hash), unless our own load-balancer says otherwise; in persistent
+    // mode the key is the endpoint itself and a new client gets any endpoint (round robin).
+    if (parsed.cluster.loadBalancer === undefined && mapping.affinity.persistent !== true) parsed.cluster.loadBalancer = 'ring-hash';
   }
   return mapping.redirects === undefined ? parsed : { ...parsed, nginxRedirects: mapping.redirects };
 }

@@ -97,6 +97,27 @@ test('auth-map: an entry that is not base64 is named by its position, not its ke
   t.deepEqual(readUsers(bad, 'auth-map'), { error: 'data entry 2 (in key order) is not valid base64' });
 });
 
+test('auth-signin: the redirect parameter appended as ingress-nginx does; unknown nginx variables ignore it (reported)', (t) => {
+  const signin = (values: Record<string, string>): string | undefined => read({ 'auth-url': 'http://auth.test/v', ...values }).auth?.external?.signin;
+  const rd = '$pass_access_scheme://$http_host$escaped_request_uri';
+  t.is(signin({ 'auth-signin': 'http://$host/auth/start' }), `http://$host/auth/start?rd=${rd}`);
+  t.is(signin({ 'auth-signin': 'https://sso.test/start?x=1', 'auth-signin-redirect-param': 'orig' }), `https://sso.test/start?x=1&orig=${rd}`);
+  t.is(signin({ 'auth-signin': 'https://$host/oauth2/start?rd=$escaped_request_uri' }), 'https://$host/oauth2/start?rd=$escaped_request_uri');
+  const unknown = read({ 'auth-url': 'http://auth.test/v', 'auth-signin': 'https://$server_name/start' });
+  t.is(unknown.auth?.external?.signin, undefined);
+  t.regex(unknown.diagnostics[0]?.message ?? '', /\$server_name.*ignored/);
+  // Without auth-url there is nothing to redirect from.
+  t.deepEqual(read({ 'auth-signin': 'http://x/start' }).diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+});
+
+test('satisfy: any only matters with basic auth and auth-url together; other values are reported', (t) => {
+  const both = { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-url': 'http://auth.test/v' };
+  t.true(read({ ...both, satisfy: 'any' }).auth?.satisfyAny);
+  t.is(read({ ...both, satisfy: 'all' }).auth?.satisfyAny, undefined);
+  t.is(read({ 'auth-url': 'http://auth.test/v', satisfy: 'any' }).auth?.satisfyAny, undefined);
+  t.deepEqual(read({ ...both, satisfy: 'some' }).diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+});
+
 test('auth-response-headers: valid names kept lower case, bad ones reported; host is never copied', (t) => {
   const { auth, diagnostics } = read({ 'auth-url': 'http://auth.test/v', 'auth-response-headers': 'X-User, X-Email,bad{,Host,x-user' });
   t.deepEqual(auth?.external?.responseHeaders, ['x-user', 'x-email']);

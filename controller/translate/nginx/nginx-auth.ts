@@ -23,14 +23,16 @@ import type { NginxIngressAnnotations } from './nginx-annotations.js';
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
 /** Names (after the prefix) this module reads. */
-export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers'] as const;
+export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'satisfy'] as const;
 
 /** What the auth annotations of one Ingress ask for, before the Secret and the service are looked up. */
 export interface NginxAuthSettings {
   basic?: { secret: { namespace: string; name: string }; secretType: 'auth-file' | 'auth-map'; realm: string };
-  external?: { url: URL; responseHeaders: string[] };
+  external?: { url: URL; responseHeaders: string[]; signin?: string };
   /** Why the Ingress's paths must answer 503 instead (set when a requested authentication cannot be configured). */
   refused?: string;
+  /** satisfy: any, with both basic auth and auth-url: either one letting the request through is enough. */
+  satisfyAny?: boolean;
 }
 
 /** What the controller allows the annotations to reach (TranslateOptions). */
@@ -98,7 +100,9 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
   const url = raw('auth-url');
   const responseHeaders = raw('auth-response-headers');
   if (url === undefined) {
-    if (responseHeaders !== undefined) report(Reason.InvalidAnnotation, `annotation ${n('auth-response-headers')} ignored: it needs ${n('auth-url')}`);
+    for (const name of ['auth-response-headers', 'auth-signin', 'auth-signin-redirect-param'].filter((a) => raw(a) !== undefined)) {
+      report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: it needs ${n('auth-url')}`);
+    }
   } else {
     const parsed = parseAuthUrl(url);
     if (typeof parsed === 'string') refuse('auth-url', parsed);
@@ -110,9 +114,50 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
         else if (!names.includes(header)) names.push(header);
       }
       settings.external = { url: parsed, responseHeaders: names };
+      const signin = readSignin(raw('auth-signin'), raw('auth-signin-redirect-param'), report);
+      if (signin !== undefined) settings.external.signin = signin;
     }
   }
+  const satisfy = raw('satisfy')?.trim();
+  if (satisfy !== undefined && satisfy !== 'all' && satisfy !== 'any') {
+    report(Reason.InvalidAnnotation, `annotation ${n('satisfy')} has invalid value ${JSON.stringify(satisfy)}; accepted values: "all", "any"; "all" is used`);
+  } else if (satisfy === 'any' && settings.basic !== undefined && settings.external !== undefined) {
+    settings.satisfyAny = true;
+  }
   return settings.basic === undefined && settings.external === undefined && settings.refused === undefined ? undefined : settings;
+}
+
+/** The nginx variables auth-signin may use; the Lua filter fills them in per request (envoy/auth-signin.ts). */
+const signinVariables = new Set(['host', 'http_host', 'best_http_host', 'scheme', 'pass_access_scheme', 'request_uri', 'escaped_request_uri']);
+
+/**
+ * The sign-in URL template with the redirect parameter as ingress-nginx's buildAuthSignURL appends it: `?rd=` (or
+ * `&rd=`) `$pass_access_scheme://$http_host$escaped_request_uri`, unless the URL's query already has the parameter.
+ * A value that is not an absolute http(s) URL, or uses other nginx variables, is reported and left out (a 401 then
+ * goes to the client as it is).
+ */
+function readSignin(value: string | undefined, param: string | undefined, report: (reason: string, message: string) => void): string | undefined {
+  if (value === undefined) {
+    if (param !== undefined) report(Reason.InvalidAnnotation, `annotation ${n('auth-signin-redirect-param')} ignored: it needs ${n('auth-signin')}`);
+    return undefined;
+  }
+  const url = value.trim();
+  const unknown = [...url.matchAll(/\$([A-Za-z_]+)/g)].map((m) => m[1] ?? '').filter((v) => !signinVariables.has(v));
+  const shown = JSON.stringify(url.length > 200 ? `${url.slice(0, 200)}...` : url);
+  if (!/^https?:\/\/[^\s"'\\]+$/.test(url) || unknown.length > 0) {
+    const why = unknown.length > 0 ? `uses nginx variables that cannot be filled in (${unknown.map((v) => `$${v}`).join(', ')}; known: ${[...signinVariables].map((v) => `$${v}`).join(', ')})` : 'is not an absolute http:// or https:// URL';
+    report(Reason.InvalidAnnotation, `annotation ${n('auth-signin')} has value ${shown}, which ${why}; it is ignored: a 401 of the authentication goes to the client`);
+    return undefined;
+  }
+  const name = (param ?? '').trim() === '' ? 'rd' : (param ?? '').trim();
+  if (!/^[A-Za-z0-9_.~-]+$/.test(name)) {
+    report(Reason.InvalidAnnotation, `annotation ${n('auth-signin-redirect-param')} has invalid value ${JSON.stringify(param)}; "rd" is used`);
+    return readSignin(value, undefined, report);
+  }
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  if (query === '') return `${url.replace(/\?$/, '')}?${name}=$pass_access_scheme://$http_host$escaped_request_uri`;
+  if (query.split('&').some((pair) => pair.split('=')[0] === name)) return url;
+  return `${url}&${name}=$pass_access_scheme://$http_host$escaped_request_uri`;
 }
 
 /** An absolute http(s) URL without credentials, fragment or query; a problem description otherwise. */
@@ -222,7 +267,7 @@ function resolveAuth(
     const ref: ObjectRef = { kind: 'Secret', namespace, name };
     const usersId = `${namespace}/${name}/${auth.basic.secretType}`;
     result.users = { id: usersId, users: new HtpasswdUsers(users.lines.map((line) => `${line}\n`).join('')) };
-    result.basic = { usersId, realm: auth.basic.realm, secret: ref };
+    result.basic = { usersId, realm: auth.basic.realm, secret: ref, ...(auth.satisfyAny === true ? { satisfyAny: true } : {}) };
   }
   if (auth.external !== undefined) {
     const target = resolveAuthService(ingress, auth.external.url, services);
@@ -239,6 +284,7 @@ function resolveAuth(
       cluster: target.cluster.name,
       pathPrefix: auth.external.url.pathname.replace(/\/+$/, ''),
       responseHeaders: [...headers],
+      ...(auth.external.signin !== undefined ? { signin: auth.external.signin } : {}),
     };
   }
   return result;

@@ -1,0 +1,23 @@
+import test from 'ava';
+import type { RouteTableIR } from '../controller/translate/ir.js';
+import { buildHttpListener } from './listener.js';
+import type { ResourceJson } from './resource-types.js';
+
+function table(keep: boolean): RouteTableIR {
+  const policy = keep ? { keepClientRequestId: true } : { forwardedHost: true };
+  return {
+    name: 'ingress',
+    virtualHosts: [{ name: 'a.test', hostnames: ['a.test'], routes: [{ name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'c' }, policy }] }],
+  };
+}
+
+function connectionManager(keep: boolean): ResourceJson {
+  const listener = buildHttpListener({ routeConfigName: 'ingress', tables: [table(keep)] }, '127.0.0.1', 8080);
+  const chain = (listener['filter_chains'] as ResourceJson[])[0] as ResourceJson;
+  return ((chain['filters'] as ResourceJson[])[0] as ResourceJson)['typed_config'] as ResourceJson;
+}
+
+test('the client\'s X-Request-ID is kept only when a route of the listener asks for it (Ingresses read with the nginx annotations)', (t) => {
+  t.is(connectionManager(true)['preserve_external_request_id'], true);
+  t.is(connectionManager(false)['preserve_external_request_id'], undefined);
+});
