@@ -15,7 +15,7 @@ import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-poli
 import type { IngressAnnotations } from './annotations.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
-import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames } from './nginx/nginx-server-names.js';
+import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames, wwwRedirectTlsHosts } from './nginx/nginx-server-names.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
 import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
@@ -170,6 +170,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
     secrets.set(secret.name, secret);
   }
+  // from-to-www-redirect over https: the redirecting name with the certificate of its host, where that covers it.
+  for (const { host, secret } of wwwRedirectTlsHosts(www, tls.hosts)) {
+    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
+  }
   if (tls.defaultCertificate !== undefined) {
     const { secret } = tls.defaultCertificate;
     tlsServers.push({ name: defaultCertificateChainName, serverNames: [], secret: secret.name, routeTable: https });
@@ -194,7 +198,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
     const served = plain ?? (hostRedirects ? redirect : vhost);
     // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
-    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), tls.hosts.has(host), nginxRedirects, redirectOptions));
   }
   const http = routeTable(httpRouteTableName, [...httpHosts, ...www.http]);
 
