@@ -26,6 +26,8 @@ const entryFiles = [
   'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
+  'envoy/extensions/filters/http/compressor/v3/compressor.proto',
+  'envoy/extensions/compression/gzip/compressor/v3/gzip.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
   'envoy/extensions/filters/http/stateful_session/v3/stateful_session.proto',
   'envoy/extensions/http/stateful_session/header/v3/header.proto',
