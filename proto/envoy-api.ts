@@ -27,6 +27,8 @@ const entryFiles = [
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
+  'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
+  'envoy/extensions/filters/http/upstream_codec/v3/upstream_codec.proto',
   'envoy/extensions/filters/http/stateful_session/v3/stateful_session.proto',
   'envoy/extensions/http/stateful_session/header/v3/header.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
