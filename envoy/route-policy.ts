@@ -2,6 +2,7 @@
 // policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
+import { buildCompressorPerRoute, compressorFilterName } from './compressor.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, buildAuthSigninPerRoute, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
@@ -196,6 +197,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
   if (policy.affinityCookie?.persistent === true) config[statefulSessionFilterName] = buildStatefulSessionPerRoute();
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
+  if (policy.compression !== undefined) config[compressorFilterName] = buildCompressorPerRoute();
   if (usesAuthSignin(policy.externalAuth)) config[authSigninFilterName] = buildAuthSigninPerRoute(policy.externalAuth!);
   if (usesAuthPassed(policy)) config[authPassedFilterName] = buildAuthPassedPerRoute(policy);
   if (policy.maxRequestBodyBytes !== undefined) {

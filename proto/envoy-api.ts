@@ -26,6 +26,8 @@ const entryFiles = [
   'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',
+  'envoy/extensions/filters/http/compressor/v3/compressor.proto',
+  'envoy/extensions/compression/gzip/compressor/v3/gzip.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
   'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
   'envoy/extensions/filters/http/upstream_codec/v3/upstream_codec.proto',

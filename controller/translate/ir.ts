@@ -182,6 +182,16 @@ export interface ClientRateLimitIR {
   exemptSourceCidrs?: CidrIR[];
 }
 
+/** gzip for responses (ingress-nginx use-gzip): compressed when the client accepts gzip. */
+export interface CompressionIR {
+  /** 1 (fastest) to 9 (smallest). */
+  level: number;
+  /** Responses with a Content-Length below this are sent as they are. */
+  minLength: number;
+  /** Content types compressed. */
+  contentTypes: string[];
+}
+
 export interface RoutePolicyIR {
   /** Whole-request timeout (0 = none); Envoy's default is 15 s. */
   requestTimeoutMs?: number;
@@ -222,6 +232,8 @@ export interface RoutePolicyIR {
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
   hostRewriteFromHeader?: string;
+  /** Responses are gzip-compressed for clients that accept it (ingress-nginx ConfigMap use-gzip). */
+  compression?: CompressionIR;
   /**
    * The route forwards to an ingress-nginx default backend in place of a Service that does not exist: the request
    * carries X-Code 503 and X-Format (the client's Accept), as ingress-nginx tells a custom default backend, plus
@@ -385,6 +397,11 @@ export interface TlsSecretIR {
 }
 
 /** The whole desired data plane state. Lists are sorted by name so equal inputs give equal output. */
+export interface ListenerSettingsIR {
+  /** Envoy writes no Server header of its own; a backend's passes unless the route removes it (server-tokens). */
+  serverHeaderPassThrough?: boolean;
+}
+
 export interface GatewayIR {
   /** Routes for the plaintext listener (TLS hosts redirect to https here unless switched off). */
   http: RouteTableIR;
@@ -396,6 +413,8 @@ export interface GatewayIR {
   tlsPassthrough?: TlsPassthroughIR[];
   /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
   fallbackClusters?: FallbackClusterIR[];
+  /** Connection manager settings of both listeners that the translation decides (the ingress-nginx ConfigMap). */
+  listener?: ListenerSettingsIR;
   /** The users of every basic-auth Secret routes name (BasicAuthIR.usersId), sorted by id; absent means none. */
   basicAuthUsers?: BasicAuthUsersIR[];
 }

@@ -35,7 +35,7 @@ export interface NginxMapping {
   /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
-  redirects?: NginxRedirectSettings;
+  redirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>;
   /** server-alias, from-to-www-redirect (nginx-server-names.ts). */
   serverNames?: NginxServerNames;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
@@ -59,7 +59,7 @@ export interface NginxMapping {
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
   /** Set on every Ingress read through the nginx layer (its https redirects are ingress-nginx's). */
-  nginxRedirects?: NginxRedirectSettings;
+  nginxRedirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>;
   nginxRegex?: NginxRegexSettings;
   nginxAuth?: NginxAuthSettings;
 }

@@ -56,3 +56,34 @@ export function applyNginxHsts(
 export function enabledRefs(ingresses: readonly Ingress[], enabled: (ingress: Ingress) => boolean): Set<string> {
   return new Set(ingresses.filter(enabled).map((ingress) => refKey(refOf(ingress))));
 }
+
+/**
+ * ingress-nginx's use-gzip (http-level gzip in nginx.conf): the forwarding routes of the nginx-layer Ingresses
+ * (`enabled`, by refKey) compress their answers; routes are the translator's own fresh objects, changed in place.
+ */
+export function applyNginxGzip(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): void {
+  const gzip = settings.gzip;
+  if (gzip === undefined) return;
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    route.policy = { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } };
+  }
+}
+
+/**
+ * ingress-nginx's server-tokens "false" (its default): nginx clears the Server header of every answer
+ * (more_clear_headers Server). Here the listeners stop writing Envoy's own (`serverHeaderPassThrough`, for every
+ * Ingress: the connection manager is shared) and the forwarding routes of the nginx-layer Ingresses remove the
+ * backend's; routes are the translator's own fresh objects, changed in place. "true": Envoy's `Server: envoy`.
+ */
+export function applyNginxServerTokens(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { serverHeaderPassThrough: boolean } {
+  if (settings.serverTokens) return { serverHeaderPassThrough: false };
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    const policy = route.policy ?? {};
+    const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
+    if (responseHeaders.remove.includes('server') || responseHeaders.set.some((h) => h.name.toLowerCase() === 'server')) continue;
+    route.policy = { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } };
+  }
+  return { serverHeaderPassThrough: true };
+}

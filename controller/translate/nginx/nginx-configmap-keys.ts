@@ -44,13 +44,13 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'proxy-connect-timeout': honoured('the default of the proxy-connect-timeout annotation (the cluster connect timeout)'),
   'proxy-read-timeout': honoured('the default of the proxy-read-timeout annotation (the route idle timeout, the larger of read and send)'),
   'proxy-send-timeout': honoured('the default of the proxy-send-timeout annotation (the route idle timeout, the larger of read and send)'),
-  'server-tokens': notYet('"false" (the default): responses carry no Server header, the backend\'s included; "true": Server: envoy'),
+  'server-tokens': honoured('"false" (the default): the answers of the nginx layer\'s routes carry no Server header, the backend\'s included (Envoy stops writing its own for every route: the listeners are shared); "true": Server: envoy'),
   'ssl-redirect': honoured('the default of the ssl-redirect annotation'),
   'use-forwarded-headers': notYet('"true": X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Port from the client are believed and passed on (Envoy trusts one proxy hop); "false": Envoy replaces them'),
-  'use-gzip': notYet('Envoy compressor filter (gzip) on the routes of the nginx layer, with gzip-level, gzip-min-length and gzip-types'),
-  'gzip-level': notYet('with use-gzip: the gzip compression level (1-9)'),
-  'gzip-min-length': notYet('with use-gzip: responses shorter than this (Content-Length) are not compressed'),
-  'gzip-types': notYet('with use-gzip: the content types compressed (space-separated)'),
+  'use-gzip': honoured('Envoy compressor filter (gzip) on the routes of the nginx layer, with gzip-level, gzip-min-length and gzip-types'),
+  'gzip-level': honoured('with use-gzip: the gzip compression level (1-9)'),
+  'gzip-min-length': honoured('with use-gzip: responses shorter than this (Content-Length) are not compressed'),
+  'gzip-types': honoured('with use-gzip: the content types compressed (space-separated)'),
 
   // Ignored.
   'access-log-params': ignored(nginxLogs),
