@@ -113,7 +113,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
     note:
-      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does); the backend also receives the x-envoy-ingress-affinity-key header',
+      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does)',
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
