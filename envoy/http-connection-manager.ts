@@ -3,6 +3,7 @@ import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
+import { buildAffinityUpstreamHttpFilters, luaFilterName } from './affinity-cookie.js';
 
 export const httpConnectionManagerType =
   'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
@@ -26,7 +27,7 @@ export function buildHttpConnectionManager(
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: buildAdsConfigSource() },
     // `routeFilters`: filters that routes enable per route (see http-filters.ts); the router is always last.
-    http_filters: [...routeFilters, { name: 'envoy.filters.http.router', typed_config: { '@type': routerType } }],
+    http_filters: [...routeFilters, buildRouterFilter(routeFilters)],
     // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
     // past them), header limits and timeouts: see edge-hardening.ts.
     ...buildEdgeHardeningFields(edge),
@@ -38,6 +39,13 @@ export function buildHttpConnectionManager(
     // The client's X-Request-ID reaches the backends (client-request-id.ts); by default Envoy replaces it.
     ...(keepClientRequestId ? { preserve_external_request_id: true } : {}),
   };
+}
+
+/** The router; with the affinity script on some route, it also drops the affinity headers before the backend. */
+function buildRouterFilter(routeFilters: readonly ResourceJson[]): ResourceJson {
+  const router: ResourceJson = { '@type': routerType };
+  if (routeFilters.some((f) => f['name'] === luaFilterName)) router['upstream_http_filters'] = buildAffinityUpstreamHttpFilters();
+  return { name: 'envoy.filters.http.router', typed_config: router };
 }
 
 /** The network filter wrapping an HttpConnectionManager. */

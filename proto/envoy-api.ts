@@ -29,6 +29,8 @@ const entryFiles = [
   'envoy/extensions/filters/http/compressor/v3/compressor.proto',
   'envoy/extensions/compression/gzip/compressor/v3/gzip.proto',
   'envoy/extensions/filters/http/lua/v3/lua.proto',
+  'envoy/extensions/filters/http/header_mutation/v3/header_mutation.proto',
+  'envoy/extensions/filters/http/upstream_codec/v3/upstream_codec.proto',
   'envoy/extensions/filters/http/stateful_session/v3/stateful_session.proto',
   'envoy/extensions/http/stateful_session/header/v3/header.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',

@@ -169,6 +169,14 @@ export interface CorsResponseIR {
   headers: HeaderIR[];
 }
 
+/** FROM -> TO rewrites of Set-Cookie attributes, as nginx's proxy_cookie_domain / proxy_cookie_path do them. */
+export interface CookieRewriteIR {
+  /** A Domain equal to `from` (case-insensitive, leading dot kept) becomes `to`. */
+  domain?: { from: string; to: string };
+  /** A Path starting with `from` gets `to` in place of that start. */
+  path?: { from: string; to: string };
+}
+
 /**
  * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
  * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
@@ -212,6 +220,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** The Domain / Path attributes of the backend's Set-Cookie headers are rewritten (ingress-nginx proxy-cookie-*). */
+  cookieRewrite?: CookieRewriteIR;
   /** ingress-nginx CORS: fixed response headers for allowed origins, OPTIONS answered 204 by the proxy. */
   corsResponse?: CorsResponseIR;
   /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */

@@ -113,7 +113,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
     note:
-      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does); the backend also receives the x-envoy-ingress-affinity-key header',
+      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does)',
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
@@ -266,6 +266,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+  },
+  'proxy-cookie-domain': {
+    status: 'supported',
+    equivalent: 'the Domain attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_domain does ("FROM TO": a Domain equal to FROM, case-insensitive, becomes TO; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
+  },
+  'proxy-cookie-path': {
+    status: 'supported',
+    equivalent: 'the Path attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_path does ("FROM TO": a Path starting with FROM gets TO in its place; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
   },
   'disable-proxy-intercept-errors': {
     status: 'supported',
