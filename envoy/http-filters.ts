@@ -11,6 +11,7 @@ import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
+import { buildCookieRewriteFilterConfig, cookieRewriteFilterName } from './cookie-rewrite.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedFilterConfig, buildAuthSigninFilterConfig, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
@@ -68,6 +69,8 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   // After the script: it reads the endpoint header the script set, and names the endpoint on the answer before the
   // script sees it (affinity-mode persistent).
   { name: statefulSessionFilterName, usedBy: (p) => p.affinityCookie?.persistent === true, config: buildStatefulSessionFilterConfig() },
+  // Last before the router: it rewrites the backend's own Set-Cookie headers only (cookie-rewrite.ts).
+  { name: cookieRewriteFilterName, usedBy: (p) => p.cookieRewrite !== undefined, config: buildCookieRewriteFilterConfig() },
 ];
 
 /**

@@ -9,6 +9,7 @@ import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimi
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
+import { buildCookieRewritePerRoute, cookieRewriteFilterName } from './cookie-rewrite.js';
 import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
 import {
   buildAffinityCookieHashPolicy,
@@ -192,6 +193,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (rbac !== undefined) config[rbacFilterName] = rbac;
   if (policy.clientRateLimit !== undefined) config[localRateLimitFilterName] = buildLocalRateLimitPerRoute(policy.clientRateLimit);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
+  if (policy.cookieRewrite !== undefined) config[cookieRewriteFilterName] = buildCookieRewritePerRoute(policy.cookieRewrite);
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
@@ -215,7 +217,7 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
     const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
     if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
     if (policy.defaultBackendHeaders !== undefined) added.push(...buildDefaultBackendRequestHeaders(policy.defaultBackendHeaders));
-    added.push(forwardedHostRequestHeader());
+    added.push(forwardedHostRequestHeader(policy.forwardedHostFromClient === true));
     fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {

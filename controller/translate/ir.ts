@@ -169,6 +169,14 @@ export interface CorsResponseIR {
   headers: HeaderIR[];
 }
 
+/** FROM -> TO rewrites of Set-Cookie attributes, as nginx's proxy_cookie_domain / proxy_cookie_path do them. */
+export interface CookieRewriteIR {
+  /** A Domain equal to `from` (case-insensitive, leading dot kept) becomes `to`. */
+  domain?: { from: string; to: string };
+  /** A Path starting with `from` gets `to` in place of that start. */
+  path?: { from: string; to: string };
+}
+
 /**
  * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
  * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
@@ -212,6 +220,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** The Domain / Path attributes of the backend's Set-Cookie headers are rewritten (ingress-nginx proxy-cookie-*). */
+  cookieRewrite?: CookieRewriteIR;
   /** ingress-nginx CORS: fixed response headers for allowed origins, OPTIONS answered 204 by the proxy. */
   corsResponse?: CorsResponseIR;
   /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */
@@ -223,6 +233,8 @@ export interface RoutePolicyIR {
    * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
    */
   forwardedHost?: boolean;
+  /** With forwardedHost: a client's own X-Forwarded-Host is kept (ingress-nginx use-forwarded-headers "true"). */
+  forwardedHostFromClient?: boolean;
   /**
    * The client's own X-Request-ID reaches the backend (ingress-nginx's $req_id) instead of Envoy's; Envoy keeps
    * external request ids per listener, so once a route asks, every route of the listener keeps them.
@@ -400,6 +412,8 @@ export interface TlsSecretIR {
 export interface ListenerSettingsIR {
   /** Envoy writes no Server header of its own; a backend's passes unless the route removes it (server-tokens). */
   serverHeaderPassThrough?: boolean;
+  /** One proxy in front is trusted: its X-Forwarded-For and X-Forwarded-Proto are believed (use-forwarded-headers). */
+  trustForwardedHeaders?: boolean;
 }
 
 export interface GatewayIR {

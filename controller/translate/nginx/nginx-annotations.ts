@@ -6,7 +6,7 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
+import type { CookieRewriteIR, CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
@@ -18,6 +18,7 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames } from './nginx-server-names.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
+import { nginxProxyCookieAnnotations, readNginxProxyCookie } from './nginx-proxy-cookie.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
 import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
@@ -44,6 +45,8 @@ export interface NginxMapping {
   auth?: NginxAuthSettings;
   /** enable-cors and cors-* (nginx-cors.ts). */
   cors?: CorsResponseIR;
+  /** proxy-cookie-domain / proxy-cookie-path (nginx-proxy-cookie.ts). */
+  cookieRewrite?: CookieRewriteIR;
   /** limit-*, denylist-source-range, proxy-connect-timeout (nginx-limits.ts). */
   limits?: NginxLimits;
   /** affinity cookie and session-cookie-* (nginx-affinity.ts). */
@@ -75,6 +78,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'whitelist-source-range',
   'allowlist-source-range',
   ...nginxCorsAnnotations,
+  ...nginxProxyCookieAnnotations,
   ...nginxBalancingAnnotations,
   ...nginxNextUpstreamAnnotations,
   ...nginxServiceUpstreamAnnotations,
@@ -229,6 +233,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   if (auth !== undefined) mapping.auth = auth;
   const cors = readNginxCors(ingress, diagnostics);
   if (cors !== undefined) mapping.cors = cors;
+  const cookieRewrite = readNginxProxyCookie(ingress, diagnostics);
+  if (cookieRewrite !== undefined) mapping.cookieRewrite = cookieRewrite;
   mapping.limits = readNginxLimits(r);
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
@@ -255,6 +261,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
   parsed.route.forwardedHost = true;
+  if (mapping.cookieRewrite !== undefined) parsed.route.cookieRewrite = mapping.cookieRewrite;
   // ... and the client's X-Request-ID ($req_id), which the default and error backends read too.
   parsed.route.keepClientRequestId = true;
   if (mapping.cors !== undefined) {
