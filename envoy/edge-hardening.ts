@@ -46,8 +46,16 @@ export interface EdgeHardeningOptions {
 }
 
 /** `edge` with what the translation decides for the listeners (GatewayIR.listener); the same object when nothing. */
-export function withListenerSettings(edge: EdgeHardeningOptions, settings: { serverHeaderPassThrough?: boolean } | undefined): EdgeHardeningOptions {
-  return settings?.serverHeaderPassThrough === true ? { ...edge, serverHeaderPassThrough: true } : edge;
+export function withListenerSettings(
+  edge: EdgeHardeningOptions,
+  settings: { serverHeaderPassThrough?: boolean; trustForwardedHeaders?: boolean } | undefined,
+): EdgeHardeningOptions {
+  if (settings === undefined) return edge;
+  const derived = { ...edge };
+  if (settings.serverHeaderPassThrough === true) derived.serverHeaderPassThrough = true;
+  // At least the one proxy ingress-nginx trusts with use-forwarded-headers (more if --xff-num-trusted-hops says so).
+  if (settings.trustForwardedHeaders === true) derived.xffNumTrustedHops = Math.max(edge.xffNumTrustedHops, 1);
+  return derived;
 }
 
 export const defaultEdgeHardening: EdgeHardeningOptions = {

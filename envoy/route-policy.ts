@@ -218,7 +218,7 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
     const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
     if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
     if (policy.defaultBackendHeaders !== undefined) added.push(...buildDefaultBackendRequestHeaders(policy.defaultBackendHeaders));
-    added.push(forwardedHostRequestHeader());
+    added.push(forwardedHostRequestHeader(policy.forwardedHostFromClient === true));
     fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {

@@ -233,6 +233,8 @@ export interface RoutePolicyIR {
    * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
    */
   forwardedHost?: boolean;
+  /** With forwardedHost: a client's own X-Forwarded-Host is kept (ingress-nginx use-forwarded-headers "true"). */
+  forwardedHostFromClient?: boolean;
   /**
    * The client's own X-Request-ID reaches the backend (ingress-nginx's $req_id) instead of Envoy's; Envoy keeps
    * external request ids per listener, so once a route asks, every route of the listener keeps them.
@@ -412,6 +414,8 @@ export interface TlsSecretIR {
 export interface ListenerSettingsIR {
   /** Envoy writes no Server header of its own; a backend's passes unless the route removes it (server-tokens). */
   serverHeaderPassThrough?: boolean;
+  /** One proxy in front is trusted: its X-Forwarded-For and X-Forwarded-Proto are believed (use-forwarded-headers). */
+  trustForwardedHeaders?: boolean;
 }
 
 export interface GatewayIR {

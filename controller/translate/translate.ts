@@ -22,7 +22,7 @@ import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
-import { applyNginxGzip, applyNginxHsts, applyNginxServerTokens, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
+import { applyNginxForwardedHeaders, applyNginxGzip, applyNginxHsts, applyNginxServerTokens, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -129,11 +129,13 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
   let serverHeaderPassThrough = false;
+  let trustForwardedHeaders = false;
   if (nginxConfigMap !== undefined) {
     const enabled = enabledRefs(mains, nginxEnabled);
     applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabled, nginxConfigMap);
     applyNginxGzip(annotatedRoutes, enabled, nginxConfigMap);
     serverHeaderPassThrough = applyNginxServerTokens(annotatedRoutes, enabled, nginxConfigMap).serverHeaderPassThrough;
+    trustForwardedHeaders = applyNginxForwardedHeaders(annotatedRoutes, enabled, nginxConfigMap).trustForwardedHeaders;
   }
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
@@ -207,7 +209,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     tlsServers,
     clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
-    ...(serverHeaderPassThrough ? { listener: { serverHeaderPassThrough: true } } : {}),
+    ...(serverHeaderPassThrough || trustForwardedHeaders
+      ? { listener: { ...(serverHeaderPassThrough ? { serverHeaderPassThrough } : {}), ...(trustForwardedHeaders ? { trustForwardedHeaders } : {}) } }
+      : {}),
   };
   finishNginxEdge(ir, nginxEdge);
   // ingress-nginx auth-type basic / auth-url, on the final routes (nginx/nginx-auth.ts).

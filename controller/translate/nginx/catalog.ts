@@ -176,7 +176,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
-    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (the main Ingress's affinity does apply to it: see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
+    note: "a canary Ingress's own upstream-hash-by and affinity are ignored like its other annotations, where ingress-nginx applies them to the canary's upstream (its own load-balance is applied, and the main Ingress's affinity, see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
   'canary-weight-total': { status: 'supported', equivalent: 'the total of the weighted split', note: 'default 100; like ingress-nginx, a total below 100 counts as 100 (and is reported)' },

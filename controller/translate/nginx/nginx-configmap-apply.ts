@@ -87,3 +87,21 @@ export function applyNginxServerTokens(routes: Iterable<RouteIR>, enabled: Reado
   }
   return { serverHeaderPassThrough: true };
 }
+
+/**
+ * ingress-nginx's use-forwarded-headers "true": the client (a proxy in front) is believed. The listeners trust one
+ * hop (`trustForwardedHeaders`: X-Forwarded-For gives the client address, X-Forwarded-Proto the scheme, for every
+ * Ingress: the connection manager is shared), and the forwarding routes of the nginx-layer Ingresses keep a
+ * client's X-Forwarded-Host and send it as the Host (nginx's $best_http_host), unless upstream-vhost sets the Host.
+ * Routes are the translator's own fresh objects, changed in place.
+ */
+export function applyNginxForwardedHeaders(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { trustForwardedHeaders: boolean } {
+  if (!settings.useForwardedHeaders) return { trustForwardedHeaders: false };
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    const policy = { ...route.policy, forwardedHost: true, forwardedHostFromClient: true };
+    if (policy.hostRewrite === undefined && policy.hostRewriteFromHeader === undefined) policy.hostRewriteFromHeader = 'x-forwarded-host';
+    route.policy = policy;
+  }
+  return { trustForwardedHeaders: true };
+}

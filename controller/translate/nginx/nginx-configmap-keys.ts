@@ -13,8 +13,6 @@ export interface NginxConfigMapKey {
 
 const honoured = (note: string): NginxConfigMapKey => ({ status: 'honoured', note });
 const ignored = (note: string): NginxConfigMapKey => ({ status: 'ignored', note });
-/** Keys being wired (issue 16): read and validated, not applied yet. */
-const notYet = (plan: string): NginxConfigMapKey => ({ status: 'ignored', note: `not honoured yet (planned: ${plan})` });
 
 // Reasons shared by groups of keys.
 const nginxProcess = 'nginx process tuning (workers, hash tables, buffers, reloads): Envoy sizes and runs itself, nothing to map';
@@ -34,7 +32,6 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'allow-snippet-annotations': honoured('read for its value only: snippet annotations stay refused ("true" is reported on the ConfigMap)'),
   'custom-http-errors': honoured('the default of the custom-http-errors annotation, for Ingresses that have a default backend (their default-backend annotation or a spec.defaultBackend)'),
   'force-ssl-redirect': honoured('the default of the force-ssl-redirect annotation'),
-  'forwarded-for-header': notYet('with use-forwarded-headers "true": the request header the client address is read from (Envoy original_ip_detection, custom header) instead of X-Forwarded-For'),
   hsts: honoured('Strict-Transport-Security on the HTTPS responses of TLS hosts (replacing the backend\'s), "false" sends none'),
   'hsts-include-subdomains': honoured('adds "; includeSubDomains" to Strict-Transport-Security'),
   'hsts-max-age': honoured('max-age of Strict-Transport-Security (seconds)'),
@@ -46,7 +43,7 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'proxy-send-timeout': honoured('the default of the proxy-send-timeout annotation (the route idle timeout, the larger of read and send)'),
   'server-tokens': honoured('"false" (the default): the answers of the nginx layer\'s routes carry no Server header, the backend\'s included (Envoy stops writing its own for every route: the listeners are shared); "true": Server: envoy'),
   'ssl-redirect': honoured('the default of the ssl-redirect annotation'),
-  'use-forwarded-headers': notYet('"true": X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Port from the client are believed and passed on (Envoy trusts one proxy hop); "false": Envoy replaces them'),
+  'use-forwarded-headers': honoured('"true": one proxy in front is trusted (Envoy xff_num_trusted_hops 1, for every Ingress: the listeners are shared): the client address comes from X-Forwarded-For and the scheme from X-Forwarded-Proto (which decides https redirects), and the nginx layer\'s routes keep a client\'s X-Forwarded-Host and send it as the Host; Envoy still appends the proxy\'s address to X-Forwarded-For (nginx sends the client address alone), X-Forwarded-Port is not set, and a list in X-Forwarded-Host is sent whole (nginx takes its first entry)'),
   'use-gzip': honoured('Envoy compressor filter (gzip) on the routes of the nginx layer, with gzip-level, gzip-min-length and gzip-types'),
   'gzip-level': honoured('with use-gzip: the gzip compression level (1-9)'),
   'gzip-min-length': honoured('with use-gzip: responses shorter than this (Content-Length) are not compressed'),
@@ -99,6 +96,7 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'error-log-level': ignored('use --log-level (controller) and --envoy-log-level (Envoy)'),
   'error-log-path': ignored(nginxLogs),
   'forwarded-for-proxy-protocol-header': ignored(streams),
+  'forwarded-for-header': ignored('the client address is read from X-Forwarded-For only (with use-forwarded-headers or --xff-num-trusted-hops); another header is not read'),
   'forwarded-host-header': ignored('X-Forwarded-Host is read as such with use-forwarded-headers'),
   'generate-request-id': ignored('Envoy always sets X-Request-ID (keeping a client\'s only from a trusted proxy)'),
   'geoip2-autoreload-in-minutes': ignored(noEquivalent('GeoIP')),

@@ -28,7 +28,6 @@ test('an empty ConfigMap gives ingress-nginx defaults and no diagnostics', (t) =
   t.is(settings.proxySendTimeoutSeconds, 60);
   t.deepEqual(settings.customHttpErrors, []);
   t.is(settings.useForwardedHeaders, false);
-  t.is(settings.forwardedForHeader, 'x-forwarded-for');
   t.is(settings.serverTokens, false);
   t.is(settings.gzip, undefined);
 });
@@ -53,7 +52,6 @@ test('valid values are read as ingress-nginx reads them (Go booleans, whole seco
     'proxy-send-timeout': '0',
     'custom-http-errors': '404, 503,404',
     'use-forwarded-headers': 'true',
-    'forwarded-for-header': 'CF-Connecting-IP',
     'server-tokens': 'true',
     'use-gzip': 'true',
     'gzip-level': '4',
@@ -71,7 +69,6 @@ test('valid values are read as ingress-nginx reads them (Go booleans, whole seco
     proxySendTimeoutSeconds: 0,
     customHttpErrors: [404, 503],
     useForwardedHeaders: true,
-    forwardedForHeader: 'cf-connecting-ip',
     serverTokens: true,
   });
   t.deepEqual(settings.gzip, { level: 4, minLength: 100, contentTypes: ['text/html', 'application/octet-stream'] });

@@ -36,8 +36,6 @@ export interface NginxConfigMapSettings {
   /** Absent: hsts "false". */
   hsts?: HstsSettings;
   useForwardedHeaders: boolean;
-  /** Lower case; `x-forwarded-for` unless forwarded-for-header says otherwise. */
-  forwardedForHeader: string;
   /** An nginx size (`1m`), the form the proxy-body-size annotation takes. */
   proxyBodySize: string;
   proxyConnectTimeoutSeconds: number;
@@ -62,7 +60,6 @@ export const nginxConfigMapDefaults = {
   hstsIncludeSubdomains: true,
   hstsPreload: false,
   useForwardedHeaders: false,
-  forwardedForHeader: 'X-Forwarded-For',
   proxyBodySize: '1m',
   proxyConnectTimeout: 5,
   proxyReadTimeout: 60,
@@ -135,7 +132,6 @@ export function parseNginxInt(text: string, min: number, max: number): number | 
 }
 
 const nginxSize = /^\d{1,10}[kKmMgG]?$/;
-const headerToken = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/;
 const mimeType = /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+*-]{1,127}$/;
 
 function parseStatusList(text: string): { statuses: number[]; invalid: string[] } {
@@ -176,7 +172,6 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
       '301, 302, 307 or 308',
     ),
     useForwardedHeaders: r.bool('use-forwarded-headers', d.useForwardedHeaders),
-    forwardedForHeader: r.read('forwarded-for-header', d.forwardedForHeader, (v) => (headerToken.test(v.trim()) ? v.trim() : undefined), 'a header name').toLowerCase(),
     proxyBodySize: r.read('proxy-body-size', d.proxyBodySize, (v) => (nginxSize.test(v.trim()) ? v.trim().toLowerCase() : undefined), 'a size like "1m", "512k", "1g" or "0" (no limit)'),
     proxyConnectTimeoutSeconds: r.seconds('proxy-connect-timeout', d.proxyConnectTimeout),
     proxyReadTimeoutSeconds: r.seconds('proxy-read-timeout', d.proxyReadTimeout),
