@@ -43,6 +43,10 @@ export interface NginxConfigMapSettings {
   proxySendTimeoutSeconds: number;
   customHttpErrors: number[];
   allowSnippetAnnotations: boolean;
+  /** The default of the service-upstream annotation. */
+  serviceUpstream: boolean;
+  /** The default of the load-balance annotation. */
+  loadBalance: 'round_robin' | 'ewma';
   /** Annotations may name Secrets of other namespaces (as --nginx-allow-cross-namespace-resources). */
   allowCrossNamespaceResources: boolean;
   serverTokens: boolean;
@@ -65,6 +69,8 @@ export const nginxConfigMapDefaults = {
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
   allowSnippetAnnotations: false,
+  serviceUpstream: false,
+  loadBalance: 'round_robin',
   allowCrossNamespaceResources: false,
   serverTokens: false,
   useGzip: false,
@@ -179,6 +185,8 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
     customHttpErrors: [],
     allowSnippetAnnotations: r.bool('allow-snippet-annotations', d.allowSnippetAnnotations),
     allowCrossNamespaceResources: r.bool('allow-cross-namespace-resources', d.allowCrossNamespaceResources),
+    serviceUpstream: r.bool('service-upstream', d.serviceUpstream),
+    loadBalance: r.read<'round_robin' | 'ewma'>('load-balance', d.loadBalance, (v) => (v.trim() === 'round_robin' || v.trim() === 'ewma' ? v.trim() : undefined) as 'round_robin' | 'ewma' | undefined, '"round_robin", "ewma"'),
     serverTokens: r.bool('server-tokens', d.serverTokens),
   };
   if (settings.proxyConnectTimeoutSeconds === 0) {
@@ -246,9 +254,10 @@ export function hstsHeaderValue(hsts: HstsSettings): string {
  * The ConfigMap settings that are defaults of nginx annotations, as those annotations (full keys): an Ingress's own
  * annotation wins over them, as in ingress-nginx. custom-http-errors only for an Ingress with a default backend
  * (`hasDefaultBackend`): ingress-nginx sends those errors to its own default backend, which here is a Service the
- * Ingress or a spec.defaultBackend names.
+ * Ingress or a spec.defaultBackend names. load-balance "ewma" only for an Ingress that hashes nothing
+ * (`hashes`: affinity or upstream-hash-by, which take precedence over it).
  */
-export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean): Record<string, string> {
+export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean, hashes = false): Record<string, string> {
   const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
   const defaults: Record<string, string> = {
     [n('ssl-redirect')]: String(settings.sslRedirect),
@@ -263,6 +272,8 @@ export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSetting
   if (settings.proxyConnectTimeoutSeconds !== nginxConfigMapDefaults.proxyConnectTimeout) {
     defaults[n('proxy-connect-timeout')] = String(settings.proxyConnectTimeoutSeconds);
   }
+  if (settings.serviceUpstream) defaults[n('service-upstream')] = 'true';
+  if (settings.loadBalance !== nginxConfigMapDefaults.loadBalance && !hashes) defaults[n('load-balance')] = settings.loadBalance;
   if (settings.customHttpErrors.length > 0 && hasDefaultBackend) defaults[n('custom-http-errors')] = settings.customHttpErrors.join(',');
   return defaults;
 }
