@@ -102,7 +102,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
   // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
-  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  const redirectOptions: TranslateOptions =
+    nginxConfigMap === undefined
+      ? options
+      : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode, nginxNoTlsRedirectLocations: nginxConfigMap.noTlsRedirectLocations };
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(

@@ -42,6 +42,8 @@ export interface NginxConfigMapSettings {
   proxyReadTimeoutSeconds: number;
   proxySendTimeoutSeconds: number;
   customHttpErrors: number[];
+  /** Path prefixes whose routes are not redirected to https. */
+  noTlsRedirectLocations: string[];
   allowSnippetAnnotations: boolean;
   /** The default of the service-upstream annotation. */
   serviceUpstream: boolean;
@@ -68,6 +70,7 @@ export const nginxConfigMapDefaults = {
   proxyConnectTimeout: 5,
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
+  noTlsRedirectLocations: '/.well-known/acme-challenge',
   allowSnippetAnnotations: false,
   serviceUpstream: false,
   loadBalance: 'round_robin',
@@ -183,6 +186,16 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
     proxyReadTimeoutSeconds: r.seconds('proxy-read-timeout', d.proxyReadTimeout),
     proxySendTimeoutSeconds: r.seconds('proxy-send-timeout', d.proxySendTimeout),
     customHttpErrors: [],
+    // As ingress-nginx: a comma-separated list of path prefixes, blanks around each ignored, empty items skipped.
+    noTlsRedirectLocations: r.read(
+      'no-tls-redirect-locations',
+      d.noTlsRedirectLocations.split(','),
+      (v) => {
+        const items = v.split(',').map((item) => item.trim()).filter((item) => item !== '');
+        return items.every((item) => /^\/[\x21-\x7e]{0,1023}$/.test(item)) ? items : undefined;
+      },
+      'path prefixes starting with "/", comma-separated',
+    ),
     allowSnippetAnnotations: r.bool('allow-snippet-annotations', d.allowSnippetAnnotations),
     allowCrossNamespaceResources: r.bool('allow-cross-namespace-resources', d.allowCrossNamespaceResources),
     serviceUpstream: r.bool('service-upstream', d.serviceUpstream),
