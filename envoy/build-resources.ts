@@ -5,7 +5,7 @@ import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, type EdgeHardeningOptions, withListenerSettings } from './edge-hardening.js';
-import { tablesKeepClientRequestId } from './client-request-id.js';
+import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
@@ -28,7 +28,7 @@ const secretOf = builtOnce(buildSecret);
 
 /** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
 function routesKey(routes: ServedRoutes): unknown[] {
-  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null, tablesKeepClientRequestId(routes.tables)];
+  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null, listenerRouteNeeds(routes.tables)];
 }
 
 const httpListenerOf = builtForSameKey(

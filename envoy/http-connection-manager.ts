@@ -3,6 +3,9 @@ import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
+import type { ListenerRouteNeeds } from './listener-route-needs.js';
+
+const noNeeds: ListenerRouteNeeds = { keepClientRequestId: false, accessLogFilter: false };
 import { buildAffinityUpstreamHttpFilters, luaFilterName } from './affinity-cookie.js';
 
 export const httpConnectionManagerType =
@@ -20,7 +23,7 @@ export function buildHttpConnectionManager(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
-  keepClientRequestId = false,
+  needs: ListenerRouteNeeds = noNeeds,
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
@@ -34,10 +37,10 @@ export function buildHttpConnectionManager(
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
-    ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog) } : {}),
+    ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog, needs.accessLogFilter) } : {}),
     ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),
-    // The client's X-Request-ID reaches the backends (client-request-id.ts); by default Envoy replaces it.
-    ...(keepClientRequestId ? { preserve_external_request_id: true } : {}),
+    // The client's X-Request-ID reaches the backends (listener-route-needs.ts); by default Envoy replaces it.
+    ...(needs.keepClientRequestId ? { preserve_external_request_id: true } : {}),
   };
 }
 
@@ -56,10 +59,10 @@ export function buildHttpConnectionManagerFilter(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
-  keepClientRequestId = false,
+  needs: ListenerRouteNeeds = noNeeds,
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound, keepClientRequestId),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound, needs),
   };
 }

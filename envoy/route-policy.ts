@@ -10,6 +10,7 @@ import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
 import { buildCookieRewritePerRoute, cookieRewriteFilterName } from './cookie-rewrite.js';
+import { accessLogOffMetadata } from './access-log.js';
 import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
 import {
   buildAffinityCookieHashPolicy,
@@ -227,6 +228,8 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   if (policy.affinityCookie?.persistent === true) {
     fields['request_headers_to_remove'] = [...((fields['request_headers_to_remove'] as string[] | undefined) ?? []), affinityHostHeader];
   }
+  // Read by the access log's filter (access-log.ts).
+  if (policy.accessLog === false) fields['metadata'] = { filter_metadata: { [accessLogOffMetadata]: { enabled: false } } };
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;
   return fields;

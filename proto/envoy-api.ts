@@ -40,6 +40,7 @@ const entryFiles = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/extensions/access_loggers/stream/v3/stream.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/access_loggers/filters/cel/v3/cel.proto',
   'envoy/extensions/load_balancing_policies/round_robin/v3/round_robin.proto',
   'envoy/extensions/load_balancing_policies/least_request/v3/least_request.proto',
   'envoy/extensions/load_balancing_policies/ring_hash/v3/ring_hash.proto',

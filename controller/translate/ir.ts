@@ -240,6 +240,8 @@ export interface RoutePolicyIR {
    * external request ids per listener, so once a route asks, every route of the listener keeps them.
    */
   keepClientRequestId?: boolean;
+  /** false: the route's requests get no access log line (ingress-nginx enable-access-log "false"). */
+  accessLog?: false;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */

@@ -267,6 +267,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
   },
+  'enable-access-log': {
+    status: 'supported',
+    equivalent: '"false": the Ingress\'s requests write no line in Envoy\'s access log (route metadata read by a CEL filter of the access log, present only while such a route exists)',
+  },
   'proxy-cookie-domain': {
     status: 'supported',
     equivalent: 'the Domain attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_domain does ("FROM TO": a Domain equal to FROM, case-insensitive, becomes TO; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',

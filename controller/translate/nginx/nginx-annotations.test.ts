@@ -57,6 +57,7 @@ const samples: Record<string, Record<string, string>> = {
   'app-root': { 'app-root': '/app1' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
   'connection-proxy-header': { 'connection-proxy-header': 'keep-alive' },
+  'enable-access-log': { 'enable-access-log': 'false' },
   'proxy-cookie-domain': { 'proxy-cookie-domain': 'localhost example.org' },
   'proxy-cookie-path': { 'proxy-cookie-path': '/one/ /' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },

@@ -17,7 +17,8 @@ export function withNginxConfigMapDefaults(ingresses: readonly Ingress[], enable
   return ingresses.map((ingress) => {
     if (!enabled(ingress) || isNginxCanary(ingress)) return ingress;
     const own = ingress.metadata.annotations ?? {};
-    const defaults = nginxConfigMapAnnotationDefaults(settings, globalDefaultBackend || own[`${nginxAnnotationPrefix}default-backend`] !== undefined);
+    const hashes = own[`${nginxAnnotationPrefix}affinity`] !== undefined || own[`${nginxAnnotationPrefix}upstream-hash-by`] !== undefined;
+    const defaults = nginxConfigMapAnnotationDefaults(settings, globalDefaultBackend || own[`${nginxAnnotationPrefix}default-backend`] !== undefined, hashes);
     return { ...ingress, metadata: { ...ingress.metadata, annotations: { ...defaults, ...own } } };
   });
 }

@@ -158,3 +158,13 @@ test('migrate-check view: honoured, invalid and ignored keys with their notes', 
   t.false(configMapReport(ref, configMap({ 'proxy-body-size': '8m' })).changes);
   t.false(configMapReport(ref, undefined).found);
 });
+
+test('service-upstream and load-balance are annotation defaults; load-balance not for an Ingress that hashes', (t) => {
+  const { settings, diagnostics } = read({ 'service-upstream': 'true', 'load-balance': 'ewma' });
+  t.deepEqual(diagnostics, []);
+  const defaults = nginxConfigMapAnnotationDefaults(settings, false);
+  t.is(defaults['nginx.ingress.kubernetes.io/service-upstream'], 'true');
+  t.is(defaults['nginx.ingress.kubernetes.io/load-balance'], 'ewma');
+  t.is(nginxConfigMapAnnotationDefaults(settings, false, true)['nginx.ingress.kubernetes.io/load-balance'], undefined);
+  t.is(read({ 'load-balance': 'least_conn' }).settings.loadBalance, 'round_robin');
+});

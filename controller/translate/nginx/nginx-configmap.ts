@@ -43,13 +43,17 @@ export interface NginxConfigMapSettings {
   proxySendTimeoutSeconds: number;
   customHttpErrors: number[];
   allowSnippetAnnotations: boolean;
+  /** The default of the service-upstream annotation. */
+  serviceUpstream: boolean;
+  /** The default of the load-balance annotation. */
+  loadBalance: 'round_robin' | 'ewma';
   /** Annotations may name Secrets of other namespaces (as --nginx-allow-cross-namespace-resources). */
   allowCrossNamespaceResources: boolean;
   serverTokens: boolean;
   /** Absent: use-gzip "false". */
   gzip?: GzipSettings;
-  /** Defaults of annotations, kept as written when valid (absent: the key is not set): load-balance,
-   * service-upstream, proxy-next-upstream, proxy-next-upstream-tries (the annotations' readers use them). */
+  /** Defaults of annotations, kept as written when valid (absent: the key is not set): proxy-next-upstream,
+   * proxy-next-upstream-tries (the annotations' reader, nginx-next-upstream.ts, uses them). */
   annotationDefaults: Record<string, string>;
 }
 
@@ -68,6 +72,8 @@ export const nginxConfigMapDefaults = {
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
   allowSnippetAnnotations: false,
+  serviceUpstream: false,
+  loadBalance: 'round_robin',
   allowCrossNamespaceResources: false,
   serverTokens: false,
   useGzip: false,
@@ -182,6 +188,8 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
     customHttpErrors: [],
     allowSnippetAnnotations: r.bool('allow-snippet-annotations', d.allowSnippetAnnotations),
     allowCrossNamespaceResources: r.bool('allow-cross-namespace-resources', d.allowCrossNamespaceResources),
+    serviceUpstream: r.bool('service-upstream', d.serviceUpstream),
+    loadBalance: r.read<'round_robin' | 'ewma'>('load-balance', d.loadBalance, (v) => (v.trim() === 'round_robin' || v.trim() === 'ewma' ? v.trim() : undefined) as 'round_robin' | 'ewma' | undefined, '"round_robin", "ewma"'),
     serverTokens: r.bool('server-tokens', d.serverTokens),
     annotationDefaults: {},
   };
@@ -222,15 +230,13 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
   // Keys that are only defaults of annotations (an Ingress's own wins), checked here so a bad value is reported on
   // the ConfigMap and not on every Ingress.
   const annotationDefaultKeys: [string, (v: string) => boolean, string][] = [
-    ['load-balance', (v) => ['round_robin', 'ewma'].includes(v.trim()), '"round_robin", "ewma"'],
-    ['service-upstream', (v) => parseNginxBool(v) !== undefined, '"true", "false"'],
     ['proxy-next-upstream', (v) => /^\s*(?:(?:error|timeout|invalid_header|http_50[0234]|http_40[34]|http_429|non_idempotent|off)(?:\s+|$))+$/.test(v), 'error, timeout, invalid_header, http_500, http_502, http_503, http_504, http_403, http_404, http_429, non_idempotent, off (space-separated)'],
     ['proxy-next-upstream-tries', (v) => parseNginxInt(v, 0, 9999) !== undefined, 'a whole number (0: no limit)'],
   ];
   for (const [key, valid, accepted] of annotationDefaultKeys) {
     const value = r.data[key];
     if (value === undefined) continue;
-    if (valid(value)) settings.annotationDefaults[key] = key === 'service-upstream' ? String(parseNginxBool(value)) : value.trim();
+    if (valid(value)) settings.annotationDefaults[key] = value.trim();
     else r.invalid(key, value, accepted, '(not set)');
   }
   if (settings.allowSnippetAnnotations) {
@@ -264,9 +270,10 @@ export function hstsHeaderValue(hsts: HstsSettings): string {
  * The ConfigMap settings that are defaults of nginx annotations, as those annotations (full keys): an Ingress's own
  * annotation wins over them, as in ingress-nginx. custom-http-errors only for an Ingress with a default backend
  * (`hasDefaultBackend`): ingress-nginx sends those errors to its own default backend, which here is a Service the
- * Ingress or a spec.defaultBackend names.
+ * Ingress or a spec.defaultBackend names. load-balance "ewma" only for an Ingress that hashes nothing
+ * (`hashes`: affinity or upstream-hash-by, which take precedence over it).
  */
-export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean): Record<string, string> {
+export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean, hashes = false): Record<string, string> {
   const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
   const defaults: Record<string, string> = {
     [n('ssl-redirect')]: String(settings.sslRedirect),
@@ -281,6 +288,8 @@ export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSetting
   if (settings.proxyConnectTimeoutSeconds !== nginxConfigMapDefaults.proxyConnectTimeout) {
     defaults[n('proxy-connect-timeout')] = String(settings.proxyConnectTimeoutSeconds);
   }
+  if (settings.serviceUpstream) defaults[n('service-upstream')] = 'true';
+  if (settings.loadBalance !== nginxConfigMapDefaults.loadBalance && !hashes) defaults[n('load-balance')] = settings.loadBalance;
   if (settings.customHttpErrors.length > 0 && hasDefaultBackend) defaults[n('custom-http-errors')] = settings.customHttpErrors.join(',');
   for (const [key, value] of Object.entries(settings.annotationDefaults)) defaults[n(key)] = value;
   return defaults;

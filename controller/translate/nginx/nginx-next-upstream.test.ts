@@ -44,7 +44,7 @@ test('proxy-next-upstream: unknown conditions and bad tries are reported, the re
   ]);
 });
 
-test('the ingress-nginx ConfigMap: load-balance, service-upstream, proxy-next-upstream(-tries) are defaults of the annotations; bad values reported on it', (t) => {
+test('the ingress-nginx ConfigMap: proxy-next-upstream(-tries) are defaults of the annotations; bad values reported on it', (t) => {
   const diagnostics: Diagnostic[] = [];
   const settings = readNginxConfigMap(
     {
