@@ -52,6 +52,9 @@ export interface NginxConfigMapSettings {
   serverTokens: boolean;
   /** Absent: use-gzip "false". */
   gzip?: GzipSettings;
+  /** Defaults of annotations, kept as written when valid (absent: the key is not set): proxy-next-upstream,
+   * proxy-next-upstream-tries (the annotations' reader, nginx-next-upstream.ts, uses them). */
+  annotationDefaults: Record<string, string>;
 }
 
 /** ingress-nginx's defaults (config.go NewDefault, defaults/main.go). */
@@ -188,6 +191,7 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
     serviceUpstream: r.bool('service-upstream', d.serviceUpstream),
     loadBalance: r.read<'round_robin' | 'ewma'>('load-balance', d.loadBalance, (v) => (v.trim() === 'round_robin' || v.trim() === 'ewma' ? v.trim() : undefined) as 'round_robin' | 'ewma' | undefined, '"round_robin", "ewma"'),
     serverTokens: r.bool('server-tokens', d.serverTokens),
+    annotationDefaults: {},
   };
   if (settings.proxyConnectTimeoutSeconds === 0) {
     // nginx refuses a 0 connect timeout (the config would not load); Envoy would read it as "none".
@@ -222,6 +226,18 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
         'content types separated by spaces, e.g. "text/html application/json"',
       ),
     };
+  }
+  // Keys that are only defaults of annotations (an Ingress's own wins), checked here so a bad value is reported on
+  // the ConfigMap and not on every Ingress.
+  const annotationDefaultKeys: [string, (v: string) => boolean, string][] = [
+    ['proxy-next-upstream', (v) => /^\s*(?:(?:error|timeout|invalid_header|http_50[0234]|http_40[34]|http_429|non_idempotent|off)(?:\s+|$))+$/.test(v), 'error, timeout, invalid_header, http_500, http_502, http_503, http_504, http_403, http_404, http_429, non_idempotent, off (space-separated)'],
+    ['proxy-next-upstream-tries', (v) => parseNginxInt(v, 0, 9999) !== undefined, 'a whole number (0: no limit)'],
+  ];
+  for (const [key, valid, accepted] of annotationDefaultKeys) {
+    const value = r.data[key];
+    if (value === undefined) continue;
+    if (valid(value)) settings.annotationDefaults[key] = value.trim();
+    else r.invalid(key, value, accepted, '(not set)');
   }
   if (settings.allowSnippetAnnotations) {
     diagnostics.push({
@@ -275,5 +291,6 @@ export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSetting
   if (settings.serviceUpstream) defaults[n('service-upstream')] = 'true';
   if (settings.loadBalance !== nginxConfigMapDefaults.loadBalance && !hashes) defaults[n('load-balance')] = settings.loadBalance;
   if (settings.customHttpErrors.length > 0 && hasDefaultBackend) defaults[n('custom-http-errors')] = settings.customHttpErrors.join(',');
+  for (const [key, value] of Object.entries(settings.annotationDefaults)) defaults[n(key)] = value;
   return defaults;
 }
