@@ -101,7 +101,7 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'forwarded-for-proxy-protocol-header': ignored(streams),
   'forwarded-for-header': ignored('the client address is read from X-Forwarded-For only (with use-forwarded-headers or --xff-num-trusted-hops); another header is not read'),
   'forwarded-host-header': ignored('X-Forwarded-Host is read as such with use-forwarded-headers'),
-  'generate-request-id': ignored('Envoy always sets X-Request-ID (keeping a client\'s only from a trusted proxy)'),
+  'generate-request-id': ignored('Envoy always sets X-Request-ID when the client sent none; a client\'s own is kept while an Ingress of the nginx layer is served (preserve_external_request_id on the listener), as nginx\'s $req_id'),
   'geoip2-autoreload-in-minutes': ignored(noEquivalent('GeoIP')),
   'global-allowed-response-headers': ignored(globalAuth),
   'global-auth-always-set-cookie': ignored(globalAuth),
