@@ -24,9 +24,16 @@ export interface EchoBackendOptions {
   failFirst?: number;
   /**
    * Also behave as httpbin's `/basic-auth/<user>/<password>` (the authorization service of ingress-nginx's auth
-   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge.
+   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge;
+   * and `/cookies/set/<name>/<value>`: 200 with that Set-Cookie.
    */
   httpbin?: boolean;
+}
+
+/** httpbin's `/cookies/set/<name>/<value>...` (the cookie-setting auth service of auth.go): the Set-Cookie to send. */
+function httpbinCookie(path: string): string | undefined {
+  const m = /^\/cookies\/set\/([^/?]+)\/([^/?]+)/.exec(path);
+  return m === null ? undefined : `${m[1]}=${m[2]}`;
 }
 
 /** httpbin's answer to `/basic-auth/<user>/<password>...`, or undefined for other paths. */
@@ -120,6 +127,7 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
           [ECHO_SERVICE_HEADER]: opts.service,
           ...(extra === null ? {} : { [(extra[1] as string).toLowerCase()]: extra[2] as string }),
           ...(httpbin === 401 ? { 'www-authenticate': 'Basic realm="Fake Realm"' } : {}),
+          ...(opts.httpbin === true && httpbinCookie(req.url ?? '') !== undefined ? { 'set-cookie': httpbinCookie(req.url ?? '') } : {}),
         });
         res.end(body);
       };

@@ -229,6 +229,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',
     note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth; X-Original-URL, X-Original-Method, X-Auth-Request-Redirect and X-Sent-From are set as nginx sets them); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
+    differences: {
+      'auth-cookie-on-errors':
+        'the authorization service\'s Set-Cookie reaches the client also when the backend answers an error (here as with auth-always-set-cookie: "true"); ingress-nginx adds it to 2xx/3xx answers only unless auth-always-set-cookie is "true"',
+    },
   },
   'auth-response-headers': {
     status: 'supported',
@@ -246,6 +250,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     note: 'with rd= (or auth-signin-redirect-param) = scheme://Host + the escaped request URI, as ingress-nginx appends it; the nginx variables $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri and $escaped_request_uri are filled in (a URL with others is reported and ignored); a 401 from the backend itself is not redirected',
   },
   'auth-signin-redirect-param': { status: 'supported', equivalent: 'the name of the redirect parameter of auth-signin (default rd)' },
+  'auth-always-set-cookie': { status: 'supported', equivalent: 'the auth service\'s Set-Cookie reaches the client on every answer, errors included (Envoy ext_authz allowed_client_headers_on_success)' },
   'auth-request-redirect': { status: 'unsupported', note: 'not mapped: X-Auth-Request-Redirect is always the request URI' },
   'auth-cache-key': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
   'auth-cache-duration': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },

@@ -23,7 +23,7 @@ import type { NginxIngressAnnotations } from './nginx-annotations.js';
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
 /** Names (after the prefix) this module reads. */
-export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'satisfy'] as const;
+export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'auth-always-set-cookie', 'satisfy'] as const;
 
 /** What the auth annotations of one Ingress ask for, before the Secret and the service are looked up. */
 export interface NginxAuthSettings {
@@ -100,7 +100,7 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
   const url = raw('auth-url');
   const responseHeaders = raw('auth-response-headers');
   if (url === undefined) {
-    for (const name of ['auth-response-headers', 'auth-signin', 'auth-signin-redirect-param'].filter((a) => raw(a) !== undefined)) {
+    for (const name of ['auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'auth-always-set-cookie'].filter((a) => raw(a) !== undefined)) {
       report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: it needs ${n('auth-url')}`);
     }
   } else {
@@ -114,6 +114,11 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
         else if (!names.includes(header)) names.push(header);
       }
       settings.external = { url: parsed, responseHeaders: names };
+      const always = raw('auth-always-set-cookie')?.trim();
+      // The service's Set-Cookie is passed on every answer either way (ext-authz.ts); only the value is checked.
+      if (always !== undefined && always !== 'true' && always !== 'false') {
+        report(Reason.InvalidAnnotation, `annotation ${n('auth-always-set-cookie')} has invalid value ${JSON.stringify(always)}; accepted values: "true", "false"`);
+      }
       const signin = readSignin(raw('auth-signin'), raw('auth-signin-redirect-param'), report);
       if (signin !== undefined) settings.external.signin = signin;
     }
