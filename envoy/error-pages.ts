@@ -40,9 +40,12 @@ export function buildDefaultBackendRequestHeaders(headers: readonly HeaderIR[]):
   return [setHeader('X-Code', '503'), setHeader('X-Format', '%REQ(accept)%'), ...headers.map((h) => setHeader(h.name, literal(h.value)))];
 }
 
-/** X-Forwarded-Host: the client's Host. Route headers are evaluated before the route's host rewrite. */
-export function forwardedHostRequestHeader(): ResourceJson {
-  return setHeader(forwardedHostHeader, '%REQ(:authority)%');
+/**
+ * X-Forwarded-Host: the client's Host. Route headers are evaluated before the route's host rewrite. `keepClient`
+ * (ingress-nginx use-forwarded-headers): a client's own X-Forwarded-Host is kept, the Host only fills in for none.
+ */
+export function forwardedHostRequestHeader(keepClient = false): ResourceJson {
+  return keepClient ? { ...setHeader(forwardedHostHeader, '%REQ(:authority)%'), append_action: 'ADD_IF_ABSENT' } : setHeader(forwardedHostHeader, '%REQ(:authority)%');
 }
 
 function buildRedirect(pages: ErrorPagesIR, status: number): ResourceJson {

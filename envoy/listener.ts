@@ -5,7 +5,7 @@ import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { bufferLimitField, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
-import { tablesKeepClientRequestId } from './client-request-id.js';
+import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
@@ -50,7 +50,7 @@ export function buildHttpListener(
             buildRouteConfiguredHttpFilters(routes.tables),
             accessLog,
             routes.notFound,
-            tablesKeepClientRequestId(routes.tables),
+            listenerRouteNeeds(routes.tables),
           ),
         ],
       },
@@ -77,7 +77,7 @@ export function buildTlsFilterChain(
         buildRouteConfiguredHttpFilters(routes.tables),
         accessLog,
         routes.notFound,
-        tablesKeepClientRequestId(routes.tables),
+        listenerRouteNeeds(routes.tables),
       ),
     ],
   };

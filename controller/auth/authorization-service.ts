@@ -5,6 +5,7 @@
 // Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, or 503 when the users
 // are not known here or too many slow verifications are waiting. Nothing of a request is logged.
 import type * as grpc from '@grpc/grpc-js';
+import type { ClientAuthorizer } from '../../xds/client-identity.js';
 import { basicAuthAllowedMetadata, basicAuthContext } from '../../envoy/basic-auth.js';
 import { messageType } from '../../proto/envoy-api.js';
 import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.js';
@@ -97,6 +98,11 @@ function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: strin
 }
 
 export interface BasicAuthServiceOptions {
+  /**
+   * Who may ask (the xDS server's client check, e.g. the split variant's SAN check): a refusal reason, or
+   * undefined to answer. Refused callers get PERMISSION_DENIED, so a password cannot be tried around Envoy.
+   */
+  authorizeClient?: ClientAuthorizer;
   /** Verifications not answered from the cache that may wait at once; beyond, checks get 503 (default 256). */
   maxPendingVerifications?: number;
   /** Successful verifications remembered (default 10,000). */
@@ -119,6 +125,7 @@ export class BasicAuthService {
   readonly #verified: VerifiedPasswords;
   readonly #maxPending: number;
   readonly #verify: (password: string, hash: string) => Promise<boolean>;
+  readonly #authorize: ClientAuthorizer | undefined;
   #pending = 0;
 
   constructor(
@@ -128,12 +135,18 @@ export class BasicAuthService {
     this.#verified = new VerifiedPasswords(options.cacheSize ?? 10_000);
     this.#maxPending = options.maxPendingVerifications ?? 256;
     this.#verify = options.verify ?? verifyPassword;
+    this.#authorize = options.authorizeClient;
   }
 
   /** Registers the service on a gRPC server (before or after it is bound). */
   addTo(server: grpc.Server): void {
     server.addService(authorizationServiceDefinition, {
       Check: (call: grpc.ServerUnaryCall<CheckRequest, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+        const refusal = this.#authorize?.(call.getAuthContext());
+        if (refusal !== undefined) {
+          callback({ code: 7, details: `not authorized: ${refusal}` });
+          return;
+        }
         this.check(call.request).then(
           (bytes) => callback(null, bytes),
           // Not reachable in practice (decisions do not throw); Envoy then answers 503 (status_on_error).

@@ -22,7 +22,7 @@ import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
-import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
+import { applyNginxForwardedHeaders, applyNginxGzip, applyNginxHsts, applyNginxServerTokens, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -102,7 +102,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
   // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
-  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  const redirectOptions: TranslateOptions =
+    nginxConfigMap === undefined
+      ? options
+      : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode, nginxNoTlsRedirectLocations: nginxConfigMap.noTlsRedirectLocations };
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
@@ -128,7 +131,15 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects(defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
-  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
+  let serverHeaderPassThrough = false;
+  let trustForwardedHeaders = false;
+  if (nginxConfigMap !== undefined) {
+    const enabled = enabledRefs(mains, nginxEnabled);
+    applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabled, nginxConfigMap);
+    applyNginxGzip(annotatedRoutes, enabled, nginxConfigMap);
+    serverHeaderPassThrough = applyNginxServerTokens(annotatedRoutes, enabled, nginxConfigMap).serverHeaderPassThrough;
+    trustForwardedHeaders = applyNginxForwardedHeaders(annotatedRoutes, enabled, nginxConfigMap).trustForwardedHeaders;
+  }
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -201,6 +212,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     tlsServers,
     clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    ...(serverHeaderPassThrough || trustForwardedHeaders
+      ? { listener: { ...(serverHeaderPassThrough ? { serverHeaderPassThrough } : {}), ...(trustForwardedHeaders ? { trustForwardedHeaders } : {}) } }
+      : {}),
   };
   finishNginxEdge(ir, nginxEdge);
   // ingress-nginx auth-type basic / auth-url, on the final routes (nginx/nginx-auth.ts).

@@ -113,7 +113,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
     note:
-      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does); the backend also receives the x-envoy-ingress-affinity-key header',
+      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does)',
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
@@ -176,7 +176,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
-    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (the main Ingress's affinity does apply to it: see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
+    note: "a canary Ingress's own upstream-hash-by and affinity are ignored like its other annotations, where ingress-nginx applies them to the canary's upstream (its own load-balance is applied, and the main Ingress's affinity, see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
   'canary-weight-total': { status: 'supported', equivalent: 'the total of the weighted split', note: 'default 100; like ingress-nginx, a total below 100 counts as 100 (and is reported)' },
@@ -266,6 +266,18 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+  },
+  'enable-access-log': {
+    status: 'supported',
+    equivalent: '"false": the Ingress\'s requests write no line in Envoy\'s access log (route metadata read by a CEL filter of the access log, present only while such a route exists)',
+  },
+  'proxy-cookie-domain': {
+    status: 'supported',
+    equivalent: 'the Domain attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_domain does ("FROM TO": a Domain equal to FROM, case-insensitive, becomes TO; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
+  },
+  'proxy-cookie-path': {
+    status: 'supported',
+    equivalent: 'the Path attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_path does ("FROM TO": a Path starting with FROM gets TO in its place; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
   },
   'disable-proxy-intercept-errors': {
     status: 'supported',

@@ -147,6 +147,8 @@ export function withNginxHttpsRedirects(
     const settings = route?.source === undefined ? oldest : nginxRedirects.get(refKey(route.source));
     if (settings === undefined) return undefined;
     if (route?.action.kind === 'path-redirect') return 'serve'; // app-root
+    // no-tls-redirect-locations (the ConfigMap): a location whose path starts with one is served on plain HTTP.
+    if (route !== undefined && options.nginxNoTlsRedirectLocations?.some((location) => route.match.path.startsWith(location)) === true) return 'serve';
     return settings.forceSslRedirect || (hasTls && settings.sslRedirect) ? nginxHttpsRedirect(options, settings.preserveTrailingSlash) : 'serve';
   };
   if (routes === undefined) {
