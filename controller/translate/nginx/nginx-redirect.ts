@@ -187,7 +187,13 @@ function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: T
   const routes = redirects.flatMap((route): RouteIR[] => {
     if (route.action.kind !== 'https-redirect' || route.action.stripTrailingSlash !== true) return [route];
     const { stripTrailingSlash: _, ...kept } = route.action;
-    const withQuery: RouteIR = { ...structuredClone(route), name: `${route.name}/query`, headers: [...(route.headers ?? []), { name: ':path', kind: 'regex', value: '[^?]*\\?.*' }], action: kept };
+    const withQuery: RouteIR = {
+      name: `${route.name}/query`,
+      match: { ...route.match },
+      headers: [...(route.headers ?? []).map((h) => ({ ...h })), { name: ':path', kind: 'regex', value: '[^?]*\\?.*' }],
+      action: kept,
+      ...(route.policy === undefined ? {} : { policy: structuredClone(route.policy) }),
+    };
     return [withQuery, route];
   });
   const vhost = { name: plain.name, hostnames: [...plain.hostnames], routes };
