@@ -468,6 +468,11 @@ export interface BasicAuthIR {
    * ones are left to it (instead of a 401).
    */
   satisfyAny?: boolean;
+  /**
+   * ingress-nginx `satisfy: any` with an allow-list: clients in these ranges need no credentials, others need them
+   * (the route then has no allowedSourceCidrs of its own).
+   */
+  allowedWithoutCredentials?: CidrIR[];
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */

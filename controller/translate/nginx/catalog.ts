@@ -240,8 +240,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   satisfy: {
     status: 'supported-with-difference',
-    equivalent: 'with auth-type basic and auth-url: right basic credentials skip the auth-url check (any), else both must pass (all)',
-    note: '"any" combines basic auth and auth-url only: an allow-list (whitelist-source-range) is still required of every client, where nginx lets listed clients in without credentials',
+    equivalent: 'with auth-type basic: "any" lets in a client the allow-list (whitelist-source-range) admits without credentials, and right basic credentials skip the auth-url check; "all" (default): each must pass',
+    note: 'with "any", auth-url alone does not combine with an allow-list (both must pass), and the deny-list (denylist-source-range) still refuses its clients whatever their credentials',
   },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
   'auth-signin': {

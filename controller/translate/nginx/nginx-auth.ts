@@ -33,6 +33,8 @@ export interface NginxAuthSettings {
   refused?: string;
   /** satisfy: any, with both basic auth and auth-url: either one letting the request through is enough. */
   satisfyAny?: boolean;
+  /** satisfy: any with basic auth: a client the allow-list admits needs no credentials (applyNginxAuth). */
+  anyWithAllowList?: boolean;
 }
 
 /** What the controller allows the annotations to reach (TranslateOptions). */
@@ -126,8 +128,9 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
   const satisfy = raw('satisfy')?.trim();
   if (satisfy !== undefined && satisfy !== 'all' && satisfy !== 'any') {
     report(Reason.InvalidAnnotation, `annotation ${n('satisfy')} has invalid value ${JSON.stringify(satisfy)}; accepted values: "all", "any"; "all" is used`);
-  } else if (satisfy === 'any' && settings.basic !== undefined && settings.external !== undefined) {
-    settings.satisfyAny = true;
+  } else if (satisfy === 'any' && settings.basic !== undefined) {
+    if (settings.external !== undefined) settings.satisfyAny = true;
+    settings.anyWithAllowList = true;
   }
   return settings.basic === undefined && settings.external === undefined && settings.refused === undefined ? undefined : settings;
 }
@@ -183,7 +186,7 @@ function parseAuthUrl(text: string): URL | string {
 }
 
 /** What the translator resolved for one Ingress. */
-type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR };
+type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR; anyWithAllowList?: boolean };
 
 /** The cluster state the resolution reads. */
 export interface NginxAuthInputs {
@@ -219,8 +222,17 @@ export function applyNginxAuth(
       delete route.policy;
       continue;
     }
-    route.policy ??= {};
-    if (auth.basic !== undefined) route.policy.basicAuth = auth.basic;
+    route.policy = { ...route.policy };
+    if (auth.basic !== undefined) {
+      const allowList = route.policy.allowedSourceCidrs;
+      if (auth.anyWithAllowList === true && allowList !== undefined) {
+        // satisfy: any: the allow-list admits without credentials instead of refusing everybody else (403).
+        route.policy.basicAuth = { ...auth.basic, allowedWithoutCredentials: allowList.map((c) => ({ ...c })) };
+        delete route.policy.allowedSourceCidrs;
+      } else {
+        route.policy.basicAuth = auth.basic;
+      }
+    }
     if (auth.external !== undefined) route.policy.externalAuth = { ...auth.external, responseHeaders: [...auth.external.responseHeaders] };
   }
   const clusters = new Map(ir.clusters.map((c) => [c.name, c]));
@@ -253,7 +265,8 @@ function resolveAuth(
   const report = (reason: string, message: string): void => {
     diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
   };
-  const result: { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR } = {};
+  const result: { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR; anyWithAllowList?: boolean } = {};
+  if (auth.anyWithAllowList === true) result.anyWithAllowList = true;
   if (auth.basic !== undefined) {
     const { namespace, name } = auth.basic.secret;
     const secret = secrets.get(`${namespace}/${name}`);
