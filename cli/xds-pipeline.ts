@@ -38,12 +38,14 @@ export async function startXdsPipeline(o: XdsPipelineOptions): Promise<XdsPipeli
   const store = new ObjectStore();
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: o.translate, envoy: o.envoy }, o.log);
-  const server = new AdsServer(cache, { log: o.log, ...(o.xdsClientSans !== undefined ? { authorizeClient: requireClientSan(o.xdsClientSans) } : {}) });
+  const authorizeClient = o.xdsClientSans !== undefined ? requireClientSan(o.xdsClientSans) : undefined;
+  const server = new AdsServer(cache, { log: o.log, ...(authorizeClient !== undefined ? { authorizeClient } : {}) });
   // ingress-nginx basic auth: Envoy asks on the connection it has for xDS (envoy/basic-auth.ts); the users are
   // those of the last build.
   const users = new BasicAuthUsers();
   reconciler.on('built', () => users.update(reconciler.ir?.basicAuthUsers));
-  const basicAuth = new BasicAuthService(users);
+  // The same clients as xDS may ask (split variant: the Envoys' SAN).
+  const basicAuth = new BasicAuthService(users, authorizeClient !== undefined ? { authorizeClient } : {});
   basicAuth.addTo(server.grpcServer);
   const xdsPort = await server.listen(o.xdsHost, o.xdsPort, ...(o.xdsCredentials ? [o.xdsCredentials] : []));
   o.log.info({ address: o.xdsHost, port: xdsPort }, 'xDS server listening');

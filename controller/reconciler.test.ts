@@ -7,7 +7,7 @@ import { Reconciler, type BuildResult } from './reconciler.js';
 import { normalizeObject } from './sources/normalize.js';
 import { ObjectStore } from './store.js';
 import type { EndpointSlice, KubeObject } from './translate/kube-objects.js';
-import { defaultTranslateOptions } from './translate/options.js';
+import { defaultTranslateOptions, type TranslateOptions } from './translate/options.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -20,13 +20,13 @@ function kube(raw: object): KubeObject {
 /** Lets every already scheduled setImmediate callback (a pending build) run. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function setUp() {
+function setUp(translate: TranslateOptions = defaultTranslateOptions) {
   const store = new ObjectStore();
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(
     store,
     cache,
-    { translate: defaultTranslateOptions, envoy: { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 } },
+    { translate, envoy: { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 } },
     quiet,
   );
   const builds: BuildResult[] = [];
@@ -40,8 +40,8 @@ function setUp() {
 }
 
 /** One served Ingress routing app.example.test to Service `app`, whose one endpoint is 10.0.0.1:8080. */
-async function readyWithApp() {
-  const s = setUp();
+async function readyWithApp(translate?: TranslateOptions) {
+  const s = setUp(translate);
   s.put(
     ingressClass(),
     ingress('app', { rules: [{ host: 'app.example.test', paths: [{ path: '/', service: 'app' }] }] }),
@@ -118,6 +118,22 @@ test('a Service or Secret no served Ingress references triggers no build', async
   await turn();
   await reconciler.idle();
   t.is(builds.length, 0);
+});
+
+test('the ingress-nginx ConfigMap (--nginx-configmap) triggers a full build; another ConfigMap triggers none', async (t) => {
+  const nginxConfigMap = { namespace: 'ingress-nginx', name: 'ingress-nginx-controller' };
+  const { reconciler, builds, put, cache } = await readyWithApp({ ...defaultTranslateOptions, nginxAnnotations: true, nginxConfigMap });
+  const routes = (): string => JSON.stringify([...cache.snapshot.resources.virtualHost.values()].map((r) => r.json));
+  t.true(routes().includes('"max_request_bytes":1048576'), 'ingress-nginx default proxy-body-size 1m while the ConfigMap does not exist');
+  put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'ingress-nginx' }, data: { 'proxy-body-size': '2m' } });
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+  put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: nginxConfigMap, data: { 'proxy-body-size': '2m' } });
+  await turn();
+  await reconciler.idle();
+  t.deepEqual(builds.map((b) => b.kind), ['full']);
+  t.true(routes().includes('"max_request_bytes":2097152'));
 });
 
 test('a Service referenced only by an Ingress of another class triggers no build', async (t) => {

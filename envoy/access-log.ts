@@ -2,6 +2,7 @@
 import type { ResourceJson } from './resource-types.js';
 
 export const stdoutAccessLogType = 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog';
+const celFilterType = 'type.googleapis.com/envoy.extensions.access_loggers.filters.cel.v3.ExpressionFilter';
 
 /**
  * The fields of each line (Envoy command operators). A value that is a single operator keeps its type, so
@@ -43,11 +44,27 @@ export const defaultAccessLog: AccessLogOptions = { logQuery: true };
 /** The path without its query: Envoy's PATH operator, NQ (no query), original path if rewritten. */
 const pathWithoutQuery = '%PATH(NQ:ORIG_OR_PATH)%';
 
-/** The HttpConnectionManager `access_log` list: JSON lines on stdout. */
-export function buildStdoutAccessLog(options: AccessLogOptions = defaultAccessLog): ResourceJson[] {
+/** Route metadata namespace of a route whose requests are not logged (ingress-nginx enable-access-log "false"). */
+export const accessLogOffMetadata = 'envoy-ingress.io/access-log-off';
+
+/**
+ * The HttpConnectionManager `access_log` list: JSON lines on stdout. `routeFilter`: some route writes no line, so
+ * a CEL filter skips the requests whose route carries `accessLogOffMetadata` (evaluated only while such a route exists).
+ */
+export function buildStdoutAccessLog(options: AccessLogOptions = defaultAccessLog, routeFilter = false): ResourceJson[] {
   return [
     {
       name: 'envoy.access_loggers.stdout',
+      ...(routeFilter
+        ? {
+            filter: {
+              extension_filter: {
+                name: 'envoy.access_loggers.extension_filters.cel',
+                typed_config: { '@type': celFilterType, expression: `!('${accessLogOffMetadata}' in xds.route_metadata.filter_metadata)` },
+              },
+            },
+          }
+        : {}),
       typed_config: {
         '@type': stdoutAccessLogType,
         log_format: { json_format: { ...accessLogJsonFormat, ...(options.logQuery ? {} : { path: pathWithoutQuery }) } },

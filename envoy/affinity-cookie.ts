@@ -160,6 +160,23 @@ export function buildStatefulSessionPerRoute(): ResourceJson {
   };
 }
 
+/**
+ * Upstream HTTP filters of the router when some route carries the script: the affinity headers have done their
+ * work once the endpoint is picked (the hash policy reads them before), so the backend does not get them.
+ */
+export function buildAffinityUpstreamHttpFilters(): ResourceJson[] {
+  return [
+    {
+      name: 'envoy.filters.http.header_mutation',
+      typed_config: {
+        '@type': 'type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation',
+        mutations: { request_mutations: [{ remove: affinityKeyHeader }, { remove: affinityBackendHeader }] },
+      },
+    },
+    { name: 'envoy.filters.http.upstream_codec', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.upstream_codec.v3.UpstreamCodec' } },
+  ];
+}
+
 /** Route fields: the answering cluster's name for the script (a weighted split picks it per request). */
 export function buildAffinityCookieResponseHeaders(): ResourceJson[] {
   return [{ header: { key: affinityClusterHeader, value: '%UPSTREAM_CLUSTER%' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }];

@@ -14,7 +14,7 @@ const extAuthzType = 'type.googleapis.com/envoy.extensions.filters.http.ext_auth
 const extAuthzPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
 
 /** Context extension keys of the check request (read by controller/auth/basic-auth-service.ts). */
-export const basicAuthContext = { usersId: 'basic-auth-users', realm: 'basic-auth-realm', satisfyAny: 'basic-auth-satisfy-any' } as const;
+export const basicAuthContext = { usersId: 'basic-auth-users', realm: 'basic-auth-realm', satisfyAny: 'basic-auth-satisfy-any', allowedCidrs: 'basic-auth-allowed-cidrs' } as const;
 
 /**
  * satisfy: any. Right credentials make the check answer with this dynamic metadata (ext_authz puts it under its
@@ -47,6 +47,9 @@ export function buildBasicAuthPerRoute(auth: BasicAuthIR): ResourceJson {
         [basicAuthContext.usersId]: auth.usersId,
         [basicAuthContext.realm]: auth.realm,
         ...(auth.satisfyAny === true ? { [basicAuthContext.satisfyAny]: 'true' } : {}),
+        ...(auth.allowedWithoutCredentials !== undefined
+          ? { [basicAuthContext.allowedCidrs]: auth.allowedWithoutCredentials.map((c) => `${c.address}/${c.prefixLength}`).join(',') }
+          : {}),
       },
     },
   };

@@ -4,7 +4,8 @@ import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
-import { defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
+import { defaultEdgeHardening, type EdgeHardeningOptions, withListenerSettings } from './edge-hardening.js';
+import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
 import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
@@ -27,7 +28,7 @@ const secretOf = builtOnce(buildSecret);
 
 /** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
 function routesKey(routes: ServedRoutes): unknown[] {
-  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null];
+  return [routes.routeConfigName, buildRouteConfiguredHttpFilters(routes.tables), routes.notFound ?? null, listenerRouteNeeds(routes.tables)];
 }
 
 const httpListenerOf = builtForSameKey(
@@ -72,7 +73,7 @@ export function buildResources(
   endpoints: readonly ClusterEndpointsIR[],
   options: EnvoyOptions,
 ): EnvoyResources {
-  const edge = options.edge ?? defaultEdgeHardening;
+  const edge = withListenerSettings(options.edge ?? defaultEdgeHardening, ir.listener);
   const accessLog: AccessLogOptions | false = options.accessLog === false ? false : { logQuery: options.accessLogQuery ?? true };
   const tls = tlsRouteTable(ir);
   // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.

@@ -41,6 +41,21 @@ export interface EdgeHardeningOptions {
   /** HTTP/2 flow-control windows a client gets: per stream and per connection. */
   http2InitialStreamWindowSize: number;
   http2InitialConnectionWindowSize: number;
+  /** Envoy writes no Server header of its own (ingress-nginx server-tokens "false": set by the translation). */
+  serverHeaderPassThrough?: boolean;
+}
+
+/** `edge` with what the translation decides for the listeners (GatewayIR.listener); the same object when nothing. */
+export function withListenerSettings(
+  edge: EdgeHardeningOptions,
+  settings: { serverHeaderPassThrough?: boolean; trustForwardedHeaders?: boolean } | undefined,
+): EdgeHardeningOptions {
+  if (settings === undefined) return edge;
+  const derived = { ...edge };
+  if (settings.serverHeaderPassThrough === true) derived.serverHeaderPassThrough = true;
+  // At least the one proxy ingress-nginx trusts with use-forwarded-headers (more if --xff-num-trusted-hops says so).
+  if (settings.trustForwardedHeaders === true) derived.xffNumTrustedHops = Math.max(edge.xffNumTrustedHops, 1);
+  return derived;
 }
 
 export const defaultEdgeHardening: EdgeHardeningOptions = {
@@ -69,6 +84,7 @@ export function bufferLimitField(limitBytes: number): ResourceJson {
 /** The HttpConnectionManager fields that carry `edge`. */
 export function buildEdgeHardeningFields(edge: EdgeHardeningOptions): ResourceJson {
   return {
+    ...(edge.serverHeaderPassThrough === true ? { server_header_transformation: 'PASS_THROUGH' } : {}),
     use_remote_address: edge.useRemoteAddress,
     xff_num_trusted_hops: edge.xffNumTrustedHops,
     normalize_path: edge.normalizePath,

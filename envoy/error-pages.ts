@@ -7,7 +7,7 @@
 // The redirect policy evaluates its headers after it changed the request's host and path, so the original URI and
 // Host are captured by the forwarding route itself (request_headers_to_add, as ingress-nginx also sends
 // X-Original-URI and X-Forwarded-Host to every backend).
-import type { ErrorPagesIR } from '../controller/translate/ir.js';
+import type { ErrorPagesIR, HeaderIR } from '../controller/translate/ir.js';
 import { forwardedHostHeader } from '../controller/translate/nginx/nginx-default-backend.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -15,6 +15,7 @@ export const customResponseFilterName = 'envoy.filters.http.custom_response';
 export const customResponseType = 'type.googleapis.com/envoy.extensions.filters.http.custom_response.v3.CustomResponse';
 const redirectPolicyType = 'type.googleapis.com/envoy.extensions.http.custom_response.redirect_policy.v3.RedirectPolicy';
 const statusCodeInputType = 'type.googleapis.com/envoy.type.matcher.v3.HttpResponseStatusCodeMatchInput';
+const responseHeaderInputType = 'type.googleapis.com/envoy.type.matcher.v3.HttpResponseHeaderMatchInput';
 
 /** Header the forwarding route stores the original request target in (ingress-nginx's name for it). */
 export const originalUriHeader = 'x-original-uri';
@@ -34,9 +35,17 @@ export function buildErrorPagesRequestHeaders(): ResourceJson[] {
   return [setHeader(originalUriHeader, '%REQ(:path)%')];
 }
 
-/** X-Forwarded-Host: the client's Host. Route headers are evaluated before the route's host rewrite. */
-export function forwardedHostRequestHeader(): ResourceJson {
-  return setHeader(forwardedHostHeader, '%REQ(:authority)%');
+/** request_headers_to_add of a route sent to a default backend in place of a missing Service (defaultBackendHeaders). */
+export function buildDefaultBackendRequestHeaders(headers: readonly HeaderIR[]): ResourceJson[] {
+  return [setHeader('X-Code', '503'), setHeader('X-Format', '%REQ(accept)%'), ...headers.map((h) => setHeader(h.name, literal(h.value)))];
+}
+
+/**
+ * X-Forwarded-Host: the client's Host. Route headers are evaluated before the route's host rewrite. `keepClient`
+ * (ingress-nginx use-forwarded-headers): a client's own X-Forwarded-Host is kept, the Host only fills in for none.
+ */
+export function forwardedHostRequestHeader(keepClient = false): ResourceJson {
+  return keepClient ? { ...setHeader(forwardedHostHeader, '%REQ(:authority)%'), append_action: 'ADD_IF_ABSENT' } : setHeader(forwardedHostHeader, '%REQ(:authority)%');
 }
 
 function buildRedirect(pages: ErrorPagesIR, status: number): ResourceJson {
@@ -52,6 +61,20 @@ function buildRedirect(pages: ErrorPagesIR, status: number): ResourceJson {
   };
 }
 
+function statusIs(status: number): ResourceJson {
+  return { single_predicate: { input: { name: 'status', typed_config: { '@type': statusCodeInputType } }, value_match: { exact: String(status) } } };
+}
+
+/** A response Envoy made itself: the router puts x-envoy-upstream-service-time on every answer of a backend. */
+const notFromUpstream: ResourceJson = {
+  not_matcher: {
+    single_predicate: {
+      input: { name: 'upstream-time', typed_config: { '@type': responseHeaderInputType, header_name: 'x-envoy-upstream-service-time' } },
+      value_match: { safe_regex: { google_re2: {}, regex: '.*' } },
+    },
+  },
+};
+
 /** The route's typed_per_filter_config entry for the custom_response filter. */
 export function buildErrorPagesPerRoute(pages: ErrorPagesIR): ResourceJson {
   return {
@@ -59,12 +82,7 @@ export function buildErrorPagesPerRoute(pages: ErrorPagesIR): ResourceJson {
     custom_response_matcher: {
       matcher_list: {
         matchers: pages.statuses.map((status) => ({
-          predicate: {
-            single_predicate: {
-              input: { name: 'status', typed_config: { '@type': statusCodeInputType } },
-              value_match: { exact: String(status) },
-            },
-          },
+          predicate: pages.proxyErrorsOnly === true ? { and_matcher: { predicate: [statusIs(status), notFromUpstream] } } : statusIs(status),
           on_match: { action: { name: `error-page-${status}`, typed_config: buildRedirect(pages, status) } },
         })),
       },

@@ -18,7 +18,12 @@ const exactNames = (names: readonly string[]): ResourceJson => ({ patterns: name
 
 /** The filter (its typed_config) that calls one authorization service. */
 export function buildExtAuthzFilterConfig(auth: ExternalAuthIR): ResourceJson {
-  const authorizationResponse: ResourceJson = { allowed_client_headers: exactNames(['www-authenticate', 'location']) };
+  const authorizationResponse: ResourceJson = {
+    allowed_client_headers: exactNames(['www-authenticate', 'location']),
+    // nginx's auth_request_set $auth_cookie $upstream_http_set_cookie + add_header Set-Cookie $auth_cookie: the
+    // service's cookies reach the client (here on every answer, as with auth-always-set-cookie).
+    allowed_client_headers_on_success: exactNames(['set-cookie']),
+  };
   if (auth.responseHeaders.length > 0) authorizationResponse['allowed_upstream_headers'] = exactNames(auth.responseHeaders);
   return {
     '@type': extAuthzType,

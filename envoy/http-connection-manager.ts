@@ -3,6 +3,10 @@ import { buildAdsConfigSource } from './config-source.js';
 import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
+import type { ListenerRouteNeeds } from './listener-route-needs.js';
+
+const noNeeds: ListenerRouteNeeds = { keepClientRequestId: false, accessLogFilter: false };
+import { buildAffinityUpstreamHttpFilters, luaFilterName } from './affinity-cookie.js';
 
 export const httpConnectionManagerType =
   'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
@@ -19,22 +23,32 @@ export function buildHttpConnectionManager(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
+  needs: ListenerRouteNeeds = noNeeds,
 ): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: buildAdsConfigSource() },
     // `routeFilters`: filters that routes enable per route (see http-filters.ts); the router is always last.
-    http_filters: [...routeFilters, { name: 'envoy.filters.http.router', typed_config: { '@type': routerType } }],
+    http_filters: [...routeFilters, buildRouterFilter(routeFilters)],
     // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
     // past them), header limits and timeouts: see edge-hardening.ts.
     ...buildEdgeHardeningFields(edge),
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
-    ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog) } : {}),
+    ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog, needs.accessLogFilter) } : {}),
     ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),
+    // The client's X-Request-ID reaches the backends (listener-route-needs.ts); by default Envoy replaces it.
+    ...(needs.keepClientRequestId ? { preserve_external_request_id: true } : {}),
   };
+}
+
+/** The router; with the affinity script on some route, it also drops the affinity headers before the backend. */
+function buildRouterFilter(routeFilters: readonly ResourceJson[]): ResourceJson {
+  const router: ResourceJson = { '@type': routerType };
+  if (routeFilters.some((f) => f['name'] === luaFilterName)) router['upstream_http_filters'] = buildAffinityUpstreamHttpFilters();
+  return { name: 'envoy.filters.http.router', typed_config: router };
 }
 
 /** The network filter wrapping an HttpConnectionManager. */
@@ -45,9 +59,10 @@ export function buildHttpConnectionManagerFilter(
   routeFilters: readonly ResourceJson[] = [],
   accessLog: AccessLogOptions | false = defaultAccessLog,
   notFound?: NotFoundReply,
+  needs: ListenerRouteNeeds = noNeeds,
 ): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound),
+    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound, needs),
   };
 }

@@ -1,7 +1,8 @@
 // HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, CORS, local rate limit,
 // buffer for max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
 // disabled: it runs only on routes whose typed_per_filter_config names it (route-policy.ts).
-import type { RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
+import type { CompressionIR, RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
+import { buildCompressorFilterConfig, compressorFilterName } from './compressor.js';
 import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
@@ -10,6 +11,7 @@ import { buildExtAuthzFilters } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
+import { buildCookieRewriteFilterConfig, cookieRewriteFilterName } from './cookie-rewrite.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedFilterConfig, buildAuthSigninFilterConfig, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
@@ -67,6 +69,8 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
   // After the script: it reads the endpoint header the script set, and names the endpoint on the answer before the
   // script sees it (affinity-mode persistent).
   { name: statefulSessionFilterName, usedBy: (p) => p.affinityCookie?.persistent === true, config: buildStatefulSessionFilterConfig() },
+  // Last before the router: it rewrites the backend's own Set-Cookie headers only (cookie-rewrite.ts).
+  { name: cookieRewriteFilterName, usedBy: (p) => p.cookieRewrite !== undefined, config: buildCookieRewriteFilterConfig() },
 ];
 
 /**
@@ -96,6 +100,8 @@ const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name ===
 interface HostFilterUse {
   mask: number;
   externalAuth: RoutePolicyIR[];
+  /** The gzip settings of a route that compresses (controller-wide: every such route has the same). */
+  compression?: CompressionIR;
 }
 
 /** Per virtual host (an incremental build meets most hosts again: a table scan is then a walk of memo hits). */
@@ -117,6 +123,7 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
         if (filter.usedBy(policy)) use!.mask |= 1 << i;
       });
       if (policy.externalAuth !== undefined) use.externalAuth.push(policy);
+      if (policy.compression !== undefined) use.compression ??= policy.compression;
     }
     useByHost.set(vhost, use);
   }
@@ -126,11 +133,13 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
 function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
   let mask = 0;
   const externalAuth: RoutePolicyIR[] = [];
+  let compression: CompressionIR | undefined;
   for (const table of tables) {
     for (const vhost of table.virtualHosts) {
       const use = filterUseOf(vhost);
       mask |= use.mask;
       if (use.externalAuth.length > 0) externalAuth.push(...use.externalAuth);
+      compression ??= use.compression;
     }
   }
   const chosen: ResourceJson[] = filters
@@ -139,5 +148,7 @@ function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): Resour
   // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
   const buffer = chosen.findIndex((filter) => filter['name'] === authPassedFilterName || filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
   chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(externalAuth));
+  // gzip last: it compresses the upstream's answer first, before the other filters see the response.
+  if (compression !== undefined) chosen.push({ name: compressorFilterName, typed_config: buildCompressorFilterConfig(compression), disabled: true });
   return chosen;
 }

@@ -5,6 +5,7 @@ import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';
 import { bufferLimitField, defaultEdgeHardening, type EdgeHardeningOptions } from './edge-hardening.js';
 import { buildHttpConnectionManagerFilter } from './http-connection-manager.js';
+import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
@@ -40,7 +41,19 @@ export function buildHttpListener(
     address: buildSocketAddress(listenAddress, port),
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     filter_chains: [
-      { filters: [buildHttpConnectionManagerFilter(httpListenerName, routes.routeConfigName, edge, buildRouteConfiguredHttpFilters(routes.tables), accessLog, routes.notFound)] },
+      {
+        filters: [
+          buildHttpConnectionManagerFilter(
+            httpListenerName,
+            routes.routeConfigName,
+            edge,
+            buildRouteConfiguredHttpFilters(routes.tables),
+            accessLog,
+            routes.notFound,
+            listenerRouteNeeds(routes.tables),
+          ),
+        ],
+      },
     ],
   };
 }
@@ -64,6 +77,7 @@ export function buildTlsFilterChain(
         buildRouteConfiguredHttpFilters(routes.tables),
         accessLog,
         routes.notFound,
+        listenerRouteNeeds(routes.tables),
       ),
     ],
   };

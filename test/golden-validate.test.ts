@@ -73,7 +73,7 @@ function loadCase(name: string): GoldenCase {
 }
 
 /** Flags whose name is not the option's name in kebab case. */
-const flagNames: Partial<Record<keyof TranslateOptions, string>> = { ingressClassName: '--ingress-class' };
+const flagNames: Partial<Record<keyof TranslateOptions, string>> = { ingressClassName: '--ingress-class', nginxConfigMap: '--nginx-configmap' };
 
 /**
  * The CLI flags that give the same TranslateOptions: `--<option-in-kebab-case> <value>`, booleans as `--x` or
@@ -89,6 +89,9 @@ async function translationFlags(options: TranslateOptions, dir: string): Promise
       const file = path.join(dir, 'not-found.html.txt');
       await writeFile(file, String(value));
       flags.push(flag, file);
+    } else if (key === 'nginxConfigMap') {
+      const ref = value as NonNullable<TranslateOptions['nginxConfigMap']>;
+      flags.push(flag, `${ref.namespace}/${ref.name}`);
     } else if (typeof value === 'boolean') {
       flags.push(value ? flag : flag.replace(/^--/, '--no-'));
     } else {

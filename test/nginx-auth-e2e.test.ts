@@ -126,6 +126,10 @@ const world = defineSharedWorld<World>(async (scope) => {
       'auth-url': 'http://authz.default.svc.cluster.local/verify',
     }),
     annotated('open', 'open.test', {}),
+    // satisfy: any with an allow-list: a listed client (the tests' 127.0.0.1) needs no credentials, others do.
+    annotated('any-listed', 'any-listed.test', { 'auth-type': 'basic', 'auth-secret': 'basic-auth', 'whitelist-source-range': '127.0.0.0/8', satisfy: 'any' }),
+    annotated('any-unlisted', 'any-unlisted.test', { 'auth-type': 'basic', 'auth-secret': 'basic-auth', 'whitelist-source-range': '10.0.0.0/8', satisfy: 'any' }),
+    annotated('all-unlisted', 'all-unlisted.test', { 'auth-type': 'basic', 'auth-secret': 'basic-auth', 'whitelist-source-range': '10.0.0.0/8' }),
     // Another tenant's Secret (namespace other), named by an Ingress of namespace default.
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'theirs', namespace: 'other' }, type: 'Opaque', stringData: { auth: `victim:${sha('their-password')}\n${strayLine}\n` } },
     annotated('cross-namespace', 'cross-namespace.test', { 'auth-type': 'basic', 'auth-secret': 'other/theirs' }),
@@ -312,4 +316,18 @@ test('auth-secret in another namespace: refused, paths closed (503), nothing of 
   // What /debug/ir and /debug/xds serve, and the controller's log.
   const pages = [JSON.stringify(ir), JSON.stringify(xdsView(cp)), w.stack.logs()].join('\n');
   for (const word of ['victim', sha('their-password'), strayLine]) t.false(pages.includes(word), word);
+});
+
+test('satisfy any with an allow-list: listed clients need no credentials, others need right ones; satisfy all needs both', async (t) => {
+  const w = await world(t);
+  const alice = { authorization: basic('alice', 'wonderland') };
+  const listed = await get(w, 'any-listed.test', '/');
+  t.is(listed.status, 200);
+  t.is(listed.json?.service, 'web');
+  t.is((await get(w, 'any-listed.test', '/', { headers: alice })).json?.headers.authorization, undefined);
+  t.is((await get(w, 'any-unlisted.test', '/')).status, 401);
+  t.is((await get(w, 'any-unlisted.test', '/', { headers: { authorization: basic('alice', 'nope') } })).status, 401);
+  t.is((await get(w, 'any-unlisted.test', '/', { headers: alice })).status, 200);
+  // satisfy all (the default): the allow-list refuses whatever the credentials.
+  t.is((await get(w, 'all-unlisted.test', '/', { headers: alice })).status, 403);
 });

@@ -74,3 +74,32 @@ test('users this controller does not know, or too many verifications waiting: 50
   t.like(second, { denied_response: { status: { code: 503 } } });
   t.truthy(decode(await first)['ok_response']);
 });
+
+test('over gRPC: a caller the xDS client check refuses gets PERMISSION_DENIED, an accepted one an answer', async (t) => {
+  const grpc = await import('@grpc/grpc-js');
+  const { authorizationServiceDefinition } = await import('./authorization-service.js');
+  const call = async (authorizeClient: () => string | undefined): Promise<{ code?: number; bytes?: Buffer }> => {
+    const server = new grpc.Server();
+    service({ authorizeClient }).addTo(server);
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const type = messageType('envoy.service.auth.v3.CheckRequest');
+    const request = Buffer.from(type.encode(type.fromObject({ attributes: { context_extensions: { 'basic-auth-users': 'default/s/auth-file' } } })).finish());
+    const definition = authorizationServiceDefinition['Check']!;
+    try {
+      return await new Promise((resolve) => {
+        client.makeUnaryRequest(definition.path, (b: Buffer) => b, (b: Buffer) => b, request, (err, bytes) =>
+          resolve(err ? { code: err.code } : { bytes: bytes as Buffer }),
+        );
+      });
+    } finally {
+      client.close();
+      server.forceShutdown();
+    }
+  };
+  t.is((await call(() => 'not an Envoy of ours')).code, 7);
+  const accepted = await call(() => undefined);
+  t.like(decode(accepted.bytes ?? Buffer.alloc(0)), { denied_response: { status: { code: 401 } } });
+});

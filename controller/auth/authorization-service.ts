@@ -4,7 +4,9 @@
 // with the Authorization header removed (ingress-nginx does not pass the credentials on: `proxy_set_header
 // Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, or 503 when the users
 // are not known here or too many slow verifications are waiting. Nothing of a request is logged.
+import { BlockList, isIP } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
+import type { ClientAuthorizer } from '../../xds/client-identity.js';
 import { basicAuthAllowedMetadata, basicAuthContext } from '../../envoy/basic-auth.js';
 import { messageType } from '../../proto/envoy-api.js';
 import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.js';
@@ -17,6 +19,7 @@ const servicePath = '/envoy.service.auth.v3.Authorization';
 /** The parts of a CheckRequest read here (proto field names as in the .proto files). */
 interface CheckRequest {
   attributes?: {
+    source?: { address?: { socket_address?: { address?: string } } };
     context_extensions?: Record<string, string>;
     request?: { http?: { headers?: Record<string, string> } };
   };
@@ -58,6 +61,18 @@ const serviceUnavailablePage = `<html>
 </html>
 `;
 
+/** Whether `address` is in one of the comma-separated CIDRs (the translator wrote them; invalid ones match nothing). */
+function inRanges(address: string | undefined, cidrs: string): boolean {
+  if (address === undefined || isIP(address) === 0) return false;
+  const list = new BlockList();
+  for (const cidr of cidrs.split(',')) {
+    const [net = '', bits = ''] = cidr.split('/');
+    const family = isIP(net) === 6 ? 'ipv6' : 'ipv4';
+    if (isIP(net) !== 0) list.addSubnet(net, Number(bits), family);
+  }
+  return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
 /** google.rpc.Code values. */
 const rpcCode = { ok: 0, unauthenticated: 16, unavailable: 14 } as const;
 
@@ -97,6 +112,11 @@ function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: strin
 }
 
 export interface BasicAuthServiceOptions {
+  /**
+   * Who may ask (the xDS server's client check, e.g. the split variant's SAN check): a refusal reason, or
+   * undefined to answer. Refused callers get PERMISSION_DENIED, so a password cannot be tried around Envoy.
+   */
+  authorizeClient?: ClientAuthorizer;
   /** Verifications not answered from the cache that may wait at once; beyond, checks get 503 (default 256). */
   maxPendingVerifications?: number;
   /** Successful verifications remembered (default 10,000). */
@@ -119,6 +139,7 @@ export class BasicAuthService {
   readonly #verified: VerifiedPasswords;
   readonly #maxPending: number;
   readonly #verify: (password: string, hash: string) => Promise<boolean>;
+  readonly #authorize: ClientAuthorizer | undefined;
   #pending = 0;
 
   constructor(
@@ -128,12 +149,18 @@ export class BasicAuthService {
     this.#verified = new VerifiedPasswords(options.cacheSize ?? 10_000);
     this.#maxPending = options.maxPendingVerifications ?? 256;
     this.#verify = options.verify ?? verifyPassword;
+    this.#authorize = options.authorizeClient;
   }
 
   /** Registers the service on a gRPC server (before or after it is bound). */
   addTo(server: grpc.Server): void {
     server.addService(authorizationServiceDefinition, {
       Check: (call: grpc.ServerUnaryCall<CheckRequest, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+        const refusal = this.#authorize?.(call.getAuthContext());
+        if (refusal !== undefined) {
+          callback({ code: 7, details: `not authorized: ${refusal}` });
+          return;
+        }
         this.check(call.request).then(
           (bytes) => callback(null, bytes),
           // Not reachable in practice (decisions do not throw); Envoy then answers 503 (status_on_error).
@@ -151,6 +178,12 @@ export class BasicAuthService {
     const id = context[basicAuthContext.usersId];
     const users = id === undefined ? undefined : this.users.get(id);
     const authorization = request.attributes?.request?.http?.headers?.['authorization'];
+    // satisfy: any with an allow-list: a listed client needs no credentials (its Authorization still never goes on).
+    const allowed = context[basicAuthContext.allowedCidrs];
+    if (allowed !== undefined && users !== undefined && inRanges(request.attributes?.source?.address?.socket_address?.address, allowed)) {
+      this.stats.allowed += 1;
+      return encodeDecision('allow', realm, satisfyAny);
+    }
     if (this.#pending >= this.#maxPending) {
       this.stats.unavailable += 1;
       return encodeDecision('overloaded', realm, false);

@@ -46,6 +46,20 @@ test('decision: a success is remembered per hash and password; failures and chan
   t.is(await decideBasicAuth(after, basic('alice:two'), cache, verify), 'allow');
 });
 
+test('a burst of checks of the same new credentials runs one verification', async (t) => {
+  let calls = 0;
+  const verify = async (password: string, hash: string): Promise<boolean> => {
+    calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return hash === sha(password);
+  };
+  const cache = new VerifiedPasswords();
+  const users = new Map([['alice', sha('one')]]);
+  const answers = await Promise.all(Array.from({ length: 16 }, () => decideBasicAuth(users, basic('alice:one'), cache, verify)));
+  t.deepEqual(new Set(answers), new Set(['allow']));
+  t.is(calls, 1);
+});
+
 test('the cache is bounded: the least recently used success goes first', (t) => {
   const cache = new VerifiedPasswords(2);
   cache.add('a');

@@ -21,7 +21,7 @@ export async function decideBasicAuth(
   if (hash === undefined) return 'deny';
   const key = VerifiedPasswords.keyOf(hash, credentials.password);
   if (verified.has(key)) return 'allow';
-  if (!(await verify(credentials.password, hash))) return 'deny';
+  if (!(await verified.verifyOnce(key, () => verify(credentials.password, hash)))) return 'deny';
   verified.add(key);
   return 'allow';
 }

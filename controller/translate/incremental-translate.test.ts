@@ -285,3 +285,28 @@ test('ConfigBuilder: a one-Ingress change is a routes build that gives what a fu
     t.true((cache.lastEncoded.virtualHost ?? 0) <= hosts, `only the changed Ingress's hosts: ${JSON.stringify(cache.lastEncoded)}`);
   }
 });
+
+test('ConfigBuilder with the ingress-nginx ConfigMap: an Ingress change splices what a full build gives; a ConfigMap change is a full build', async (t) => {
+  const { syntheticCluster } = await import('../../bench/synthetic-cluster.js');
+  const tls = await benchCertificate();
+  const ref = { namespace: 'ingress-nginx', name: 'ingress-nginx-controller' };
+  const options = { ...benchReconcileOptions, translate: { ...benchReconcileOptions.translate, nginxAnnotations: true, nginxConfigMap: ref } };
+  const configMap = (data: Record<string, string>) => ({ kind: 'ConfigMap' as const, metadata: { ...ref }, data });
+  let state: ClusterState = {
+    ...syntheticCluster({ ingresses: 30, tls }),
+    configMaps: [configMap({ 'use-gzip': 'true', 'hsts-max-age': '100', 'use-forwarded-headers': 'true', 'proxy-body-size': '2m' })],
+  };
+  const builder = new ConfigBuilder(options);
+  builder.build(state, () => undefined);
+  const ingress = structuredClone(state.ingresses[5]!);
+  ingress.spec!.rules![0]!.http!.paths[0]!.path = '/changed';
+  state = { ...state, ingresses: state.ingresses.map((x, i) => (i === 5 ? ingress : x)) };
+  const spliced = builder.build(state, () => undefined).built;
+  t.is(spliced.kind, 'routes');
+  t.is(sortedUpdate(spliced.update), sortedUpdate(fullUpdate(buildConfig(state, options).resources)));
+  t.regex(sortedUpdate(spliced.update), /"max_request_bytes":2097152/);
+  state = { ...state, configMaps: [configMap({ 'proxy-body-size': '3m' })] };
+  const changed = builder.build(state, () => undefined).built;
+  t.is(changed.kind, 'full');
+  t.regex(sortedUpdate(changed.update), /"max_request_bytes":3145728/);
+});

@@ -169,6 +169,14 @@ export interface CorsResponseIR {
   headers: HeaderIR[];
 }
 
+/** FROM -> TO rewrites of Set-Cookie attributes, as nginx's proxy_cookie_domain / proxy_cookie_path do them. */
+export interface CookieRewriteIR {
+  /** A Domain equal to `from` (case-insensitive, leading dot kept) becomes `to`. */
+  domain?: { from: string; to: string };
+  /** A Path starting with `from` gets `to` in place of that start. */
+  path?: { from: string; to: string };
+}
+
 /**
  * A token bucket per client address (ingress-nginx limit-rps): each client may send `burst` requests at once and
  * `tokensPerFill` more every `fillIntervalMs`; a request without a token is answered `statusCode`.
@@ -180,6 +188,16 @@ export interface ClientRateLimitIR {
   statusCode: 429 | 503;
   /** Clients in these ranges are not limited (ingress-nginx limit-whitelist). */
   exemptSourceCidrs?: CidrIR[];
+}
+
+/** gzip for responses (ingress-nginx use-gzip): compressed when the client accepts gzip. */
+export interface CompressionIR {
+  /** 1 (fastest) to 9 (smallest). */
+  level: number;
+  /** Responses with a Content-Length below this are sent as they are. */
+  minLength: number;
+  /** Content types compressed. */
+  contentTypes: string[];
 }
 
 export interface RoutePolicyIR {
@@ -202,6 +220,8 @@ export interface RoutePolicyIR {
   /** Larger request bodies get 413; the body is buffered before it is forwarded. */
   maxRequestBodyBytes?: number;
   cors?: CorsPolicyIR;
+  /** The Domain / Path attributes of the backend's Set-Cookie headers are rewritten (ingress-nginx proxy-cookie-*). */
+  cookieRewrite?: CookieRewriteIR;
   /** ingress-nginx CORS: fixed response headers for allowed origins, OPTIONS answered 204 by the proxy. */
   corsResponse?: CorsResponseIR;
   /** Only requests with the credentials of one of these users reach the backend (401 otherwise). */
@@ -213,10 +233,27 @@ export interface RoutePolicyIR {
    * of its own, as ingress-nginx sends it to every backend (`proxy_set_header X-Forwarded-Host $best_http_host`).
    */
   forwardedHost?: boolean;
+  /** With forwardedHost: a client's own X-Forwarded-Host is kept (ingress-nginx use-forwarded-headers "true"). */
+  forwardedHostFromClient?: boolean;
+  /**
+   * The client's own X-Request-ID reaches the backend (ingress-nginx's $req_id) instead of Envoy's; Envoy keeps
+   * external request ids per listener, so once a route asks, every route of the listener keeps them.
+   */
+  keepClientRequestId?: boolean;
+  /** false: the route's requests get no access log line (ingress-nginx enable-access-log "false"). */
+  accessLog?: false;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
   hostRewriteFromHeader?: string;
+  /** Responses are gzip-compressed for clients that accept it (ingress-nginx ConfigMap use-gzip). */
+  compression?: CompressionIR;
+  /**
+   * The route forwards to an ingress-nginx default backend in place of a Service that does not exist: the request
+   * carries X-Code 503 and X-Format (the client's Accept), as ingress-nginx tells a custom default backend, plus
+   * these fixed headers (X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port).
+   */
+  defaultBackendHeaders?: HeaderIR[];
   /** Responses with some statuses are replaced by another route's answer to the same request (custom-http-errors). */
   errorPages?: ErrorPagesIR;
   /** ingress-nginx cookie affinity: the cookie is made and read as ingress-nginx's sticky balancer does. */
@@ -259,6 +296,8 @@ export interface AffinityCookieIR {
  */
 export interface ErrorPagesIR {
   statuses: number[];
+  /** Only Envoy's own answers are replaced, the backend's pass (ingress-nginx disable-proxy-intercept-errors). */
+  proxyErrorsOnly?: boolean;
   host: string;
   path: string;
   headers: HeaderIR[];
@@ -372,6 +411,13 @@ export interface TlsSecretIR {
 }
 
 /** The whole desired data plane state. Lists are sorted by name so equal inputs give equal output. */
+export interface ListenerSettingsIR {
+  /** Envoy writes no Server header of its own; a backend's passes unless the route removes it (server-tokens). */
+  serverHeaderPassThrough?: boolean;
+  /** One proxy in front is trusted: its X-Forwarded-For and X-Forwarded-Proto are believed (use-forwarded-headers). */
+  trustForwardedHeaders?: boolean;
+}
+
 export interface GatewayIR {
   /** Routes for the plaintext listener (TLS hosts redirect to https here unless switched off). */
   http: RouteTableIR;
@@ -383,6 +429,8 @@ export interface GatewayIR {
   tlsPassthrough?: TlsPassthroughIR[];
   /** Clusters routes may forward to besides `clusters`; absent or empty means none. */
   fallbackClusters?: FallbackClusterIR[];
+  /** Connection manager settings of both listeners that the translation decides (the ingress-nginx ConfigMap). */
+  listener?: ListenerSettingsIR;
   /** The users of every basic-auth Secret routes name (BasicAuthIR.usersId), sorted by id; absent means none. */
   basicAuthUsers?: BasicAuthUsersIR[];
 }
@@ -420,6 +468,11 @@ export interface BasicAuthIR {
    * ones are left to it (instead of a 401).
    */
   satisfyAny?: boolean;
+  /**
+   * ingress-nginx `satisfy: any` with an allow-list: clients in these ranges need no credentials, others need them
+   * (the route then has no allowedSourceCidrs of its own).
+   */
+  allowedWithoutCredentials?: CidrIR[];
 }
 
 /** The users of one basic-auth Secret (`user:hash` lines of any scheme ingress-nginx accepts), by BasicAuthIR.usersId. */

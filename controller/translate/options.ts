@@ -29,6 +29,11 @@ export interface TranslateOptions {
    */
   nginxHttpRedirectCode?: 301 | 302 | 307 | 308;
   /**
+   * Routes whose path starts with one of these are not redirected to https by the nginx layer (ingress-nginx's
+   * ConfigMap key no-tls-redirect-locations, `/.well-known/acme-challenge` by default there); absent: none.
+   */
+  nginxNoTlsRedirectLocations?: readonly string[];
+  /**
    * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
    * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
    * --nginx-allow-cross-namespace-resources).

@@ -15,7 +15,7 @@ import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-poli
 import type { IngressAnnotations } from './annotations.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx/nginx-annotations.js';
 import { applyNginxUrlRedirects, nginxRedirectsByIngress, withNginxHttpsRedirects } from './nginx/nginx-redirect.js';
-import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames } from './nginx/nginx-server-names.js';
+import { applyNginxServerAliases, nginxWwwRedirects, type WithNginxServerNames, wwwRedirectTlsHosts } from './nginx/nginx-server-names.js';
 import { attachNginxCanaries, partitionNginxCanaries } from './nginx/nginx-canary.js';
 import { applyNginxAppRoots, applyNginxCaptureRewrites } from './nginx/nginx-regex.js';
 import { nginxRegexPaths } from './nginx/nginx-regex-hosts.js';
@@ -23,7 +23,7 @@ import { hasHostScopedDefaultBackend, hostFallback, hostScopedDefaultBackends } 
 import { applyNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx/nginx-auth.js';
 import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/nginx-edge.js';
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
-import { applyNginxHsts, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
+import { applyNginxForwardedHeaders, applyNginxGzip, applyNginxHsts, applyNginxServerTokens, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
 import { compareByAge, compareStrings } from './ordering.js';
 import { type References, collectReferences } from './references.js';
@@ -103,7 +103,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
 
   // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
-  const redirectOptions: TranslateOptions = nginxConfigMap === undefined ? options : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode };
+  const redirectOptions: TranslateOptions =
+    nginxConfigMap === undefined
+      ? options
+      : { ...options, nginxHttpRedirectCode: nginxConfigMap.httpRedirectCode, nginxNoTlsRedirectLocations: nginxConfigMap.noTlsRedirectLocations };
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
@@ -132,7 +135,15 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects([...defaultRoutes, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
-  if (nginxConfigMap !== undefined) applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabledRefs(mains, nginxEnabled), nginxConfigMap);
+  let serverHeaderPassThrough = false;
+  let trustForwardedHeaders = false;
+  if (nginxConfigMap !== undefined) {
+    const enabled = enabledRefs(mains, nginxEnabled);
+    applyNginxHsts(rules.routesByHost, new Set(tls.hosts.keys()), enabled, nginxConfigMap);
+    applyNginxGzip(annotatedRoutes, enabled, nginxConfigMap);
+    serverHeaderPassThrough = applyNginxServerTokens(annotatedRoutes, enabled, nginxConfigMap).serverHeaderPassThrough;
+    trustForwardedHeaders = applyNginxForwardedHeaders(annotatedRoutes, enabled, nginxConfigMap).trustForwardedHeaders;
+  }
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
     enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
@@ -173,6 +184,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
     secrets.set(secret.name, secret);
   }
+  // from-to-www-redirect over https: the redirecting name with the certificate of its host, where that covers it.
+  for (const { host, secret } of wwwRedirectTlsHosts(www, tls.hosts)) {
+    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
+  }
   if (tls.defaultCertificate !== undefined) {
     const { secret } = tls.defaultCertificate;
     tlsServers.push({ name: defaultCertificateChainName, serverNames: [], secret: secret.name, routeTable: https });
@@ -197,7 +212,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
         : plainHttpVirtualHost(vhost, annotationsByRef, redirect.routes[0] as RouteIR, hostRedirects);
     const served = plain ?? (hostRedirects ? redirect : vhost);
     // ingress-nginx's own redirect shape for the Ingresses read through the nginx layer (nginx/nginx-redirect.ts).
-    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), nginxRedirects, redirectOptions));
+    if (served !== undefined) httpHosts.push(nginxRedirects.size === 0 ? served : withNginxHttpsRedirects(served, vhost?.routes, contributorsOf(host), tls.hosts.has(host), nginxRedirects, redirectOptions));
   }
   const http = routeTable(httpRouteTableName, [...httpHosts, ...www.http]);
 
@@ -206,6 +221,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     tlsServers,
     clusters: clustersUsedBy(tlsServers.length > 0 ? [http, https] : [http], clusters),
     secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    ...(serverHeaderPassThrough || trustForwardedHeaders
+      ? { listener: { ...(serverHeaderPassThrough ? { serverHeaderPassThrough } : {}), ...(trustForwardedHeaders ? { trustForwardedHeaders } : {}) } }
+      : {}),
   };
   finishNginxEdge(ir, nginxEdge);
   // ingress-nginx auth-type basic / auth-url, on the final routes (nginx/nginx-auth.ts).

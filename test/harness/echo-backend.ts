@@ -1,6 +1,7 @@
 /**
  * An HTTP(S) server that stands for one Kubernetes Service in e2e tests: every request gets 200 and a JSON
- * description of what arrived, so routing assertions can say exactly which service saw which path and Host.
+ * description of what arrived, so routing assertions can say exactly which service saw which path and Host;
+ * `/status/NNN` gets status NNN and an empty body (like httpbun, for error handling cases).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -23,9 +24,16 @@ export interface EchoBackendOptions {
   failFirst?: number;
   /**
    * Also behave as httpbin's `/basic-auth/<user>/<password>` (the authorization service of ingress-nginx's auth
-   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge.
+   * e2e tests): a path starting with it gets 200 with the right Basic credentials, else 401 with a Basic challenge;
+   * and `/cookies/set/<name>/<value>`: 200 with that Set-Cookie.
    */
   httpbin?: boolean;
+}
+
+/** httpbin's `/cookies/set/<name>/<value>...` (the cookie-setting auth service of auth.go): the Set-Cookie to send. */
+function httpbinCookie(path: string): string | undefined {
+  const m = /^\/cookies\/set\/([^/?]+)\/([^/?]+)/.exec(path);
+  return m === null ? undefined : `${m[1]}=${m[2]}`;
 }
 
 /** httpbin's answer to `/basic-auth/<user>/<password>...`, or undefined for other paths. */
@@ -101,6 +109,13 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         sni: typeof socket.servername === 'string' ? socket.servername : '',
       };
       const failing = requests <= (opts.failFirst ?? 0);
+      // `/status/NNN` answers NNN with an empty body, as httpbun (ingress-nginx's e2e error backend) does.
+      const asked = /^\/status\/([1-5]\d\d)(?:[/?]|$)/.exec(req.url ?? '');
+      if (asked !== null && !failing) {
+        res.writeHead(Number(asked[1]), { 'content-length': 0, [ECHO_SERVICE_HEADER]: opts.service });
+        res.end();
+        return;
+      }
       const bodyBytes = Number(req.headers[ECHO_BODY_BYTES_HEADER] ?? Number.NaN);
       const body = Number.isInteger(bodyBytes) && bodyBytes >= 0 && bodyBytes <= 1 << 20 ? 'a'.repeat(bodyBytes) : JSON.stringify(reply);
       const extra = /^([^:\s]+):\s*(.*)$/.exec(String(req.headers[ECHO_RESPONSE_HEADER] ?? ''));
@@ -112,6 +127,7 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
           [ECHO_SERVICE_HEADER]: opts.service,
           ...(extra === null ? {} : { [(extra[1] as string).toLowerCase()]: extra[2] as string }),
           ...(httpbin === 401 ? { 'www-authenticate': 'Basic realm="Fake Realm"' } : {}),
+          ...(opts.httpbin === true && httpbinCookie(req.url ?? '') !== undefined ? { 'set-cookie': httpbinCookie(req.url ?? '') } : {}),
         });
         res.end(body);
       };

@@ -23,16 +23,8 @@ const reasons: readonly (readonly [string, readonly string[]])[] = [
     ['client-body-buffer-size'],
   ],
   [
-    'Envoy sets the Connection header of upstream requests itself (pooled keep-alive connections)',
-    ['connection-proxy-header'],
-  ],
-  [
     'the headers of a ConfigMap are not added to responses; use envoy-ingress.io/response-headers-set',
     ['custom-headers'],
-  ],
-  [
-    'Envoy logs every request (the access log cannot be switched off per Ingress)',
-    ['enable-access-log'],
   ],
   [
     'Envoy has no ModSecurity web application firewall',
@@ -65,10 +57,6 @@ const reasons: readonly (readonly [string, readonly string[]])[] = [
   [
     'Envoy streams responses to the client; nginx buffer sizes have no equivalent',
     ['proxy-buffer-size', 'proxy-buffers-number', 'proxy-busy-buffers-size', 'proxy-max-temp-file-size'],
-  ],
-  [
-    'Set-Cookie headers of the backend reach the client unchanged',
-    ['proxy-cookie-domain', 'proxy-cookie-path'],
   ],
   [
     'Envoy speaks HTTP/1.1 to backends unless backend-protocol says HTTP/2 (GRPC, GRPCS, H2C)',

@@ -113,7 +113,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'the cookie ingress-nginx\'s sticky balancer sets (NAME=KEY|BACKEND, a Lua filter on the routes), the endpoint picked by ring hash over KEY',
     note:
-      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does); the backend also receives the x-envoy-ingress-affinity-key header',
+      'KEY picks an endpoint by Envoy\'s ring hash, not nginx\'s consistent hash, so a client with an INGRESSCOOKIE made by ingress-nginx may move pod once at the switch (it keeps its side of a canary: BACKEND is computed as ingress-nginx does)',
   },
   'session-cookie-name': { status: 'supported', equivalent: 'the name of the affinity cookie', note: 'default INGRESSCOOKIE, as in nginx' },
   'affinity-mode': {
@@ -176,7 +176,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   canary: {
     status: 'supported-with-difference',
     equivalent: "joins the main Ingress's route with the same host, path and pathType as written, as ingress-nginx does (header/cookie routes before it, a weighted split on it)",
-    note: "load-balance, upstream-hash-by and affinity of a canary Ingress are ignored like its other annotations, where ingress-nginx applies them to the canary (the main Ingress's affinity does apply to it: see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
+    note: "a canary Ingress's own upstream-hash-by and affinity are ignored like its other annotations, where ingress-nginx applies them to the canary's upstream (its own load-balance is applied, and the main Ingress's affinity, see affinity-canary-behavior), and its spec.defaultBackend is not a canary (its spec.tls is ignored by both)",
   },
   'canary-weight': { status: 'supported', equivalent: 'a weighted split of the main route (Envoy weighted_clusters)', note: 'out of canary-weight-total' },
   'canary-weight-total': { status: 'supported', equivalent: 'the total of the weighted split', note: 'default 100; like ingress-nginx, a total below 100 counts as 100 (and is reported)' },
@@ -229,6 +229,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported-with-difference',
     equivalent: 'Envoy ext_authz filter (HTTP service)',
     note: 'the check request keeps the client\'s method and Host and goes to the URL\'s path followed by the request path (/oauth2/auth/app/page, not /oauth2/auth; X-Original-URL, X-Original-Method, X-Auth-Request-Redirect and X-Sent-From are set as nginx sets them); only 200 allows (nginx allows any 2xx); other answers go to the client with their status (nginx turns all but 401/403 into 500); a name.namespace.svc[.cluster.local] host uses that Service\'s endpoints; loopback and link-local hosts are refused (paths answer 503)',
+    differences: {
+      'auth-cookie-on-errors':
+        'the authorization service\'s Set-Cookie reaches the client also when the backend answers an error (here as with auth-always-set-cookie: "true"); ingress-nginx adds it to 2xx/3xx answers only unless auth-always-set-cookie is "true"',
+    },
   },
   'auth-response-headers': {
     status: 'supported',
@@ -236,8 +240,8 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   },
   satisfy: {
     status: 'supported-with-difference',
-    equivalent: 'with auth-type basic and auth-url: right basic credentials skip the auth-url check (any), else both must pass (all)',
-    note: '"any" combines basic auth and auth-url only: an allow-list (whitelist-source-range) is still required of every client, where nginx lets listed clients in without credentials',
+    equivalent: 'with auth-type basic: "any" lets in a client the allow-list (whitelist-source-range) admits without credentials, and right basic credentials skip the auth-url check; "all" (default): each must pass',
+    note: 'with "any", auth-url alone does not combine with an allow-list (both must pass), and the deny-list (denylist-source-range) still refuses its clients whatever their credentials',
   },
   'auth-method': { status: 'unsupported', note: 'Envoy sends the check request with the client\'s own method' },
   'auth-signin': {
@@ -246,6 +250,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     note: 'with rd= (or auth-signin-redirect-param) = scheme://Host + the escaped request URI, as ingress-nginx appends it; the nginx variables $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri and $escaped_request_uri are filled in (a URL with others is reported and ignored); a 401 from the backend itself is not redirected',
   },
   'auth-signin-redirect-param': { status: 'supported', equivalent: 'the name of the redirect parameter of auth-signin (default rd)' },
+  'auth-always-set-cookie': { status: 'supported', equivalent: 'the auth service\'s Set-Cookie reaches the client on every answer, errors included (Envoy ext_authz allowed_client_headers_on_success)' },
   'auth-request-redirect': { status: 'unsupported', note: 'not mapped: X-Auth-Request-Redirect is always the request URI' },
   'auth-cache-key': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
   'auth-cache-duration': { status: 'unsupported', note: 'not mapped: every request is checked with the authorization service' },
@@ -260,12 +265,28 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'default-backend': {
     status: 'supported-with-difference',
     equivalent: 'an aggregate cluster: the Service first, the default backend (first port of the named Service) while the Service has no ready endpoints',
-    note: 'Envoy switches per request, so the requests the default backend takes over reach it as the client sent them: ingress-nginx adds X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port to them',
+    note: 'a Service that does not exist sends its requests to the default backend with X-Code 503, X-Format, X-Namespace, X-Ingress-Name, X-Service-Name and X-Service-Port, as in ingress-nginx; but Envoy switches per request for a Service without ready endpoints, so those requests reach the default backend as the client sent them (ingress-nginx adds the same headers)',
   },
   'custom-http-errors': {
     status: 'supported-with-difference',
     equivalent: 'Envoy custom_response filter re-routing the request to the default backend (path /, query kept, the client\'s Host) with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID',
     note: 'X-Original-URI also reaches the Ingress\'s own backend (ingress-nginx sends it there only with proxy-add-original-uri-header); the error requests go through the reserved host custom-errors.envoy-ingress.invalid, which a client can name too (it reaches only default backends)',
+  },
+  'enable-access-log': {
+    status: 'supported',
+    equivalent: '"false": the Ingress\'s requests write no line in Envoy\'s access log (route metadata read by a CEL filter of the access log, present only while such a route exists)',
+  },
+  'proxy-cookie-domain': {
+    status: 'supported',
+    equivalent: 'the Domain attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_domain does ("FROM TO": a Domain equal to FROM, case-insensitive, becomes TO; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
+  },
+  'proxy-cookie-path': {
+    status: 'supported',
+    equivalent: 'the Path attribute of the backend\'s Set-Cookie headers rewritten as nginx proxy_cookie_path does ("FROM TO": a Path starting with FROM gets TO in its place; a Lua filter on the route); nginx\'s regex form ("~...") is reported and ignored',
+  },
+  'disable-proxy-intercept-errors': {
+    status: 'supported',
+    equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

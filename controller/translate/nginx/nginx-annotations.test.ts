@@ -57,6 +57,9 @@ const samples: Record<string, Record<string, string>> = {
   'app-root': { 'app-root': '/app1' },
   'x-forwarded-prefix': { 'x-forwarded-prefix': '/p' },
   'connection-proxy-header': { 'connection-proxy-header': 'keep-alive' },
+  'enable-access-log': { 'enable-access-log': 'false' },
+  'proxy-cookie-domain': { 'proxy-cookie-domain': 'localhost example.org' },
+  'proxy-cookie-path': { 'proxy-cookie-path': '/one/ /' },
   'upstream-vhost': { 'upstream-vhost': 'api.internal' },
   'permanent-redirect': { 'permanent-redirect': 'https://new.test/' },
   'permanent-redirect-code': { 'permanent-redirect': 'https://new.test/', 'permanent-redirect-code': '308' },
@@ -239,4 +242,17 @@ test('rewrite-target with capture groups makes regex paths and a per-route rewri
   t.deepEqual(parsed.nginxRegex, { captureRewrite: { target: '/$2', maxGroup: 2 } });
   // The sample Ingress's path "/" has no group 2: reported (the group is empty there, as in nginx).
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+});
+
+test('proxy-cookie-domain / proxy-cookie-path: "FROM TO" pairs, "off", the regex form reported', (t) => {
+  t.deepEqual(parse(nginx({ 'proxy-cookie-domain': 'localhost  example.org', 'proxy-cookie-path': '/one/ /' })).parsed.route.cookieRewrite, {
+    domain: { from: 'localhost', to: 'example.org' },
+    path: { from: '/one/', to: '/' },
+  });
+  const off = parse(nginx({ 'proxy-cookie-domain': 'off', 'proxy-cookie-path': 'off' }));
+  t.is(off.parsed.route.cookieRewrite, undefined);
+  t.deepEqual(off.diagnostics, []);
+  const regex = parse(nginx({ 'proxy-cookie-path': '~^/one/(.*)$ /$1' }));
+  t.is(regex.parsed.route.cookieRewrite, undefined);
+  t.regex(regex.diagnostics[0]?.message ?? '', /regex form/);
 });

@@ -6,7 +6,7 @@
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
+import type { CookieRewriteIR, CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
@@ -18,6 +18,7 @@ import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnn
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames } from './nginx-server-names.js';
 import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
+import { nginxProxyCookieAnnotations, readNginxProxyCookie } from './nginx-proxy-cookie.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
 import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
@@ -25,6 +26,8 @@ import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } fr
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
+/** Go's strconv.ParseBool. */
+const goBool = (v: string): boolean | undefined => (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v) ? true : ['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v) ? false : undefined);
 
 /** What the nginx annotations of one Ingress amount to. */
 export interface NginxMapping {
@@ -35,7 +38,7 @@ export interface NginxMapping {
   /** upstream-vhost: the Host header sent to the backend (we have no annotation of our own for it). */
   hostRewrite?: string;
   /** permanent-redirect / temporal-redirect, preserve-trailing-slash (nginx-redirect.ts). */
-  redirects?: NginxRedirectSettings;
+  redirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>;
   /** server-alias, from-to-www-redirect (nginx-server-names.ts). */
   serverNames?: NginxServerNames;
   /** use-regex, rewrite-target with capture groups, app-root (nginx-regex.ts). */
@@ -44,6 +47,10 @@ export interface NginxMapping {
   auth?: NginxAuthSettings;
   /** enable-cors and cors-* (nginx-cors.ts). */
   cors?: CorsResponseIR;
+  /** enable-access-log "false": the Ingress's requests are not logged. */
+  accessLogOff?: true;
+  /** proxy-cookie-domain / proxy-cookie-path (nginx-proxy-cookie.ts). */
+  cookieRewrite?: CookieRewriteIR;
   /** limit-*, denylist-source-range, proxy-connect-timeout (nginx-limits.ts). */
   limits?: NginxLimits;
   /** affinity cookie and session-cookie-* (nginx-affinity.ts). */
@@ -59,7 +66,7 @@ export interface NginxMapping {
 /** Our annotations plus what only the nginx layer sets. */
 export interface NginxIngressAnnotations extends IngressAnnotations {
   /** Set on every Ingress read through the nginx layer (its https redirects are ingress-nginx's). */
-  nginxRedirects?: NginxRedirectSettings;
+  nginxRedirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>;
   nginxRegex?: NginxRegexSettings;
   nginxAuth?: NginxAuthSettings;
 }
@@ -75,12 +82,14 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   'whitelist-source-range',
   'allowlist-source-range',
   ...nginxCorsAnnotations,
+  ...nginxProxyCookieAnnotations,
   ...nginxBalancingAnnotations,
   ...nginxNextUpstreamAnnotations,
   ...nginxServiceUpstreamAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
+  'enable-access-log',
   'upstream-vhost',
   ...nginxRedirectAnnotations,
   ...nginxServerNameAnnotations,
@@ -229,6 +238,11 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   if (auth !== undefined) mapping.auth = auth;
   const cors = readNginxCors(ingress, diagnostics);
   if (cors !== undefined) mapping.cors = cors;
+  const accessLog = r.raw('enable-access-log');
+  if (accessLog !== undefined && goBool(accessLog) === undefined) r.invalid('enable-access-log', accessLog, '"true", "false"');
+  if (accessLog !== undefined && goBool(accessLog) === false) mapping.accessLogOff = true;
+  const cookieRewrite = readNginxProxyCookie(ingress, diagnostics);
+  if (cookieRewrite !== undefined) mapping.cookieRewrite = cookieRewrite;
   mapping.limits = readNginxLimits(r);
   const affinity = readNginxAffinity(ingress, diagnostics);
   if (affinity !== undefined) mapping.affinity = affinity;
@@ -255,6 +269,10 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.hostRewrite !== undefined) parsed.route.hostRewrite = mapping.hostRewrite;
   // ingress-nginx sends X-Forwarded-Host to every backend (with upstream-vhost, the only trace of the client's Host).
   parsed.route.forwardedHost = true;
+  if (mapping.accessLogOff === true) parsed.route.accessLog = false;
+  if (mapping.cookieRewrite !== undefined) parsed.route.cookieRewrite = mapping.cookieRewrite;
+  // ... and the client's X-Request-ID ($req_id), which the default and error backends read too.
+  parsed.route.keepClientRequestId = true;
   if (mapping.cors !== undefined) {
     // Ours wins: Envoy's CORS filter and nginx's CORS headers on one route would answer preflights twice over.
     if (parsed.route.cors === undefined) parsed.route.corsResponse = mapping.cors;

@@ -110,6 +110,12 @@ test('auth-signin: the redirect parameter appended as ingress-nginx does; unknow
   t.deepEqual(read({ 'auth-signin': 'http://x/start' }).diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
 });
 
+test('auth-always-set-cookie: true or false (the service\'s cookies pass either way); other values and a lone one reported', (t) => {
+  t.deepEqual(read({ 'auth-url': 'http://auth.test/v', 'auth-always-set-cookie': 'true' }).diagnostics, []);
+  t.deepEqual(read({ 'auth-url': 'http://auth.test/v', 'auth-always-set-cookie': 'yes' }).diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+  t.deepEqual(read({ 'auth-always-set-cookie': 'true' }).diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
+});
+
 test('satisfy: any only matters with basic auth and auth-url together; other values are reported', (t) => {
   const both = { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-url': 'http://auth.test/v' };
   t.true(read({ ...both, satisfy: 'any' }).auth?.satisfyAny);

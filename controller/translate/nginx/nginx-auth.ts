@@ -23,7 +23,7 @@ import type { NginxIngressAnnotations } from './nginx-annotations.js';
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
 /** Names (after the prefix) this module reads. */
-export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'satisfy'] as const;
+export const nginxAuthAnnotations = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'auth-always-set-cookie', 'satisfy'] as const;
 
 /** What the auth annotations of one Ingress ask for, before the Secret and the service are looked up. */
 export interface NginxAuthSettings {
@@ -33,6 +33,8 @@ export interface NginxAuthSettings {
   refused?: string;
   /** satisfy: any, with both basic auth and auth-url: either one letting the request through is enough. */
   satisfyAny?: boolean;
+  /** satisfy: any with basic auth: a client the allow-list admits needs no credentials (applyNginxAuth). */
+  anyWithAllowList?: boolean;
 }
 
 /** What the controller allows the annotations to reach (TranslateOptions). */
@@ -100,7 +102,7 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
   const url = raw('auth-url');
   const responseHeaders = raw('auth-response-headers');
   if (url === undefined) {
-    for (const name of ['auth-response-headers', 'auth-signin', 'auth-signin-redirect-param'].filter((a) => raw(a) !== undefined)) {
+    for (const name of ['auth-response-headers', 'auth-signin', 'auth-signin-redirect-param', 'auth-always-set-cookie'].filter((a) => raw(a) !== undefined)) {
       report(Reason.InvalidAnnotation, `annotation ${n(name)} ignored: it needs ${n('auth-url')}`);
     }
   } else {
@@ -114,6 +116,11 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
         else if (!names.includes(header)) names.push(header);
       }
       settings.external = { url: parsed, responseHeaders: names };
+      const always = raw('auth-always-set-cookie')?.trim();
+      // The service's Set-Cookie is passed on every answer either way (ext-authz.ts); only the value is checked.
+      if (always !== undefined && always !== 'true' && always !== 'false') {
+        report(Reason.InvalidAnnotation, `annotation ${n('auth-always-set-cookie')} has invalid value ${JSON.stringify(always)}; accepted values: "true", "false"`);
+      }
       const signin = readSignin(raw('auth-signin'), raw('auth-signin-redirect-param'), report);
       if (signin !== undefined) settings.external.signin = signin;
     }
@@ -121,8 +128,9 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
   const satisfy = raw('satisfy')?.trim();
   if (satisfy !== undefined && satisfy !== 'all' && satisfy !== 'any') {
     report(Reason.InvalidAnnotation, `annotation ${n('satisfy')} has invalid value ${JSON.stringify(satisfy)}; accepted values: "all", "any"; "all" is used`);
-  } else if (satisfy === 'any' && settings.basic !== undefined && settings.external !== undefined) {
-    settings.satisfyAny = true;
+  } else if (satisfy === 'any' && settings.basic !== undefined) {
+    if (settings.external !== undefined) settings.satisfyAny = true;
+    settings.anyWithAllowList = true;
   }
   return settings.basic === undefined && settings.external === undefined && settings.refused === undefined ? undefined : settings;
 }
@@ -178,7 +186,7 @@ function parseAuthUrl(text: string): URL | string {
 }
 
 /** What the translator resolved for one Ingress. */
-type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR };
+type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR; anyWithAllowList?: boolean };
 
 /** The cluster state the resolution reads. */
 export interface NginxAuthInputs {
@@ -214,8 +222,17 @@ export function applyNginxAuth(
       delete route.policy;
       continue;
     }
-    route.policy ??= {};
-    if (auth.basic !== undefined) route.policy.basicAuth = auth.basic;
+    route.policy = { ...route.policy };
+    if (auth.basic !== undefined) {
+      const allowList = route.policy.allowedSourceCidrs;
+      if (auth.anyWithAllowList === true && allowList !== undefined) {
+        // satisfy: any: the allow-list admits without credentials instead of refusing everybody else (403).
+        route.policy.basicAuth = { ...auth.basic, allowedWithoutCredentials: allowList.map((c) => ({ ...c })) };
+        delete route.policy.allowedSourceCidrs;
+      } else {
+        route.policy.basicAuth = auth.basic;
+      }
+    }
     if (auth.external !== undefined) route.policy.externalAuth = { ...auth.external, responseHeaders: [...auth.external.responseHeaders] };
   }
   const clusters = new Map(ir.clusters.map((c) => [c.name, c]));
@@ -248,7 +265,8 @@ function resolveAuth(
   const report = (reason: string, message: string): void => {
     diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message });
   };
-  const result: { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR } = {};
+  const result: { basic?: BasicAuthIR; users?: BasicAuthUsersIR; external?: ExternalAuthIR; cluster?: ClusterIR; anyWithAllowList?: boolean } = {};
+  if (auth.anyWithAllowList === true) result.anyWithAllowList = true;
   if (auth.basic !== undefined) {
     const { namespace, name } = auth.basic.secret;
     const secret = secrets.get(`${namespace}/${name}`);

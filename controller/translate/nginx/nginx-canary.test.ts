@@ -311,3 +311,28 @@ test("a canary's spec.tls is ignored, as in ingress-nginx: no TLS server, no mis
   // The canary itself still joins.
   t.like(vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0')?.action, { kind: 'forward', split: { weight: 10 } });
 });
+
+test("a canary's balancer: the main Ingress's with a sticky affinity cookie, else its own load-balance, as ingress-nginx keeps the canary upstream's", (t) => {
+  const clusterOf = (mainValues: Record<string, string>, canaryValues: Record<string, string>): { name: string; loadBalancer?: string; routes: string[] } => {
+    const result = translate(
+      state([ingress('main', 'web', nginx(mainValues), { age: 0 }), ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-weight': '10', ...canaryValues }), { age: 1 })]),
+      nginxOn,
+    );
+    const split = vhost(result).routes.find((r) => r.action.kind === 'forward' && r.action.split !== undefined)?.action;
+    const name = split?.kind === 'forward' ? (split.split?.cluster ?? '') : '';
+    const cluster = result.ir.clusters.find((c) => c.name === name);
+    return { name, ...(cluster?.loadBalancer === undefined ? {} : { loadBalancer: cluster.loadBalancer }), routes: summary(vhost(result).routes) };
+  };
+  // Sticky (the default): the cookie's key picks the canary's endpoint too; both sides pin their clients.
+  const sticky = clusterOf({ affinity: 'cookie' }, {});
+  t.is(sticky.loadBalancer, 'ring-hash');
+  t.is(sticky.routes.filter((r) => r.includes('/canary/affinity-')).length, 2);
+  // Legacy: round robin, and only the main side pins its clients.
+  const legacy = clusterOf({ affinity: 'cookie' }, { 'affinity-canary-behavior': 'legacy' });
+  t.is(legacy.loadBalancer, undefined);
+  t.deepEqual(legacy.routes.filter((r) => r.includes('/canary/affinity-')).map((r) => r.replace(/ \[.*$/, '')), ['main/rule/0/path/0/canary/affinity-main']);
+  // The main Ingress's upstream-hash-by or load-balance are not the canary's; its own load-balance is.
+  t.is(clusterOf({ 'upstream-hash-by': '$request_uri' }, {}).loadBalancer, undefined);
+  t.is(clusterOf({ 'load-balance': 'ewma' }, {}).loadBalancer, undefined);
+  t.is(clusterOf({}, { 'load-balance': 'ewma' }).loadBalancer, 'least-request');
+});

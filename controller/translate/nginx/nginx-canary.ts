@@ -8,13 +8,15 @@
 // 3. canary-weight W out of canary-weight-total T (100 unless larger): that share of the rest, at random.
 // In the IR, rules 1 and 2 are extra routes right before the main route (copies of it with a header condition, so
 // they keep its policy) and rule 3 is a traffic split on the main route. Like ingress-nginx, a canary takes every
-// other setting from the main Ingress, so its other annotations are reported as ignored.
+// other setting from the main Ingress, so its other annotations are reported as ignored, except its own
+// load-balance and affinity-canary-behavior (with the main Ingress's cookie affinity, a client pinned to either side
+// stays there before rules 1-3: routes on the cookie's backend, nginx-affinity.ts).
 import { type ResolvedBackend, type ServiceIndex, resolveBackend } from '../backend.js';
 import { withSettings } from '../annotation-policy.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { ruleHost } from '../ingress-rules.js';
-import type { ClusterIR, HeaderMatchIR, RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
+import type { ClusterIR, HeaderMatchIR, LoadBalancerIR, RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { annotationPrefix } from '../options.js';
 import { describeMatch, matchKey, parsePath } from '../path-match.js';
@@ -24,6 +26,7 @@ import { nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { cookieHeaderMatch, headerPatternRegex, parseCookieName, parseGoBool, parseHeaderValue } from './nginx-canary-values.js';
 import { parseHeaderName } from '../annotation-values.js';
 import { affinityBackendHeader, nginxBackendKey } from './nginx-affinity.js';
+import { readNginxBalancing } from './nginx-balancing.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -52,6 +55,14 @@ export interface NginxCanaryConfig {
   totalWeight: number;
   /** affinity-canary-behavior: "legacy" ignores the main Ingress's session affinity on the canary's side. */
   affinityBehavior: 'sticky' | 'legacy';
+  /** The canary's own load-balance (ewma: least request); absent: round robin, whatever the main Ingress's. */
+  loadBalancer?: LoadBalancerIR;
+}
+
+/** Only the annotation `name` of the Ingress (full key), for a reader of that one annotation. */
+function pick(ingress: Ingress, name: string): Record<string, string> {
+  const value = annotation(ingress, name);
+  return value === undefined ? {} : { [n(name)]: value };
 }
 
 export interface NginxCanary {
@@ -185,7 +196,7 @@ export function readNginxCanary(ingress: Ingress, diagnostics: Diagnostic[]): Ng
   const ignored: string[] = [];
   for (const key of Object.keys(ingress.metadata.annotations ?? {}).sort()) {
     if (key.startsWith(nginxAnnotationPrefix)) {
-      if (nginxCanaryAnnotations.includes(key.slice(nginxAnnotationPrefix.length)) || key === n('affinity-canary-behavior')) continue;
+      if (nginxCanaryAnnotations.includes(key.slice(nginxAnnotationPrefix.length)) || key === n('affinity-canary-behavior') || key === n('load-balance')) continue;
       const entry = nginxCatalogEntry(key);
       if (entry?.status === 'refused') r.warn(Reason.NginxSnippetRefused, `annotation ${key} is refused: ${entry.note ?? 'no safe equivalent'}`);
       else ignored.push(key);
@@ -202,6 +213,9 @@ export function readNginxCanary(ingress: Ingress, diagnostics: Diagnostic[]): Ng
   const behaviour = annotation(ingress, 'affinity-canary-behavior');
   if (behaviour !== undefined && !['sticky', 'legacy'].includes(behaviour.trim())) r.invalid('affinity-canary-behavior', behaviour, '"sticky", "legacy"', 'using "sticky"');
   const config: NginxCanaryConfig = { ...readWeights(ingress, r), affinityBehavior: behaviour?.trim() === 'legacy' ? 'legacy' : 'sticky' };
+  // load-balance is the canary's own in ingress-nginx (its upstream keeps its annotations' balancer).
+  const loadBalancer = readNginxBalancing({ ...ingress, metadata: { ...ingress.metadata, annotations: pick(ingress, 'load-balance') } }, diagnostics, false).loadBalancer;
+  if (loadBalancer !== undefined) config.loadBalancer = loadBalancer;
   const header = readHeader(ingress, r);
   if (header !== undefined) config.header = header;
   const cookieText = annotation(ingress, 'canary-by-cookie');
@@ -379,11 +393,13 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         }
         const resolved: ResolvedBackend = resolveBackend(ingress, path.backend, context.services, where, context.diagnostics, context.allowExternalName);
         if (resolved.cluster === undefined) return;
-        // The canary is reached the way the main Ingress reaches its backend (protocol, TLS, balancer), except that
-        // a legacy canary has no affinity: it is balanced round robin (ingress-nginx copies no affinity onto it).
+        // The canary is reached the way the main Ingress reaches its backend (protocol, TLS).
+        // A sticky canary of a main Ingress with cookie affinity is balanced as the main one (by the cookie's key);
+        // otherwise by its own load-balance, as ingress-nginx keeps the canary upstream's own balancer.
         const affinity = main.policy?.affinityCookie;
         const { loadBalancer, ...withoutBalancer } = context.annotations.get(refKey(main.source))?.cluster ?? {};
-        const settings = affinity !== undefined && config.affinityBehavior === 'legacy' ? withoutBalancer : { ...withoutBalancer, ...(loadBalancer === undefined ? {} : { loadBalancer }) };
+        const balancer = affinity !== undefined && config.affinityBehavior === 'sticky' ? loadBalancer : config.loadBalancer;
+        const settings = { ...withoutBalancer, ...(balancer === undefined ? {} : { loadBalancer: balancer }) };
         const cluster = Object.keys(settings).length > 0 ? withSettings(resolved.cluster, settings) : resolved.cluster;
         if (cluster.name === main.action.cluster) {
           warn(Reason.NginxCanaryConflict, `${where}: the canary backend is the main route's own backend (${cluster.name}) for ${what}; path skipped`);

@@ -17,7 +17,8 @@ export function withNginxConfigMapDefaults(ingresses: readonly Ingress[], enable
   return ingresses.map((ingress) => {
     if (!enabled(ingress) || isNginxCanary(ingress)) return ingress;
     const own = ingress.metadata.annotations ?? {};
-    const defaults = nginxConfigMapAnnotationDefaults(settings, globalDefaultBackend || own[`${nginxAnnotationPrefix}default-backend`] !== undefined);
+    const hashes = own[`${nginxAnnotationPrefix}affinity`] !== undefined || own[`${nginxAnnotationPrefix}upstream-hash-by`] !== undefined;
+    const defaults = nginxConfigMapAnnotationDefaults(settings, globalDefaultBackend || own[`${nginxAnnotationPrefix}default-backend`] !== undefined, hashes);
     return { ...ingress, metadata: { ...ingress.metadata, annotations: { ...defaults, ...own } } };
   });
 }
@@ -55,4 +56,53 @@ export function applyNginxHsts(
 /** refKeys of the Ingresses whose nginx annotations are read. */
 export function enabledRefs(ingresses: readonly Ingress[], enabled: (ingress: Ingress) => boolean): Set<string> {
   return new Set(ingresses.filter(enabled).map((ingress) => refKey(refOf(ingress))));
+}
+
+/**
+ * ingress-nginx's use-gzip (http-level gzip in nginx.conf): the forwarding routes of the nginx-layer Ingresses
+ * (`enabled`, by refKey) compress their answers; routes are the translator's own fresh objects, changed in place.
+ */
+export function applyNginxGzip(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): void {
+  const gzip = settings.gzip;
+  if (gzip === undefined) return;
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    route.policy = { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } };
+  }
+}
+
+/**
+ * ingress-nginx's server-tokens "false" (its default): nginx clears the Server header of every answer
+ * (more_clear_headers Server). Here the listeners stop writing Envoy's own (`serverHeaderPassThrough`, for every
+ * Ingress: the connection manager is shared) and the forwarding routes of the nginx-layer Ingresses remove the
+ * backend's; routes are the translator's own fresh objects, changed in place. "true": Envoy's `Server: envoy`.
+ */
+export function applyNginxServerTokens(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { serverHeaderPassThrough: boolean } {
+  if (settings.serverTokens) return { serverHeaderPassThrough: false };
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    const policy = route.policy ?? {};
+    const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
+    if (responseHeaders.remove.includes('server') || responseHeaders.set.some((h) => h.name.toLowerCase() === 'server')) continue;
+    route.policy = { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } };
+  }
+  return { serverHeaderPassThrough: true };
+}
+
+/**
+ * ingress-nginx's use-forwarded-headers "true": the client (a proxy in front) is believed. The listeners trust one
+ * hop (`trustForwardedHeaders`: X-Forwarded-For gives the client address, X-Forwarded-Proto the scheme, for every
+ * Ingress: the connection manager is shared), and the forwarding routes of the nginx-layer Ingresses keep a
+ * client's X-Forwarded-Host and send it as the Host (nginx's $best_http_host), unless upstream-vhost sets the Host.
+ * Routes are the translator's own fresh objects, changed in place.
+ */
+export function applyNginxForwardedHeaders(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { trustForwardedHeaders: boolean } {
+  if (!settings.useForwardedHeaders) return { trustForwardedHeaders: false };
+  for (const route of routes) {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+    const policy = { ...route.policy, forwardedHost: true, forwardedHostFromClient: true };
+    if (policy.hostRewrite === undefined && policy.hostRewriteFromHeader === undefined) policy.hostRewriteFromHeader = 'x-forwarded-host';
+    route.policy = policy;
+  }
+  return { trustForwardedHeaders: true };
 }

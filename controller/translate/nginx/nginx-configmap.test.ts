@@ -28,7 +28,6 @@ test('an empty ConfigMap gives ingress-nginx defaults and no diagnostics', (t) =
   t.is(settings.proxySendTimeoutSeconds, 60);
   t.deepEqual(settings.customHttpErrors, []);
   t.is(settings.useForwardedHeaders, false);
-  t.is(settings.forwardedForHeader, 'x-forwarded-for');
   t.is(settings.serverTokens, false);
   t.is(settings.gzip, undefined);
 });
@@ -53,7 +52,6 @@ test('valid values are read as ingress-nginx reads them (Go booleans, whole seco
     'proxy-send-timeout': '0',
     'custom-http-errors': '404, 503,404',
     'use-forwarded-headers': 'true',
-    'forwarded-for-header': 'CF-Connecting-IP',
     'server-tokens': 'true',
     'use-gzip': 'true',
     'gzip-level': '4',
@@ -71,7 +69,6 @@ test('valid values are read as ingress-nginx reads them (Go booleans, whole seco
     proxySendTimeoutSeconds: 0,
     customHttpErrors: [404, 503],
     useForwardedHeaders: true,
-    forwardedForHeader: 'cf-connecting-ip',
     serverTokens: true,
   });
   t.deepEqual(settings.gzip, { level: 4, minLength: 100, contentTypes: ['text/html', 'application/octet-stream'] });
@@ -160,4 +157,14 @@ test('migrate-check view: honoured, invalid and ignored keys with their notes', 
   t.regex(report.keys[2]!.note, /nginx process tuning/);
   t.false(configMapReport(ref, configMap({ 'proxy-body-size': '8m' })).changes);
   t.false(configMapReport(ref, undefined).found);
+});
+
+test('service-upstream and load-balance are annotation defaults; load-balance not for an Ingress that hashes', (t) => {
+  const { settings, diagnostics } = read({ 'service-upstream': 'true', 'load-balance': 'ewma' });
+  t.deepEqual(diagnostics, []);
+  const defaults = nginxConfigMapAnnotationDefaults(settings, false);
+  t.is(defaults['nginx.ingress.kubernetes.io/service-upstream'], 'true');
+  t.is(defaults['nginx.ingress.kubernetes.io/load-balance'], 'ewma');
+  t.is(nginxConfigMapAnnotationDefaults(settings, false, true)['nginx.ingress.kubernetes.io/load-balance'], undefined);
+  t.is(read({ 'load-balance': 'least_conn' }).settings.loadBalance, 'round_robin');
 });

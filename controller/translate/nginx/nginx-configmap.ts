@@ -36,20 +36,27 @@ export interface NginxConfigMapSettings {
   /** Absent: hsts "false". */
   hsts?: HstsSettings;
   useForwardedHeaders: boolean;
-  /** Lower case; `x-forwarded-for` unless forwarded-for-header says otherwise. */
-  forwardedForHeader: string;
   /** An nginx size (`1m`), the form the proxy-body-size annotation takes. */
   proxyBodySize: string;
   proxyConnectTimeoutSeconds: number;
   proxyReadTimeoutSeconds: number;
   proxySendTimeoutSeconds: number;
   customHttpErrors: number[];
+  /** Path prefixes whose routes are not redirected to https. */
+  noTlsRedirectLocations: string[];
   allowSnippetAnnotations: boolean;
+  /** The default of the service-upstream annotation. */
+  serviceUpstream: boolean;
+  /** The default of the load-balance annotation. */
+  loadBalance: 'round_robin' | 'ewma';
   /** Annotations may name Secrets of other namespaces (as --nginx-allow-cross-namespace-resources). */
   allowCrossNamespaceResources: boolean;
   serverTokens: boolean;
   /** Absent: use-gzip "false". */
   gzip?: GzipSettings;
+  /** Defaults of annotations, kept as written when valid (absent: the key is not set): proxy-next-upstream,
+   * proxy-next-upstream-tries (the annotations' reader, nginx-next-upstream.ts, uses them). */
+  annotationDefaults: Record<string, string>;
 }
 
 /** ingress-nginx's defaults (config.go NewDefault, defaults/main.go). */
@@ -62,12 +69,14 @@ export const nginxConfigMapDefaults = {
   hstsIncludeSubdomains: true,
   hstsPreload: false,
   useForwardedHeaders: false,
-  forwardedForHeader: 'X-Forwarded-For',
   proxyBodySize: '1m',
   proxyConnectTimeout: 5,
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
+  noTlsRedirectLocations: '/.well-known/acme-challenge',
   allowSnippetAnnotations: false,
+  serviceUpstream: false,
+  loadBalance: 'round_robin',
   allowCrossNamespaceResources: false,
   serverTokens: false,
   useGzip: false,
@@ -135,7 +144,6 @@ export function parseNginxInt(text: string, min: number, max: number): number | 
 }
 
 const nginxSize = /^\d{1,10}[kKmMgG]?$/;
-const headerToken = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/;
 const mimeType = /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+*-]{1,127}$/;
 
 function parseStatusList(text: string): { statuses: number[]; invalid: string[] } {
@@ -176,15 +184,27 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
       '301, 302, 307 or 308',
     ),
     useForwardedHeaders: r.bool('use-forwarded-headers', d.useForwardedHeaders),
-    forwardedForHeader: r.read('forwarded-for-header', d.forwardedForHeader, (v) => (headerToken.test(v.trim()) ? v.trim() : undefined), 'a header name').toLowerCase(),
     proxyBodySize: r.read('proxy-body-size', d.proxyBodySize, (v) => (nginxSize.test(v.trim()) ? v.trim().toLowerCase() : undefined), 'a size like "1m", "512k", "1g" or "0" (no limit)'),
     proxyConnectTimeoutSeconds: r.seconds('proxy-connect-timeout', d.proxyConnectTimeout),
     proxyReadTimeoutSeconds: r.seconds('proxy-read-timeout', d.proxyReadTimeout),
     proxySendTimeoutSeconds: r.seconds('proxy-send-timeout', d.proxySendTimeout),
     customHttpErrors: [],
+    // As ingress-nginx: a comma-separated list of path prefixes, blanks around each ignored, empty items skipped.
+    noTlsRedirectLocations: r.read(
+      'no-tls-redirect-locations',
+      d.noTlsRedirectLocations.split(','),
+      (v) => {
+        const items = v.split(',').map((item) => item.trim()).filter((item) => item !== '');
+        return items.every((item) => /^\/[\x21-\x7e]{0,1023}$/.test(item)) ? items : undefined;
+      },
+      'path prefixes starting with "/", comma-separated',
+    ),
     allowSnippetAnnotations: r.bool('allow-snippet-annotations', d.allowSnippetAnnotations),
     allowCrossNamespaceResources: r.bool('allow-cross-namespace-resources', d.allowCrossNamespaceResources),
+    serviceUpstream: r.bool('service-upstream', d.serviceUpstream),
+    loadBalance: r.read<'round_robin' | 'ewma'>('load-balance', d.loadBalance, (v) => (v.trim() === 'round_robin' || v.trim() === 'ewma' ? v.trim() : undefined) as 'round_robin' | 'ewma' | undefined, '"round_robin", "ewma"'),
     serverTokens: r.bool('server-tokens', d.serverTokens),
+    annotationDefaults: {},
   };
   if (settings.proxyConnectTimeoutSeconds === 0) {
     // nginx refuses a 0 connect timeout (the config would not load); Envoy would read it as "none".
@@ -220,6 +240,18 @@ export function readNginxConfigMap(configMap: ConfigMap | undefined, ref: { name
       ),
     };
   }
+  // Keys that are only defaults of annotations (an Ingress's own wins), checked here so a bad value is reported on
+  // the ConfigMap and not on every Ingress.
+  const annotationDefaultKeys: [string, (v: string) => boolean, string][] = [
+    ['proxy-next-upstream', (v) => /^\s*(?:(?:error|timeout|invalid_header|http_50[0234]|http_40[34]|http_429|non_idempotent|off)(?:\s+|$))+$/.test(v), 'error, timeout, invalid_header, http_500, http_502, http_503, http_504, http_403, http_404, http_429, non_idempotent, off (space-separated)'],
+    ['proxy-next-upstream-tries', (v) => parseNginxInt(v, 0, 9999) !== undefined, 'a whole number (0: no limit)'],
+  ];
+  for (const [key, valid, accepted] of annotationDefaultKeys) {
+    const value = r.data[key];
+    if (value === undefined) continue;
+    if (valid(value)) settings.annotationDefaults[key] = value.trim();
+    else r.invalid(key, value, accepted, '(not set)');
+  }
   if (settings.allowSnippetAnnotations) {
     diagnostics.push({
       object: source,
@@ -251,9 +283,10 @@ export function hstsHeaderValue(hsts: HstsSettings): string {
  * The ConfigMap settings that are defaults of nginx annotations, as those annotations (full keys): an Ingress's own
  * annotation wins over them, as in ingress-nginx. custom-http-errors only for an Ingress with a default backend
  * (`hasDefaultBackend`): ingress-nginx sends those errors to its own default backend, which here is a Service the
- * Ingress or a spec.defaultBackend names.
+ * Ingress or a spec.defaultBackend names. load-balance "ewma" only for an Ingress that hashes nothing
+ * (`hashes`: affinity or upstream-hash-by, which take precedence over it).
  */
-export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean): Record<string, string> {
+export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSettings, hasDefaultBackend: boolean, hashes = false): Record<string, string> {
   const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
   const defaults: Record<string, string> = {
     [n('ssl-redirect')]: String(settings.sslRedirect),
@@ -268,6 +301,9 @@ export function nginxConfigMapAnnotationDefaults(settings: NginxConfigMapSetting
   if (settings.proxyConnectTimeoutSeconds !== nginxConfigMapDefaults.proxyConnectTimeout) {
     defaults[n('proxy-connect-timeout')] = String(settings.proxyConnectTimeoutSeconds);
   }
+  if (settings.serviceUpstream) defaults[n('service-upstream')] = 'true';
+  if (settings.loadBalance !== nginxConfigMapDefaults.loadBalance && !hashes) defaults[n('load-balance')] = settings.loadBalance;
   if (settings.customHttpErrors.length > 0 && hasDefaultBackend) defaults[n('custom-http-errors')] = settings.customHttpErrors.join(',');
+  for (const [key, value] of Object.entries(settings.annotationDefaults)) defaults[n(key)] = value;
   return defaults;
 }

@@ -14,7 +14,9 @@
 import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterIR, ErrorPagesIR, FallbackClusterIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir.js';
-import { type Ingress, type ObjectRef, refKey, refOf } from '../kube-objects.js';
+import { type Ingress, type IngressBackend, type ObjectRef, refKey, refOf } from '../kube-objects.js';
+import { defaultBackendRouteName } from '../default-backend.js';
+import { ruleRouteName } from '../ingress-rules.js';
 import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
 import { compareVirtualHosts } from '../virtual-host.js';
@@ -22,6 +24,14 @@ import { nginxAnnotationPrefix } from './catalog.js';
 
 export const defaultBackendAnnotation = `${nginxAnnotationPrefix}default-backend`;
 export const customHttpErrorsAnnotation = `${nginxAnnotationPrefix}custom-http-errors`;
+export const disableProxyInterceptErrorsAnnotation = `${nginxAnnotationPrefix}disable-proxy-intercept-errors`;
+
+/** Go's strconv.ParseBool, as ingress-nginx reads boolean annotations. */
+export function parseGoBool(value: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
+}
 
 /**
  * Host of the virtual host error requests are re-routed to. `.invalid` is reserved (RFC 2606): no real host, and
@@ -46,8 +56,15 @@ export interface NginxDefaultBackends {
   backends: ReadonlyMap<string, string>;
   /** Intercepted statuses by Ingress refKey (only valid annotations). */
   errorStatuses: ReadonlyMap<string, number[]>;
+  /** Ingresses (refKey) with disable-proxy-intercept-errors: their backends' own errors are not replaced. */
+  backendErrorsPassed: ReadonlySet<string>;
   /** `namespace/name` of every Service a default-backend annotation names, existing or not. */
   services: ReadonlySet<string>;
+  /**
+   * By route name, the Service (name and port as the Ingress writes them) each route of an Ingress with a default
+   * backend names: what ingress-nginx tells the default backend when that Service cannot serve.
+   */
+  routeServices: ReadonlyMap<string, { name: string; port: string }>;
 }
 
 /** A Service name (DNS-1035 label): no namespace, cross-namespace default backends are not part of the API. */
@@ -70,6 +87,8 @@ export function readNginxDefaultBackends(
   const backends = new Map<string, string>();
   const errorStatuses = new Map<string, number[]>();
   const referenced = new Set<string>();
+  const routeServices = new Map<string, { name: string; port: string }>();
+  const backendErrorsPassed = new Set<string>();
   for (const ingress of ingresses) {
     if (!enabled(ingress)) continue;
     const ref = refOf(ingress);
@@ -84,6 +103,7 @@ export function readNginxDefaultBackends(
       if (cluster !== undefined) {
         clusters.set(cluster.name, cluster);
         backends.set(refKey(ref), cluster.name);
+        for (const [route, service] of servicesByRoute(ingress)) routeServices.set(route, service);
       }
     }
     const codes = ingress.metadata.annotations?.[customHttpErrorsAnnotation];
@@ -92,8 +112,30 @@ export function readNginxDefaultBackends(
       const statuses = parseStatuses(codes);
       if (statuses !== undefined) errorStatuses.set(refKey(ref), statuses);
     }
+    const intercept = ingress.metadata.annotations?.[disableProxyInterceptErrorsAnnotation];
+    if (intercept !== undefined && parseGoBool(intercept) === true) backendErrorsPassed.add(refKey(ref));
   }
-  return { backends, errorStatuses, services: referenced };
+  return { backends, errorStatuses, services: referenced, routeServices, backendErrorsPassed };
+}
+
+/** The Service each route of the Ingress names (rules and spec.defaultBackend), by route name. */
+function servicesByRoute(ingress: Ingress): [string, { name: string; port: string }][] {
+  const ref = refOf(ingress);
+  const of = (backend: IngressBackend | undefined): { name: string; port: string } | undefined => {
+    const service = backend?.service;
+    if (service === undefined) return undefined;
+    return { name: service.name, port: service.port?.number !== undefined ? String(service.port.number) : (service.port?.name ?? '') };
+  };
+  const entries: [string, { name: string; port: string }][] = [];
+  (ingress.spec?.rules ?? []).forEach((rule, r) => {
+    (rule.http?.paths ?? []).forEach((path, p) => {
+      const service = of(path.backend);
+      if (service !== undefined) entries.push([ruleRouteName(ref, r, p), service]);
+    });
+  });
+  const fallback = of(ingress.spec?.defaultBackend);
+  if (fallback !== undefined) entries.push([defaultBackendRouteName(ref), fallback]);
+  return entries;
 }
 
 function resolveDefaultBackend(
@@ -155,6 +197,14 @@ export function applyNginxDefaultBackends(
     if (backend === undefined && statuses === undefined) continue;
     if (route.action.kind === 'direct' && route.action.status === 503 && backend !== undefined) {
       route.action = { kind: 'forward', cluster: backend };
+      // ingress-nginx proxies such a location to the custom default backend with X-Code 503 and what it was for.
+      const service = settings.routeServices.get(route.name);
+      const headers = [
+        { name: 'X-Namespace', value: route.source.namespace },
+        { name: 'X-Ingress-Name', value: route.source.name },
+        ...(service === undefined ? [] : [{ name: 'X-Service-Name', value: service.name }, { name: 'X-Service-Port', value: service.port }]),
+      ];
+      route.policy = { ...route.policy, defaultBackendHeaders: headers, keepClientRequestId: true };
       continue;
     }
     if (route.action.kind !== 'forward') continue;
@@ -179,7 +229,10 @@ export function applyNginxDefaultBackends(
       }
       continue;
     }
-    route.policy = { ...route.policy, errorPages: errorPagesFor(route.source, statuses, pages, service) };
+    const errorPages = errorPagesFor(route.source, statuses, pages, service);
+    // nginx without proxy_intercept_errors: error_page still applies to the errors nginx makes itself.
+    if (settings.backendErrorsPassed.has(key)) errorPages.proxyErrorsOnly = true;
+    route.policy = { ...route.policy, errorPages };
   }
   return fallbacks;
 }

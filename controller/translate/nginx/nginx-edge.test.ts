@@ -70,6 +70,7 @@ const samples: Record<string, Record<string, string>> = {
   'ssl-passthrough': { 'ssl-passthrough': 'true' },
   'default-backend': { 'default-backend': 'errors' },
   'custom-http-errors': { 'default-backend': 'errors', 'custom-http-errors': '503' },
+  'disable-proxy-intercept-errors': { 'default-backend': 'errors', 'custom-http-errors': '503', 'disable-proxy-intercept-errors': 'true' },
 };
 
 for (const name of nginxEdgeAnnotations) {
@@ -221,4 +222,17 @@ test('a default-backend Service is a reference (its creation rebuilds), even bef
   t.deepEqual(references.services, ['default/later', 'default/web']);
   const without = translate(state([ing('a', nginx({ 'default-backend': 'later' }), [{ host: 'a.test', paths: [['/', 'web']] }])]), off);
   t.deepEqual(without.references.services, ['default/web']);
+});
+
+test('disable-proxy-intercept-errors: only the proxy\'s own errors get the error pages; a missing Service goes to the default backend with what ingress-nginx tells it', (t) => {
+  const values = { 'default-backend': 'errors', 'custom-http-errors': '503', 'disable-proxy-intercept-errors': 'true' };
+  const { ir } = translate(state([ing('app', nginx(values), [{ host: 'app.test', paths: [['/', 'web'], ['/gone', 'missing']] }])]), on);
+  const routes = ir.http.virtualHosts.find((v) => v.name === 'app.test')?.routes ?? [];
+  t.is(routes.find((r) => r.match.path === '/')?.policy?.errorPages?.proxyErrorsOnly, true);
+  t.deepEqual(routes.find((r) => r.match.path === '/gone')?.policy?.defaultBackendHeaders, [
+    { name: 'X-Namespace', value: 'default' },
+    { name: 'X-Ingress-Name', value: 'app' },
+    { name: 'X-Service-Name', value: 'missing' },
+    { name: 'X-Service-Port', value: '80' },
+  ]);
 });

@@ -8,6 +8,8 @@ import type { Ingress } from '../kube-objects.js';
 import type { References } from '../references.js';
 import { compareStrings } from '../ordering.js';
 import {
+  disableProxyInterceptErrorsAnnotation,
+  parseGoBool,
   applyNginxDefaultBackends,
   customHttpErrorsAnnotation,
   defaultBackendAnnotation,
@@ -19,7 +21,7 @@ import {
 import { type SslPassthrough, collectSslPassthrough, parseSslPassthrough, sslPassthroughAnnotation } from './nginx-passthrough.js';
 
 /** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */
-export const nginxEdgeAnnotations: readonly string[] = ['ssl-passthrough', 'default-backend', 'custom-http-errors'];
+export const nginxEdgeAnnotations: readonly string[] = ['ssl-passthrough', 'default-backend', 'custom-http-errors', 'disable-proxy-intercept-errors'];
 
 /**
  * Reports values of these annotations that cannot be read (`report(name, value, accepted)`), for the nginx layer's
@@ -35,6 +37,8 @@ export function checkNginxEdgeValues(ingress: Ingress, report: (name: string, va
   if (codes !== undefined && parseStatuses(codes) === undefined) {
     report('custom-http-errors', codes, 'a comma-separated list of HTTP statuses from 300 to 599, e.g. "404,503"');
   }
+  const intercept = annotations[disableProxyInterceptErrorsAnnotation];
+  if (intercept !== undefined && parseGoBool(intercept) === undefined) report('disable-proxy-intercept-errors', intercept, '"true", "false"');
 }
 
 export interface NginxEdgeContext {

@@ -1,6 +1,8 @@
 import test from 'ava';
 import type { Diagnostic } from '../diagnostics.js';
-import type { Ingress } from '../kube-objects.js';
+import type { ConfigMap, Ingress } from '../kube-objects.js';
+import { Reason } from '../reasons.js';
+import { nginxConfigMapAnnotationDefaults, readNginxConfigMap } from './nginx-configmap.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { readNginxNextUpstream } from './nginx-next-upstream.js';
 
@@ -40,4 +42,23 @@ test('proxy-next-upstream: unknown conditions and bad tries are reported, the re
     'proxy-next-upstream-tries has invalid value "many"; accepted values: a whole number (0: no limit); using 3',
     'proxy-next-upstream has invalid value "error sometimes"; accepted values: error, timeout, invalid_header, http_500, http_502, http_503, http_504, http_403, http_404, http_429, non_idempotent, off; sometimes ignored',
   ]);
+});
+
+test('the ingress-nginx ConfigMap: proxy-next-upstream(-tries) are defaults of the annotations; bad values reported on it', (t) => {
+  const diagnostics: Diagnostic[] = [];
+  const settings = readNginxConfigMap(
+    {
+      kind: 'ConfigMap',
+      metadata: { name: 'ingress-nginx-controller', namespace: 'ingress-nginx' },
+      data: { 'load-balance': 'ewma', 'service-upstream': 'True', 'proxy-next-upstream': 'error http_503', 'proxy-next-upstream-tries': 'lots' },
+    } as ConfigMap,
+    { namespace: 'ingress-nginx', name: 'ingress-nginx-controller' },
+    diagnostics,
+  );
+  const defaults = nginxConfigMapAnnotationDefaults(settings, false);
+  t.is(defaults[`${nginxAnnotationPrefix}load-balance`], 'ewma');
+  t.is(defaults[`${nginxAnnotationPrefix}service-upstream`], 'true');
+  t.is(defaults[`${nginxAnnotationPrefix}proxy-next-upstream`], 'error http_503');
+  t.is(defaults[`${nginxAnnotationPrefix}proxy-next-upstream-tries`], undefined);
+  t.true(diagnostics.some((d) => d.reason === Reason.InvalidNginxConfigMapValue && d.message.startsWith('key proxy-next-upstream-tries ')));
 });

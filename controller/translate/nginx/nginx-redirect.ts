@@ -33,6 +33,9 @@ export interface NginxRedirectSettings {
   redirect?: UrlRedirectIR;
   /** preserve-trailing-slash "true": the https redirect keeps a trailing slash. */
   preserveTrailingSlash: boolean;
+  /** ssl-redirect (ours or the nginx one, ours winning), default true; force-ssl-redirect, default false. */
+  sslRedirect: boolean;
+  forceSslRedirect: boolean;
 }
 
 /** The characters ingress-nginx's validator accepts in a redirect URL (parser.URLIsValidRegex). */
@@ -103,7 +106,8 @@ function readUrlRedirect(ingress: Ingress, diagnostics: Diagnostic[], relative: 
   return build(permanent, code ?? 301);
 }
 
-export function readNginxRedirect(ingress: Ingress, diagnostics: Diagnostic[]): NginxRedirectSettings {
+/** The Ingress's own redirect settings; sslRedirect and forceSslRedirect are filled in from the parsed annotations. */
+export function readNginxRedirect(ingress: Ingress, diagnostics: Diagnostic[]): Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'> {
   const relative = readBoolean(ingress, diagnostics, 'relative-redirects');
   const redirect = readUrlRedirect(ingress, diagnostics, relative);
   return { ...(redirect !== undefined ? { redirect } : {}), preserveTrailingSlash: readBoolean(ingress, diagnostics, 'preserve-trailing-slash') };
@@ -120,48 +124,56 @@ export function nginxHttpsRedirect(options: TranslateOptions, preserveTrailingSl
 }
 
 /**
- * The plain-HTTP virtual host of `host` with ingress-nginx's https redirects where the Ingresses behind it are
- * read through the nginx layer (`nginxRedirects` holds those, by Ingress key). `plain` is what the host would
- * otherwise serve on plain HTTP: either `routes` route for route (redirected, served or denied), or the single
- * redirect of a TLS host. Routes of other Ingresses keep our own redirect.
+ * The plain-HTTP virtual host of a host with ingress-nginx's https redirects where the Ingresses behind it are read
+ * through the nginx layer (`nginxRedirects`, by Ingress key). `plain` is what the host would otherwise serve on
+ * plain HTTP: `routes` route for route (redirected, served or denied), or the single redirect of a TLS host.
+ * As in ingress-nginx the decision is per location (lua_ingress.lua): a route redirects when its Ingress has
+ * force-ssl-redirect, or the host has a certificate (`hasTls`) and its Ingress keeps ssl-redirect on; the host's
+ * fallback follows the oldest Ingress of the host (ingress-nginx gives the server's root location its annotations);
+ * app-root answers first (a server-level rewrite). Routes of Ingresses not read through the layer keep ours.
  */
 export function withNginxHttpsRedirects(
   plain: VirtualHostIR,
   routes: readonly RouteIR[] | undefined,
   contributors: readonly Ingress[],
+  hasTls: boolean,
   nginxRedirects: ReadonlyMap<string, NginxRedirectSettings>,
   options: TranslateOptions,
 ): VirtualHostIR {
-  const settingsOf = (ingress: Ingress): NginxRedirectSettings | undefined => nginxRedirects.get(refKey(refOf(ingress)));
-  const nginxContributors = contributors.filter((ingress) => settingsOf(ingress) !== undefined);
-  if (nginxContributors.length === 0 || !plain.routes.some((r) => r.action.kind === 'https-redirect')) return plain;
-  // Routes no Ingress owns (the host's fallback, the single redirect of a TLS host) redirect as ingress-nginx's.
-  const hostAction = nginxHttpsRedirect(options, false);
-  const actionOf = (route: RouteIR | undefined): RouteActionIR | undefined => {
-    if (route?.source === undefined) return hostAction;
-    const settings = nginxRedirects.get(refKey(route.source));
-    return settings === undefined ? undefined : nginxHttpsRedirect(options, settings.preserveTrailingSlash);
+  const oldest = contributors[0] === undefined ? undefined : nginxRedirects.get(refKey(refOf(contributors[0])));
+  if (!contributors.some((ingress) => nginxRedirects.has(refKey(refOf(ingress))))) return plain;
+  /** The nginx treatment of a route: a redirect, 'serve', or undefined when its Ingress is not read by the layer. */
+  const decide = (route: RouteIR | undefined): HttpsRedirectIR | 'serve' | undefined => {
+    const settings = route?.source === undefined ? oldest : nginxRedirects.get(refKey(route.source));
+    if (settings === undefined) return undefined;
+    if (route?.action.kind === 'path-redirect') return 'serve'; // app-root
+    // no-tls-redirect-locations (the ConfigMap): a location whose path starts with one is served on plain HTTP.
+    if (route !== undefined && options.nginxNoTlsRedirectLocations?.some((location) => route.match.path.startsWith(location)) === true) return 'serve';
+    return settings.forceSslRedirect || (hasTls && settings.sslRedirect) ? nginxHttpsRedirect(options, settings.preserveTrailingSlash) : 'serve';
   };
-  // app-root answers in nginx's server rewrite phase, before the https redirect of the location: kept on plain HTTP.
-  const appRoot = (route: RouteIR | undefined): boolean => route?.action.kind === 'path-redirect';
-  const redirectOf = (route: RouteIR, fallback: RouteActionIR): RouteIR =>
-    appRoot(route) ? route : { name: `${route.name}/https-redirect`, match: { ...route.match }, action: { ...(actionOf(route) ?? fallback) } };
-  // The single redirect of a TLS host, or the host's routes one for one (plainHttpVirtualHost keeps their order).
-  const single = routes === undefined || plain.routes.length !== routes.length;
-  if (single && routes !== undefined && (routes.some(appRoot) || nginxContributors.some((ingress) => settingsOf(ingress)?.preserveTrailingSlash === true))) {
-    // Each route redirects with its own Ingress's setting (preserve-trailing-slash), app-root routes answer.
-    return withRootRedirect(plain, routes.map((route) => redirectOf(route, (plain.routes[0] as RouteIR).action)), options);
+  if (routes === undefined) {
+    // A TLS host without rules: its single redirect.
+    const action = decide(undefined);
+    return action === undefined || action === 'serve' ? plain : withRootRedirect(plain, plain.routes.map((r) => ({ ...r, match: { ...r.match }, action })), options);
   }
-  return withRootRedirect(
-    plain,
-    plain.routes.map((route, i) => {
-      if (route.action.kind !== 'https-redirect') return route;
-      if (!single && appRoot(routes[i])) return routes[i] as RouteIR;
-      const action = single ? hostAction : actionOf(routes[i]);
-      return action === undefined ? route : { ...route, match: { ...route.match }, action };
-    }),
-    options,
-  );
+  const single = plain.routes.length !== routes.length;
+  const built = routes.map((route, i): RouteIR => {
+    const ours = (single ? plain.routes[0] : plain.routes[i]) as RouteIR;
+    const treatment = decide(route);
+    const redirect = (action: RouteActionIR): RouteIR => ({
+      name: `${route.name}/https-redirect`,
+      match: { ...route.match },
+      ...(route.headers === undefined ? {} : { headers: route.headers.map((h) => ({ ...h })) }),
+      action: { ...action },
+      // nginx's CORS block runs before its https redirect: the redirect carries the CORS headers (nginx-cors.ts).
+      ...(route.policy?.corsResponse === undefined ? {} : { policy: { corsResponse: structuredClone(route.policy.corsResponse) } }),
+    });
+    if (treatment === undefined) return ours.action.kind === 'https-redirect' && single ? redirect(ours.action) : ours;
+    if (treatment === 'serve') return ours.action.kind === 'https-redirect' ? route : ours;
+    // https-only (403) wins over a redirect, as in our own layer.
+    return ours.action.kind === 'direct' && !single ? ours : redirect(treatment);
+  });
+  return withRootRedirect(plain, built, options);
 }
 
 /**
@@ -175,7 +187,13 @@ function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: T
   const routes = redirects.flatMap((route): RouteIR[] => {
     if (route.action.kind !== 'https-redirect' || route.action.stripTrailingSlash !== true) return [route];
     const { stripTrailingSlash: _, ...kept } = route.action;
-    const withQuery: RouteIR = { name: `${route.name}/query`, match: { ...route.match }, headers: [...(route.headers ?? []), { name: ':path', kind: 'regex', value: '[^?]*\\?.*' }], action: kept };
+    const withQuery: RouteIR = {
+      name: `${route.name}/query`,
+      match: { ...route.match },
+      headers: [...(route.headers ?? []).map((h) => ({ ...h })), { name: ':path', kind: 'regex', value: '[^?]*\\?.*' }],
+      action: kept,
+      ...(route.policy === undefined ? {} : { policy: structuredClone(route.policy) }),
+    };
     return [withQuery, route];
   });
   const vhost = { name: plain.name, hostnames: [...plain.hostnames], routes };
@@ -189,6 +207,7 @@ function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: T
     match: { kind: 'exact', path: '/' },
     headers: [{ name: ':path', kind: 'exact', value: '/' }],
     action: { kind: 'url-redirect', statusCode: root.action.statusCode, location: `https://${host}${port}` },
+    ...(root.policy === undefined ? {} : { policy: structuredClone(root.policy) }),
   };
   return { ...vhost, routes: [...routes.slice(0, index), redirect, ...routes.slice(index)] };
 }
@@ -208,8 +227,12 @@ export function applyNginxUrlRedirects(routes: Iterable<RouteIR>, nginxRedirects
 }
 
 /** The redirect settings of the Ingresses read through the nginx layer, by Ingress key. */
-export function nginxRedirectsByIngress(annotations: ReadonlyMap<string, { nginxRedirects?: NginxRedirectSettings }>): Map<string, NginxRedirectSettings> {
+export function nginxRedirectsByIngress(
+  annotations: ReadonlyMap<string, { nginxRedirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>; sslRedirect: boolean; forceSslRedirect: boolean }>,
+): Map<string, NginxRedirectSettings> {
   const settings = new Map<string, NginxRedirectSettings>();
-  for (const [key, parsed] of annotations) if (parsed.nginxRedirects !== undefined) settings.set(key, parsed.nginxRedirects);
+  for (const [key, parsed] of annotations) {
+    if (parsed.nginxRedirects !== undefined) settings.set(key, { ...parsed.nginxRedirects, sslRedirect: parsed.sslRedirect, forceSslRedirect: parsed.forceSslRedirect });
+  }
   return settings;
 }

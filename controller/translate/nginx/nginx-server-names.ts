@@ -6,11 +6,13 @@
 //   host (ingress-nginx's redirect server, ngx_srv_redirect.lua): `scheme://host:port` + the request URI less a
 //   final "/", the ConfigMap's http-redirect-code (308), unless that name is a host of its own.
 import type { Diagnostic } from '../diagnostics.js';
-import type { RouteIR, VirtualHostIR } from '../ir.js';
+import { X509Certificate } from 'node:crypto';
+import type { RouteIR, TlsSecretIR, VirtualHostIR } from '../ir.js';
 import { catchAllHost, parseHost } from '../hostname.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import type { TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';
+import { certificateCoversHost, certificateDnsNames } from '../tls-secret.js';
 import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { defaultNginxHttpRedirectCode } from './nginx-redirect.js';
@@ -102,8 +104,8 @@ export function applyNginxServerAliases(
 export interface WwwRedirects {
   http: VirtualHostIR[];
   https: VirtualHostIR[];
-  /** The names that redirect (they get no other virtual host). */
-  names: Set<string>;
+  /** The names that redirect (they get no other virtual host), each with the host it redirects to. */
+  names: Map<string, string>;
 }
 
 /** `scheme://host:port` + the request URI less a final "/" (nginx drops the URI's last character if it is "/"). */
@@ -130,7 +132,7 @@ export function nginxWwwRedirects(
   options: TranslateOptions,
   diagnostics: Diagnostic[],
 ): WwwRedirects {
-  const redirects: WwwRedirects = { http: [], https: [], names: new Set() };
+  const redirects: WwwRedirects = { http: [], https: [], names: new Map() };
   const targets = new Set<string>();
   const code = options.nginxHttpRedirectCode ?? defaultNginxHttpRedirectCode;
   for (const ingress of ingresses) {
@@ -143,10 +145,31 @@ export function nginxWwwRedirects(
         report(ingress, diagnostics, Reason.RuleConflict, `annotation ${n('from-to-www-redirect')}: ${from} is not redirected to ${host}: it is a host of its own`);
         continue;
       }
-      redirects.names.add(from);
+      redirects.names.set(from, host);
       redirects.http.push(wwwRedirectHost(from, host, 'http', 80, code));
       redirects.https.push(wwwRedirectHost(from, host, 'https', options.httpsRedirectPort, code));
     }
   }
   return redirects;
+}
+
+/**
+ * The TLS hosts a www redirect needs for https: the certificate of the host it redirects to, where that covers the
+ * name and the name has no TLS entry of its own (ingress-nginx serves the redirect server with the host's
+ * certificate only if it is valid for the name: BuildRedirects).
+ */
+export function wwwRedirectTlsHosts(www: WwwRedirects, tlsHosts: ReadonlyMap<string, { secret: TlsSecretIR }>): { host: string; secret: TlsSecretIR }[] {
+  const hosts: { host: string; secret: TlsSecretIR }[] = [];
+  for (const [from, to] of [...www.names].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const secret = tlsHosts.get(to)?.secret;
+    if (secret === undefined || tlsHosts.has(from)) continue;
+    let names: string[] = [];
+    try {
+      names = certificateDnsNames(new X509Certificate(secret.certificateChain));
+    } catch {
+      continue;
+    }
+    if (certificateCoversHost(names, from)) hosts.push({ host: from, secret });
+  }
+  return hosts;
 }

@@ -1,0 +1,28 @@
+import test from 'ava';
+import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
+import { buildHttpListener } from './listener.js';
+import type { ResourceJson } from './resource-types.js';
+
+function table(policy: RoutePolicyIR): RouteTableIR {
+  return {
+    name: 'ingress',
+    virtualHosts: [{ name: 'a.test', hostnames: ['a.test'], routes: [{ name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'c' }, policy }] }],
+  };
+}
+
+function connectionManager(policy: RoutePolicyIR): ResourceJson {
+  const listener = buildHttpListener({ routeConfigName: 'ingress', tables: [table(policy)] }, '127.0.0.1', 8080);
+  const chain = (listener['filter_chains'] as ResourceJson[])[0] as ResourceJson;
+  return ((chain['filters'] as ResourceJson[])[0] as ResourceJson)['typed_config'] as ResourceJson;
+}
+
+test('the client\'s X-Request-ID is kept only when a route of the listener asks for it (Ingresses read with the nginx annotations)', (t) => {
+  t.is(connectionManager({ keepClientRequestId: true })['preserve_external_request_id'], true);
+  t.is(connectionManager({ forwardedHost: true })['preserve_external_request_id'], undefined);
+});
+
+test('the access log has a route filter only while some route writes no line', (t) => {
+  const logOf = (policy: RoutePolicyIR): ResourceJson => (connectionManager(policy)['access_log'] as ResourceJson[])[0] as ResourceJson;
+  t.truthy(logOf({ accessLog: false })['filter']);
+  t.is(logOf({})['filter'], undefined);
+});
