@@ -152,7 +152,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
 
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const fallbackOf = (host: string): RouteIR => {
-    if (host === catchAllHost) return fallback;
+    // Without any default backend every host gets the 404 page: no class lookup per host.
+    if (host === catchAllHost || (defaultBackend === undefined && scopedDefaults.size === 0)) return fallback;
     const own = hostFallback(rules.contributorsByHost.get(host), nginxEnabled, scopedDefaults, defaultBackend);
     return own === defaultBackend ? fallback : fallbackRoute(own, options.notFoundPage);
   };
