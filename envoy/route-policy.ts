@@ -49,6 +49,7 @@ export function prefixRewriteRegex(match: PathMatchIR, replacement: string): { r
   if (match.kind === 'exact') return { regex: `^${escapeRegex(match.path)}$`, substitution: replacement };
   // A regex path: the part its pattern matched (without the trailing `.*` the route match adds) is replaced.
   if (match.kind === 'regex') return { regex: match.regex.replace(/\.\*$/, ''), substitution: replacement };
+  if (match.kind === 'character-prefix') return { regex: `^${escapeRegex(match.path)}`, substitution: replacement };
   if (match.path === '/') {
     return { regex: '^/', substitution: replacement.endsWith('/') ? replacement : `${replacement}/` };
   }

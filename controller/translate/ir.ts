@@ -15,6 +15,12 @@ export type PathMatchIR =
    */
   | { kind: 'prefix'; path: string; trailingSlash?: true }
   /**
+   * nginx prefix location (ingress-nginx's ImplementationSpecific paths): the path starts with `path`, character
+   * by character, so `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. `path` is as written
+   * (never `/`, which is the `prefix` root). Only Ingresses read with the nginx layer get it.
+   */
+  | { kind: 'character-prefix'; path: string }
+  /**
    * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
    * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the
    * Ingress path as written, for ordering (by its length, as ingress-nginx orders locations) and messages.

@@ -67,6 +67,16 @@ export function httpsName(host: string): string {
 /** Name of the filter chain with the default certificate (never a host's: `*` is not a valid TLS host). */
 export const defaultCertificateChainName = httpsName('*');
 
+/** `question` asked once per Ingress (the class lookup behind it is not free). */
+function memoized(question: (ingress: Ingress) => boolean): (ingress: Ingress) => boolean {
+  const answers = new Map<Ingress, boolean>();
+  return (ingress) => {
+    let answer = answers.get(ingress);
+    if (answer === undefined) answers.set(ingress, (answer = question(ingress)));
+    return answer;
+  };
+}
+
 function compareRefs(a: ObjectRef, b: ObjectRef): number {
   return compareStrings(refKey(a), refKey(b));
 }
@@ -124,7 +134,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const defaultRoutes = [...(defaultBackend === undefined ? [] : [defaultBackend]), ...scopedDefaults.values()];
   // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
   const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
-  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
+  // ImplementationSpecific paths of nginx-layer Ingresses are nginx prefix locations (character prefixes).
+  const nginxPaths = memoized(nginxEnabled);
+  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths, nginxPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
