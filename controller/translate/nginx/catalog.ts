@@ -109,7 +109,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'the attempts in all (retries = tries - 1; default 3, as ingress-nginx\'s ConfigMap)',
     note: '0 (no limit in nginx) allows 10 retries',
   },
-  'proxy-next-upstream-timeout': { status: 'unsupported', note: 'not mapped: retries are bounded by proxy-next-upstream-tries and the request timeout only' },
+  'proxy-next-upstream-timeout': {
+    status: 'unsupported',
+    note: 'not mapped: Envoy\'s retry policy has no window after which no new attempt starts (per_try_timeout would cut each attempt, the route timeout a slow successful answer too), so retries are bounded by proxy-next-upstream-tries and the request timeout only',
+  },
   'upstream-hash-by-subset': {
     status: 'unsupported',
     note: 'not mapped (nor upstream-hash-by-subset-size)',
