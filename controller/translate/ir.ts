@@ -212,6 +212,8 @@ export interface RoutePolicyIR {
   /** Longest time without activity on the stream (0 = none). */
   idleTimeoutMs?: number;
   retry?: RetryPolicyIR;
+  /** Every request is also sent to this cluster, its answer ignored (Envoy request_mirror_policies). */
+  mirrorCluster?: string;
   rewrite?: PathRewriteIR;
   requestHeaders?: HeaderMutationIR;
   responseHeaders?: HeaderMutationIR;
@@ -377,6 +379,18 @@ export interface ClusterIR {
    * connects to on `service.port`; such a cluster has no EDS endpoints.
    */
   externalName?: string;
+  /** A mirror target's cluster (ingress-nginx mirror-target): what the requests mirrored to it are sent as. */
+  mirrorRewrite?: MirrorRewriteIR;
+}
+
+/**
+ * The Host and path nginx's mirror location sends: `host` as the Host header; the path replaced by `path` (the
+ * request's query kept), or prefixed with `pathPrefix`, or (neither) the request's own.
+ */
+export interface MirrorRewriteIR {
+  host: string;
+  path?: string;
+  pathPrefix?: string;
 }
 
 export type LoadBalancerIR = 'least-request' | 'ring-hash' | 'maglev' | 'random';
