@@ -1,5 +1,5 @@
 import test from 'ava';
-import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from '../test/fixtures/manifests.js';
+import { type PathSpec, ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from '../test/fixtures/manifests.js';
 import { createTestCA } from '../test/harness/test-certs.js';
 import { buildConfig } from './build-config.js';
 import { explain, formatExplanation, normalizeHost, normalizeRequestPath, type ExplainInput } from './explain.js';
@@ -59,6 +59,19 @@ test('prefixes match whole segments: /apix is not under /api', (t) => {
   const api = e.routes.find((r) => r.route.endsWith('path/1'));
   t.is(api?.outcome, 'no-match');
   t.regex(api?.reason ?? '', /whole path segments/);
+});
+
+test('with the nginx layer an ImplementationSpecific path is a character prefix: /apix is under /api, /api/ does not take /api', (t) => {
+  const build = (paths: PathSpec[]): ExplainInput => {
+    const { state } = clusterStateFromYaml(toYaml([ingressClass(), ...services, ingress('nginx', { rules: [{ host: 'n.test', paths }] })]));
+    const built = buildConfig(state, { translate: { ...defaultTranslateOptions, nginxAnnotations: true }, envoy: envoyOptions });
+    return { ir: built.translation.ir, endpoints: [...built.endpoints.values()], diagnostics: built.translation.diagnostics };
+  };
+  const input = build([{ path: '/', pathType: 'Prefix', service: 'web' }, { path: '/api', pathType: 'ImplementationSpecific', service: 'api' }, { path: '/docs/', pathType: 'ImplementationSpecific', service: 'api' }]);
+  t.is(explain(input, { host: 'n.test', path: '/apix' }).route?.route, 'ingress/default/nginx/rule/0/path/1');
+  const docs = explain(input, { host: 'n.test', path: '/docs' });
+  t.is(docs.route?.route, 'ingress/default/nginx/rule/0/path/0');
+  t.regex(docs.routes.find((r) => r.route.endsWith('path/2'))?.reason ?? '', /does not start with \/docs\/ \(ImplementationSpecific/);
 });
 
 test('Exact matches only the very path', (t) => {

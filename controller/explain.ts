@@ -127,6 +127,7 @@ export function normalizeRequestPath(path: string): string {
 export function pathMatches(match: PathMatchIR, path: string): boolean {
   if (match.kind === 'exact') return path === match.path;
   if (match.kind === 'regex') return regexMatchesPath(match, path);
+  if (match.kind === 'character-prefix') return path.startsWith(match.path);
   if (match.path === '/') return true;
   return path === match.path || path.startsWith(`${match.path}/`);
 }
@@ -234,6 +235,7 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
     if (matches) return { ...base, outcome: 'shadowed', reason: `${base.match} also matches ${path}, but route ${selected!.name} comes first` };
     if (route.match.kind === 'exact') return { ...base, reason: `Exact ${route.match.path} is not equal to ${path}` };
     if (route.match.kind === 'regex') return { ...base, reason: `${path} does not match the regex ${route.match.regex}` };
+    if (route.match.kind === 'character-prefix') return { ...base, reason: `${path} does not start with ${route.match.path} (ImplementationSpecific, an nginx prefix location)` };
     const segmentOnly = path.startsWith(route.match.path);
     return {
       ...base,

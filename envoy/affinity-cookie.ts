@@ -11,26 +11,21 @@
 // Envoy's own cookie hash policy cannot do this: it has no Expires date, no Secure only over TLS, no value of ours.
 import type { AffinityCookieIR } from '../controller/translate/ir.js';
 import { affinityBackendHeader, affinityHostHeader, affinityKeyHeader } from '../controller/translate/nginx/nginx-affinity.js';
+import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const luaFilterName = 'envoy.filters.http.lua';
-const luaType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua';
-const luaPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute';
 const sourceName = 'nginx-affinity';
 
 /** Response header naming the cluster that answered (removed by the script before the client sees it). */
 const affinityClusterHeader = 'x-envoy-ingress-affinity-cluster';
 
-// Lua 5.1 (LuaJIT). filterContext() is a userdata that only iterates; it is read into a table. The dynamic metadata
-// carries what the answer needs from the request. The user-agent checks are ingress-nginx's util/same_site.lua.
+// Lua 5.1 (LuaJIT). The dynamic metadata carries what the answer needs from the request. The user-agent checks are
+// ingress-nginx's util/same_site.lua.
 const script = `
 math.randomseed(os.time())
 local ns = "envoy-ingress.affinity"
-local function context(h)
-  local t = {}
-  for k, v in pairs(h:filterContext()) do t[k] = v end
-  return t
-end
+${luaReadFilterContext}
 local function cookie_value(header, name)
   if header == nil then return nil end
   for pair in string.gmatch(header, "[^;]+") do
@@ -118,7 +113,7 @@ end
 
 /** The connection manager's Lua filter (disabled: routes with an affinity cookie enable it). */
 export function buildLuaFilterConfig(): ResourceJson {
-  return { '@type': luaType, source_codes: { [sourceName]: { inline_string: script } } };
+  return buildLuaSourceFilterConfig(sourceName, script);
 }
 
 /** typed_per_filter_config of a route with an affinity cookie: the script and the cookie's settings. */
@@ -132,7 +127,7 @@ export function buildAffinityCookiePerRoute(cookie: AffinityCookieIR): ResourceJ
   if (cookie.secure === true) context['secure'] = true;
   if (cookie.persistent === true) context['persistent'] = true;
   for (const { cluster, key } of cookie.backends) context[`backend:${cluster}`] = key;
-  return { '@type': luaPerRouteType, name: sourceName, filter_context: context };
+  return buildLuaPerRoute(sourceName, context);
 }
 
 export const statefulSessionFilterName = 'envoy.filters.http.stateful_session';

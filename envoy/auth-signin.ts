@@ -10,23 +10,18 @@
 // - `envoy-ingress.auth_passed`, after the authentication filters: it only marks that they let the request
 //   through, so a 401 from the backend itself goes to the client unchanged (ingress-nginx does not intercept it).
 import type { ExternalAuthIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const authSigninFilterName = 'envoy-ingress.auth_signin';
 export const authPassedFilterName = 'envoy-ingress.auth_passed';
-const luaType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua';
-const luaPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute';
 const signinSource = 'nginx-auth-signin';
 const passedSource = 'nginx-auth-passed';
 
 // Lua 5.1 (LuaJIT). The escaping is nginx's set_escape_uri: everything but letters, digits and -._~ as %XX.
 const signinScript = `
 local ns = "envoy-ingress.auth_signin"
-local function context(h)
-  local t = {}
-  for k, v in pairs(h:filterContext()) do t[k] = v end
-  return t
-end
+${luaReadFilterContext}
 local function escape(s)
   return (string.gsub(s, "[^%w%-%._~]", function(c) return string.format("%%%02X", string.byte(c)) end))
 end
@@ -75,11 +70,11 @@ end
 `;
 
 export function buildAuthSigninFilterConfig(): ResourceJson {
-  return { '@type': luaType, source_codes: { [signinSource]: { inline_string: signinScript } } };
+  return buildLuaSourceFilterConfig(signinSource, signinScript);
 }
 
 export function buildAuthPassedFilterConfig(): ResourceJson {
-  return { '@type': luaType, source_codes: { [passedSource]: { inline_string: passedScript } } };
+  return buildLuaSourceFilterConfig(passedSource, passedScript);
 }
 
 /** Whether a route's external auth needs the signin filter (a sign-in page, or headers to take from the answer). */
@@ -92,7 +87,7 @@ export function buildAuthSigninPerRoute(auth: ExternalAuthIR): ResourceJson {
   const context: ResourceJson = {};
   if (auth.signin !== undefined) context['signin'] = auth.signin;
   if (auth.responseHeaders.length > 0) context['strip'] = auth.responseHeaders.join(',');
-  return { '@type': luaPerRouteType, name: signinSource, filter_context: context };
+  return buildLuaPerRoute(signinSource, context);
 }
 
 /** Whether a route needs the filter after its authentication filters. */
@@ -102,5 +97,5 @@ export function usesAuthPassed(policy: RoutePolicyIR): boolean {
 
 export function buildAuthPassedPerRoute(policy: RoutePolicyIR): ResourceJson {
   const context: ResourceJson = policy.basicAuth?.satisfyAny === true ? { strip_authorization: true } : {};
-  return { '@type': luaPerRouteType, name: passedSource, filter_context: context };
+  return buildLuaPerRoute(passedSource, context);
 }

@@ -1,6 +1,7 @@
 // ClusterIR upstream settings (annotations backend-protocol, backend-sni, load-balancer; ingress-nginx
 // proxy-connect-timeout, limit-connections) -> Cluster fields.
 import type { ClusterIR, LoadBalancerIR } from '../controller/translate/ir.js';
+import { buildMirrorUpstreamHttpFilters } from './mirror-rewrite.js';
 import type { ResourceJson } from './resource-types.js';
 
 const httpProtocolOptionsName = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
@@ -32,11 +33,12 @@ function buildUpstreamTlsSocket(cluster: ClusterIR, sni: string | undefined): Re
 export function withUpstreamPolicy(cluster: ClusterIR, resource: ResourceJson): ResourceJson {
   const result: ResourceJson = { ...resource };
   if (cluster.loadBalancer !== undefined) result['lb_policy'] = lbPolicies[cluster.loadBalancer];
-  if (cluster.protocol === 'http2') {
+  if (cluster.protocol === 'http2' || cluster.mirrorRewrite !== undefined) {
     result['typed_extension_protocol_options'] = {
       [httpProtocolOptionsName]: {
         '@type': httpProtocolOptionsType,
-        explicit_http_config: { http2_protocol_options: {} },
+        explicit_http_config: cluster.protocol === 'http2' ? { http2_protocol_options: {} } : { http_protocol_options: {} },
+        ...(cluster.mirrorRewrite === undefined ? {} : { http_filters: buildMirrorUpstreamHttpFilters(cluster.mirrorRewrite) }),
       },
     };
   }

@@ -5,20 +5,15 @@
 // gets TO in place of that start. It sits last before the router, so only the backend's cookies are rewritten (not
 // those the affinity filter adds, as nginx's own sticky cookie is not either).
 import type { CookieRewriteIR } from '../controller/translate/ir.js';
+import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const cookieRewriteFilterName = 'proxy-cookie-rewrite';
-const luaType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua';
-const luaPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute';
 const sourceName = 'nginx-proxy-cookie';
 
-// Lua 5.1 (LuaJIT). filterContext() is a userdata that only iterates; it is read into a table.
+// Lua 5.1 (LuaJIT).
 const script = `
-local function context(h)
-  local t = {}
-  for k, v in pairs(h:filterContext()) do t[k] = v end
-  return t
-end
+${luaReadFilterContext}
 local function starts_with(s, prefix) return string.sub(s, 1, #prefix) == prefix end
 local function rewrite(cookie, ctx)
   local parts = {}
@@ -55,7 +50,7 @@ end
 `;
 
 export function buildCookieRewriteFilterConfig(): ResourceJson {
-  return { '@type': luaType, source_codes: { [sourceName]: { inline_string: script } } };
+  return buildLuaSourceFilterConfig(sourceName, script);
 }
 
 /** typed_per_filter_config of a route whose Set-Cookie headers are rewritten. */
@@ -63,5 +58,5 @@ export function buildCookieRewritePerRoute(rewrite: CookieRewriteIR): ResourceJs
   const context: ResourceJson = {};
   if (rewrite.domain !== undefined) Object.assign(context, { domainFrom: rewrite.domain.from, domainTo: rewrite.domain.to });
   if (rewrite.path !== undefined) Object.assign(context, { pathFrom: rewrite.path.from, pathTo: rewrite.path.to });
-  return { '@type': luaPerRouteType, name: sourceName, filter_context: context };
+  return buildLuaPerRoute(sourceName, context);
 }

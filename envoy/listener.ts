@@ -27,6 +27,24 @@ export interface ServedRoutes {
   notFound?: NotFoundReply | undefined;
 }
 
+/** The HTTP connection manager of listener `statPrefix` serving `routes` (with the filters their routes need). */
+function servingConnectionManager(
+  statPrefix: string,
+  routes: ServedRoutes,
+  edge: EdgeHardeningOptions,
+  accessLog: AccessLogOptions | false,
+): ResourceJson {
+  return buildHttpConnectionManagerFilter(
+    statPrefix,
+    routes.routeConfigName,
+    edge,
+    buildRouteConfiguredHttpFilters(routes.tables),
+    accessLog,
+    routes.notFound,
+    listenerRouteNeeds(routes.tables),
+  );
+}
+
 /** The plaintext listener: one filter chain serving `routes`. */
 export function buildHttpListener(
   routes: ServedRoutes,
@@ -40,21 +58,7 @@ export function buildHttpListener(
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
-    filter_chains: [
-      {
-        filters: [
-          buildHttpConnectionManagerFilter(
-            httpListenerName,
-            routes.routeConfigName,
-            edge,
-            buildRouteConfiguredHttpFilters(routes.tables),
-            accessLog,
-            routes.notFound,
-            listenerRouteNeeds(routes.tables),
-          ),
-        ],
-      },
-    ],
+    filter_chains: [{ filters: [servingConnectionManager(httpListenerName, routes, edge, accessLog)] }],
   };
 }
 
@@ -69,17 +73,7 @@ export function buildTlsFilterChain(
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
     transport_socket: buildTlsTransportSocket(server.secret),
-    filters: [
-      buildHttpConnectionManagerFilter(
-        httpsListenerName,
-        routes.routeConfigName,
-        edge,
-        buildRouteConfiguredHttpFilters(routes.tables),
-        accessLog,
-        routes.notFound,
-        listenerRouteNeeds(routes.tables),
-      ),
-    ],
+    filters: [servingConnectionManager(httpsListenerName, routes, edge, accessLog)],
   };
 }
 

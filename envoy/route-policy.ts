@@ -49,6 +49,7 @@ export function prefixRewriteRegex(match: PathMatchIR, replacement: string): { r
   if (match.kind === 'exact') return { regex: `^${escapeRegex(match.path)}$`, substitution: replacement };
   // A regex path: the part its pattern matched (without the trailing `.*` the route match adds) is replaced.
   if (match.kind === 'regex') return { regex: match.regex.replace(/\.\*$/, ''), substitution: replacement };
+  if (match.kind === 'character-prefix') return { regex: `^${escapeRegex(match.path)}`, substitution: replacement };
   if (match.path === '/') {
     return { regex: '^/', substitution: replacement.endsWith('/') ? replacement : `${replacement}/` };
   }
@@ -102,6 +103,8 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
     }
     fields['retry_policy'] = retry;
   }
+  // The mirrored request keeps the client's Host (no "-shadow" suffix): its cluster sets nginx's (mirror-rewrite.ts).
+  if (policy.mirrorCluster !== undefined) fields['request_mirror_policies'] = [{ cluster: policy.mirrorCluster, disable_shadow_host_suffix_append: true }];
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;

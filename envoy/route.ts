@@ -16,6 +16,8 @@ export function buildRouteMatch(match: PathMatchIR): ResourceJson {
   if (match.kind === 'exact') return { path: match.path };
   // The whole path (without query) must match the regex; the translator builds it (path-match-regex.ts).
   if (match.kind === 'regex') return { safe_regex: { regex: match.regex } };
+  // An nginx prefix location: Envoy's plain prefix compares characters as nginx does.
+  if (match.kind === 'character-prefix') return { prefix: match.path };
   if (match.path === '/') return { prefix: '/' };
   return { path_separated_prefix: match.path };
 }

@@ -1,29 +1,17 @@
 // --access-log-query=false through the real Envoy: a token in the query string reaches the backend but not the
 // access log; by default the log line carries the path as sent, query included.
-import { writeFile } from 'node:fs/promises';
 import test, { type ExecutionContext } from 'ava';
-import { useEchoBackend } from './harness/ava-fixtures.js';
 import { httpGet } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useEchoAppManifests } from './fixtures/echo-app-manifests.js';
+import { ingress } from './fixtures/manifests.js';
 import { startStack, type Stack } from './fixtures/standalone-stack.js';
 
 const host = 'log.example.test';
 
 async function setUp(t: ExecutionContext, accessLogQuery?: boolean): Promise<Stack> {
-  const tmp = await createTempDir();
-  t.teardown(() => tmp.remove());
-  const web = await useEchoBackend(t, { service: 'web' });
-  await writeFile(
-    tmp.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
-      ingress('web', { rules: [{ host, paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
-  const stack = await startStack(t, { manifestsDir: tmp.path, ...(accessLogQuery !== undefined ? { envoy: { accessLogQuery } } : {}) });
+  const manifestsDir = await useEchoAppManifests(t, [ingress('web', { rules: [{ host, paths: [{ path: '/', service: 'web' }] }] })]);
+  const stack = await startStack(t, { manifestsDir, ...(accessLogQuery !== undefined ? { envoy: { accessLogQuery } } : {}) });
   await stack.envoy.waitForListener('ingress_http');
   return stack;
 }

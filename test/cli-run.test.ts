@@ -3,13 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { useEchoBackend } from './harness/ava-fixtures.js';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
 import { httpGet } from './harness/http-client.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useEchoAppManifests } from './fixtures/echo-app-manifests.js';
+import { ingress, ingressClass, toYaml } from './fixtures/manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
 
 const mainJs = path.join(findRepoRoot(), 'dist', 'cli', 'main.js');
@@ -105,21 +105,11 @@ test('run exits 2 (and does not hang) when the manifest directory does not exist
 });
 
 test('run --envoy serves a request through the real Envoy; SIGTERM stops both and exits 0', async (t) => {
-  const tmp = await createTempDir();
-  t.teardown(() => tmp.remove());
-  const echo = await useEchoBackend(t, { service: 'echo' });
-  await writeFile(
-    tmp.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('echo', [{ address: echo.address, port: echo.port }]),
-      ingress('echo', { rules: [{ host: 'echo.example.test', paths: [{ path: '/', service: 'echo' }] }] }),
-    ]),
-  );
+  const manifests = await useEchoAppManifests(t, [ingress('echo', { rules: [{ host: 'echo.example.test', paths: [{ path: '/', service: 'echo' }] }] })], 'echo');
   const [adminPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
   const cli = startCli(
     [
-      'run', '--manifests', tmp.path,
+      'run', '--manifests', manifests,
       '--xds-address', '127.0.0.1:0',
       '--envoy', '--envoy-admin-port', String(adminPort),
       '--http-port', String(httpPort), '--https-port', String(httpsPort),

@@ -13,14 +13,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { parse, parseAllDocuments } from 'yaml';
-import { useEchoBackend } from './harness/ava-fixtures.js';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
 import { httpGet } from './harness/http-client.js';
 import { findKubeBinaries } from './harness/kube-available.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useWebAppManifests } from './fixtures/echo-app-manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
 
 const root = findRepoRoot();
@@ -105,22 +104,12 @@ test('edge-nodes: xDS, Envoy admin and /debug are not on any TCP port; requests 
   readiness.address.socket_address = { address: '127.0.0.1', port_value: readyPort };
   await writeFile(dir.file('bootstrap.json'), JSON.stringify(bootstrap));
 
-  const backend = await useEchoBackend(t, { service: 'web' });
-  const manifests = await createTempDir();
-  t.teardown(() => manifests.remove());
-  await writeFile(
-    manifests.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: backend.address, port: backend.port }]),
-      ingress('web', { rules: [{ host: 'web.example.test', paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
+  const manifests = await useWebAppManifests(t);
   // Kubernetes mode needs an API server; standalone mode serves xDS the same way. Cluster-only flags stay out.
   const args = controllerArgs
     .filter((a) => !/^--(publish-nodes|leader-election-namespace)=/.test(a))
     .map(relocate)
-    .concat(['--manifests', manifests.path]);
+    .concat(['--manifests', manifests]);
   const controller = startProcess(t, process.execPath, [path.join(root, 'dist/cli/main.js'), ...args]);
   const envoyBin = await findEnvoyBinary();
   const envoy = startProcess(t, envoyBin, [

@@ -8,21 +8,20 @@
 // kept-alive connection are told to close it, Envoy stops listening after the drain time, and the drainer exits 0.
 // Only the ports (the test's own) and the drain time (2 s instead of 15) are changed.
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { parse, parseAllDocuments } from 'yaml';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController } from '../cli/standalone-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { useEchoBackend, useEnvoy } from './harness/ava-fixtures.js';
+import { useEnvoy } from './harness/ava-fixtures.js';
 import type { EnvoyProcess } from './harness/envoy-process.js';
 import { createKeepAliveAgent, httpGet } from './harness/http-client.js';
 import { findRepoRoot } from './harness/repo-root.js';
-import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess } from './fixtures/controller-process.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useWebAppManifests } from './fixtures/echo-app-manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
 
 const root = findRepoRoot();
@@ -63,20 +62,6 @@ async function deployedBootstrap(ports: { admin: number; ready: number; xds: num
   return bootstrap;
 }
 
-async function manifests(t: ExecutionContext): Promise<string> {
-  const backend = await useEchoBackend(t, { service: 'web' });
-  const dir = await createTempDir();
-  t.teardown(() => dir.remove());
-  await writeFile(
-    dir.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: backend.address, port: backend.port }]),
-      ingress('web', { rules: [{ host: 'web.example.test', paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
-  return dir.path;
-}
 
 /** Starts Envoy with the deployed bootstrap and the deployed Envoy container's args, programmed by `xdsPort`. */
 async function startDeployedEnvoy(t: ExecutionContext, envoyContainer: Container, ports: { admin: number; ready: number; xds: number }): Promise<EnvoyProcess> {
@@ -140,7 +125,7 @@ test('split: the Envoy DaemonSet\'s drainer container drains Envoy when the pod 
   t.truthy(drainer, 'the DaemonSet has a drainer container');
   const [httpPort, httpsPort, readyPort, adminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const controller = await startStandaloneController({
-    manifestsDir: await manifests(t),
+    manifestsDir: await useWebAppManifests(t),
     xdsHost: '127.0.0.1',
     xdsPort: 0,
     translate: defaultTranslateOptions,
@@ -187,7 +172,7 @@ for (const variant of [{ name: 'default', file: 'deploy/05-deployment.yaml' }]) 
     t.is(drainFlags.length, 2);
     const xdsPort = await freePort();
     const controller = startControllerProcess([
-      '--manifests', await manifests(t),
+      '--manifests', await useWebAppManifests(t),
       '--xds-address', `127.0.0.1:${xdsPort}`,
       '--listen-address', '127.0.0.1',
       '--http-port', String(httpPort),

@@ -3,30 +3,29 @@
 // namespace: the API server refuses loopback addresses in EndpointSlices).
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { stringify } from 'yaml';
-import { buildBootstrap } from '../envoy/bootstrap.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
-import { startEnvoy, type EnvoyProcess } from './harness/envoy-process.js';
+import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet, httpsGet } from './harness/http-client.js';
 import { createTestCA } from './harness/test-certs.js';
-import { createTestHost, type RemoteEcho, type TestHost } from './harness/netns-host.js';
+import type { RemoteEcho } from './harness/netns-host.js';
 import { startRequestLoop } from './harness/request-loop.js';
 import { findRepoRoot } from './harness/repo-root.js';
-import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
+import {
+  backendServiceObjects,
+  kubeControllerArgs,
+  showStackLogsOnFailure,
+  startKubeE2eStack,
+  startKubeEnvoy,
+  stopKubeE2eStack,
+  type KubeE2eStack,
+} from './fixtures/kube-e2e-stack.js';
 import { freePort } from './fixtures/standalone-stack.js';
-import { installControllerIdentity } from './fixtures/controller-identity.js';
 
-interface World {
-  cluster: KubeCluster;
-  host: TestHost;
+interface World extends KubeE2eStack {
   backends: Record<'web' | 'api' | 'other', RemoteEcho>;
-  tmp: TempDir;
-  /** Kubeconfig of the controller's ServiceAccount (deploy/'s RBAC only). */
-  saKubeconfig: string;
   ports: { xds: number; xdsB: number; http: number; https: number; httpB: number; httpsB: number };
   controller?: ControllerProcess;
   envoy?: EnvoyProcess;
@@ -44,19 +43,7 @@ const publishedIp = '192.0.2.10';
 const publishedIpB = '192.0.2.11';
 
 function serviceYaml(name: string, backend: RemoteEcho): string {
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: ns },
-    spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-  }) + '---\n' + stringify({
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${name}-1`, namespace: ns, labels: { 'kubernetes.io/service-name': name } },
-    addressType: 'IPv4',
-    ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
-    endpoints: [{ addresses: [backend.address], conditions: { ready: true } }],
-  });
+  return backendServiceObjects(ns, name, backend).map((o) => stringify(o)).join('---\n');
 }
 
 function ingressYaml(name: string, host: string, paths: { path: string; service: string }[]): string {
@@ -77,33 +64,9 @@ async function apply(yaml: string): Promise<void> {
 
 function startController(identity: string, xdsPort: number, ip: string): ControllerProcess {
   return startControllerProcess([
-    `--kubeconfig=${w().saKubeconfig}`,
-    `--xds-address=127.0.0.1:${xdsPort}`,
-    `--publish-address=${ip}`,
-    '--leader-election-namespace=envoy-ingress',
-    `--identity=${identity}`,
-    '--listen-address=127.0.0.1',
-    `--http-port=${w().ports.http}`,
-    `--https-port=${w().ports.https}`,
+    ...kubeControllerArgs({ kubeconfig: w().saKubeconfig, xdsPort, publishAddress: ip, identity, httpPort: w().ports.http, httpsPort: w().ports.https }),
     '--log-level=debug',
   ]);
-}
-
-async function startEnvoyFor(xdsPort: number, id: string): Promise<EnvoyProcess> {
-  const envoy = await startEnvoy({
-    bootstrap: buildBootstrap({
-      nodeId: id,
-      nodeCluster: 'kube-e2e',
-      xdsHost: '127.0.0.1',
-      xdsPort,
-      adminAddress: '127.0.0.1',
-      adminPort: 0,
-      xdsProtocol: 'delta',
-    }),
-    logLevel: 'warn',
-    drainTimeS: 2,
-  });
-  return envoy;
 }
 
 async function serviceAt(host: string, p: string, port = w().ports.http): Promise<string> {
@@ -119,50 +82,30 @@ async function addressOf(name: string): Promise<string> {
   return (await w().cluster.kubectlOk(['get', 'ingress', name, '-n', ns, '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim();
 }
 
-function showLogs(t: ExecutionContext): void {
-  t.teardown(() => {
-    if (t.passed || !world) return;
-    t.log(`--- controller ---\n${world.controller?.logs() ?? ''}`.slice(-8000));
-    t.log(`--- envoy ---\n${world.envoy?.logs(60) ?? ''}`);
-  });
-}
-
 test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  await findKubeBinaries();
-  t.timeout(240_000, 'starting the cluster and the controller');
-  const cluster = await startKubeCluster();
-  const tmp = await createTempDir();
-  const host = await createTestHost();
-  const backends = {
-    web: await host.startEcho({ service: 'web' }),
-    api: await host.startEcho({ service: 'api' }),
-    other: await host.startEcho({ service: 'other' }),
-  };
   // The install manifests that set up identity and permissions, exactly as shipped.
-  const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await installControllerIdentity(cluster, saKubeconfig);
+  const stack = await startKubeE2eStack(t, 'starting the cluster and the controller');
+  const backends = {
+    web: await stack.host.startEcho({ service: 'web' }),
+    api: await stack.host.startEcho({ service: 'api' }),
+    other: await stack.host.startEcho({ service: 'other' }),
+  };
   const ports = { xds: await freePort(), xdsB: await freePort(), http: await freePort(), https: await freePort(), httpB: await freePort(), httpsB: await freePort() };
-  world = { cluster, host, backends, tmp, saKubeconfig, ports };
-  await cluster.kubectlOk(['create', 'namespace', ns]);
+  world = { ...stack, backends, ports };
+  await stack.cluster.kubectlOk(['create', 'namespace', ns]);
   await apply([serviceYaml('web', backends.web), serviceYaml('api', backends.api), serviceYaml('other', backends.other)].join('---\n'));
   world.controller = startController('controller-a', ports.xds, publishedIp);
   await world.controller.waitForLog('all informers synced');
-  world.envoy = await startEnvoyFor(ports.xds, 'envoy-a');
+  world.envoy = await startKubeEnvoy(ports.xds, 'envoy-a');
   await world.envoy.waitForLive(60_000);
 });
 
 test.after.always(async () => {
-  if (!world) return;
-  await world.controller?.stop();
-  await world.envoy?.stop();
-  await world.host.destroy();
-  await world.cluster.stop();
-  await world.tmp.remove();
+  if (world) await stopKubeE2eStack(world);
 });
 
 test.serial('kubectl apply routes traffic, publishes the address, and edits/deletes change routing', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await apply(ingressYaml('shop', 'shop.example.test', [{ path: '/', service: 'web' }, { path: '/api', service: 'api' }]));
   await waitFor(async () => (await serviceAt('shop.example.test', '/api/x')) === 'api', { description: '/api routed', timeoutMs: 30_000 });
   t.is(await serviceAt('shop.example.test', '/'), 'web');
@@ -179,7 +122,7 @@ test.serial('kubectl apply routes traffic, publishes the address, and edits/dele
 });
 
 test.serial('the legacy kubernetes.io/ingress.class annotation naming an IngressClass of ours is served and published; naming another controller\'s is not', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   const legacyIngress = (name: string, host: string, className: string): string =>
     stringify({
       apiVersion: 'networking.k8s.io/v1',
@@ -206,7 +149,7 @@ test.serial('the legacy kubernetes.io/ingress.class annotation naming an Ingress
 });
 
 test.serial('a TLS Secret applied with kubectl serves HTTPS by SNI, verified against the test CA', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   const ca = await createTestCA();
   const cert = await ca.issue({ dnsNames: ['tls.example.test'] });
   await apply(
@@ -247,7 +190,7 @@ test.serial('a TLS Secret applied with kubectl serves HTTPS by SNI, verified aga
 });
 
 test.serial('a broken Ingress gets an Event visible in kubectl describe, and does not disturb others', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await apply(ingressYaml('good', 'good.example.test', [{ path: '/', service: 'web' }]));
   await apply(ingressYaml('broken', 'broken.example.test', [{ path: '/', service: 'does-not-exist' }]));
   await waitFor(async () => (await serviceAt('good.example.test', '/')) === 'web', { description: 'good routed', timeoutMs: 30_000 });
@@ -265,7 +208,7 @@ test.serial('a broken Ingress gets an Event visible in kubectl describe, and doe
 
 test.serial('kube-apiserver down for 30 s: Envoy keeps serving with zero failures; changes after it returns are applied', async (t) => {
   t.timeout(180_000);
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await apply(ingressYaml('steady', 'steady.example.test', [{ path: '/', service: 'web' }]));
   await waitFor(async () => (await serviceAt('steady.example.test', '/')) === 'web', { description: 'steady routed', timeoutMs: 30_000 });
   const loop = startRequestLoop(() => httpGet({ port: w().ports.http, hostHeader: 'steady.example.test', path: '/' }), {
@@ -297,7 +240,7 @@ test.serial('kube-apiserver down for 30 s: Envoy keeps serving with zero failure
 
 test.serial('controller killed and restarted under load: zero failed requests; changes made meanwhile are applied', async (t) => {
   t.timeout(180_000);
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await apply(ingressYaml('restart', 'restart.example.test', [{ path: '/', service: 'web' }]));
   await waitFor(async () => (await serviceAt('restart.example.test', '/')) === 'web', { description: 'routed', timeoutMs: 30_000 });
   const loop = startRequestLoop(() => httpGet({ port: w().ports.http, hostHeader: 'restart.example.test', path: '/' }), {
@@ -327,19 +270,12 @@ test.serial('controller killed and restarted under load: zero failed requests; c
 
 test.serial('leader election: two controllers, only the leader writes status; when it dies the other takes over', async (t) => {
   t.timeout(180_000);
-  showLogs(t);
-  const b = startControllerProcess([
-    `--kubeconfig=${w().saKubeconfig}`,
-    `--xds-address=127.0.0.1:${w().ports.xdsB}`,
-    `--publish-address=${publishedIpB}`,
-    '--leader-election-namespace=envoy-ingress',
-    '--identity=controller-b',
-    '--listen-address=127.0.0.1',
-    `--http-port=${w().ports.httpB}`,
-    `--https-port=${w().ports.httpsB}`,
-  ]);
+  showStackLogsOnFailure(t, () => world);
+  const b = startControllerProcess(
+    kubeControllerArgs({ kubeconfig: w().saKubeconfig, xdsPort: w().ports.xdsB, publishAddress: publishedIpB, identity: 'controller-b', httpPort: w().ports.httpB, httpsPort: w().ports.httpsB }),
+  );
   t.teardown(() => b.stop().then(() => undefined));
-  const envoyB = await startEnvoyFor(w().ports.xdsB, 'envoy-b');
+  const envoyB = await startKubeEnvoy(w().ports.xdsB, 'envoy-b');
   t.teardown(() => envoyB.stop().then(() => undefined));
   await b.waitForLog('all informers synced');
   await apply(ingressYaml('leader', 'leader.example.test', [{ path: '/', service: 'web' }]));

@@ -1,29 +1,19 @@
 // ingress-nginx enable-access-log "false" through the real Envoy: that Ingress's requests write no access log line,
 // another Ingress's requests on the same listener still do.
-import { writeFile } from 'node:fs/promises';
 import test from 'ava';
-import { useEchoBackend } from './harness/ava-fixtures.js';
 import { httpGet } from './harness/http-client.js';
-import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useEchoAppManifests } from './fixtures/echo-app-manifests.js';
+import { ingress } from './fixtures/manifests.js';
 import { nginx } from './fixtures/nginx-manifests.js';
 import { startStack } from './fixtures/standalone-stack.js';
 
 test('enable-access-log "false": no access log line for that Ingress, lines for the others', async (t) => {
-  const tmp = await createTempDir();
-  t.teardown(() => tmp.remove());
-  const web = await useEchoBackend(t, { service: 'web' });
-  await writeFile(
-    tmp.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
-      ingress('quiet', { annotations: nginx({ 'enable-access-log': 'false' }), rules: [{ host: 'quiet.test', paths: [{ path: '/', service: 'web' }] }] }),
-      ingress('logged', { annotations: nginx({ 'enable-access-log': 'true' }), rules: [{ host: 'logged.test', paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
-  const stack = await startStack(t, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  const manifestsDir = await useEchoAppManifests(t, [
+    ingress('quiet', { annotations: nginx({ 'enable-access-log': 'false' }), rules: [{ host: 'quiet.test', paths: [{ path: '/', service: 'web' }] }] }),
+    ingress('logged', { annotations: nginx({ 'enable-access-log': 'true' }), rules: [{ host: 'logged.test', paths: [{ path: '/', service: 'web' }] }] }),
+  ]);
+  const stack = await startStack(t, { manifestsDir, translate: { nginxAnnotations: true } });
   await stack.envoy.waitForListener('ingress_http');
   const logged = (path: string): boolean => stack.envoy.logs().includes(`"path":"${path}"`);
   await waitFor(async () => (await httpGet({ port: stack.httpPort, hostHeader: 'quiet.test', path: '/' })).status === 200, { description: 'quiet.test served' });

@@ -4,25 +4,24 @@
 // nginx annotations on, which makes the controller watch Opaque Secrets (the users of auth-secret): a wrong
 // password gets 401, the right one 200; removing the annotation turns them off again.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { stringify } from 'yaml';
-import { buildBootstrap } from '../envoy/bootstrap.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
+import {
+  backendServiceObjects,
+  kubeControllerArgs,
+  showStackLogsOnFailure,
+  startKubeE2eStack,
+  startKubeEnvoy,
+  stopKubeE2eStack,
+  type KubeE2eStack,
+} from './fixtures/kube-e2e-stack.js';
 import { freePort } from './fixtures/standalone-stack.js';
-import { startEnvoy, type EnvoyProcess } from './harness/envoy-process.js';
+import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
-import { createTestHost, type TestHost } from './harness/netns-host.js';
-import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
-import { installControllerIdentity } from './fixtures/controller-identity.js';
 
-interface World {
-  cluster: KubeCluster;
-  host: TestHost;
-  tmp: TempDir;
+interface World extends KubeE2eStack {
   httpPort: number;
   controller: ControllerProcess;
   envoy: EnvoyProcess;
@@ -43,15 +42,7 @@ function objects(backend: { address: string; port: number }): string {
   return [
     // A stray line without a colon: the user-name check once copied such lines into Events.
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-auth', namespace: ns }, type: 'Opaque', stringData: { auth: `${htpasswd('alice', 's3cret')}${strayLine}\n` } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'web-1', namespace: ns, labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
-      endpoints: [{ addresses: [backend.address], conditions: { ready: true } }],
-    },
+    ...backendServiceObjects(ns, 'web', backend),
     {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
@@ -99,66 +90,35 @@ async function setOptIn(on: boolean): Promise<void> {
   await w().cluster.kubectlOk(['annotate', '--overwrite', 'ingressclass', 'envoy-ingress', on ? `${annotation}=true` : `${annotation}-`]);
 }
 
-function showLogs(t: ExecutionContext): void {
-  t.teardown(() => {
-    if (t.passed || !world) return;
-    t.log(`--- controller ---\n${world.controller.logs()}`.slice(-8000));
-    t.log(`--- envoy ---\n${world.envoy.logs(60)}`);
-  });
-}
-
 test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  await findKubeBinaries();
-  t.timeout(240_000, 'starting the cluster, the controller and Envoy');
-  const cluster = await startKubeCluster();
-  const tmp = await createTempDir();
-  const host = await createTestHost();
-  const backend = await host.startEcho({ service: 'web' });
-  const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await installControllerIdentity(cluster, saKubeconfig);
-  await cluster.kubectlOk(['create', 'namespace', ns]);
-  await cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
+  const stack = await startKubeE2eStack(t, 'starting the cluster, the controller and Envoy');
+  const backend = await stack.host.startEcho({ service: 'web' });
+  await stack.cluster.kubectlOk(['create', 'namespace', ns]);
+  await stack.cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
   const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
   // No --nginx-annotations: only the IngressClass's annotation can turn them on.
   const controller = startControllerProcess([
-    `--kubeconfig=${saKubeconfig}`,
-    `--xds-address=127.0.0.1:${xdsPort}`,
-    '--publish-address=192.0.2.20',
-    '--leader-election-namespace=envoy-ingress',
-    '--identity=controller-auth',
-    '--listen-address=127.0.0.1',
-    `--http-port=${httpPort}`,
-    `--https-port=${httpsPort}`,
+    ...kubeControllerArgs({ kubeconfig: stack.saKubeconfig, xdsPort, publishAddress: '192.0.2.20', identity: 'controller-auth', httpPort, httpsPort }),
     '--log-level=debug',
   ]);
-  world = { cluster, host, tmp, httpPort, controller } as World;
+  world = { ...stack, httpPort, controller } as World;
   await controller.waitForLog('all informers synced');
-  world.envoy = await startEnvoy({
-    bootstrap: buildBootstrap({ nodeId: 'envoy-auth', nodeCluster: 'kube-e2e', xdsHost: '127.0.0.1', xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
-    logLevel: 'warn',
-    drainTimeS: 2,
-  });
+  world.envoy = await startKubeEnvoy(xdsPort, 'envoy-auth');
   await world.envoy.waitForLive(60_000);
 });
 
 test.after.always(async () => {
-  if (!world) return;
-  await world.controller?.stop();
-  await world.envoy?.stop();
-  await world.host.destroy();
-  await world.cluster.stop();
-  await world.tmp.remove();
+  if (world) await stopKubeE2eStack(world);
 });
 
 test.serial('without the class opt-in the nginx auth annotations are not read and no Opaque Secret is watched', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await waitFor(async () => (await statusOf()) === 200, { description: 'the Ingress is served (without auth)', timeoutMs: 30_000 });
   t.false(w().controller.entries().some((e) => e['msg'] === 'watching Opaque Secrets (ingress-nginx basic auth: auth-secret)'));
 });
 
 test.serial('kubectl annotate on the IngressClass turns basic auth on: 401 for a wrong password, 200 for the right one', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await setOptIn(true);
   await w().controller.waitForLog('watching Opaque Secrets (ingress-nginx basic auth: auth-secret)');
   await waitFor(async () => (await statusOf('alice:s3cret')) === 200 && (await statusOf()) === 401, {
@@ -171,7 +131,7 @@ test.serial('kubectl annotate on the IngressClass turns basic auth on: 401 for a
 });
 
 test.serial('removing the annotation turns the nginx annotations off again and stops watching Opaque Secrets', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await setOptIn(false);
   await w().controller.waitForLog('no longer watching Opaque Secrets: no IngressClass opts in to nginx annotations');
   await waitFor(async () => (await statusOf()) === 200, { description: 'served without auth again', timeoutMs: 30_000 });
@@ -186,7 +146,7 @@ test.serial('removing the annotation turns the nginx annotations off again and s
 });
 
 test.serial('a tenant naming another namespace\'s Secret is refused: its paths answer 503 and no Event carries the Secret', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await setOptIn(true);
   await w().cluster.kubectlOk(['create', 'namespace', tenant]);
   const steal = {

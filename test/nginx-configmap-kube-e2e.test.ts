@@ -4,25 +4,25 @@
 // kubectl and given a bad value while the controller runs: each change applies without a restart, and the bad
 // value becomes an Event on the ConfigMap.
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { stringify } from 'yaml';
-import { buildBootstrap } from '../envoy/bootstrap.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
-import { installControllerIdentity } from './fixtures/controller-identity.js';
+import {
+  backendServiceObjects,
+  kubeControllerArgs,
+  showStackLogsOnFailure,
+  startKubeE2eStack,
+  startKubeEnvoy,
+  stopKubeE2eStack,
+  type KubeE2eStack,
+} from './fixtures/kube-e2e-stack.js';
 import { freePort } from './fixtures/standalone-stack.js';
-import { startEnvoy, type EnvoyProcess } from './harness/envoy-process.js';
+import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
-import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
-import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
-import { createTestHost, type TestHost } from './harness/netns-host.js';
 import { findRepoRoot } from './harness/repo-root.js';
-import { createTempDir, type TempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 
-interface World {
-  cluster: KubeCluster;
-  host: TestHost;
-  tmp: TempDir;
+interface World extends KubeE2eStack {
   httpPort: number;
   controller: ControllerProcess;
   envoy: EnvoyProcess;
@@ -36,15 +36,7 @@ const configMapName = 'ingress-nginx-controller';
 
 function objects(backend: { address: string; port: number }): string {
   return [
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'web-1', namespace: ns, labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
-      endpoints: [{ addresses: [backend.address], conditions: { ready: true } }],
-    },
+    ...backendServiceObjects(ns, 'web', backend),
     {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
@@ -74,29 +66,15 @@ async function postStatus(bytes: number): Promise<number | string> {
   }
 }
 
-function showLogs(t: ExecutionContext): void {
-  t.teardown(() => {
-    if (t.passed || !world) return;
-    t.log(`--- controller ---\n${world.controller.logs()}`.slice(-8000));
-    t.log(`--- envoy ---\n${world.envoy.logs(60)}`);
-  });
-}
-
 async function setConfigMap(data: Record<string, string>): Promise<void> {
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace: configMapNs }, data };
   await w().cluster.kubectlOk(['apply', '-f', '-'], { input: stringify(configMap) });
 }
 
 test.before(async (t) => {
-  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS, 'building or finding the kube binaries');
-  await findKubeBinaries();
-  t.timeout(240_000, 'starting the cluster, the controller and Envoy');
-  const cluster = await startKubeCluster();
-  const tmp = await createTempDir();
-  const host = await createTestHost();
-  const backend = await host.startEcho({ service: 'web' });
-  const saKubeconfig = path.join(tmp.path, 'controller.kubeconfig');
-  await installControllerIdentity(cluster, saKubeconfig);
+  const stack = await startKubeE2eStack(t, 'starting the cluster, the controller and Envoy');
+  const { cluster } = stack;
+  const backend = await stack.host.startEcho({ service: 'web' });
   await cluster.kubectlOk(['create', 'namespace', configMapNs]);
   await cluster.kubectlOk(['apply', '-f', path.join(findRepoRoot(), 'deploy/optional/nginx-configmap/rbac.yaml')]);
   // A ConfigMap the Role does not name: the controller must never need it.
@@ -105,45 +83,29 @@ test.before(async (t) => {
   await cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
   const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
   const controller = startControllerProcess([
-    `--kubeconfig=${saKubeconfig}`,
-    `--xds-address=127.0.0.1:${xdsPort}`,
-    '--publish-address=192.0.2.21',
-    '--leader-election-namespace=envoy-ingress',
-    '--identity=controller-configmap',
-    '--listen-address=127.0.0.1',
-    `--http-port=${httpPort}`,
-    `--https-port=${httpsPort}`,
+    ...kubeControllerArgs({ kubeconfig: stack.saKubeconfig, xdsPort, publishAddress: '192.0.2.21', identity: 'controller-configmap', httpPort, httpsPort }),
     '--nginx-annotations',
     `--nginx-configmap=${configMapNs}/${configMapName}`,
     '--log-level=debug',
   ]);
-  world = { cluster, host, tmp, httpPort, controller } as World;
+  world = { ...stack, httpPort, controller } as World;
   await controller.waitForLog('all informers synced');
-  world.envoy = await startEnvoy({
-    bootstrap: buildBootstrap({ nodeId: 'envoy-configmap', nodeCluster: 'kube-e2e', xdsHost: '127.0.0.1', xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
-    logLevel: 'warn',
-    drainTimeS: 2,
-  });
+  world.envoy = await startKubeEnvoy(xdsPort, 'envoy-configmap');
   await world.envoy.waitForLive(60_000);
 });
 
 test.after.always(async () => {
-  if (!world) return;
-  await world.controller?.stop();
-  await world.envoy?.stop();
-  await world.host.destroy();
-  await world.cluster.stop();
-  await world.tmp.remove();
+  if (world) await stopKubeE2eStack(world);
 });
 
 test.serial('before the ConfigMap exists ingress-nginx\'s defaults apply (1m body limit)', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await waitFor(async () => (await postStatus(2000)) === 200, { description: 'the Ingress is served', timeoutMs: 30_000 });
   t.is(await postStatus(1024 * 1024 + 1), 413, 'the default proxy-body-size 1m');
 });
 
 test.serial('creating the ConfigMap and changing it with kubectl applies each value without a restart', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await setConfigMap({ 'proxy-body-size': '1k' });
   await waitFor(async () => (await postStatus(2000)) === 413, { description: 'proxy-body-size 1k applies', timeoutMs: 30_000 });
   t.is(await postStatus(500), 200);
@@ -153,7 +115,7 @@ test.serial('creating the ConfigMap and changing it with kubectl applies each va
 });
 
 test.serial('a bad value keeps the default and becomes an Event on the ConfigMap', async (t) => {
-  showLogs(t);
+  showStackLogsOnFailure(t, () => world);
   await setConfigMap({ 'proxy-body-size': 'lots' });
   await waitFor(async () => (await postStatus(5000)) === 200, { description: 'the default 1m is back', timeoutMs: 30_000 });
   let events = '';

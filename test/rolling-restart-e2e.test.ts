@@ -2,16 +2,13 @@
 // supervised Envoy on its own ports) sit behind a small load balancer in this test that, like a Service, sends
 // new connections only to pods whose Envoy readiness (`GET /ready` on the bootstrap's readiness listener) is
 // 200. Pod A gets SIGTERM, A' starts and becomes ready, then B the same way, while requests flow throughout.
-import { writeFile } from 'node:fs/promises';
 import test, { type ExecutionContext } from 'ava';
 import { findEnvoyBinary } from '../cli/validate-with-envoy.js';
-import { useEchoBackend } from './harness/ava-fixtures.js';
 import { httpGet } from './harness/http-client.js';
 import { startRequestLoop } from './harness/request-loop.js';
-import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { useWebAppManifests } from './fixtures/echo-app-manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
 
 interface Pod {
@@ -84,21 +81,11 @@ async function startPod(t: ExecutionContext, name: string, manifestsDir: string,
 test('rolling restart of two pods under load: zero failed requests', async (t) => {
   t.timeout(120_000);
   const envoyBin = process.env['ENVOY_BIN'] ?? (await findEnvoyBinary());
-  const tmp = await createTempDir();
-  t.teardown(() => tmp.remove());
-  const backend = await useEchoBackend(t, { service: 'web' });
-  await writeFile(
-    tmp.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: backend.address, port: backend.port }]),
-      ingress('web', { rules: [{ host: 'web.example.test', paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
+  const manifests = await useWebAppManifests(t);
   const lb = new LoadBalancer();
   t.teardown(() => lb.stop());
-  lb.pods.add(await startPod(t, 'a', tmp.path, envoyBin));
-  lb.pods.add(await startPod(t, 'b', tmp.path, envoyBin));
+  lb.pods.add(await startPod(t, 'a', manifests, envoyBin));
+  lb.pods.add(await startPod(t, 'b', manifests, envoyBin));
   lb.start();
   await waitFor(() => [...lb.pods].every((p) => p.ready), { timeoutMs: 10_000, description: 'both pods in the balancer' });
 
@@ -123,7 +110,7 @@ test('rolling restart of two pods under load: zero failed requests', async (t) =
     t.is(exit.code, 0, `pod ${old} exited cleanly`);
     t.truthy(pod.process.entries().find((e) => e['msg'] === 'stopped leading; draining Envoy while xDS is still served'));
     lb.pods.delete(pod);
-    const next = await startPod(t, replacement, tmp.path, envoyBin);
+    const next = await startPod(t, replacement, manifests, envoyBin);
     lb.pods.add(next);
     await waitFor(() => next.ready, { timeoutMs: 10_000, description: `pod ${replacement} in the balancer` });
     await waitFor(() => (served.get(replacement) ?? 0) > 20, { timeoutMs: 10_000, description: `pod ${replacement} serving` });

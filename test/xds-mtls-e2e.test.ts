@@ -13,14 +13,15 @@ import { createXdsServerCredentials } from '../cli/xds-server-credentials.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { stringify } from 'yaml';
 import { buildBootstrap, buildXdsTlsSdsFiles } from '../envoy/bootstrap.js';
-import { useEchoBackend, useEnvoy } from './harness/ava-fixtures.js';
+import { useEnvoy } from './harness/ava-fixtures.js';
 import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { secretVolume, type SecretVolume } from './harness/secret-volume.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
-import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { ingress, toYaml } from './fixtures/manifests.js';
+import { useWebAppManifests } from './fixtures/echo-app-manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
 
 const serverName = 'xds.envoy-ingress.test';
@@ -51,22 +52,12 @@ async function setUp(t: ExecutionContext): Promise<World> {
   await writeFile(tmp.file('tls.crt'), server.certPem);
   await writeFile(tmp.file('tls.key'), server.keyPem);
   await writeFile(tmp.file('ca.crt'), ca.certPem);
-  const backend = await useEchoBackend(t, { service: 'web' });
-  const manifests = await createTempDir();
-  t.teardown(() => manifests.remove());
-  await writeFile(
-    manifests.file('app.yaml'),
-    toYaml([
-      ingressClass(),
-      ...serviceWithEndpoints('web', [{ address: backend.address, port: backend.port }]),
-      ingress('web', { rules: [{ host: 'web.example.test', paths: [{ path: '/', service: 'web' }] }] }),
-    ]),
-  );
+  const manifests = await useWebAppManifests(t);
   const httpPort = await freePort();
   const httpsPort = await freePort();
   const start = (xdsPort: number) =>
     startStandaloneController({
-      manifestsDir: manifests.path,
+      manifestsDir: manifests,
       xdsHost: '127.0.0.1',
       xdsPort,
       xdsCredentials: createXdsServerCredentials(
@@ -83,7 +74,7 @@ async function setUp(t: ExecutionContext): Promise<World> {
     ca,
     controller: await start(0),
     httpPort,
-    manifestsDir: manifests.path,
+    manifestsDir: manifests,
     async restartController() {
       await w.controller.stop();
       w.controller = await start(w.controller.xdsPort);

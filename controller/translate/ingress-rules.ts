@@ -40,7 +40,8 @@ function addOnce<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * later claims get a RuleConflict naming the winner. Only winning paths have their backend resolved, so a loser
  * is reported once, for the conflict. Resolved clusters are added to `clusters`. The paths `regexPaths` says so
  * of (an Ingress on a host) are regular expressions (ingress-nginx use-regex, path-match-regex.ts), whatever
- * their pathType.
+ * their pathType. The ImplementationSpecific paths of an Ingress `nginxPaths` says so of (read with the nginx
+ * layer) are nginx prefix locations (character prefixes), as ingress-nginx makes them.
  */
 export function collectRules(
   ingresses: readonly Ingress[],
@@ -49,6 +50,7 @@ export function collectRules(
   diagnostics: Diagnostic[],
   allowExternalName = false,
   regexPaths: (ingress: Ingress, host: string) => boolean = () => false,
+  nginxPaths: (ingress: Ingress) => boolean = () => false,
 ): CollectedRules {
   const routesByHost = new Map<string, RouteIR[]>();
   const contributorsByHost = new Map<string, Ingress[]>();
@@ -65,7 +67,9 @@ export function collectRules(
       addOnce(contributorsByHost, host, ingress);
       const regex = regexPaths(ingress, host);
       (rule.http?.paths ?? []).forEach((path, j) => {
-        const parsed = regex ? parseRegexPath(path.path) : parsePath(path.path, path.pathType);
+        // Asked only of ImplementationSpecific paths: the class lookup is not paid for Prefix and Exact ones.
+        const nginx = path.pathType !== 'Prefix' && path.pathType !== 'Exact' && nginxPaths(ingress);
+        const parsed = regex ? parseRegexPath(path.path) : parsePath(path.path, path.pathType, nginx);
         if (!parsed.valid) {
           warn(Reason.InvalidPath, `rule ${i} path ${j}: ${parsed.error}; path skipped`);
           return;

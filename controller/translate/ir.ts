@@ -15,6 +15,12 @@ export type PathMatchIR =
    */
   | { kind: 'prefix'; path: string; trailingSlash?: true }
   /**
+   * nginx prefix location (ingress-nginx's ImplementationSpecific paths): the path starts with `path`, character
+   * by character, so `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. `path` is as written
+   * (never `/`, which is the `prefix` root). Only Ingresses read with the nginx layer get it.
+   */
+  | { kind: 'character-prefix'; path: string }
+  /**
    * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
    * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the
    * Ingress path as written, for ordering (by its length, as ingress-nginx orders locations) and messages.
@@ -206,6 +212,8 @@ export interface RoutePolicyIR {
   /** Longest time without activity on the stream (0 = none). */
   idleTimeoutMs?: number;
   retry?: RetryPolicyIR;
+  /** Every request is also sent to this cluster, its answer ignored (Envoy request_mirror_policies). */
+  mirrorCluster?: string;
   rewrite?: PathRewriteIR;
   requestHeaders?: HeaderMutationIR;
   responseHeaders?: HeaderMutationIR;
@@ -371,6 +379,18 @@ export interface ClusterIR {
    * connects to on `service.port`; such a cluster has no EDS endpoints.
    */
   externalName?: string;
+  /** A mirror target's cluster (ingress-nginx mirror-target): what the requests mirrored to it are sent as. */
+  mirrorRewrite?: MirrorRewriteIR;
+}
+
+/**
+ * The Host and path nginx's mirror location sends: `host` as the Host header; the path replaced by `path` (the
+ * request's query kept), or prefixed with `pathPrefix`, or (neither) the request's own.
+ */
+export interface MirrorRewriteIR {
+  host: string;
+  path?: string;
+  pathPrefix?: string;
 }
 
 export type LoadBalancerIR = 'least-request' | 'ring-hash' | 'maglev' | 'random';

@@ -23,6 +23,27 @@ test('ImplementationSpecific and a missing pathType are treated as Prefix', (t) 
   t.deepEqual(parsePath('/a', undefined), { valid: true, match: { kind: 'prefix', path: '/a' } });
 });
 
+test('read with the nginx layer, ImplementationSpecific and a missing pathType are character prefixes as written; "/" stays the root prefix', (t) => {
+  t.deepEqual(parsePath('/a/', 'ImplementationSpecific', true), { valid: true, match: { kind: 'character-prefix', path: '/a/' } });
+  t.deepEqual(parsePath('/a', undefined, true), { valid: true, match: { kind: 'character-prefix', path: '/a' } });
+  t.deepEqual(parsePath('/', 'ImplementationSpecific', true), { valid: true, match: { kind: 'prefix', path: '/' } });
+  t.deepEqual(parsePath('/a/', 'Prefix', true), { valid: true, match: { kind: 'prefix', path: '/a', trailingSlash: true } });
+  t.deepEqual(parsePath('/a', 'Exact', true), { valid: true, match: { kind: 'exact', path: '/a' } });
+  t.false(parsePath('/a//b', 'ImplementationSpecific', true).valid, 'validated as any path');
+});
+
+test('a character prefix comes after Exact and Prefix of the same length (nginx prefers Prefix /a as its location /a/), before shorter paths', (t) => {
+  const route = (name: string, match: PathMatchIR): RouteIR => ({ name, match, action: { kind: 'direct', status: 200 } });
+  const routes = [
+    route('short', { kind: 'character-prefix', path: '/a' }),
+    route('char', { kind: 'character-prefix', path: '/ab' }),
+    route('prefix', { kind: 'prefix', path: '/ab' }),
+    route('exact', { kind: 'exact', path: '/ab' }),
+    route('longer', { kind: 'character-prefix', path: '/abc' }),
+  ];
+  t.deepEqual([...routes].sort(compareRoutePrecedence).map((r) => r.name), ['longer', 'exact', 'prefix', 'char', 'short']);
+});
+
 test('percent-encodings and RFC 3986 path characters are accepted', (t) => {
   for (const path of ["/a%20b", "/~user/a-b_c.d", "/a:b@c!$&'()*+,;="]) {
     t.true(parsePath(path, 'Exact').valid, path);

@@ -22,8 +22,10 @@ const forbiddenSuffixes = ['/..', '/.'];
  * the pre-v1 default) is treated as Prefix: it is the only prefix semantics Envoy offers that matches the
  * spec's element-wise rule. Prefix paths lose their trailing slashes (`/foo/` -> `/foo`; `/` stays `/`),
  * since an element-wise `/foo` prefix already matches `/foo/` and everything below it.
+ * With `nginx` (an Ingress read with the nginx layer), ImplementationSpecific is what ingress-nginx makes of it:
+ * an nginx prefix location, a character prefix as written (`/` stays the root prefix, which is the same thing).
  */
-export function parsePath(path: string | undefined, pathType: string | undefined): ParsedPath {
+export function parsePath(path: string | undefined, pathType: string | undefined, nginx = false): ParsedPath {
   const value = path === undefined || path === '' ? '/' : path;
   let kind: PathMatchIR['kind'];
   switch (pathType) {
@@ -56,6 +58,7 @@ export function parsePath(path: string | undefined, pathType: string | undefined
     }
   }
   if (kind === 'exact') return { valid: true, match: { kind, path: value } };
+  if (nginx && pathType !== 'Prefix' && value !== '/') return { valid: true, match: { kind: 'character-prefix', path: value } };
   const trimmed = value.replace(/\/+$/, '');
   if (trimmed === '') return { valid: true, match: { kind, path: '/' } };
   return { valid: true, match: trimmed === value ? { kind, path: trimmed } : { kind, path: trimmed, trailingSlash: true } };
@@ -71,15 +74,19 @@ function writtenPath(match: PathMatchIR): string {
   return match.kind === 'prefix' && match.trailingSlash === true ? `${match.path}/` : match.path;
 }
 
-const matchKindNames: Record<PathMatchIR['kind'], string> = { exact: 'Exact', prefix: 'Prefix', regex: 'Regex' };
+const matchKindNames: Record<PathMatchIR['kind'], string> = { exact: 'Exact', prefix: 'Prefix', 'character-prefix': 'ImplementationSpecific', regex: 'Regex' };
 
 /** Human-readable form for messages, e.g. `Prefix /foo` or `Regex /foo/.*`. */
 export function describeMatch(match: PathMatchIR): string {
   return `${matchKindNames[match.kind]} ${writtenPath(match)}`;
 }
 
-/** At equal path length: Exact, then Prefix, then regex paths. */
-const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1, regex: 2 };
+/**
+ * At equal path length: Exact, then Prefix, then character prefixes (ingress-nginx makes Prefix `/foo` the
+ * locations `/foo/` and `= /foo`, which nginx prefers over the shorter `/foo` of an ImplementationSpecific
+ * path), then regex paths.
+ */
+const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1, 'character-prefix': 2, regex: 3 };
 
 /**
  * Route precedence within a virtual host: longest path first (so the most specific prefix wins), Exact before
@@ -89,6 +96,7 @@ const matchKindRank: Record<PathMatchIR['kind'], number> = { exact: 0, prefix: 1
  * descending (controller.go getBackendServers), and nginx tries regex locations in that order.
  * Prefix `/foo/` and `/foo` match the same requests element-wise; the one written with the slash is the longer
  * path the spec gives priority to, so it comes first (an Exact `/foo` still wins `/foo` itself).
+ * Character prefixes longest first is nginx's own rule for prefix locations: the longest matching one wins.
  */
 export function compareRoutePrecedence(a: RouteIR, b: RouteIR): number {
   if (a.match.path.length !== b.match.path.length) return b.match.path.length - a.match.path.length;

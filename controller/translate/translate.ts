@@ -8,6 +8,7 @@ import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
 import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
+import { applyNginxMirrors, nginxMirrorServices } from './nginx/nginx-mirror.js';
 import { collectRules } from './ingress-rules.js';
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
@@ -67,6 +68,22 @@ export function httpsName(host: string): string {
 /** Name of the filter chain with the default certificate (never a host's: `*` is not a valid TLS host). */
 export const defaultCertificateChainName = httpsName('*');
 
+/** `references` with `services` (`namespace/name`) added. */
+function withServices(references: References, services: readonly string[]): References {
+  if (services.length === 0) return references;
+  return { ...references, services: [...new Set([...references.services, ...services])].sort(compareStrings) };
+}
+
+/** `question` asked once per Ingress (the class lookup behind it is not free). */
+function memoized(question: (ingress: Ingress) => boolean): (ingress: Ingress) => boolean {
+  const answers = new Map<Ingress, boolean>();
+  return (ingress) => {
+    let answer = answers.get(ingress);
+    if (answer === undefined) answers.set(ingress, (answer = question(ingress)));
+    return answer;
+  };
+}
+
 function compareRefs(a: ObjectRef, b: ObjectRef): number {
   return compareStrings(refKey(a), refKey(b));
 }
@@ -77,7 +94,8 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
     for (const vhost of table.virtualHosts) {
       for (const route of vhost.routes) {
         if (route.action.kind !== 'forward') continue;
-        for (const name of [route.action.cluster, ...(route.action.split === undefined ? [] : [route.action.split.cluster])]) {
+        const mirror = route.policy?.mirrorCluster === undefined ? [] : [route.policy.mirrorCluster];
+        for (const name of [route.action.cluster, ...(route.action.split === undefined ? [] : [route.action.split.cluster]), ...mirror]) {
           const cluster = known.get(name);
           // Copied once per cluster, not once per route using it.
           if (cluster !== undefined && !used.has(cluster.name)) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
@@ -124,7 +142,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const defaultRoutes = [...(defaultBackend === undefined ? [] : [defaultBackend]), ...scopedDefaults.values()];
   // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
   const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
-  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths);
+  // ImplementationSpecific paths of nginx-layer Ingresses are nginx prefix locations (character prefixes).
+  const nginxPaths = memoized(nginxEnabled);
+  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths, nginxPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
@@ -132,6 +152,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
   applyNginxServiceUpstream(annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   applyNginxAffinity(annotatedRoutes, annotationsByRef, clusters);
+  applyNginxMirrors(mains, annotatedRoutes, annotationsByRef, clusters, services, diagnostics);
   const nginxRedirects = nginxRedirectsByIngress(annotationsByRef as ReadonlyMap<string, NginxIngressAnnotations>);
   applyNginxUrlRedirects([...defaultRoutes, ...annotatedRoutes], nginxRedirects);
   applyNginxCaptureRewrites(annotatedRoutes, annotationsByRef);
@@ -235,7 +256,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
-    references: nginxEdgeReferences(nginxEdge, nginxAuthReferences(nginxAuth, collectReferences(ingresses))),
+    references: withServices(nginxEdgeReferences(nginxEdge, nginxAuthReferences(nginxAuth, collectReferences(ingresses))), nginxMirrorServices(annotationsByRef)),
     httpsTable: https,
   };
 }

@@ -51,10 +51,6 @@ const reasons: readonly (readonly [string, readonly string[]])[] = [
     ['limit-rate', 'limit-rate-after'],
   ],
   [
-    'requests are not mirrored',
-    ['mirror-host', 'mirror-request-body', 'mirror-target'],
-  ],
-  [
     'Envoy streams responses to the client; nginx buffer sizes have no equivalent',
     ['proxy-buffer-size', 'proxy-buffers-number', 'proxy-busy-buffers-size', 'proxy-max-temp-file-size'],
   ],

@@ -82,6 +82,19 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'ring hash over the same values (hash policies: $remote_addr/$binary_remote_addr, $request_uri, $uri, $host, $scheme, $request_method, $http_NAME, $cookie_NAME, $arg_NAME and their combinations)',
     note: 'other nginx variables are refused (reported, requests not hashed); Envoy ring hash places keys differently from nginx consistent hashing, so a key may land on another pod after the switch (one key still always lands on one pod)',
   },
+  'mirror-target': {
+    status: 'supported-with-difference',
+    equivalent: 'Envoy request_mirror_policies to a cluster of the target (a Service DNS name: its endpoints; another name or address: DNS; a local address is refused, reported, and requests are not mirrored), with the Host and path nginx\'s mirror location sends: the target\'s path with the request\'s query, the request\'s own URI after $request_uri, /_mirror-UID for a bare origin',
+    note: 'the client\'s request does not wait for the mirror\'s answer (nginx holds it until the mirror answers: a slow mirror throttles it there, not here); nginx variables other than a final $request_uri are not supported (reported, no mirror); a target on the proxy\'s own host (localhost) is refused',
+  },
+  'mirror-host': {
+    status: 'supported',
+    equivalent: 'the Host header of mirrored requests (default: the host name of mirror-target, as nginx)',
+  },
+  'mirror-request-body': {
+    status: 'unsupported',
+    note: 'Envoy always mirrors the request body ("on", the default); "off" is not honoured',
+  },
   'service-upstream': {
     status: 'supported',
     equivalent: 'the Ingress\'s clusters connect to the Service\'s ClusterIP and port instead of its endpoints (a Service without ClusterIP keeps its endpoints, reported, as ingress-nginx falls back to them)',
@@ -96,7 +109,10 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'the attempts in all (retries = tries - 1; default 3, as ingress-nginx\'s ConfigMap)',
     note: '0 (no limit in nginx) allows 10 retries',
   },
-  'proxy-next-upstream-timeout': { status: 'unsupported', note: 'not mapped: retries are bounded by proxy-next-upstream-tries and the request timeout only' },
+  'proxy-next-upstream-timeout': {
+    status: 'unsupported',
+    note: 'not mapped: Envoy\'s retry policy has no window after which no new attempt starts (per_try_timeout would cut each attempt, the route timeout a slow successful answer too), so retries are bounded by proxy-next-upstream-tries and the request timeout only',
+  },
   'upstream-hash-by-subset': {
     status: 'unsupported',
     note: 'not mapped (nor upstream-hash-by-subset-size)',

@@ -115,17 +115,6 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>): RouteC
           const rule = parsed.tooLarge === true ? RouteChangeRule.regexTooLarge : RouteChangeRule.regexNotRe2;
           changes.push({ host, path, pathType, rule, difference: `ingress-nginx serves it; here it is not served: ${parsed.error}` });
         }
-      } else if (pathType === 'ImplementationSpecific' && path !== '/') {
-        const trailing = path.endsWith('/');
-        changes.push({
-          host,
-          path,
-          pathType,
-          rule: RouteChangeRule.implementationSpecificPrefix,
-          difference: trailing
-            ? `ingress-nginx matches ${path} as a character prefix, so ${path.slice(0, -1)} is not matched; here ${path.slice(0, -1)} matches too (element-wise prefix)`
-            : `ingress-nginx matches ${path} as a character prefix, so ${path}x matches; here only ${path} and ${path}/... match (element-wise prefix)`,
-        });
       }
     }
   });

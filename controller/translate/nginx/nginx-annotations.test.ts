@@ -50,6 +50,8 @@ const samples: Record<string, Record<string, string>> = {
   'proxy-next-upstream': { 'proxy-next-upstream': 'error http_502' },
   'proxy-next-upstream-tries': { 'proxy-next-upstream-tries': '5' },
   'service-upstream': { 'service-upstream': 'true' },
+  'mirror-target': { 'mirror-target': 'http://mirror.default.svc/copy' },
+  'mirror-host': { 'mirror-target': 'http://mirror.default.svc/copy', 'mirror-host': 'copy.test' },
   affinity: { affinity: 'cookie' },
   'session-cookie-name': { affinity: 'cookie', 'session-cookie-name': 'sticky' },
   'rewrite-target': { 'rewrite-target': '/new' },

@@ -21,6 +21,7 @@ import { nginxCorsAnnotations, readNginxCors } from './nginx-cors.js';
 import { nginxProxyCookieAnnotations, readNginxProxyCookie } from './nginx-proxy-cookie.js';
 import { applyNginxLimits, nginxLimitAnnotations, type NginxLimits, readNginxLimits } from './nginx-limits.js';
 import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-next-upstream.js';
+import { type NginxMirrorSettings, type WithNginxMirror, nginxMirrorAnnotations, readNginxMirror } from './nginx-mirror.js';
 import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
@@ -61,6 +62,8 @@ export interface NginxMapping {
   retry?: RetryPolicyIR;
   /** service-upstream (nginx-service-upstream.ts). */
   serviceUpstream?: true;
+  /** mirror-target, mirror-host, mirror-request-body (nginx-mirror.ts). */
+  mirror?: NginxMirrorSettings;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -86,6 +89,7 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxBalancingAnnotations,
   ...nginxNextUpstreamAnnotations,
   ...nginxServiceUpstreamAnnotations,
+  ...nginxMirrorAnnotations,
   'rewrite-target',
   'x-forwarded-prefix',
   'connection-proxy-header',
@@ -250,6 +254,8 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   const retry = readNginxNextUpstream(ingress, diagnostics);
   if (retry !== undefined) mapping.retry = retry;
   if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
+  const mirror = readNginxMirror(ingress, diagnostics);
+  if (mirror !== undefined) mapping.mirror = mirror;
   return mapping;
 }
 
@@ -283,6 +289,7 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.serverNames !== undefined) Object.assign(parsed, { nginxServerNames: mapping.serverNames });
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
   if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
+  if (mapping.mirror !== undefined) Object.assign(parsed, { nginxMirror: mapping.mirror } satisfies WithNginxMirror);
   // Our own retry-* win over proxy-next-upstream*.
   if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.

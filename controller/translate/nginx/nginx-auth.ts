@@ -4,12 +4,9 @@
 // state and happens once the IR is built, on every forwarding route of the Ingress.
 // Like ingress-nginx, a setting that cannot be honoured (no such Secret, digest, a bad URL...) never serves the
 // paths unprotected: they answer 503 (ingress-nginx's "Location denied" page) until it is fixed.
-import { isIP } from 'node:net';
-import { clusterVariantName } from '../annotation-policy.js';
 import { parseHeaderName, splitList } from '../annotation-values.js';
-import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../backend.js';
+import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { checkExternalName } from '../external-name.js';
 import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../ir.js';
 import { type Ingress, type ObjectRef, type Secret, refKey, refOf } from '../kube-objects.js';
 import type { IngressAnnotations } from '../annotations.js';
@@ -19,6 +16,7 @@ import { Reason } from '../reasons.js';
 import { passwordScheme } from '../../auth/password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import type { NginxIngressAnnotations } from './nginx-annotations.js';
+import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -288,7 +286,7 @@ function resolveAuth(
     result.basic = { usersId, realm: auth.basic.realm, secret: ref, ...(auth.satisfyAny === true ? { satisfyAny: true } : {}) };
   }
   if (auth.external !== undefined) {
-    const target = resolveAuthService(ingress, auth.external.url, services);
+    const target = clusterForUrl(ingress, auth.external.url, services, 'auth-url', Reason.AuthUrlRefused);
     if ('error' in target) {
       report(target.reason, `auth-url ${auth.external.url.href}: ${target.error}; the Ingress's paths answer 503 until it is fixed`);
       return { refused: 'auth-url unusable' };
@@ -306,48 +304,6 @@ function resolveAuth(
     };
   }
   return result;
-}
-
-/** In-cluster Service names: `name.namespace.svc` and `name.namespace.svc.cluster.local`. */
-const serviceHost = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc(\.cluster\.local)?$/;
-
-/**
- * The cluster check requests go to. A Service's DNS name becomes that Service's EDS cluster (its endpoints, as
- * for backends); any other name or address becomes a DNS cluster Envoy resolves itself, except local targets
- * (loopback, link-local, localhost), which would let an Ingress reach the proxy's admin port or a metadata service.
- */
-function resolveAuthService(
-  ingress: Ingress,
-  url: URL,
-  services: ServiceIndex,
-): { cluster: ClusterIR } | { error: string; reason: string } {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const tls = url.protocol === 'https:' ? (isIP(host) === 0 ? { sni: host } : {}) : undefined;
-  const inCluster = serviceHost.exec(host);
-  if (inCluster !== null) {
-    const [, name = '', , namespace = ''] = inCluster;
-    const service = services.get(serviceKey(namespace, name));
-    if (service === undefined) return { reason: Reason.ServiceNotFound, error: `service ${namespace}/${name} not found` };
-    if (service.spec?.type !== 'ExternalName') {
-      if (!(service.spec?.ports ?? []).some((p) => isTcpServicePort(p) && p.port === port)) {
-        return { reason: Reason.ServicePortNotFound, error: `service ${namespace}/${name} has no TCP port ${port}` };
-      }
-      const base: ClusterIR = { name: clusterName(namespace, name, port), service: { namespace, name, port } };
-      if (tls === undefined) return { cluster: base };
-      return { cluster: { ...base, name: clusterVariantName(base.name, { upstreamTls: tls }), upstreamTls: tls } };
-    }
-  }
-  const checked = checkExternalName(host);
-  if (!checked.valid) return { reason: Reason.AuthUrlRefused, error: checked.error.replace(/^externalName/, 'host') };
-  // A DNS cluster; `service` names the Ingress's namespace and the host (there is no Service behind it).
-  const cluster: ClusterIR = {
-    name: `auth-url/${host}:${port}${tls === undefined ? '' : '~https'}`,
-    service: { namespace: ingress.metadata.namespace ?? 'default', name: host, port },
-    externalName: checked.host,
-  };
-  if (tls !== undefined) cluster.upstreamTls = tls;
-  return { cluster };
 }
 
 type ReadUsers = { lines: string[]; skipped: string[] } | { error: string };
@@ -427,8 +383,8 @@ export function nginxAuthReferences(byIngress: ReadonlyMap<string, { auth: Nginx
   const services = new Set(references.services);
   for (const { auth } of byIngress.values()) {
     if (auth.basic !== undefined) secrets.add(`${auth.basic.secret.namespace}/${auth.basic.secret.name}`);
-    const inCluster = auth.external === undefined ? null : serviceHost.exec(auth.external.url.hostname.toLowerCase());
-    if (inCluster !== null) services.add(`${inCluster[3] ?? ''}/${inCluster[1] ?? ''}`);
+    const service = auth.external === undefined ? undefined : serviceOfUrlHost(auth.external.url.hostname);
+    if (service !== undefined) services.add(service);
   }
   return { services: [...services].sort(compareStrings), secrets: [...secrets].sort(compareStrings) };
 }

@@ -346,14 +346,18 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         );
         let what = `host ${host} Regex ${written}`;
         if (index < 0) {
-          const parsed = parsePath(path.path, path.pathType);
+          // An ImplementationSpecific main is an nginx prefix location when the main is read with the nginx layer,
+          // an element-wise prefix otherwise: the canary joins either.
+          const parsed = parsePath(path.path, path.pathType, true);
           if (!parsed.valid) {
             warn(Reason.InvalidPath, `${where}: ${parsed.error}; path skipped`);
             return;
           }
+          const spec = parsePath(path.path, path.pathType);
+          const keys = new Set([matchKey(parsed.match), ...(spec.valid ? [matchKey(spec.match)] : [])]);
           what = `host ${host} ${describeMatch(parsed.match)}`;
           index = (vhost?.routes ?? []).findIndex(
-            (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && matchKey(route.match) === matchKey(parsed.match),
+            (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && keys.has(matchKey(route.match)),
           );
         }
         const main = index < 0 ? undefined : vhost?.routes[index];
