@@ -1,7 +1,7 @@
 // A Kubernetes API client in its own process (as kubectl is), for the Kubernetes-mode convergence scenario: in
 // the benchmark's process its requests would wait for the controller's builds on the same event loop. The
-// kubeconfig path is the first argument. Commands on stdin, one JSON line each: {"objects": [...]}, created in
-// order, one request each; answer on stdout: {"startMs", "doneMs"} in CLOCK_MONOTONIC milliseconds
+// kubeconfig path is the first argument. Commands on stdin, one JSON line each: {"objects": [...], "replace"?:
+// true}, created (or replaced: PUT, for an endpoint change) in order, one request each; answer on stdout: {"startMs", "doneMs"} in CLOCK_MONOTONIC milliseconds
 // (process.hrtime), comparable across processes on one machine, or {"error"}.
 import { createInterface } from 'node:readline';
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
@@ -11,9 +11,9 @@ kubeConfig.loadFromFile(process.argv[2] ?? '');
 const api = KubernetesObjectApi.makeApiClient(kubeConfig);
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-async function createInOrder(objects: readonly KubernetesObject[]): Promise<{ startMs: number; doneMs: number }> {
+async function createInOrder(objects: readonly KubernetesObject[], replace: boolean): Promise<{ startMs: number; doneMs: number }> {
   const startMs = now();
-  for (const o of objects) await api.create(o);
+  for (const o of objects) await (replace ? api.replace(o) : api.create(o));
   return { startMs, doneMs: now() };
 }
 
@@ -21,9 +21,9 @@ async function createInOrder(objects: readonly KubernetesObject[]): Promise<{ st
 let queue = Promise.resolve();
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
-  const { objects } = JSON.parse(line) as { objects: KubernetesObject[] };
+  const { objects, replace = false } = JSON.parse(line) as { objects: KubernetesObject[]; replace?: boolean };
   queue = queue.then(async () => {
-    const answer = await createInOrder(objects).catch((err: unknown) => ({ error: String(err) }));
+    const answer = await createInOrder(objects, replace).catch((err: unknown) => ({ error: String(err) }));
     process.stdout.write(`${JSON.stringify(answer)}\n`);
   });
 });

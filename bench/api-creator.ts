@@ -7,17 +7,21 @@ const main = fileURLToPath(new URL('./api-creator-main.js', import.meta.url));
 export interface ApiCreator {
   /** Creates `objects` in order, one request each; resolves with when that began and ended (this process's performance.now()). */
   create(objects: readonly object[]): Promise<{ startMs: number; doneMs: number }>;
+  /** The same, replacing existing objects (PUT). */
+  replace(objects: readonly object[]): Promise<{ startMs: number; doneMs: number }>;
   close(): Promise<void>;
 }
 
 export async function startApiCreator(kubeconfigPath: string): Promise<ApiCreator> {
   const child = await startLineChild(main, [kubeconfigPath]);
+  const ask = async (objects: readonly object[], replace: boolean): Promise<{ startMs: number; doneMs: number }> => {
+    const reply = (await child.ask({ objects, replace })) as { startMs: number; doneMs: number } | { error: string };
+    if ('error' in reply) throw new Error(`${replace ? 'replacing' : 'creating'} through the API: ${reply.error}`);
+    return { startMs: child.localMs(reply.startMs), doneMs: child.localMs(reply.doneMs) };
+  };
   return {
-    async create(objects) {
-      const reply = (await child.ask({ objects })) as { startMs: number; doneMs: number } | { error: string };
-      if ('error' in reply) throw new Error(`creating through the API: ${reply.error}`);
-      return { startMs: child.localMs(reply.startMs), doneMs: child.localMs(reply.doneMs) };
-    },
+    create: (objects) => ask(objects, false),
+    replace: (objects) => ask(objects, true),
     close: () => child.close(),
   };
 }

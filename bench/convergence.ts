@@ -105,30 +105,59 @@ export interface TimedApply {
   handOverMs: number;
 }
 
+/** One apply as the poller saw it (this process's performance.now() milliseconds). */
+export interface FirstOk {
+  name: string;
+  startMs: number;
+  handedMs: number;
+  okMs: number;
+}
+
 /**
- * `runs` applies, each of a new host `new-<i>.converge.test`: `apply` makes the change and resolves with when it
- * began and when it was handed to the controller's source; the poller (its own process) is polling before.
+ * `runs` applies, each of a new host `<prefix>new-<i>.converge.test`: `apply` makes the change and resolves with
+ * when it began and when it was handed to the controller's source; the poller (its own process) is polling
+ * before. `watch` is told each name before its apply and returns what to call once the first 200 came; `settle`
+ * runs between applies. Works for any controller: only Envoy's answers are observed.
  */
+export async function timeFirstOks(
+  httpPort: number,
+  poller: StatusPoller,
+  runs: number,
+  apply: (name: string, host: string) => Promise<{ startMs: number; handedMs: number }>,
+  o: { prefix?: string; watch?: (name: string) => () => void; settle?: () => Promise<void> } = {},
+): Promise<FirstOk[]> {
+  const oks: FirstOk[] = [];
+  for (let r = 0; r < runs; r++) {
+    const name = `${o.prefix ?? ''}new-${r}`;
+    const host = `${name}.converge.test`;
+    const unwatch = o.watch?.(name);
+    const firstOk = poller.firstOk(httpPort, host);
+    await new Promise((res) => setTimeout(res, 5));
+    const { startMs, handedMs } = await apply(name, host);
+    const okMs = await firstOk;
+    unwatch?.();
+    oks.push({ name, startMs, handedMs, okMs });
+    await o.settle?.();
+  }
+  return oks;
+}
+
+/** timeFirstOks for our controller, with each apply cut into stages by the controller's own events. */
 export async function timeApplies(
   stack: { controller: BenchController; httpPort: number },
   poller: StatusPoller,
   runs: number,
   apply: (name: string, host: string) => Promise<{ startMs: number; handedMs: number }>,
+  prefix = '',
 ): Promise<TimedApply[]> {
-  const applies: TimedApply[] = [];
-  for (let r = 0; r < runs; r++) {
-    const name = `new-${r}`;
-    const host = `${name}.converge.test`;
+  const clocks = new Map<string, StageClock>();
+  const watch = (name: string): (() => void) => {
     const clock = new StageClock(stack.controller, name);
-    const firstOk = poller.firstOk(stack.httpPort, host);
-    await new Promise((res) => setTimeout(res, 5));
-    const { startMs, handedMs } = await apply(name, host);
-    const ok = await firstOk;
-    clock.stop();
-    applies.push({ totalMs: ok - startMs, stages: clock.stages(handedMs, ok), handOverMs: handedMs - startMs });
-    await stack.controller.reconciler.idle();
-  }
-  return applies;
+    clocks.set(name, clock);
+    return clock.stop;
+  };
+  const oks = await timeFirstOks(stack.httpPort, poller, runs, apply, { prefix, watch, settle: () => stack.controller.reconciler.idle() });
+  return oks.map((o) => ({ totalMs: o.okMs - o.startMs, stages: clocks.get(o.name)!.stages(o.handedMs, o.okMs), handOverMs: o.handedMs - o.startMs }));
 }
 
 export interface RouteChangeResult {
@@ -168,7 +197,7 @@ function appManifest(name: string, host: string, backend: { port: number }): str
   return appObjects(name, host, backend).map((o) => stringify(o)).join('---\n');
 }
 
-function ingressManifest(name: string, host: string, service: string): object {
+export function ingressManifest(name: string, host: string, service: string): object {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',

@@ -10,10 +10,10 @@ import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { appObjects, envoysInSync, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
-import { createTestHost } from '../test/harness/netns-host.js';
-import { startEnvoyStack, type StartController } from './envoy-stack.js';
+import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
+import { startEnvoyStack, type BenchController, type StartController } from './envoy-stack.js';
 import { startApiCreator } from './api-creator.js';
-import { startStatusPoller } from './status-poller.js';
+import { startStatusPoller, type StatusPoller } from './status-poller.js';
 import { summarize, type Summary } from './stats.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
@@ -39,7 +39,7 @@ export interface KubeConvergenceResult {
   stages: Record<keyof KubeApplyStages, Summary>;
 }
 
-function asKubernetesObject(o: object): KubernetesObject {
+export function asKubernetesObject(o: object): KubernetesObject {
   return withApiVersion(o) as KubernetesObject;
 }
 
@@ -55,7 +55,7 @@ async function createAll(api: KubernetesObjectApi, objects: readonly KubernetesO
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPort, httpsPort }) => {
+export const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPort, httpsPort }) => {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
   return startKubeController({
@@ -70,68 +70,78 @@ const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPor
   });
 };
 
-export async function runKubeConvergence(
+/**
+ * Creates the bench namespace, the IngressClass and `n` synthetic Ingresses (with their Services, EndpointSlices
+ * and Secrets, endpoints on `backend`) through the API; resolves with how long that took in seconds.
+ */
+export async function loadKubeCluster(cluster: KubeCluster, n: number, tls: { certPem: string; keyPem: string }, backend: { address: string; port: number }): Promise<number> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
+  const api = KubernetesObjectApi.makeApiClient(kubeConfig);
+  await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: benchNamespace } });
+  await api.create({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: { name: 'envoy-ingress' },
+    spec: { controller: 'envoy-ingress.io/ingress-controller' },
+  } as KubernetesObject);
+  const loadStart = performance.now();
+  if (n > 0) {
+    const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: backend.address, port: backend.port }) });
+    const objects = objectsOf({ ...state, ingressClasses: [] }).map(asKubernetesObject);
+    // Services, EndpointSlices and Secrets before the Ingresses that name them.
+    await createAll(api, objects.filter((o) => o.kind !== 'Ingress'), 8);
+    await createAll(api, objects.filter((o) => o.kind === 'Ingress'), 8);
+  }
+  return (performance.now() - loadStart) / 1000;
+}
+
+/** Waits until the controller's informers listed `n` Ingresses and Envoy ACKed the config built from them. */
+export async function untilServed(controller: BenchController, n: number): Promise<void> {
+  await until(() => controller.store.count('Ingress') >= n, 'the informers to list every Ingress');
+  await controller.reconciler.idle();
+  await until(() => envoysInSync(controller), 'Envoy to ACK the initial config');
+}
+
+/** One size of a Kubernetes-mode scenario: its loaded API server and what every size shares. */
+export interface KubeSize {
+  cluster: KubeCluster;
+  /** Existing Ingresses, created through the API before `measure` runs. */
+  n: number;
+  loadSeconds: number;
+  /** Echo backends on a test host (the first serves the existing Ingresses), named as asked. */
+  backends: RemoteEcho[];
+  poller: StatusPoller;
+}
+
+/**
+ * For each route count: a fresh kube-apiserver and etcd (nothing here deletes namespaces: no controller-manager
+ * runs) loaded with that many routes through the API, then `measure`. The test host, its echo backends (one per
+ * name in `services`) and the status poller are shared by all sizes.
+ */
+export async function forEachKubeSize<T>(
+  label: string,
   routeCounts: readonly number[],
-  runs: number,
   tls: { certPem: string; keyPem: string },
-): Promise<KubeConvergenceResult[]> {
-  // The API server refuses loopback addresses in EndpointSlices: the backend runs on a test host (a network
+  services: readonly string[],
+  measure: (size: KubeSize) => Promise<T>,
+): Promise<T[]> {
+  // The API server refuses loopback addresses in EndpointSlices: the backends run on a test host (a network
   // namespace with its own address, as the Kubernetes-mode tests do).
   const testHost = await createTestHost();
-  const backend = await testHost.startEcho({ service: 'bench-kube' });
+  const backends: RemoteEcho[] = [];
+  for (const service of services) backends.push(await testHost.startEcho({ service }));
   const poller = await startStatusPoller();
-  const results: KubeConvergenceResult[] = [];
+  const results: T[] = [];
   try {
     for (const routes of routeCounts) {
       const n = ingressesForRoutes(routes, tls);
-      // A fresh API server per size: nothing here deletes namespaces (no controller-manager runs).
-      progress(`kube convergence: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
+      progress(`${label}: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
       const cluster = await startKubeCluster();
       try {
-        const kubeConfig = new KubeConfig();
-        kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
-        const api = KubernetesObjectApi.makeApiClient(kubeConfig);
-        await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: benchNamespace } });
-        await api.create({
-          apiVersion: 'networking.k8s.io/v1',
-          kind: 'IngressClass',
-          metadata: { name: 'envoy-ingress' },
-          spec: { controller: 'envoy-ingress.io/ingress-controller' },
-        } as KubernetesObject);
-        const loadStart = performance.now();
-        if (n > 0) {
-          const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: backend.address, port: backend.port }) });
-          const objects = objectsOf({ ...state, ingressClasses: [] }).map(asKubernetesObject);
-          // Services, EndpointSlices and Secrets before the Ingresses that name them.
-          await createAll(api, objects.filter((o) => o.kind !== 'Ingress'), 8);
-          await createAll(api, objects.filter((o) => o.kind === 'Ingress'), 8);
-        }
-        const loadSeconds = (performance.now() - loadStart) / 1000;
-        progress(`kube convergence: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s; starting the controller and Envoy`);
-        const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
-        try {
-          await until(() => stack.controller.store.count('Ingress') >= n, 'the informers to list every Ingress');
-          await stack.controller.reconciler.idle();
-          await until(() => envoysInSync(stack.controller), 'Envoy to ACK the initial config');
-          progress(`kube convergence: config with ${n} Ingresses served; creating new Ingresses through the API`);
-          // The new objects come from another process, as from kubectl: here they would queue behind the builds.
-          const creator = await startApiCreator(cluster.adminKubeconfigPath);
-          const applies = await timeApplies(stack, poller, runs, async (name, host) => {
-            const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(asKubernetesObject));
-            return { startMs, handedMs: doneMs };
-          });
-          await creator.close();
-          const stages: KubeApplyStages[] = applies.map((a) => ({ api: a.handOverMs, ...a.stages }));
-          results.push({
-            existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0,
-            existingIngresses: n,
-            loadSeconds: Math.round(loadSeconds * 10) / 10,
-            applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
-            stages: summarizeStages(stages),
-          });
-        } finally {
-          await stack.stop();
-        }
+        const loadSeconds = await loadKubeCluster(cluster, n, tls, backends[0]!);
+        progress(`${label}: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s`);
+        results.push(await measure({ cluster, n, loadSeconds, backends, poller }));
       } finally {
         await cluster.stop();
       }
@@ -141,4 +151,41 @@ export async function runKubeConvergence(
     await testHost.destroy();
   }
   return results;
+}
+
+/** The number of routes the synthetic cluster of `n` Ingresses has. */
+export function routesOf(n: number, tls: { certPem: string; keyPem: string }): number {
+  return n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0;
+}
+
+export async function runKubeConvergence(
+  routeCounts: readonly number[],
+  runs: number,
+  tls: { certPem: string; keyPem: string },
+): Promise<KubeConvergenceResult[]> {
+  return forEachKubeSize('kube convergence', routeCounts, tls, ['bench-kube'], async ({ cluster, n, loadSeconds, backends, poller }) => {
+    const backend = backends[0]!;
+    const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
+    try {
+      await untilServed(stack.controller, n);
+      progress(`kube convergence: config with ${n} Ingresses served; creating new Ingresses through the API`);
+      // The new objects come from another process, as from kubectl: here they would queue behind the builds.
+      const creator = await startApiCreator(cluster.adminKubeconfigPath);
+      const applies = await timeApplies(stack, poller, runs, async (name, host) => {
+        const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(asKubernetesObject));
+        return { startMs, handedMs: doneMs };
+      });
+      await creator.close();
+      const stages: KubeApplyStages[] = applies.map((a) => ({ api: a.handOverMs, ...a.stages }));
+      return {
+        existingRoutes: routesOf(n, tls),
+        existingIngresses: n,
+        loadSeconds: Math.round(loadSeconds * 10) / 10,
+        applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
+        stages: summarizeStages(stages),
+      };
+    } finally {
+      await stack.stop();
+    }
+  });
 }

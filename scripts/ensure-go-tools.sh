@@ -6,6 +6,11 @@
 #   actionlint=/root/.cache/envoy-ingress/actionlint-v1.7.12/actionlint
 #   servicemonitor-crd=/root/.cache/envoy-ingress/prometheus-operator-v0.85.0/monitoring.coreos.com_servicemonitors.yaml
 #
+# `ensure-go-tools.sh contour` instead builds and prints only Contour, the peer controller of the benchmark
+# (bench/peers.ts): `contour=/root/.cache/envoy-ingress/contour-v1.33.8/contour` (CONTOUR_BIN overrides) and
+# `contour-crds=.../contour-v1.33.8/01-crds.yaml` (its CRDs, from the same module). It is kept
+# out of the default set because tests never need it and its cold build takes minutes.
+#
 # Both are built once from their Go modules on the module proxy into the user cache (CI clones the repo afresh,
 # the cache survives), like scripts/kube/ensure-binaries.sh does for kube-apiserver. HELM_BIN and ACTIONLINT_BIN
 # override each binary, SERVICEMONITOR_CRD the CRD file.
@@ -19,6 +24,7 @@ set -euo pipefail
 HELM_VERSION="v4.3.1"          # newest Helm on the proxy (`go list -m -versions helm.sh/helm/v4`)
 ACTIONLINT_VERSION="v1.7.12"   # newest actionlint (`go list -m -versions github.com/rhysd/actionlint`)
 PROMETHEUS_OPERATOR_VERSION="v0.85.0"  # its module carries the CRDs (example/prometheus-operator-crd/)
+CONTOUR_VERSION="v1.33.8"      # newest Contour 1.33 patch (`go list -m -versions github.com/projectcontour/contour`)
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/envoy-ingress"
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -35,7 +41,7 @@ fail() {
     tail -n 25 "$logfile" | sed 's/^/    /' >&2
   fi
   log "retry: run $SELF again (to start from scratch: rm -rf '$dir')"
-  log "or point HELM_BIN / ACTIONLINT_BIN at existing binaries"
+  log "or point HELM_BIN / ACTIONLINT_BIN / CONTOUR_BIN at existing binaries"
   exit 1
 }
 
@@ -67,33 +73,58 @@ build_tool() {
   log "  done: $dir/$name"
 }
 
-# ensure_servicemonitor_crd: copies the CRD out of the module (downloaded from the proxy) into the cache.
-ensure_servicemonitor_crd() {
-  local dir="$CACHE_ROOT/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION"
-  local file="monitoring.coreos.com_servicemonitors.yaml"
-  if [[ -s "$dir/$file" ]]; then return 0; fi
+# copy_from_module MODULE VERSION FILE DIR: copies FILE (a path inside MODULE@VERSION, downloaded from the proxy)
+# into DIR under its base name, unless it is there.
+copy_from_module() {
+  local module="$1" version="$2" file="$3" dir="$4"
+  local name
+  name="$(basename "$file")"
+  if [[ -s "$dir/$name" ]]; then return 0; fi
   mkdir -p "$dir"
   local logfile="$dir/download.log" json module_dir
-  json="$(GOFLAGS=-mod=mod go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" 2>"$logfile")" \
-    || { printf '%s\n' "$json" >>"$logfile"; fail "go mod download prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" "$logfile" "$dir"; }
+  json="$(GOFLAGS=-mod=mod go mod download -json "$module@$version" 2>"$logfile")" \
+    || { printf '%s\n' "$json" >>"$logfile"; fail "go mod download $module@$version" "$logfile" "$dir"; }
   module_dir="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
-  cp "$module_dir/example/prometheus-operator-crd/$file" "$dir/.partial-$$" \
+  cp "$module_dir/$file" "$dir/.partial-$$" \
     || fail "copying $file out of $module_dir" "$logfile" "$dir"
-  mv -f "$dir/.partial-$$" "$dir/$file"
+  mv -f "$dir/.partial-$$" "$dir/$name"
+}
+
+# lock_cache: parallel callers serialise on one lock: one builds, the others wait and then reuse the result.
+lock_cache() {
+  mkdir -p "$CACHE_ROOT"
+  exec 9>"$CACHE_ROOT/.go-tools.lock"
+  if ! flock -n 9; then
+    log "another build is in progress; waiting for it..."
+    flock 9
+  fi
+}
+
+# ensure_contour: prints contour=PATH (building it first unless CONTOUR_BIN names one) and contour-crds=PATH, the
+# CRDs `contour serve` watches (HTTPProxy and friends: its informers need them even for Ingresses only).
+ensure_contour() {
+  local contour="${CONTOUR_BIN:-}"
+  if [[ -n "$contour" && ! -x "$contour" ]]; then log "CONTOUR_BIN '$contour' is not an executable file"; exit 1; fi
+  if [[ -z "$contour" ]]; then
+    lock_cache
+    # Stamp the version like Contour's Makefile does, so `contour version` tells the truth.
+    build_tool contour github.com/projectcontour/contour "$CONTOUR_VERSION" github.com/projectcontour/contour/cmd/contour \
+      "-s -w -X github.com/projectcontour/contour/internal/build.Version=$CONTOUR_VERSION" "version"
+    contour="$CACHE_ROOT/contour-$CONTOUR_VERSION/contour"
+  fi
+  local dir="$CACHE_ROOT/contour-$CONTOUR_VERSION"
+  copy_from_module github.com/projectcontour/contour "$CONTOUR_VERSION" examples/contour/01-crds.yaml "$dir"
+  printf 'contour=%s\ncontour-crds=%s\n' "$contour" "$dir/01-crds.yaml"
 }
 
 main() {
+  if [[ "${1:-}" == "contour" ]]; then ensure_contour; return; fi
+  if [[ $# -gt 0 ]]; then log "unknown argument '$1' (none for helm/actionlint/CRD, or 'contour')"; exit 2; fi
   local helm="${HELM_BIN:-}" actionlint="${ACTIONLINT_BIN:-}"
   if [[ -n "$helm" && ! -x "$helm" ]]; then log "HELM_BIN '$helm' is not an executable file"; exit 1; fi
   if [[ -n "$actionlint" && ! -x "$actionlint" ]]; then log "ACTIONLINT_BIN '$actionlint' is not an executable file"; exit 1; fi
   if [[ -z "$helm" || -z "$actionlint" ]]; then
-    mkdir -p "$CACHE_ROOT"
-    # Parallel test processes may call this at once: one builds, the others wait and then reuse the result.
-    exec 9>"$CACHE_ROOT/.go-tools.lock"
-    if ! flock -n 9; then
-      log "another build is in progress; waiting for it..."
-      flock 9
-    fi
+    lock_cache
     if [[ -z "$actionlint" ]]; then
       build_tool actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" \
         github.com/rhysd/actionlint/cmd/actionlint "-s -w" "-version"
@@ -109,7 +140,8 @@ main() {
   fi
   local crd="${SERVICEMONITOR_CRD:-}"
   if [[ -z "$crd" ]]; then
-    ensure_servicemonitor_crd
+    copy_from_module github.com/prometheus-operator/prometheus-operator "$PROMETHEUS_OPERATOR_VERSION" \
+      example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml "$CACHE_ROOT/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION"
     crd="$CACHE_ROOT/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION/monitoring.coreos.com_servicemonitors.yaml"
   fi
   printf 'helm=%s\nactionlint=%s\nservicemonitor-crd=%s\n' "$helm" "$actionlint" "$crd"
