@@ -211,14 +211,14 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'limit-rps': {
     status: 'supported-with-difference',
     equivalent: 'a token bucket per client address on the routes (Envoy local rate limit), 503 when empty',
-    note: `burst limit-rps x limit-burst-multiplier and refill limit-rps tokens every second (nginx lets one request through every 1/rps s); counted per Envoy replica, as nginx counts per pod; Envoy keeps buckets for the 10,000 most recently seen clients of a route (an evicted client starts with a full bucket); ${clientAddress}`,
+    note: `burst limit-rps x limit-burst-multiplier plus the first request (as nginx's limit_req burst=N nodelay) and refill limit-rps tokens every second (nginx lets one request through every 1/rps s); counted per Envoy replica, as nginx counts per pod; Envoy keeps buckets for the 10,000 most recently seen clients of a route (an evicted client starts with a full bucket); ${clientAddress}`,
   },
   'limit-rpm': {
     status: 'supported-with-difference',
     equivalent: 'a token bucket per client address on the routes (Envoy local rate limit), 503 when empty',
     note: 'refilled limit-rpm tokens every minute; with limit-rps set too only limit-rps applies (nginx applies both)',
   },
-  'limit-burst-multiplier': { status: 'supported', equivalent: 'the bucket size of limit-rps / limit-rpm (default 5)' },
+  'limit-burst-multiplier': { status: 'supported', equivalent: 'the burst of limit-rps / limit-rpm (default 5): a bucket of rate x multiplier + 1 tokens, as nginx passes the first request and the burst' },
   'limit-connections': {
     status: 'supported-with-difference',
     equivalent: 'a circuit breaker (max_requests) on the cluster of the Ingress\'s backends',

@@ -17,15 +17,15 @@ function parse(values: Record<string, string>, own: Record<string, string> = {})
   return { parsed: parseAnnotationsWithNginx(ingress, diagnostics, true), diagnostics };
 }
 
-test('limit-rps: a bucket per client of limit-rps x burst multiplier (default 5), refilled limit-rps per second, 503', (t) => {
-  t.deepEqual(parse({ 'limit-rps': '2' }).parsed.route.clientRateLimit, { tokensPerFill: 2, fillIntervalMs: 1000, burst: 10, statusCode: 503 });
+test('limit-rps: a bucket per client of limit-rps x burst multiplier (default 5) plus one, refilled limit-rps per second, 503', (t) => {
+  t.deepEqual(parse({ 'limit-rps': '2' }).parsed.route.clientRateLimit, { tokensPerFill: 2, fillIntervalMs: 1000, burst: 11, statusCode: 503 });
   t.deepEqual(parse({ 'limit-rps': '3', 'limit-burst-multiplier': '2' }).parsed.route.clientRateLimit, {
     tokensPerFill: 3,
     fillIntervalMs: 1000,
-    burst: 6,
+    burst: 7,
     statusCode: 503,
   });
-  t.deepEqual(parse({ 'limit-rpm': '60' }).parsed.route.clientRateLimit, { tokensPerFill: 60, fillIntervalMs: 60_000, burst: 300, statusCode: 503 });
+  t.deepEqual(parse({ 'limit-rpm': '60' }).parsed.route.clientRateLimit, { tokensPerFill: 60, fillIntervalMs: 60_000, burst: 301, statusCode: 503 });
   t.is(parse({ 'limit-rps': '0' }).parsed.route.clientRateLimit, undefined, '0 = no limit, as in nginx');
 });
 

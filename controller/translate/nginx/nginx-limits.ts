@@ -71,7 +71,9 @@ function readRateLimit(r: NginxAnnotationSource): ClientRateLimitIR | undefined 
   if (rps !== undefined && rps > 0 && rpm !== undefined && rpm > 0) {
     r.report(Reason.InvalidAnnotation, `annotation ${nginxAnnotationPrefix}limit-rpm ignored: ${nginxAnnotationPrefix}limit-rps is set, and only one rate per route is supported`);
   }
-  const limit: ClientRateLimitIR = { tokensPerFill: rate.per, fillIntervalMs: rate.intervalMs, burst: rate.per * multiplier, statusCode: limitedStatus };
+  // ingress-nginx writes limit_req burst=<rate x multiplier> nodelay: nginx passes an idle client's first request
+  // (excess 0) and `burst` more at once, so the bucket holds one token over the burst.
+  const limit: ClientRateLimitIR = { tokensPerFill: rate.per, fillIntervalMs: rate.intervalMs, burst: rate.per * multiplier + 1, statusCode: limitedStatus };
   const exempt = r.raw('limit-whitelist');
   if (exempt !== undefined) {
     const cidrs = parseCidrList(exempt);
