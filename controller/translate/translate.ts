@@ -5,7 +5,7 @@ import { selectDefaultBackend } from './default-backend.js';
 import type { Diagnostic } from './diagnostics.js';
 import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
-import { checkClassNginxSettings, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
+import { checkClassNginxSettings, classNginxSetting, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
 import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { applyNginxMirrors, nginxMirrorServices } from './nginx/nginx-mirror.js';
@@ -94,8 +94,9 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
     for (const vhost of table.virtualHosts) {
       for (const route of vhost.routes) {
         if (route.action.kind !== 'forward') continue;
-        const mirror = route.policy?.mirrorCluster === undefined ? [] : [route.policy.mirrorCluster];
-        for (const name of [route.action.cluster, ...(route.action.split === undefined ? [] : [route.action.split.cluster]), ...mirror]) {
+        const names = route.action.split === undefined ? [route.action.cluster] : [route.action.cluster, route.action.split.cluster];
+        if (route.policy?.mirrorCluster !== undefined) names.push(route.policy.mirrorCluster);
+        for (const name of names) {
           const cluster = known.get(name);
           // Copied once per cluster, not once per route using it.
           if (cluster !== undefined && !used.has(cluster.name)) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
@@ -143,7 +144,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
   const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
   // ImplementationSpecific paths of nginx-layer Ingresses are nginx prefix locations (character prefixes).
-  const nginxPaths = memoized(nginxEnabled);
+  // Without the flag and without a class turning the layer on, no Ingress is read with it: no lookup per Ingress.
+  const nginxAnywhere = options.nginxAnnotations === true || state.ingressClasses.some((c) => classNginxSetting(c) === true);
+  const nginxPaths = nginxAnywhere ? memoized(nginxEnabled) : (): boolean => false;
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths, nginxPaths);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.

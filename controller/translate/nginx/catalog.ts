@@ -304,6 +304,13 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported',
     equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
+  'proxy-redirect-from': {
+    status: 'unsupported',
+    note: 'not mapped: Location headers of the backend reach the client unchanged',
+    differences: {
+      'location-unchanged': 'a backend\'s Location starting with proxy-redirect-from is passed on as is, where nginx replaces that start with proxy-redirect-to',
+    },
+  },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
   'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },

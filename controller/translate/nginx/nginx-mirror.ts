@@ -98,6 +98,8 @@ export function applyNginxMirrors(
   services: ServiceIndex,
   diagnostics: Diagnostic[],
 ): void {
+  // Most translations have no mirror at all: no look-up per route then.
+  if (![...annotations.values()].some((parsed) => (parsed as WithNginxMirror | undefined)?.nginxMirror !== undefined)) return;
   const targets = new Map<string, string | undefined>();
   const byKey = new Map(ingresses.map((ingress) => [refKey(refOf(ingress)), ingress]));
   for (const route of routes) {

@@ -1,0 +1,123 @@
+// ingress-nginx parity for gRPC backends (test/e2e/annotations/grpc.go), with a real gRPC client and server
+// (@grpc/grpc-js) through the real controller (--nginx-annotations) and a real Envoy. The parity tables
+// (test/nginx-parity/*.yaml) send HTTP/1.1 requests only, hence this file. The Go tests call grpcbin's
+// HeadersUnary / Unary, which answer the request metadata the backend received; the server here does the same for
+// one unary method (raw bytes, no .proto needed), and waits `x-delay-ms` before answering when asked.
+import test from 'ava';
+import * as grpc from '@grpc/grpc-js';
+import { createTempDir } from './harness/temp-dir.js';
+import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
+import { waitFor } from './harness/wait.js';
+import { ingressClass } from './fixtures/manifests.js';
+import { serviceWithLoopbackSlice } from './fixtures/semantics-cases.js';
+import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { writeManifest } from './fixtures/table-requests.js';
+
+const method = '/grpcbin.GRPCBin/HeadersUnary';
+const raw = { serialize: (b: Buffer): Buffer => b, deserialize: (b: Buffer): Buffer => b };
+const definition: grpc.ServiceDefinition = {
+  HeadersUnary: { path: method, requestStream: false, responseStream: false, requestSerialize: raw.serialize, requestDeserialize: raw.deserialize, responseSerialize: raw.serialize, responseDeserialize: raw.deserialize },
+};
+
+/** A gRPC server on 127.0.0.1 answering the request metadata (plus :authority) as JSON; TLS when `tls` is given. */
+async function startGrpcBackend(tls?: IssuedCertificate): Promise<{ port: number; stop: () => void }> {
+  const server = new grpc.Server();
+  server.addService(definition, {
+    HeadersUnary: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+      const headers: Record<string, string> = { ':authority': call.getHost() };
+      for (const [name, value] of Object.entries(call.metadata.getMap())) headers[name] = String(value);
+      const delay = Number(headers['x-delay-ms'] ?? 0);
+      setTimeout(() => callback(null, Buffer.from(JSON.stringify(headers))), delay);
+    },
+  });
+  const credentials = tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(tls.keyPem), cert_chain: Buffer.from(tls.certPem) }]);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', credentials, (err, p) => (err ? reject(err) : resolve(p))));
+  return { port, stop: () => server.forceShutdown() };
+}
+
+interface Answer {
+  code: grpc.status;
+  headers?: Record<string, string>;
+}
+
+/** One HeadersUnary call through Envoy: plaintext to the HTTP listener, or TLS (SNI `host`) to the HTTPS one. */
+function call(stack: Stack, host: string, opts: { tls?: TestCA; metadata?: Record<string, string> } = {}): Promise<Answer> {
+  const target = `127.0.0.1:${opts.tls === undefined ? stack.httpPort : stack.httpsPort}`;
+  const credentials = opts.tls === undefined ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(Buffer.from(opts.tls.certPem));
+  const client = new grpc.Client(target, credentials, { 'grpc.default_authority': host, 'grpc.ssl_target_name_override': host });
+  const metadata = new grpc.Metadata();
+  for (const [name, value] of Object.entries(opts.metadata ?? {})) metadata.set(name, value);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(method, raw.serialize, raw.deserialize, Buffer.alloc(0), metadata, { deadline: Date.now() + 8_000 }, (err, value) => {
+      client.close();
+      if (err) resolve({ code: err.code });
+      else resolve({ code: grpc.status.OK, headers: JSON.parse(String(value)) as Record<string, string> });
+    });
+  });
+}
+
+function grpcIngress(name: string, host: string, service: string, annotations: Record<string, string>, tls = false): object {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name, namespace: 'default', annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`nginx.ingress.kubernetes.io/${k}`, v])) },
+    spec: {
+      ingressClassName: 'nginx',
+      ...(tls ? { tls: [{ hosts: [host], secretName: name }] } : {}),
+      rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 9000 } } } }] } }],
+    },
+  };
+}
+
+test('grpc.go: backend-protocol GRPC and GRPCS reach a gRPC backend over HTTP/2; proxy-*-timeout bound the wait for its answer', async (t) => {
+  t.timeout(120_000);
+  const tmp = await createTempDir('nginx-grpc-');
+  t.teardown(() => tmp.remove());
+  const ca = await createTestCA();
+  const plain = await startGrpcBackend();
+  const backendCert = await ca.issue({ dnsNames: ['grpcbin-tls'] });
+  const secure = await startGrpcBackend(backendCert);
+  t.teardown(() => { plain.stop(); secure.stop(); });
+  const frontCert = await ca.issue({ dnsNames: ['grpcbin-test.foo.com'] });
+  const ports = [{ name: 'grpc', port: 9000, targetPort: 'grpc' }];
+  await writeManifest(tmp.path, 'backends.yaml', [
+    ingressClass('nginx', true),
+    ...serviceWithLoopbackSlice({ name: 'grpcbin', ports }, [plain.port]),
+    ...serviceWithLoopbackSlice({ name: 'grpcbin-tls', ports }, [secure.port]),
+  ]);
+  await writeManifest(tmp.path, 'objects.yaml', [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'grpc', namespace: 'default' }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': frontCert.certPem, 'tls.key': frontCert.keyPem } },
+    grpcIngress('grpc', 'grpcbin-test.foo.com', 'grpcbin', { 'backend-protocol': 'GRPC' }, true),
+    grpcIngress('grpcs', 'grpcs.foo.com', 'grpcbin-tls', { 'backend-protocol': 'GRPCS' }),
+    grpcIngress('grpc-timeout', 'grpc-timeout.foo.com', 'grpcbin', { 'backend-protocol': 'GRPC', 'proxy-connect-timeout': '10', 'proxy-send-timeout': '10', 'proxy-read-timeout': '10' }),
+    grpcIngress('grpc-timeout-short', 'grpc-timeout-short.foo.com', 'grpcbin', { 'backend-protocol': 'GRPC', 'proxy-connect-timeout': '1', 'proxy-send-timeout': '1', 'proxy-read-timeout': '1' }),
+  ]);
+  const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true } });
+  await stack.envoy.waitForListener('ingress_https');
+
+  // "should return OK for service with backend protocol GRPC": over TLS to the Ingress's host, as the Go test.
+  let grpcAnswer: Answer = { code: grpc.status.UNKNOWN };
+  await waitFor(async () => (grpcAnswer = await call(stack, 'grpcbin-test.foo.com', { tls: ca })).code === grpc.status.OK, { timeoutMs: 20_000, intervalMs: 200, description: 'GRPC route' }).catch(() => undefined);
+  t.is(grpcAnswer.code, grpc.status.OK, 'GRPC: the call succeeds');
+  // The Go test also reads content-type application/grpc: grpc-js's server answers any other with 415, so a
+  // successful call shows it (grpc-js keeps content-type out of the metadata it hands the method).
+  t.is(grpcAnswer.headers?.[':authority'], 'grpcbin-test.foo.com', 'the backend gets the client\'s :authority');
+
+  // "should return OK for service with backend protocol GRPCS": HTTP/2 over TLS to the backend (not verified, as
+  // ingress-nginx does not verify it without proxy-ssl-verify).
+  const grpcsAnswer = await call(stack, 'grpcs.foo.com');
+  t.is(grpcsAnswer.code, grpc.status.OK, 'GRPCS: the call succeeds');
+  t.is(grpcsAnswer.headers?.[':authority'], 'grpcs.foo.com');
+
+  // "should return OK when request not exceed timeout": timeouts of 10 s, an immediate answer.
+  const inTime = await call(stack, 'grpc-timeout.foo.com');
+  t.is(inTime.code, grpc.status.OK, 'an answer within the timeouts arrives');
+  t.is(inTime.headers?.[':authority'], 'grpc-timeout.foo.com');
+
+  // "should return Error when request exceed timeout": the Go test waits 15 s against 10 s timeouts; here 2.5 s
+  // against 1 s (the same relation, a shorter test).
+  const late = await call(stack, 'grpc-timeout-short.foo.com', { metadata: { 'x-delay-ms': '2500' } });
+  t.not(late.code, grpc.status.OK, 'an answer later than the read timeout is an error');
+  const slowButAllowed = await call(stack, 'grpc-timeout.foo.com', { metadata: { 'x-delay-ms': '2500' } });
+  t.is(slowButAllowed.code, grpc.status.OK, 'the same delay within 10 s timeouts is served (the error above is the timeout)');
+});
