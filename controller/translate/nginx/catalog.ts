@@ -304,6 +304,13 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'supported',
     equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
+  'auth-tls-secret': {
+    status: 'unsupported',
+    note: 'not mapped: client certificates are not requested nor verified per host (the TLS listener has no client validation)',
+    differences: {
+      'served-without-client-certificate': 'a request without a client certificate is served, where nginx answers 400 (or redirects to auth-tls-error-page): verify client certificates in front of Envoy where they matter',
+    },
+  },
   'proxy-redirect-from': {
     status: 'unsupported',
     note: 'not mapped: Location headers of the backend reach the client unchanged',
