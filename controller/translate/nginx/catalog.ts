@@ -319,7 +319,13 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     },
   },
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
-  'configuration-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
+  'configuration-snippet': {
+    status: 'refused',
+    note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")',
+    differences: {
+      'snippet-not-applied': 'the Ingress is served without its snippet even where the ConfigMap allows snippets (allow-snippet-annotations "true"): e.g. more_set_headers adds no header; envoy-ingress.io/response-headers-set does',
+    },
+  },
   'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
   'stream-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
   'auth-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
