@@ -323,6 +323,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     status: 'refused',
     note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")',
     differences: {
+      'served-despite-word-blocklist': 'an Ingress whose snippet holds a word of the ConfigMap\'s annotation-value-word-blocklist is served (without the snippet), where ingress-nginx drops the whole Ingress (404)',
       'snippet-not-applied': 'the Ingress is served without its snippet even where the ConfigMap allows snippets (allow-snippet-annotations "true"): e.g. more_set_headers adds no header; envoy-ingress.io/response-headers-set does',
     },
   },
