@@ -36,6 +36,9 @@ export function buildHttpConnectionManager(
     ...buildEdgeHardeningFields(edge),
     // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
     strip_any_host_port: true,
+    // X-Forwarded-Port: the port the client connected to, as ingress-nginx sends its $server_port (a trusted
+    // proxy's own X-Forwarded-Port is kept, as with its use-forwarded-headers).
+    append_x_forwarded_port: true,
     // One JSON line per request on Envoy's stdout (see access-log.ts); off with --access-log=false.
     ...(accessLog !== false ? { access_log: buildStdoutAccessLog(accessLog, needs.accessLogFilter) } : {}),
     ...(notFound === undefined ? {} : { local_reply_config: buildNotFoundLocalReply(notFound) }),

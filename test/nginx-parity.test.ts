@@ -32,7 +32,7 @@ import {
 import { secretOf } from './fixtures/semantics-cases.js';
 import { startStack } from './fixtures/standalone-stack.js';
 import { rejectedUpdates, startBackends, writeManifest, type Outcome } from './fixtures/table-requests.js';
-import { sendRows } from './fixtures/parity-rows.js';
+import { sendRows, withListenerPorts } from './fixtures/parity-rows.js';
 
 const tables = parityTableFiles.map((file) => ({ file, table: readParityTable(file) }));
 
@@ -62,7 +62,7 @@ for (const { file, table } of tables) {
     const check = async (rows: readonly ParityRow[]): Promise<string[]> => {
       const outcomes = await sendRows(stack, ca, rows);
       return rows.flatMap((row, i) => {
-        const problem = rowMismatch(row, outcomes[i] as Outcome[]);
+        const problem = rowMismatch(withListenerPorts(row, stack), outcomes[i] as Outcome[]);
         return problem === undefined ? [] : [`${describeRow(row)}: ${problem}`];
       });
     };
