@@ -29,21 +29,10 @@ CONTOUR_VERSION="v1.33.8"      # newest Contour 1.33 patch (`go list -m -version
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/envoy-ingress"
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 
-log() { printf 'ensure-go-tools: %s\n' "$*" >&2; }
-
-# fail STEP LOGFILE DIR: explains which step failed, where its log is and how to retry.
-fail() {
-  local step="$1" logfile="$2" dir="$3"
-  log "FAILED at step: $step"
-  log "log: $logfile"
-  if [[ -f "$logfile" ]]; then
-    log "last lines of the log:"
-    tail -n 25 "$logfile" | sed 's/^/    /' >&2
-  fi
-  log "retry: run $SELF again (to start from scratch: rm -rf '$dir')"
-  log "or point HELM_BIN / ACTIONLINT_BIN / CONTOUR_BIN at existing binaries"
-  exit 1
-}
+LOG_NAME="ensure-go-tools"
+OVERRIDE_HINT="HELM_BIN / ACTIONLINT_BIN / CONTOUR_BIN"
+# shellcheck source=scripts/lib/build-log.sh
+source "$(dirname "$SELF")/lib/build-log.sh"
 
 # build_tool NAME MODULE VERSION PACKAGE LDFLAGS SMOKE_ARGS: builds PACKAGE of MODULE@VERSION into
 # $CACHE_ROOT/NAME-VERSION/NAME unless it is there.

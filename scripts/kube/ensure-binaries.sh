@@ -23,21 +23,10 @@ KUBE_DIR="$CACHE_ROOT/kube-$KUBE_VERSION"
 ETCD_DIR="$CACHE_ROOT/etcd-$ETCD_VERSION"
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 
-log() { printf 'ensure-binaries: %s\n' "$*" >&2; }
-
-# fail STEP LOGFILE BUILD_DIR: explains which step failed, where its log is and how to retry.
-fail() {
-  local step="$1" logfile="$2" dir="$3"
-  log "FAILED at step: $step"
-  log "log: $logfile"
-  if [[ -f "$logfile" ]]; then
-    log "last lines of the log:"
-    tail -n 25 "$logfile" | sed 's/^/    /' >&2
-  fi
-  log "retry: run $SELF again (it resumes; to start from scratch: rm -rf '$dir')"
-  log "or point KUBE_APISERVER_BIN / KUBECTL_BIN / ETCD_BIN at existing binaries"
-  exit 1
-}
+LOG_NAME="ensure-binaries"
+OVERRIDE_HINT="KUBE_APISERVER_BIN / KUBECTL_BIN / ETCD_BIN"
+# shellcheck source=scripts/lib/build-log.sh
+source "$(dirname "$SELF")/../lib/build-log.sh"
 
 require_go() {
   if ! command -v go >/dev/null 2>&1; then

@@ -3,9 +3,7 @@
  * HELM_BIN, ACTIONLINT_BIN and SERVICEMONITOR_CRD, or what scripts/ensure-go-tools.sh builds (once, into the
  * user cache) from the Go module proxy.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { findRepoRoot } from './repo-root.js';
+import { namedPaths, runBuildScript } from './build-script.js';
 
 export interface GoTools {
   helm: string;
@@ -33,11 +31,7 @@ export function findGoTools(): Promise<GoTools> {
 
 /** Parses the script's `name=path` lines. */
 export function parseEnsureGoToolsOutput(stdout: string): GoTools {
-  const paths = new Map<string, string>();
-  for (const line of stdout.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) paths.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
-  }
+  const paths = namedPaths(stdout);
   const helm = paths.get('helm');
   const actionlint = paths.get('actionlint');
   const serviceMonitorCrd = paths.get('servicemonitor-crd');
@@ -48,28 +42,5 @@ export function parseEnsureGoToolsOutput(stdout: string): GoTools {
 }
 
 function runEnsureGoTools(): Promise<GoTools> {
-  const script = join(findRepoRoot(), 'scripts', 'ensure-go-tools.sh');
-  return new Promise((resolve, reject) => {
-    // stderr goes straight through: a cold build prints its progress there.
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), GO_TOOLS_BUILD_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`Could not run ${script}: ${error.message}`));
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) {
-        reject(new Error(`${script} failed (${signal ?? `exit code ${code}`}); its stderr above says which step and how to retry`));
-        return;
-      }
-      try {
-        resolve(parseEnsureGoToolsOutput(stdout));
-      } catch (error) {
-        reject(new Error(`${script}: ${error instanceof Error ? error.message : String(error)}`));
-      }
-    });
-  });
+  return runBuildScript('ensure-go-tools.sh', GO_TOOLS_BUILD_TIMEOUT_MS, parseEnsureGoToolsOutput);
 }

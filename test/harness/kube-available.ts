@@ -2,9 +2,7 @@
  * Locates real kube-apiserver, kubectl and etcd binaries for tests: KUBE_APISERVER_BIN, KUBECTL_BIN and ETCD_BIN,
  * or the pinned builds made (once, into the user cache) by scripts/kube/ensure-binaries.sh.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { findRepoRoot } from './repo-root.js';
+import { namedPaths, runBuildScript } from './build-script.js';
 
 export interface KubeBinaries {
   kubeApiServer: string;
@@ -41,11 +39,7 @@ function binariesFromEnv(): KubeBinaries | undefined {
 
 /** Parses the script's `name=path` lines. Exported for tests. */
 export function parseEnsureBinariesOutput(stdout: string): KubeBinaries {
-  const paths = new Map<string, string>();
-  for (const line of stdout.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) paths.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
-  }
+  const paths = namedPaths(stdout);
   const kubeApiServer = paths.get('kube-apiserver');
   const kubectl = paths.get('kubectl');
   const etcd = paths.get('etcd');
@@ -56,28 +50,5 @@ export function parseEnsureBinariesOutput(stdout: string): KubeBinaries {
 }
 
 function runEnsureBinaries(): Promise<KubeBinaries> {
-  const script = join(findRepoRoot(), 'scripts', 'kube', 'ensure-binaries.sh');
-  return new Promise((resolve, reject) => {
-    // stderr goes straight through: a cold build prints its progress there and should not look like a hang.
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), KUBE_BINARIES_BUILD_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`Could not run ${script}: ${error.message}`));
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) {
-        reject(new Error(`${script} failed (${signal ?? `exit code ${code}`}); its stderr above says which step and how to retry`));
-        return;
-      }
-      try {
-        resolve(parseEnsureBinariesOutput(stdout));
-      } catch (error) {
-        reject(new Error(`${script}: ${error instanceof Error ? error.message : String(error)}`));
-      }
-    });
-  });
+  return runBuildScript('kube/ensure-binaries.sh', KUBE_BINARIES_BUILD_TIMEOUT_MS, parseEnsureBinariesOutput);
 }
