@@ -113,13 +113,16 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const served = state.ingresses
     .filter((ingress) => isServedByUs(ingress, state.ingressClasses, options))
     .sort(compareByAge);
+  // Whether an Ingress is read with the nginx layer: asked once per Ingress (a class lookup), and not at all when
+  // neither the flag nor any class turns the layer on.
+  const nginxAnywhere = options.nginxAnnotations === true || state.ingressClasses.some((c) => classNginxSetting(c) === true);
+  const nginxEnabled = nginxAnywhere ? memoized((ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options)) : (): boolean => false;
   // The ingress-nginx ConfigMap (--nginx-configmap): its values are the defaults of the nginx layer's annotations.
-  const nginxEnabled = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options);
   const nginxConfigMap =
     options.nginxConfigMap === undefined ? undefined : readNginxConfigMap(findNginxConfigMap(state, options.nginxConfigMap), options.nginxConfigMap, diagnostics);
   const ingresses = nginxConfigMap === undefined ? served : withNginxConfigMapDefaults(served, nginxEnabled, nginxConfigMap);
   // ingress-nginx canary Ingresses route nothing themselves: their paths join the main Ingresses' routes below.
-  const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
+  const { mains, canaries } = partitionNginxCanaries(ingresses, diagnostics, nginxEnabled);
 
   // The ConfigMap's http-redirect-code is the status of the nginx layer's https redirects.
   const redirectOptions: TranslateOptions =
@@ -129,7 +132,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const nginxLayer = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || nginxConfigMap?.allowCrossNamespaceResources === true };
   const annotations = new Map<Ingress, IngressAnnotations>(
-    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxAnnotationsEnabled(ingress, state.ingressClasses, options), nginxLayer)]),
+    mains.map((ingress) => [ingress, parseAnnotationsWithNginx(ingress, diagnostics, nginxEnabled(ingress), nginxLayer)]),
   );
   checkClassNginxSettings(state.ingressClasses, options, diagnostics);
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
@@ -142,12 +145,9 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const scopedDefaults = hostScopedDefaultBackends(mains, nginxEnabled, services, clusters, diagnostics, allowExternalName);
   const defaultRoutes = [...(defaultBackend === undefined ? [] : [defaultBackend]), ...scopedDefaults.values()];
   // ingress-nginx use-regex or rewrite-target: every path of the host is a regex (nginx/nginx-regex-hosts.ts).
-  const regexPaths = nginxRegexPaths(mains, (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options));
+  const regexPaths = nginxRegexPaths(mains, nginxEnabled);
   // ImplementationSpecific paths of nginx-layer Ingresses are nginx prefix locations (character prefixes).
-  // Without the flag and without a class turning the layer on, no Ingress is read with it: no lookup per Ingress.
-  const nginxAnywhere = options.nginxAnnotations === true || state.ingressClasses.some((c) => classNginxSetting(c) === true);
-  const nginxPaths = nginxAnywhere ? memoized(nginxEnabled) : (): boolean => false;
-  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths, nginxPaths);
+  const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, regexPaths, nginxEnabled);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
   // Each Ingress's annotations go on its own routes (and clusters of its own settings), before routes are copied.
   const annotatedRoutes = [...rules.routesByHost.values()].flat();
@@ -170,7 +170,7 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   }
   // ingress-nginx ssl-passthrough, default-backend and custom-http-errors (nginx/nginx-edge.ts).
   const nginxEdge = applyNginxEdge(mains, defaultBackend === undefined ? annotatedRoutes : [defaultBackend, ...annotatedRoutes], {
-    enabled: (ingress) => nginxAnnotationsEnabled(ingress, state.ingressClasses, options),
+    enabled: nginxEnabled,
     services, clusters, diagnostics, allowExternalName, contributorsByHost: rules.contributorsByHost, defaultBackend,
   });
 
