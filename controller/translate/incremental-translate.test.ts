@@ -89,6 +89,18 @@ function services(apiPort = 80): Service[] {
   }));
 }
 
+/** Our IngressClass, the `web` and `api` Services and `ingresses`. */
+function stateOf(ingresses: Ingress[]): ClusterState {
+  return {
+    ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
+    services: services(),
+    endpointSlices: [],
+    endpoints: [],
+    secrets: [],
+    ingresses,
+  };
+}
+
 function comparable(result: TranslationResult): string {
   const { references: _superset, ...rest } = result;
   return JSON.stringify(rest);
@@ -240,14 +252,7 @@ test('ConfigBuilder: after a refused routes build (its host index already moved 
 });
 
 test('a declined splice leaves the host index as it was', (t) => {
-  const state: ClusterState = {
-    ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
-    services: services(),
-    endpointSlices: [],
-    endpoints: [],
-    secrets: [],
-    ingresses: [ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1)],
-  };
+  const state = stateOf([ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1)]);
   const index = HostIndex.of(state.ingresses);
   const result = translate(state, defaultTranslateOptions);
   // A host-less rule reaches the catch-all: declined.
@@ -309,4 +314,21 @@ test('ConfigBuilder with the ingress-nginx ConfigMap: an Ingress change splices 
   const changed = builder.build(state, () => undefined).built;
   t.is(changed.kind, 'full');
   t.regex(sortedUpdate(changed.update), /"max_request_bytes":3145728/);
+});
+
+test('a host that is also a server-alias or www-redirect name of another Ingress: the splice is declined, or equals a full translation', (t) => {
+  const options = { ...defaultTranslateOptions, nginxAnnotations: true };
+  const plain = (host: string, revision: number): Ingress =>
+    ingressOf(1, { rules: [{ host, paths: [{ path: '/', exact: false, service: 'api' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, revision);
+  for (const annotation of [{ 'nginx.ingress.kubernetes.io/server-alias': 'x.test' }, { 'nginx.ingress.kubernetes.io/from-to-www-redirect': 'true' }]) {
+    const named = ingressOf(0, { rules: [{ host: 'y.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1);
+    named.metadata.annotations = annotation;
+    const state = stateOf([named, plain('b.test', 1)]);
+    const base = { state, result: translate(state, options), index: HostIndex.of(state.ingresses) };
+    // The plain Ingress now names the alias (or the www name) as a host of its own.
+    const next = { ...state, ingresses: [named, plain(annotation['nginx.ingress.kubernetes.io/server-alias'] ?? 'www.y.test', 2)] };
+    const spliced = translateIncrementally(base, next, options);
+    if (spliced !== undefined) t.is(comparable(spliced), comparable(translate(next, options)), JSON.stringify(annotation));
+    else t.pass();
+  }
 });

@@ -243,6 +243,7 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
   if (!sameObjects(before.configMaps ?? [], state.configMaps ?? [])) return undefined;
   const previous = base.result;
   if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
+  if (previous.serverNameCopies === true) return undefined;
   const changed = changedObjects(before.ingresses, state.ingresses);
   // A Service changes what the Ingresses naming it translate to (ports, ExternalName): those come along.
   const changedServices = changedObjects(before.services, state.services);

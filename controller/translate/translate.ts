@@ -49,6 +49,11 @@ export interface TranslationResult {
    * incremental translation splices a changed host into (incremental-translate.ts).
    */
   httpsTable: RouteTableIR;
+  /**
+   * Some host is served under another name too (ingress-nginx server-alias, from-to-www-redirect): a change to any
+   * Ingress may claim or free such a name, so no splice can prove the rest unchanged (incremental-translate.ts).
+   */
+  serverNameCopies?: true;
 }
 
 /** RDS name of the plaintext listener's route table. */
@@ -261,5 +266,6 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
     references: withServices(nginxEdgeReferences(nginxEdge, nginxAuthReferences(nginxAuth, collectReferences(ingresses))), nginxMirrorServices(annotationsByRef)),
     httpsTable: https,
+    ...(aliasOf.size > 0 || www.names.size > 0 ? { serverNameCopies: true as const } : {}),
   };
 }
