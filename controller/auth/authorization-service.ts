@@ -61,14 +61,32 @@ const serviceUnavailablePage = `<html>
 </html>
 `;
 
-/** Whether `address` is in one of the comma-separated CIDRs (the translator wrote them; invalid ones match nothing). */
-function inRanges(address: string | undefined, cidrs: string): boolean {
-  if (address === undefined || isIP(address) === 0) return false;
+/** The BlockList of a comma-separated CIDR list (the translator wrote them; invalid ones match nothing). */
+function blockListOf(cidrs: string): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs.split(',')) {
     const [net = '', bits = ''] = cidr.split('/');
     const family = isIP(net) === 6 ? 'ipv6' : 'ipv4';
     if (isIP(net) !== 0) list.addSubnet(net, Number(bits), family);
+  }
+  return list;
+}
+
+/**
+ * Lists by their text: every check of a route carries the same text, so it is parsed once, not per request. The
+ * texts come from the routes' config, not from clients; the map starts over past a bound all the same.
+ */
+const blockLists = new Map<string, BlockList>();
+const maxBlockLists = 1_000;
+
+/** Whether `address` is in one of the comma-separated CIDRs. */
+function inRanges(address: string | undefined, cidrs: string): boolean {
+  if (address === undefined || isIP(address) === 0) return false;
+  let list = blockLists.get(cidrs);
+  if (list === undefined) {
+    if (blockLists.size >= maxBlockLists) blockLists.clear();
+    list = blockListOf(cidrs);
+    blockLists.set(cidrs, list);
   }
   return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
