@@ -1,6 +1,6 @@
+import { type GatewayIR, HtpasswdUsers } from '../ir/index.js';
 import test from 'ava';
 import { buildResources } from '../envoy/build-resources.js';
-import { HtpasswdUsers, type GatewayIR } from '../controller/translate/ir.js';
 import { redactPrivateKeys, redactedValue } from './debug-views.js';
 
 const hash = '{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=';

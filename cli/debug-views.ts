@@ -1,9 +1,9 @@
 // The JSON documents of the admin server's /debug endpoints, built from a running controller. Private keys
 // never leave the process: SDS secrets are redacted here, and the IR's PrivateKey prints as "[redacted]".
+import type { ClusterEndpointsIR, GatewayIR } from '../ir/index.js';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/diagnostics.js';
-import type { ClusterEndpointsIR, GatewayIR } from '../controller/translate/ir.js';
 import { resourceKinds, TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';

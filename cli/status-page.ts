@@ -1,10 +1,10 @@
 // /debug/ui: a read-only status page, plain server-rendered HTML (no script, no framework): the route table
 // (host -> path -> Service -> endpoints and their readiness), the connected Envoys and whether they have the
 // current config, and the current diagnostics.
+import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR } from '../ir/index.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/diagnostics.js';
 import { serviceNameLabel } from '../controller/translate/endpoints.js';
-import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR } from '../controller/translate/ir.js';
 import type { EndpointSlice, Service } from '../controller/translate/kube-objects.js';
 import { describeMatch } from '../controller/translate/path-match.js';
 import { clientsView, type ClientView, type ControlPlane } from './debug-views.js';

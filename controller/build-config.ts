@@ -1,6 +1,7 @@
 // The whole pure pipeline in one call: cluster state -> translation (IR + diagnostics) -> endpoints -> Envoy
 // resources. `buildConfig` is used by `render` / `validate`; the reconciler's builds go through ConfigBuilder,
 // which also knows when a change touched only Secrets and then rebuilds SDS alone.
+import type { ClusterEndpointsIR, TlsSecretIR } from '../ir/index.js';
 import { buildResources } from '../envoy/build-resources.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource } from '../envoy/resource-types.js';
 import { buildSecret } from '../envoy/secret.js';
@@ -8,7 +9,6 @@ import { splitVirtualHosts } from '../envoy/virtual-host-discovery.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
 import { endpointsForCluster, indexEndpointSources, serviceKeyOfSlice } from './translate/endpoints.js';
-import type { ClusterEndpointsIR, TlsSecretIR } from './translate/ir.js';
 import type { ClusterState, Secret } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
 import { HostIndex, translateIncrementally } from './translate/incremental-translate.js';

@@ -9,9 +9,9 @@
 //    table without `*` answers 404 itself.
 // 3. Route: the first route of the virtual host, in order, whose match takes the normalised path (query
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
+import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/diagnostics.js';
-import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from './translate/ir.js';
 import type { ObjectRef } from './translate/kube-objects.js';
 import { clusterServing } from './translate/nginx/nginx-default-backend.js';
 import { describeMatch } from './translate/path-match.js';

@@ -1,7 +1,6 @@
+import { type GatewayIR, PrivateKey } from '../ir/index.js';
 import test from 'ava';
 import { objectsBehind } from './objects-behind.js';
-import type { GatewayIR } from './translate/ir.js';
-import { PrivateKey } from './translate/ir.js';
 
 const web = { kind: 'Ingress' as const, namespace: 'shop', name: 'web' };
 const api = { kind: 'Ingress' as const, namespace: 'shop', name: 'api' };

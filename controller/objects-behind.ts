@@ -1,6 +1,6 @@
 // Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
+import type { GatewayIR, RouteTableIR } from '../ir/index.js';
 import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
-import type { GatewayIR, RouteTableIR } from './translate/ir.js';
 import { refKey, type ObjectRef } from './translate/kube-objects.js';
 
 function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {

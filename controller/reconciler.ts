@@ -2,6 +2,7 @@
 // The first change after a quiet period is built at once; changes arriving during a build are folded into one
 // next build. Endpoint-only changes recompute only the affected ClusterLoadAssignments. Nothing is published
 // until every source has synced, and a failed build keeps the last good config.
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from '../ir/index.js';
 import { EventEmitter } from 'node:events';
 import { buildClusterLoadAssignment } from '../envoy/cluster-load-assignment.js';
 import type { EnvoyOptions, NamedResource } from '../envoy/resource-types.js';
@@ -10,7 +11,6 @@ import { ConfigBuilder } from './build-config.js';
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/diagnostics.js';
 import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from './translate/endpoints.js';
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from './translate/ir.js';
 import type { ClusterState, EndpointSlice, Endpoints, KubeObject, ObjectRef, Service } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
 

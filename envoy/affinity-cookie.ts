@@ -9,8 +9,7 @@
 //   new client, sets `NAME=KEY|BACKEND` with the BACKEND of that cluster, as lua-resty-cookie writes it (Expires,
 //   Max-Age, Domain, Path, Secure, HttpOnly, SameSite, in that order). A cluster without a BACKEND sets nothing.
 // Envoy's own cookie hash policy cannot do this: it has no Expires date, no Secure only over TLS, no value of ours.
-import type { AffinityCookieIR } from '../controller/translate/ir.js';
-import { affinityBackendHeader, affinityHostHeader, affinityKeyHeader } from '../controller/translate/nginx/nginx-affinity.js';
+import { affinityBackendHeader, type AffinityCookieIR, affinityHostHeader, affinityKeyHeader } from '../ir/index.js';
 import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -9,7 +9,7 @@
 //   `rd=` (or auth-signin-redirect-param) as ingress-nginx's buildAuthSignURL appends it;
 // - `envoy-ingress.auth_passed`, after the authentication filters: it only marks that they let the request
 //   through, so a 401 from the backend itself goes to the client unchanged (ingress-nginx does not intercept it).
-import type { ExternalAuthIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import type { ExternalAuthIR, RoutePolicyIR } from '../ir/index.js';
 import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -5,7 +5,7 @@
 // realm as context extensions; only the Authorization header is sent. The controller answers 401 with
 // `WWW-Authenticate: Basic realm="<realm>"` or lets the request through without its Authorization header
 // (controller/auth/). If the controller cannot be asked, the request gets 503: never served unprotected.
-import type { BasicAuthIR } from '../controller/translate/ir.js';
+import type { BasicAuthIR } from '../ir/index.js';
 import { xdsClusterName } from './bootstrap.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -1,4 +1,4 @@
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../ir/index.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';

@@ -1,5 +1,5 @@
+import type { ClusterEndpointsIR, EndpointIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
-import type { ClusterEndpointsIR, EndpointIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import type { ResourceJson } from './resource-types.js';
 

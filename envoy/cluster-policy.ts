@@ -1,6 +1,6 @@
 // ClusterIR upstream settings (annotations backend-protocol, backend-sni, load-balancer; ingress-nginx
 // proxy-connect-timeout, limit-connections) -> Cluster fields.
-import type { ClusterIR, LoadBalancerIR } from '../controller/translate/ir.js';
+import type { ClusterIR, LoadBalancerIR } from '../ir/index.js';
 import { buildMirrorUpstreamHttpFilters } from './mirror-rewrite.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -1,5 +1,5 @@
+import type { ClusterIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
-import type { ClusterIR } from '../controller/translate/ir.js';
 import { buildSocketAddress } from './address.js';
 import { buildAdsConfigSource } from './config-source.js';
 import { withUpstreamPolicy } from './cluster-policy.js';

@@ -1,7 +1,7 @@
 // gzip for responses (ingress-nginx's ConfigMap use-gzip): Envoy's compressor filter with the gzip library. The
 // settings are controller-wide (one ConfigMap), so they go in the filter of the connection manager, which routes
 // enable one by one (the routes of the nginx layer's Ingresses).
-import type { CompressionIR } from '../controller/translate/ir.js';
+import type { CompressionIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const compressorFilterName = 'envoy.filters.http.compressor';

@@ -4,7 +4,7 @@
 // Domain equal to FROM (case-insensitive, a leading dot kept) becomes TO; a Path starting with FROM (case-sensitive)
 // gets TO in place of that start. It sits last before the router, so only the backend's cookies are rewritten (not
 // those the affinity filter adds, as nginx's own sticky cookie is not either).
-import type { CookieRewriteIR } from '../controller/translate/ir.js';
+import type { CookieRewriteIR } from '../ir/index.js';
 import { buildLuaPerRoute, buildLuaSourceFilterConfig, luaReadFilterContext } from './lua-filter.js';
 import type { ResourceJson } from './resource-types.js';
 

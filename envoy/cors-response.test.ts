@@ -1,5 +1,5 @@
+import type { RouteIR, VirtualHostIR } from '../ir/index.js';
 import test from 'ava';
-import type { RouteIR, VirtualHostIR } from '../controller/translate/ir.js';
 import { corsResponseFilterName } from './cors-response.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { ResourceJson } from './resource-types.js';

@@ -8,7 +8,7 @@
 //   them per route, on the backend's responses and on the proxy's own (a 401 or 403 of a later filter, a 503), as
 //   nginx's more_set_headers does. With a list of origins they go on a copy of the route that also matches the
 //   Origin; the route itself, for the other requests, stays as it was.
-import type { CorsResponseIR } from '../controller/translate/ir.js';
+import type { CorsResponseIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 
 /** Name of the HTTP filter (Envoy header_mutation) that sets the CORS headers per route. */

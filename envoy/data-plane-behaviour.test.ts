@@ -1,14 +1,13 @@
 // What the built resources make a real Envoy do with traffic: host matching (wildcards of exactly one label,
 // case, ports), Ingress path semantics, path normalisation, local replies and redirects, TLS by SNI. Envoy
 // serves the resources inlined into a static bootstrap, on OS-chosen ports.
+import { type GatewayIR, PrivateKey, type RouteIR, type RouteTableIR } from '../ir/index.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { useEchoBackend, useEnvoy } from '../test/harness/ava-fixtures.js';
 import type { EchoBackend } from '../test/harness/echo-backend.js';
 import { httpGet, httpsGet, type HttpResult } from '../test/harness/http-client.js';
-import { PrivateKey } from '../controller/translate/ir.js';
-import type { GatewayIR, RouteIR, RouteTableIR } from '../controller/translate/ir.js';
 import { buildResources } from './build-resources.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import { envoyTestdataDir } from './test-helpers/golden-cases.js';

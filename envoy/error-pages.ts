@@ -7,8 +7,7 @@
 // The redirect policy evaluates its headers after it changed the request's host and path, so the original URI and
 // Host are captured by the forwarding route itself (request_headers_to_add, as ingress-nginx also sends
 // X-Original-URI and X-Forwarded-Host to every backend).
-import type { ErrorPagesIR, HeaderIR } from '../controller/translate/ir.js';
-import { forwardedHostHeader } from '../controller/translate/nginx/nginx-default-backend.js';
+import { type ErrorPagesIR, forwardedHostHeader, type HeaderIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const customResponseFilterName = 'envoy.filters.http.custom_response';

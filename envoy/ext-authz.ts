@@ -4,7 +4,7 @@
 // the request through with the configured headers of that answer copied onto it; any other answer goes to the
 // client (with its WWW-Authenticate and Location headers); an unreachable service or a 5xx gives 500, as
 // ingress-nginx's auth_request does.
-import type { ExternalAuthIR, RoutePolicyIR } from '../controller/translate/ir.js';
+import type { ExternalAuthIR, RoutePolicyIR } from '../ir/index.js';
 import { basicAuthAllowedMetadata } from './basic-auth.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -1,6 +1,6 @@
 // FallbackClusterIR -> an aggregate cluster: Envoy puts the named clusters on priority levels in order, so each
 // request goes to the first one with healthy endpoints, decided per request (no rebuild when endpoints vanish).
-import type { FallbackClusterIR } from '../controller/translate/ir.js';
+import type { FallbackClusterIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -1,7 +1,7 @@
 // HTTP filters that annotations configure per route (RBAC for allowed-source-cidrs, CORS, local rate limit,
 // buffer for max-request-body-size). A connection manager carries one only when a route of its table uses it, and then
 // disabled: it runs only on routes whose typed_per_filter_config names it (route-policy.ts).
-import type { CompressionIR, RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
+import type { CompressionIR, RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { buildCompressorFilterConfig, compressorFilterName } from './compressor.js';
 import type { ResourceJson } from './resource-types.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';

@@ -1,5 +1,5 @@
+import type { RoutePolicyIR, RouteTableIR } from '../ir/index.js';
 import test from 'ava';
-import type { RoutePolicyIR, RouteTableIR } from '../controller/translate/ir.js';
 import { buildHttpListener } from './listener.js';
 import type { ResourceJson } from './resource-types.js';
 

@@ -6,7 +6,7 @@
 // - accessLogFilter: some route writes no access log line (RoutePolicyIR.accessLog false: ingress-nginx
 //   enable-access-log "false"), so the access log gets a filter that reads the route's metadata (access-log.ts);
 //   without such a route there is no filter to evaluate.
-import type { RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
+import type { RouteTableIR, VirtualHostIR } from '../ir/index.js';
 
 export interface ListenerRouteNeeds {
   keepClientRequestId: boolean;

@@ -1,8 +1,8 @@
 // GatewayIR.listener (what the ingress-nginx ConfigMap decides for both listeners) reaches the connection managers,
 // through the protobuf codec Envoy reads; without it the listeners stay as the flags say.
+import type { GatewayIR } from '../ir/index.js';
 import test from 'ava';
 import { encodeAny } from '../proto/proto-json.js';
-import type { GatewayIR } from '../controller/translate/ir.js';
 import { buildResources } from './build-resources.js';
 import { defaultEdgeHardening } from './edge-hardening.js';
 

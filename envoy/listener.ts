@@ -1,5 +1,5 @@
+import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
-import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../controller/translate/ir.js';
 import { defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildSocketAddress } from './address.js';
 import { buildTlsTransportSocket } from './downstream-tls-context.js';

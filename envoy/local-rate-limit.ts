@@ -6,7 +6,7 @@
 // write `shadow_engine_result: allowed` into the request's dynamic metadata, "denied" for everybody else. That value
 // is the first entry of the descriptor, and only "denied" has a limited bucket; an exempt client's descriptor
 // matches none and falls to the route's default bucket, which is too large to run out.
-import type { CidrIR, ClientRateLimitIR } from '../controller/translate/ir.js';
+import type { CidrIR, ClientRateLimitIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const localRateLimitFilterName = 'envoy.filters.http.local_ratelimit';

@@ -1,7 +1,7 @@
 // The upstream filters of a mirror target's cluster (ingress-nginx mirror-target): Envoy's request mirror sends the
 // request as it came (path and Host), so a Lua filter on the cluster gives it the Host and path nginx's mirror
 // location sends (mirror-host or the target's host; the target's path). Only mirrored requests use this cluster.
-import type { MirrorRewriteIR } from '../controller/translate/ir.js';
+import type { MirrorRewriteIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 
 /** A Lua string literal (the values are host names and URL paths; escaped all the same). */

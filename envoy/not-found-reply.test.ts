@@ -1,5 +1,5 @@
+import type { GatewayIR, RouteIR, VirtualHostIR } from '../ir/index.js';
 import test from 'ava';
-import type { GatewayIR, RouteIR, VirtualHostIR } from '../controller/translate/ir.js';
 import { fallbackRoute } from '../controller/translate/virtual-host.js';
 import { buildResources } from './build-resources.js';
 import { buildNotFoundLocalReply, notFoundReplyOf } from './not-found-reply.js';

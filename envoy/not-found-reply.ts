@@ -3,7 +3,7 @@
 // rebuilds every route of a table on each change, and those direct responses (a body and a header each) were
 // a large part of that work. A request no route matches gets Envoy's 404 (response flag NR) anyway; the
 // connection managers' local reply mapper gives it the same body and content type.
-import { fallbackRouteName, type GatewayIR, type RouteIR } from '../controller/translate/ir.js';
+import { fallbackRouteName, type GatewayIR, type RouteIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { catchAllOf } from './virtual-host.js';
 

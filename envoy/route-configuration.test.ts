@@ -1,5 +1,5 @@
+import type { RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import test from 'ava';
-import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
 

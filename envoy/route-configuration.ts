@@ -1,8 +1,7 @@
+import { compareVirtualHosts, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
-import type { RouteIR, RouteTableIR, VirtualHostIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 import { answersNotFound, type NotFoundReply } from './not-found-reply.js';
-import { compareVirtualHosts } from '../controller/translate/virtual-host.js';
 import { authorityRegexFor, buildVirtualHost, catchAllOf } from './virtual-host.js';
 
 // One RouteConfiguration for both listeners. The translator gives plain HTTP and TLS a route table each (they

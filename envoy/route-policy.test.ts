@@ -1,5 +1,5 @@
+import type { PathMatchIR } from '../ir/index.js';
 import test from 'ava';
-import type { PathMatchIR } from '../controller/translate/ir.js';
 import { durationJson, prefixRewriteRegex } from './route-policy.js';
 
 /** Applies the rewrite as Envoy does (first match replaced); these patterns mean the same in RE2 and JS. */

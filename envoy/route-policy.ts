@@ -2,9 +2,9 @@
 // policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
+import { affinityHostHeader, type CidrIR, type CorsPolicyIR, type HashPolicyIR, type HeaderMutationIR, type PathMatchIR, type PathRewriteIR, type RoutePolicyIR } from '../ir/index.js';
 import { buildCompressorPerRoute, compressorFilterName } from './compressor.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, buildAuthSigninPerRoute, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
-import type { CidrIR, CorsPolicyIR, HashPolicyIR, HeaderMutationIR, PathMatchIR, PathRewriteIR, RoutePolicyIR } from '../controller/translate/ir.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
@@ -20,7 +20,6 @@ import {
   luaFilterName,
   statefulSessionFilterName,
 } from './affinity-cookie.js';
-import { affinityHostHeader } from '../controller/translate/nginx/nginx-affinity.js';
 
 export const rbacFilterName = 'envoy.filters.http.rbac';
 export const corsFilterName = 'envoy.filters.http.cors';

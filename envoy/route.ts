@@ -1,4 +1,4 @@
-import type { HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../controller/translate/ir.js';
+import type { HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
 import { buildCorsResponseRoutes } from './cors-response.js';

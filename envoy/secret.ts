@@ -1,5 +1,5 @@
+import type { TlsSecretIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
-import type { TlsSecretIR } from '../controller/translate/ir.js';
 import type { ResourceJson } from './resource-types.js';
 
 /** An SDS Secret holding a server certificate chain and its private key (revealed only here). */

@@ -1,6 +1,6 @@
 // Every golden case, inlined into a static bootstrap, must be accepted by the real Envoy in validate mode.
+import { type GatewayIR, PrivateKey, type RouteIR } from '../ir/index.js';
 import test from 'ava';
-import { PrivateKey, type GatewayIR, type RouteIR } from '../controller/translate/ir.js';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildResources } from './build-resources.js';
 import { buildCluster } from './cluster.js';

@@ -1,4 +1,4 @@
-import type { RouteIR, VirtualHostIR } from '../controller/translate/ir.js';
+import type { RouteIR, VirtualHostIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRoute, buildRoutes } from './route.js';
 

@@ -1,7 +1,7 @@
+import { HtpasswdUsers } from '../../ir/index.js';
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { messageType } from '../../proto/envoy-api.js';
-import { HtpasswdUsers } from '../translate/ir.js';
 import { BasicAuthService } from './authorization-service.js';
 import { BasicAuthUsers } from './basic-auth-users.js';
 

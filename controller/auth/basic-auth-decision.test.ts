@@ -1,6 +1,6 @@
+import { HtpasswdUsers } from '../../ir/index.js';
 import { createHash } from 'node:crypto';
 import test from 'ava';
-import { HtpasswdUsers } from '../translate/ir.js';
 import { decideBasicAuth } from './basic-auth-decision.js';
 import { BasicAuthUsers } from './basic-auth-users.js';
 import { parseBasicCredentials } from './basic-credentials.js';

@@ -1,7 +1,7 @@
 // The users the controller checks basic-auth credentials against, by BasicAuthIR.usersId, taken from every built
 // GatewayIR (its basicAuthUsers). A Secret change reaches here with the next build; Envoy's config names users by
 // id only, so it does not change with the passwords.
-import type { BasicAuthUsersIR, HtpasswdUsers } from '../translate/ir.js';
+import type { BasicAuthUsersIR, HtpasswdUsers } from '../../ir/index.js';
 
 export class BasicAuthUsers {
   #source: readonly BasicAuthUsersIR[] | undefined;

@@ -1,8 +1,8 @@
 // Annotations -> IR: each Ingress's settings go on its own routes and on the clusters those routes use, so two
 // Ingresses sharing a host (or a Service) never change each other's behaviour.
+import type { ClusterIR, RouteIR, RoutePolicyIR, VirtualHostIR } from '../../ir/index.js';
 import type { ClusterSettings, IngressAnnotations } from './annotations.js';
-import type { ClusterIR, RouteIR, RoutePolicyIR, VirtualHostIR } from './ir.js';
-import { type ObjectRef, refKey } from './kube-objects.js';
+import { refKey } from './kube-objects.js';
 import { cloneRoute } from './virtual-host.js';
 
 /** Parsed annotations by `refKey` of the Ingress. */
@@ -88,7 +88,7 @@ export function httpsOnlyRoute(route: RouteIR): RouteIR {
     match: { ...route.match },
     action: { kind: 'direct', status: 403, body: 'HTTPS required\n', contentType: 'text/plain' },
   };
-  if (route.source !== undefined) denied.source = { ...route.source } as ObjectRef;
+  if (route.source !== undefined) denied.source = { ...route.source };
   return denied;
 }
 

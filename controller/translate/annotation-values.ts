@@ -1,7 +1,7 @@
 // Parsers for annotation values. Each returns the parsed value or undefined when the text is not of the accepted
 // form; the caller reports it (naming the annotation and the form) and falls back to the default.
+import type { CidrIR, HashPolicyIR, HeaderIR } from '../../ir/index.js';
 import { isIP } from 'node:net';
-import type { CidrIR, HashPolicyIR, HeaderIR } from './ir.js';
 
 /** Longest duration accepted: a year, far beyond any sensible proxy timeout, well within Envoy's Duration. */
 const maxDurationMs = 365 * 24 * 3600 * 1000;

@@ -1,6 +1,7 @@
 // This controller's own Ingress annotations, all under one prefix. Every value is validated: an invalid one is
 // reported (InvalidAnnotation, naming the annotation and the accepted form) and only that setting falls back to
 // its default; the rest of the Ingress is served as usual. README.md "Annotations" lists them all.
+import type { ClusterIR, CorsPolicyIR, HeaderMutationIR, LoadBalancerIR, RoutePolicyIR } from '../../ir/index.js';
 import {
   parseCidrList,
   parseDurationMs,
@@ -15,7 +16,6 @@ import {
   splitList,
 } from './annotation-values.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { ClusterIR, CorsPolicyIR, HeaderMutationIR, LoadBalancerIR, RoutePolicyIR } from './ir.js';
 import { type Ingress, refOf } from './kube-objects.js';
 import { annotationPrefix } from './options.js';
 import { Reason } from './reasons.js';

@@ -1,6 +1,6 @@
 // Ingress backend -> route action (and the cluster it forwards to).
+import type { ClusterIR, RouteActionIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { ClusterIR, RouteActionIR } from './ir.js';
 import { type Ingress, type IngressBackend, type Service, type ServicePort, refOf } from './kube-objects.js';
 import { checkExternalName } from './external-name.js';
 import { Reason } from './reasons.js';

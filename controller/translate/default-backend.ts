@@ -1,7 +1,7 @@
 // spec.defaultBackend: the one that answers whatever no rule matches, on every virtual host.
+import type { ClusterIR, RouteIR } from '../../ir/index.js';
 import { type ServiceIndex, resolveBackend } from './backend.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { ClusterIR, RouteIR } from './ir.js';
 import { type Ingress, type ObjectRef, refOf } from './kube-objects.js';
 import { Reason } from './reasons.js';
 

@@ -1,3 +1,4 @@
+import type { ClusterIR } from '../../ir/index.js';
 import test from 'ava';
 import {
   clustersOfService,
@@ -6,7 +7,6 @@ import {
   serviceKeyOfSlice,
   translateEndpoints,
 } from './endpoints.js';
-import type { ClusterIR } from './ir.js';
 import type { ClusterState, EndpointSlice, Endpoints, Service, ServicePort } from './kube-objects.js';
 
 function service(name: string, ports: ServicePort[]): Service {

@@ -1,10 +1,9 @@
 // Cluster endpoints from EndpointSlices (or legacy Endpoints). Kept apart from translate() so endpoint churn
 // recomputes only this, and per cluster, without rebuilding listeners and routes.
+import { type ClusterEndpointsIR, type ClusterIR, compareStrings, type EndpointIR } from '../../ir/index.js';
 import { isIP } from 'node:net';
 import { isTcpServicePort, serviceKey } from './backend.js';
-import type { ClusterEndpointsIR, ClusterIR, EndpointIR } from './ir.js';
 import type { ClusterState, EndpointSlice, Endpoints, Service } from './kube-objects.js';
-import { compareStrings } from './ordering.js';
 
 /** The label the EndpointSlice controller puts on every slice of a Service. */
 export const serviceNameLabel = 'kubernetes.io/service-name';

@@ -23,6 +23,3 @@ export function parseHost(host: string): ParsedHost {
   }
   return { valid: true, host: lower };
 }
-
-/** Name of the virtual host that takes rules without a host and requests no other virtual host matches. */
-export const catchAllHost = '*';

@@ -6,17 +6,14 @@
 // (a changed Service brings the Ingresses naming it). Whatever
 // this cannot prove unchanged (a global input, a host-less rule, TLS sections, ingress-nginx annotations) makes
 // it decline, and the caller translates everything. Pure; the host index it keeps is a cache of the state.
+import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHosts, type RouteTableIR, type VirtualHostIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
-import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
-import type { ClusterIR, RouteTableIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import type { TranslateOptions } from './options.js';
-import { compareStrings } from './ordering.js';
 import { sameObjects } from './same-objects.js';
 import { collectReferences, type References } from './references.js';
 import { translate, type TranslationResult } from './translate.js';
-import { compareVirtualHosts } from './virtual-host.js';
 
 /** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
 const maxChanged = 64;

@@ -1,8 +1,8 @@
 // spec.rules of all our Ingresses -> routes per host, settling conflicts by age.
+import { catchAllHost, type ClusterIR, type RouteIR } from '../../ir/index.js';
 import { type ResolvedBackend, type ServiceIndex, resolveBackend } from './backend.js';
 import type { Diagnostic } from './diagnostics.js';
-import { catchAllHost, parseHost } from './hostname.js';
-import type { ClusterIR, RouteIR } from './ir.js';
+import { parseHost } from './hostname.js';
 import { type Ingress, type IngressRule, type ObjectRef, refOf } from './kube-objects.js';
 import { describeMatch, matchKey, parsePath } from './path-match.js';
 import { parseRegexPath } from './path-match-regex.js';

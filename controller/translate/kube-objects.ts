@@ -1,5 +1,6 @@
 // The subset of Kubernetes objects the translator reads, as plain data (the JSON shape the API server and
 // YAML manifests use). Sources normalise into these types, so the pure translator never sees client classes.
+import type { SourceRef } from '../../ir/index.js';
 
 export interface ObjectMeta {
   name: string;
@@ -169,13 +170,10 @@ export interface ClusterState {
   configMaps?: readonly ConfigMap[];
 }
 
-export interface ObjectRef {
-  kind: KubeKind;
-  namespace: string;
-  name: string;
-}
+/** A reference to one of the objects the translator reads: the IR's SourceRef with a known kind. */
+export type ObjectRef<Kind extends KubeKind = KubeKind> = SourceRef<Kind>;
 
-export function refOf(obj: KubeObject): ObjectRef {
+export function refOf<Obj extends KubeObject>(obj: Obj): ObjectRef<Obj['kind']> {
   return { kind: obj.kind, namespace: obj.metadata.namespace ?? 'default', name: obj.metadata.name };
 }
 

@@ -1,10 +1,7 @@
-// Deterministic orderings shared by the translator: plain code-unit string order (never locale-dependent) and
-// the "oldest object wins" order Kubernetes controllers use to settle conflicts.
+// The "oldest object wins" order Kubernetes controllers use to settle conflicts.
+import { compareStrings } from '../../ir/index.js';
 import type { ObjectMeta } from './kube-objects.js';
 
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** Milliseconds since the epoch, or +Infinity when absent or unparsable (such objects count as newest). */
 function creationTime(meta: ObjectMeta): number {

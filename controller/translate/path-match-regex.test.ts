@@ -1,5 +1,5 @@
+import type { RouteIR } from '../../ir/index.js';
 import test from 'ava';
-import type { RouteIR } from './ir.js';
 import { compareRoutePrecedence, describeMatch } from './path-match.js';
 import { captureGroupCount, compileRe2, nginxPathRegex, parseRegexPath } from './path-match-regex.js';
 import { regexMatchesPath } from './path-match-regex.js';

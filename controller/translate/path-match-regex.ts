@@ -1,8 +1,8 @@
 // Regex paths (ingress-nginx use-regex): an Ingress path read as a regular expression, checked with RE2 itself (the
 // engine Envoy's safe_regex uses, here compiled to WebAssembly by the re2-wasm package), so a pattern Envoy would
 // refuse is reported on its Ingress instead of making Envoy reject the whole route configuration.
+import type { PathMatchIR } from '../../ir/index.js';
 import { createRequire } from 'node:module';
-import type { PathMatchIR } from './ir.js';
 import { estimateRe2ProgramSize, maxUserRegexProgramSize } from './re2-program-size.js';
 
 export type RegexPathMatch = Extract<PathMatchIR, { kind: 'regex' }>;

@@ -1,6 +1,6 @@
+import type { PathMatchIR, RouteIR } from '../../ir/index.js';
 import test from 'ava';
 import fc from 'fast-check';
-import type { PathMatchIR, RouteIR } from './ir.js';
 import { compareRoutePrecedence, parsePath } from './path-match.js';
 
 test('Prefix paths lose trailing slashes, the root prefix stays "/"', (t) => {

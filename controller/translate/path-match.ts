@@ -1,6 +1,5 @@
 // Ingress path + pathType -> PathMatchIR, and the order routes are tried in.
-import type { PathMatchIR, RouteIR } from './ir.js';
-import { compareStrings } from './ordering.js';
+import { compareStrings, type PathMatchIR, type RouteIR } from '../../ir/index.js';
 
 export type ParsedPath = { valid: true; match: PathMatchIR } | { valid: false; error: string };
 

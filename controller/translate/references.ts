@@ -1,7 +1,7 @@
 // Which Services and Secrets our Ingresses name, so a reconciler can skip rebuilding for events about objects
 // nothing refers to (a Service that appears later is referenced already, so its creation is not skipped).
+import { compareStrings } from '../../ir/index.js';
 import type { Ingress, IngressBackend } from './kube-objects.js';
-import { compareStrings } from './ordering.js';
 
 export interface References {
   /** `namespace/name` of every Service a backend names, existing or not, sorted. */

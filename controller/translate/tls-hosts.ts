@@ -1,7 +1,7 @@
 // spec.tls of all our Ingresses -> which host is served over TLS with which certificate.
+import type { TlsSecretIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
 import { parseHost } from './hostname.js';
-import type { TlsSecretIR } from './ir.js';
 import { type Ingress, type ObjectRef, type Secret, refOf } from './kube-objects.js';
 import { describeOwner } from './owner.js';
 import { Reason } from './reasons.js';

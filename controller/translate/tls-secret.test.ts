@@ -1,7 +1,7 @@
+import { PrivateKey } from '../../ir/index.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { PrivateKey } from './ir.js';
 import type { Secret } from './kube-objects.js';
 import { certificateCoversHost, validateTlsSecret } from './tls-secret.js';
 

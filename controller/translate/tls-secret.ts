@@ -1,6 +1,6 @@
 // Validation of kubernetes.io/tls Secrets into SDS certificates. Pure computation with node:crypto; no I/O.
+import { PrivateKey, type TlsSecretIR } from '../../ir/index.js';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { PrivateKey, type TlsSecretIR } from './ir.js';
 import type { Secret } from './kube-objects.js';
 
 export type ValidatedSecret =

@@ -1,16 +1,15 @@
 // The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
 // deterministic; best effort: a broken part of an Ingress is reported and only that part is left out.
+import { catchAllHost, type ClusterIR, compareStrings, type GatewayIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../ir/index.js';
 import { indexServices } from './backend.js';
 import { selectDefaultBackend } from './default-backend.js';
 import type { Diagnostic } from './diagnostics.js';
-import { catchAllHost } from './hostname.js';
 import { isServedByUs } from './ingress-class.js';
 import { checkClassNginxSettings, classNginxSetting, nginxAnnotationsEnabled } from './ingress-class-nginx.js';
 import { applyNginxAffinity } from './nginx/nginx-affinity.js';
 import { applyNginxServiceUpstream } from './nginx/nginx-service-upstream.js';
 import { applyNginxMirrors, nginxMirrorServices } from './nginx/nginx-mirror.js';
 import { collectRules } from './ingress-rules.js';
-import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from './ir.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
 import { applyAnnotationPolicies, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
@@ -26,15 +25,10 @@ import { applyNginxEdge, finishNginxEdge, nginxEdgeReferences } from './nginx/ng
 import { findNginxConfigMap, readNginxConfigMap } from './nginx/nginx-configmap.js';
 import { applyNginxForwardedHeaders, applyNginxGzip, applyNginxHsts, applyNginxServerTokens, enabledRefs, withNginxConfigMapDefaults } from './nginx/nginx-configmap-apply.js';
 import type { TranslateOptions } from './options.js';
-import { compareByAge, compareStrings } from './ordering.js';
+import { compareByAge } from './ordering.js';
 import { type References, collectReferences } from './references.js';
 import { collectTlsHosts } from './tls-hosts.js';
-import {
-  assembleVirtualHost,
-  fallbackRoute,
-  redirectVirtualHost,
-  routeTable,
-} from './virtual-host.js';
+import { assembleVirtualHost, fallbackRoute, redirectVirtualHost, routeTable } from './virtual-host.js';
 
 export interface TranslationResult {
   ir: GatewayIR;

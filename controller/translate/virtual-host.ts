@@ -1,8 +1,6 @@
 // Assembly of virtual hosts and route tables from collected routes.
+import { compareVirtualHosts, fallbackRouteName, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../ir/index.js';
 import { cloneData } from './clone-data.js';
-import { catchAllHost } from './hostname.js';
-import { fallbackRouteName, type RouteIR, type RouteTableIR, type VirtualHostIR } from './ir.js';
-import { compareStrings } from './ordering.js';
 import { compareRoutePrecedence } from './path-match.js';
 
 /** Name of the single route of a plain-HTTP virtual host that sends clients to https. */
@@ -45,14 +43,6 @@ export function redirectVirtualHost(host: string, httpsPort: number): VirtualHos
       },
     ],
   };
-}
-
-/** By name, with the catch-all `*` last (it must be the last resort in the route table). */
-export function compareVirtualHosts(a: VirtualHostIR, b: VirtualHostIR): number {
-  if (a.name === catchAllHost || b.name === catchAllHost) {
-    return (a.name === catchAllHost ? 1 : 0) - (b.name === catchAllHost ? 1 : 0);
-  }
-  return compareStrings(a.name, b.name);
 }
 
 export function routeTable(name: string, virtualHosts: VirtualHostIR[]): RouteTableIR {

@@ -1,11 +1,10 @@
 // Golden test cases: testdata/envoy/<case>.in.yaml (a GatewayIR, its endpoints and optionally EnvoyOptions)
 // and testdata/envoy/<case>.out.yaml (the EnvoyResources built from it, private keys redacted).
+import { type ClusterEndpointsIR, type GatewayIR, PrivateKey, type TlsSecretIR } from '../../ir/index.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { PrivateKey } from '../../controller/translate/ir.js';
-import type { ClusterEndpointsIR, GatewayIR, TlsSecretIR } from '../../controller/translate/ir.js';
 import type { EnvoyOptions, EnvoyResources } from '../resource-types.js';
 
 export const defaultTestOptions: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 };

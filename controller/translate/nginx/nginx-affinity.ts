@@ -4,20 +4,14 @@
 // Secure (session-cookie-secure "true", or the connection is TLS), HttpOnly and SameSite (left out for the user
 // agents that reject None with session-cookie-conditional-samesite-none). BACKEND is ingress-nginx's own backend key
 // (md5(md5(name) .. name) of `namespace-service-port`), so a cookie ingress-nginx made keeps its side of a canary.
+import type { AffinityCookieIR, ClusterIR, PathMatchIR, RouteIR } from '../../../ir/index.js';
 import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../diagnostics.js';
-import type { AffinityCookieIR, ClusterIR, PathMatchIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { parseGoBool } from './nginx-canary-values.js';
 
-/** Request header carrying the client's affinity key, which the route's hash policy reads. */
-export const affinityKeyHeader = 'x-envoy-ingress-affinity-key';
-/** Request header carrying the client's endpoint in persistent mode (base64 of its address, Envoy stateful session). */
-export const affinityHostHeader = 'x-envoy-ingress-affinity-host';
-/** Request header carrying the backend part of the client's cookie (routes pin a client to a canary's side by it). */
-export const affinityBackendHeader = 'x-envoy-ingress-affinity-backend';
 
 /** Names (after the prefix) this module reads. */
 export const nginxAffinityAnnotations = [

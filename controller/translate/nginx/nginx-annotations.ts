@@ -3,10 +3,10 @@
 // and read by the same parser, so it fills the same IR with the same validation. When an Ingress sets both ours
 // and the nginx one for the same setting, ours wins. Snippets are refused (NginxSnippetRefused); every other
 // nginx annotation we do not map gets UnsupportedNginxAnnotation. Neither ever breaks the rest of the Ingress.
+import type { CookieRewriteIR, CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../../../ir/index.js';
 import { Annotation, type IngressAnnotations, parseAnnotations } from '../annotations.js';
 import { parseCidrList, parseHeaderName, splitList } from '../annotation-values.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CookieRewriteIR, CorsResponseIR, PathRewriteIR, RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';

@@ -1,9 +1,9 @@
+import { HtpasswdUsers } from '../../../ir/index.js';
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { buildBasicAuthFilterConfig, buildBasicAuthPerRoute } from '../../../envoy/basic-auth.js';
 import { buildExtAuthzFilterConfig } from '../../../envoy/ext-authz.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { HtpasswdUsers } from '../ir.js';
 import type { Ingress, Secret } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

@@ -4,16 +4,15 @@
 // state and happens once the IR is built, on every forwarding route of the Ingress.
 // Like ingress-nginx, a setting that cannot be honoured (no such Secret, digest, a bad URL...) never serves the
 // paths unprotected: they answer 503 (ingress-nginx's "Location denied" page) until it is fixed.
+import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, compareStrings, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../../../ir/index.js';
 import { parseHeaderName, splitList } from '../annotation-values.js';
 import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../ir.js';
 import { type Ingress, type ObjectRef, type Secret, refKey, refOf } from '../kube-objects.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { References } from '../references.js';
-import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
-import { passwordScheme } from '../../auth/password-scheme.js';
+import { passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import type { NginxIngressAnnotations } from './nginx-annotations.js';
 import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
@@ -280,7 +279,7 @@ function resolveAuth(
       return { refused: 'auth-secret invalid' };
     }
     for (const problem of users.skipped) report(Reason.BasicAuthUserSkipped, `auth-secret ${namespace}/${name}: ${problem}`);
-    const ref: ObjectRef = { kind: 'Secret', namespace, name };
+    const ref: ObjectRef<'Secret'> = { kind: 'Secret', namespace, name };
     const usersId = `${namespace}/${name}/${auth.basic.secretType}`;
     result.users = { id: usersId, users: new HtpasswdUsers(users.lines.map((line) => `${line}\n`).join('')) };
     result.basic = { usersId, realm: auth.basic.realm, secret: ref, ...(auth.satisfyAny === true ? { satisfyAny: true } : {}) };

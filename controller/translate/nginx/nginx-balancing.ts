@@ -2,8 +2,8 @@
 // (balancer.lua get_implementation): cookie affinity (nginx-affinity.ts), else upstream-hash-by (consistent hash of
 // the nginx variables' values: ring hash over the same values here), else load-balance (round_robin; ewma, which
 // Envoy has not: least request, the balancer that also prefers the endpoints answering fastest).
+import type { HashPolicyIR, LoadBalancerIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { HashPolicyIR, LoadBalancerIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

@@ -1,8 +1,8 @@
 // Value checks and request-matching patterns for the ingress-nginx canary annotations (nginx-canary.ts). Every
 // pattern built here is RE2 (what Envoy's safe_regex runs), checked with the same RE2 library compiled to wasm.
+import type { HeaderMatchIR } from '../../../ir/index.js';
 import { compileRe2, tooLargeError } from '../path-match-regex.js';
 import { estimateRe2ProgramSize, maxUserRegexProgramSize } from '../re2-program-size.js';
-import type { HeaderMatchIR } from '../ir.js';
 
 /** Go's strconv.ParseBool, which ingress-nginx reads boolean annotations with. */
 export function parseGoBool(text: string): boolean | undefined {

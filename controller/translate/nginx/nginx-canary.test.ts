@@ -1,3 +1,4 @@
+import type { RouteIR, VirtualHostIR } from '../../../ir/index.js';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { clusterStateFromYaml } from '../cluster-state-yaml.js';
@@ -7,7 +8,6 @@ import { ObjectStore } from '../../store.js';
 import { routeRows } from '../../../cli/status-page.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterState, Ingress, Service } from '../kube-objects.js';
-import type { RouteIR, VirtualHostIR } from '../ir.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';
 import { translate } from '../translate.js';

@@ -11,12 +11,12 @@
 // other setting from the main Ingress, so its other annotations are reported as ignored, except its own
 // load-balance and affinity-canary-behavior (with the main Ingress's cookie affinity, a client pinned to either side
 // stays there before rules 1-3: routes on the cookie's backend, nginx-affinity.ts).
+import { affinityBackendHeader, type ClusterIR, type HeaderMatchIR, type LoadBalancerIR, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type ResolvedBackend, type ServiceIndex, resolveBackend } from '../backend.js';
 import { withSettings } from '../annotation-policy.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { ruleHost } from '../ingress-rules.js';
-import type { ClusterIR, HeaderMatchIR, LoadBalancerIR, RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { annotationPrefix } from '../options.js';
 import { describeMatch, matchKey, parsePath } from '../path-match.js';
@@ -25,7 +25,7 @@ import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { cookieHeaderMatch, headerPatternRegex, parseCookieName, parseGoBool, parseHeaderValue } from './nginx-canary-values.js';
 import { parseHeaderName } from '../annotation-values.js';
-import { affinityBackendHeader, nginxBackendKey } from './nginx-affinity.js';
+import { nginxBackendKey } from './nginx-affinity.js';
 import { readNginxBalancing } from './nginx-balancing.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;

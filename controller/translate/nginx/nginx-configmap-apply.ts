@@ -1,7 +1,7 @@
 // What the ingress-nginx ConfigMap (nginx-configmap.ts) does to the Ingresses of the nginx layer: its values are the
 // defaults of their nginx annotations (an Ingress's own annotation wins, as in ingress-nginx), and their TLS hosts
 // send Strict-Transport-Security over HTTPS. Pure; the Ingresses handed back are copies.
-import type { RouteIR } from '../ir.js';
+import type { RouteIR } from '../../../ir/index.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { isNginxCanary } from './nginx-canary.js';

@@ -6,8 +6,8 @@
 //   the match anchored at the end only: `if ($http_origin ~* ((o1)|(o2))$)`) get the headers, with the request's own
 //   Origin echoed, and only their OPTIONS requests are answered 204; other requests go to the backend untouched.
 // Values ingress-nginx rejects fall back to its defaults (reported here; ingress-nginx only logs them).
+import type { CorsResponseIR, HeaderIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CorsResponseIR, HeaderIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

@@ -11,15 +11,13 @@
 // host with the headers ingress-nginx sends (X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name,
 // X-Service-Name, X-Service-Port, X-Request-ID). The default backend is the Ingress's default-backend annotation,
 // else the controller-wide default backend (spec.defaultBackend), as ingress-nginx falls back to its global one.
+import { type ClusterIR, compareStrings, compareVirtualHosts, type ErrorPagesIR, type FallbackClusterIR, forwardedHostHeader, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { ClusterIR, ErrorPagesIR, FallbackClusterIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, type IngressBackend, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { defaultBackendRouteName } from '../default-backend.js';
 import { ruleRouteName } from '../ingress-rules.js';
-import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
-import { compareVirtualHosts } from '../virtual-host.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 
 export const defaultBackendAnnotation = `${nginxAnnotationPrefix}default-backend`;
@@ -39,8 +37,6 @@ export function parseGoBool(value: string): boolean | undefined {
  */
 export const errorPagesHost = 'custom-errors.envoy-ingress.invalid';
 
-/** Header the original request's Host travels in to the default backend (ingress-nginx sends it as Host). */
-export const forwardedHostHeader = 'x-forwarded-host';
 
 export function fallbackClusterName(primary: string, fallback: string): string {
   return `${primary}~default-backend=${fallback}`;

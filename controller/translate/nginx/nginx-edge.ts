@@ -1,23 +1,12 @@
 // The translator's two hooks for ingress-nginx ssl-passthrough (nginx-passthrough.ts), default-backend and
 // custom-http-errors (nginx-default-backend.ts): one before routes are copied into virtual hosts, one on the
 // finished IR.
+import { type ClusterIR, compareStrings, type FallbackClusterIR, type GatewayIR, type RouteIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { ClusterIR, FallbackClusterIR, GatewayIR, RouteIR } from '../ir.js';
 import type { Ingress } from '../kube-objects.js';
 import type { References } from '../references.js';
-import { compareStrings } from '../ordering.js';
-import {
-  disableProxyInterceptErrorsAnnotation,
-  parseGoBool,
-  applyNginxDefaultBackends,
-  customHttpErrorsAnnotation,
-  defaultBackendAnnotation,
-  finishNginxDefaultBackends,
-  isServiceName,
-  parseStatuses,
-  readNginxDefaultBackends,
-} from './nginx-default-backend.js';
+import { disableProxyInterceptErrorsAnnotation, parseGoBool, applyNginxDefaultBackends, customHttpErrorsAnnotation, defaultBackendAnnotation, finishNginxDefaultBackends, isServiceName, parseStatuses, readNginxDefaultBackends } from './nginx-default-backend.js';
 import { type SslPassthrough, collectSslPassthrough, parseSslPassthrough, sslPassthroughAnnotation } from './nginx-passthrough.js';
 
 /** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */

@@ -5,10 +5,10 @@
 // default backend answers 404 for unmatched paths, whatever default backend another Ingress has
 // (test/e2e/ingress/without_host.go, kubernetes/ingress-nginx#8823). Ingresses of classes without the nginx layer
 // keep the Ingress-spec reading: the oldest default backend answers on every host (default-backend.ts).
+import type { ClusterIR, RouteIR } from '../../../ir/index.js';
 import { type ServiceIndex, resolveBackend } from '../backend.js';
 import { defaultBackendRouteName } from '../default-backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { ClusterIR, RouteIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 
 /** Whether the Ingress's default backend is scoped to its own hosts (nginx layer on, and it has rules). */

@@ -2,9 +2,9 @@
 // nginx-annotations.ts): read from the Ingress's nginx annotations into IR settings that have no annotation of our
 // own, then put onto the parsed annotations. Bad values are reported and only that setting is dropped, except a
 // broken deny-list, which denies everybody (a deny-list that cannot be read must not let its clients in).
+import type { CidrIR, ClientRateLimitIR } from '../../../ir/index.js';
 import type { IngressAnnotations } from '../annotations.js';
 import { parseCidrList } from '../annotation-values.js';
-import type { CidrIR, ClientRateLimitIR } from '../ir.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 

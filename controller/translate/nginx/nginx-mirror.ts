@@ -3,9 +3,9 @@
 // else the target's host name) and proxy_passes to the target (template.go buildMirrorLocations). Here Envoy's
 // request_mirror_policies, to a cluster of the target (url-cluster.ts, as auth-url) whose upstream filter gives the
 // mirrored request the Host and path nginx sends (envoy/mirror-rewrite.ts).
+import type { ClusterIR, MirrorRewriteIR, RouteIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { ClusterIR, MirrorRewriteIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

@@ -2,8 +2,8 @@
 // to the next server, as an Envoy retry policy. nginx tries another server (here: a retry avoids the endpoints
 // already tried), never for POST, LOCK or PATCH unless `non_idempotent` (here: retries need an idempotent method),
 // at most `tries` attempts in all (num_retries = tries - 1; 0, no limit in nginx, is 10 here).
+import type { RetryPolicyIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { RetryPolicyIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

@@ -4,12 +4,11 @@
 // Plain HTTP (port 80) keeps serving the Ingress's rules as usual. ingress-nginx needs the controller flag
 // --enable-ssl-passthrough because its passthrough is a TCP proxy in the controller process in front of nginx;
 // here Envoy selects the filter chain by SNI natively, so --nginx-annotations is the only switch.
+import { catchAllHost, type ClusterIR, compareStrings, type TlsPassthroughIR } from '../../../ir/index.js';
 import { type ServiceIndex, resolveBackend } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { catchAllHost, parseHost } from '../hostname.js';
-import type { ClusterIR, TlsPassthroughIR } from '../ir.js';
+import { parseHost } from '../hostname.js';
 import { type Ingress, type IngressBackend, refOf } from '../kube-objects.js';
-import { compareStrings } from '../ordering.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 

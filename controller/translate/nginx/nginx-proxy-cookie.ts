@@ -2,8 +2,8 @@
 // and Path attributes of the backend's Set-Cookie headers are rewritten on their way to the client. The values are
 // what ingress-nginx writes into the directive: "off" (the default) or "FROM TO". nginx's regex form ("~...") is not
 // mapped (reported).
+import type { CookieRewriteIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CookieRewriteIR } from '../ir.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

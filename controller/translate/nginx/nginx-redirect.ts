@@ -2,8 +2,8 @@
 // permanent-redirect / temporal-redirect with their codes and relative-redirects (nginx `return CODE URL`, the URL
 // as written), and the shape of the https redirect of ssl-redirect / force-ssl-redirect (the ConfigMap's
 // http-redirect-code, 308 by default; no port; a trailing slash dropped unless preserve-trailing-slash).
+import type { RouteActionIR, RouteIR, VirtualHostIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import type { TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';

@@ -1,6 +1,6 @@
+import type { RouteIR, VirtualHostIR } from '../../../ir/index.js';
 import test from 'ava';
 import type { ClusterState, Ingress, Service } from '../kube-objects.js';
-import type { RouteIR, VirtualHostIR } from '../ir.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';
 import { explain } from '../../explain.js';

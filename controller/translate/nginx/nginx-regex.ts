@@ -9,10 +9,10 @@
 //   route's own regex with `\N`.
 // - app-root: ingress-nginx's server-level `if ($uri = /) { return 302 $scheme://$http_host<app-root>; }`: on every
 //   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
+import { catchAllHost, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../ir/index.js';
 import type { IngressAnnotations } from '../annotations.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { catchAllHost, parseHost } from '../hostname.js';
-import type { RouteActionIR, RouteIR, VirtualHostIR } from '../ir.js';
+import { parseHost } from '../hostname.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { captureGroupCount, parseRegexPath } from '../path-match-regex.js';
 import { Reason } from '../reasons.js';

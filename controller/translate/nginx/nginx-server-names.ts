@@ -5,10 +5,10 @@
 // - from-to-www-redirect "true": www.<host> (or <host> without www.) answers every request with a redirect to the
 //   host (ingress-nginx's redirect server, ngx_srv_redirect.lua): `scheme://host:port` + the request URI less a
 //   final "/", the ConfigMap's http-redirect-code (308), unless that name is a host of its own.
+import { catchAllHost, type RouteIR, type TlsSecretIR, type VirtualHostIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { X509Certificate } from 'node:crypto';
-import type { RouteIR, TlsSecretIR, VirtualHostIR } from '../ir.js';
-import { catchAllHost, parseHost } from '../hostname.js';
+import { parseHost } from '../hostname.js';
 import { type Ingress, refOf } from '../kube-objects.js';
 import type { TranslateOptions } from '../options.js';
 import { Reason } from '../reasons.js';

@@ -2,9 +2,9 @@
 // (kube-proxy balances) instead of its endpoints. Here a cluster variant whose one address is the ClusterIP, which
 // Envoy connects to like an ExternalName target (envoy/cluster.ts). A Service without a ClusterIP (headless) keeps
 // its endpoints, reported, as ingress-nginx falls back to them.
+import type { ClusterIR, RouteIR } from '../../../ir/index.js';
 import { type ServiceIndex, serviceKey } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { ClusterIR, RouteIR } from '../ir.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';

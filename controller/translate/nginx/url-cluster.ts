@@ -1,10 +1,10 @@
 // The cluster an ingress-nginx annotation's URL names (auth-url, mirror-target): a Service's DNS name is that
 // Service's EDS cluster, any other name or address a DNS cluster Envoy resolves itself, local targets refused.
+import type { ClusterIR } from '../../../ir/index.js';
 import { isIP } from 'node:net';
 import { clusterVariantName } from '../annotation-policy.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../backend.js';
 import { checkExternalName } from '../external-name.js';
-import type { ClusterIR } from '../ir.js';
 import type { Ingress } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
 

@@ -1,0 +1,57 @@
+// Upstreams: clusters (one per Service port), their endpoints, and fallback chains between clusters.
+
+/**
+ * A cluster that sends each request to the first of `clusters` with endpoints, in order, decided by the proxy at
+ * request time (ingress-nginx default-backend: the default backend serves while a Service has no endpoints).
+ */
+export interface FallbackClusterIR {
+  name: string;
+  /** Names of GatewayIR.clusters entries, most preferred first. */
+  clusters: string[];
+}
+
+export interface ClusterIR {
+  /** CDS resource name, also the EDS service name: `namespace/service/port`. */
+  name: string;
+  service: { namespace: string; name: string; port: number };
+  /** Upstream HTTP version; absent means HTTP/1.1. */
+  protocol?: 'http2';
+  /** Connect to the endpoints over TLS (the certificate is not verified); `sni` is the server name sent. */
+  upstreamTls?: { sni?: string };
+  /** Absent means round robin. */
+  loadBalancer?: LoadBalancerIR;
+  /** Time allowed to open a connection to an endpoint; absent means 5 s. */
+  connectTimeoutMs?: number;
+  /** Most requests in flight to the cluster at once (all clients together); more get 503 at once. */
+  maxRequests?: number;
+  /**
+   * For an ExternalName Service (only with allowExternalName): the DNS name (or IP) Envoy resolves itself and
+   * connects to on `service.port`; such a cluster has no EDS endpoints.
+   */
+  externalName?: string;
+  /** A mirror target's cluster (ingress-nginx mirror-target): what the requests mirrored to it are sent as. */
+  mirrorRewrite?: MirrorRewriteIR;
+}
+
+/**
+ * The Host and path nginx's mirror location sends: `host` as the Host header; the path replaced by `path` (the
+ * request's query kept), or prefixed with `pathPrefix`, or (neither) the request's own.
+ */
+export interface MirrorRewriteIR {
+  host: string;
+  path?: string;
+  pathPrefix?: string;
+}
+
+export type LoadBalancerIR = 'least-request' | 'ring-hash' | 'maglev' | 'random';
+
+export interface EndpointIR {
+  address: string;
+  port: number;
+}
+
+export interface ClusterEndpointsIR {
+  /** Name of the cluster these endpoints belong to. */
+  cluster: string;
+  endpoints: EndpointIR[];
+}

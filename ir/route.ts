@@ -1,0 +1,143 @@
+// Routes: how a request is matched and what is done with it. Plain data, no Kubernetes and no Envoy types.
+import type { RoutePolicyIR } from './route-policy.js';
+import type { SourceRef } from './source.js';
+
+/** How a route matches the request path. Query strings are never part of the match. */
+export type PathMatchIR =
+  /** The whole path equals `path` (case-sensitive). */
+  | { kind: 'exact'; path: string }
+  /**
+   * Element-wise prefix per the Ingress spec: `/foo` matches `/foo`, `/foo/` and `/foo/bar`, not `/foobar`.
+   * `path` has no trailing slash, except the root prefix `/`, which matches everything. `trailingSlash` marks a
+   * path written with one (`/foo/`): it matches the same requests, but wins over `/foo` on the same host, since
+   * the Ingress spec gives the longest path as written priority (networking/v1 PathTypePrefix).
+   */
+  | { kind: 'prefix'; path: string; trailingSlash?: true }
+  /**
+   * nginx prefix location (ingress-nginx's ImplementationSpecific paths): the path starts with `path`, character
+   * by character, so `/foo` also matches `/foobar`, and `/foo/` does not match `/foo`. `path` is as written
+   * (never `/`, which is the `prefix` root). Only Ingresses read with the nginx layer get it.
+   */
+  | { kind: 'character-prefix'; path: string }
+  /**
+   * RE2 `regex` that the WHOLE path must match (Envoy safe_regex), built by the translator from a regex path
+   * (ingress-nginx use-regex: `(?i)^(?:<path>).*`, case-insensitive and anchored at the start only). `path` is the
+   * Ingress path as written, for ordering (by its length, as ingress-nginx orders locations) and messages.
+   */
+  | { kind: 'regex'; path: string; regex: string };
+
+export type RouteActionIR =
+  /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
+  | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
+  /**
+   * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
+   * (ingress-nginx: `/a/` -> `https://host/a`, `/` -> `https://host`), unless preserve-trailing-slash.
+   */
+  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
+  /**
+   * Redirect to the same path (query kept) on another scheme, host and port (ingress-nginx from-to-www-redirect);
+   * `stripTrailingSlash` as for https-redirect.
+   */
+  | { kind: 'host-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port: number; stripTrailingSlash?: true }
+  /**
+   * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
+   * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
+   * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
+   * absolute_redirect) unless `relative` (relative-redirects); the request's query is never added.
+   */
+  | { kind: 'url-redirect'; statusCode: number; location: string; relative?: true }
+  /**
+   * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
+   * dropped, `query` (when given) is sent instead.
+   */
+  | { kind: 'path-redirect'; statusCode: 301 | 302 | 307 | 308; path: string; query?: string }
+  /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
+  | { kind: 'direct'; status: number; body?: string; contentType?: string };
+
+/**
+ * Of every request, `weight` out of `totalWeight` (chosen at random) go to `cluster`, the rest to the route's own
+ * cluster. 0 < weight <= totalWeight (ingress-nginx canary-weight / canary-weight-total).
+ */
+export interface TrafficSplitIR {
+  cluster: string;
+  weight: number;
+  totalWeight: number;
+}
+
+/** A condition on a request header, in addition to the path (ingress-nginx canary-by-header / canary-by-cookie). */
+export interface HeaderMatchIR {
+  /** Lower-case header name. */
+  name: string;
+  /** exact: the header's value equals `value`; regex: the RE2 pattern `value` matches the whole header value. */
+  kind: 'exact' | 'regex';
+  value: string;
+}
+
+/**
+ * Name of the route the controller adds when nothing else matched and no default backend exists (the 404 page).
+ * The Envoy builders serve it as Envoy's own "no route" reply (envoy/not-found-reply.ts).
+ */
+export const fallbackRouteName = 'fallback';
+
+export interface RouteIR {
+  /** Unique within its virtual host, e.g. `ingress/default/web/rule/0/path/1`. */
+  name: string;
+  match: PathMatchIR;
+  /** Every one must hold too (a request without the header matches none); absent means the path decides alone. */
+  headers?: HeaderMatchIR[];
+  action: RouteActionIR;
+  /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
+  source?: SourceRef<'Ingress'>;
+  /**
+   * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
+   * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).
+   */
+  policy?: RoutePolicyIR;
+}
+
+/** A header to set (replacing any value the message already has). */
+export interface HeaderIR {
+  name: string;
+  value: string;
+}
+
+/** Header changes on a request (before it goes upstream) or on a response (before it goes to the client). */
+export interface HeaderMutationIR {
+  /** Set in this order, each replacing an existing header of the same name. Values are literal text. */
+  set: HeaderIR[];
+  /** Lower-case names removed. */
+  remove: string[];
+}
+
+/** How the path sent upstream is derived from the request path (query string kept). */
+export type PathRewriteIR =
+  /** The part matched by the route's path is replaced by `replacement` (`/api` -> `/`: `/api/x` becomes `/x`). */
+  | { kind: 'prefix'; replacement: string }
+  /** RE2 `pattern` over the whole path replaced by `substitution` (`\\1` for capture groups). */
+  | { kind: 'regex'; pattern: string; substitution: string };
+
+export interface RetryPolicyIR {
+  /** Envoy `retry_on` conditions, e.g. `5xx`, `connect-failure`, `reset`. */
+  on: string[];
+  numRetries: number;
+  perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
+}
+
+/** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
+export type HashPolicyIR =
+  /** A request header (or pseudo-header such as `:path`); `stripQuery`: its value up to the `?`. */
+  | { kind: 'header'; name: string; stripQuery?: true }
+  /** A query parameter's value (ingress-nginx upstream-hash-by `$arg_NAME`). */
+  | { kind: 'query-parameter'; name: string }
+  /**
+   * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
+   * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).
+   */
+  | { kind: 'cookie'; name: string; ttlSeconds?: number; path?: string; sameSite?: 'Strict' | 'Lax' | 'None'; secure?: boolean }
+  | { kind: 'source-ip' };

@@ -1,0 +1,33 @@
+// Virtual hosts and route tables, and the one order both the translator and the Envoy builders keep them in.
+import { compareStrings } from './ordering.js';
+import type { RouteIR } from './route.js';
+
+/** The host name of the virtual host that matches any host (the Ingress rule without a host). */
+export const catchAllHost = '*';
+
+
+export interface VirtualHostIR {
+  /** Deterministic and unique within its route configuration, e.g. `foo.example.com` or `*`. */
+  name: string;
+  /**
+   * Host names as in the Ingress (lower case): `foo.example.com`, `*.example.com` (exactly one label), or `*`
+   * for the catch-all host.
+   */
+  hostnames: string[];
+  /** In match order: the first route that matches wins. The last route is the fallback (default backend/404). */
+  routes: RouteIR[];
+}
+
+export interface RouteTableIR {
+  /** RDS resource name. */
+  name: string;
+  virtualHosts: VirtualHostIR[];
+}
+
+/** By name, with the catch-all `*` last (it must be the last resort in the route table). */
+export function compareVirtualHosts(a: VirtualHostIR, b: VirtualHostIR): number {
+  if (a.name === catchAllHost || b.name === catchAllHost) {
+    return (a.name === catchAllHost ? 1 : 0) - (b.name === catchAllHost ? 1 : 0);
+  }
+  return compareStrings(a.name, b.name);
+}

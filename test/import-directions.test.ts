@@ -1,0 +1,106 @@
+// The folders are the pipeline (README "Architecture"): objects -> controller/translate/ -> ir/ -> envoy/ -> xds/,
+// with proto/ beneath. An import against that direction (an Envoy builder reaching into the translator, the pure
+// translator importing an effect) fails here, so the layering stays visible in the folders rather than in a diagram.
+// Tests and their helpers are exempt: an end-to-end test may wire any layers together.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { findRepoRoot } from './harness/repo-root.js';
+
+/** What each layer may import besides itself, by folder; the longest matching folder decides. */
+const allowedImports: ReadonlyMap<string, readonly string[]> = new Map([
+  ['proto', []],
+  ['ir', []],
+  ['envoy', ['ir', 'proto']],
+  ['xds', ['proto']],
+  // The pure translator: Kubernetes objects in, IR and diagnostics out.
+  ['controller/translate', ['ir']],
+  // The effects around it: sources, store, reconcile, status; they hand Envoy resources to the xDS cache.
+  ['controller', ['ir', 'envoy', 'xds', 'proto']],
+  ['cli', ['controller', 'ir', 'envoy', 'xds', 'proto']],
+]);
+
+const layers = [...allowedImports.keys()].sort((a, b) => b.length - a.length);
+
+function layerOf(file: string): string | undefined {
+  return layers.find((layer) => file === layer || file.startsWith(`${layer}/`));
+}
+
+/** A layer may import itself and its sub-layers, and the layers it is allowed, with theirs. */
+function within(target: string, allowed: readonly string[]): boolean {
+  return allowed.some((layer) => target === layer || target.startsWith(`${layer}/`));
+}
+
+function isTestCode(file: string): boolean {
+  return /\.test\.ts$/.test(file) || /(^|\/)(test-helpers|testing)\//.test(file);
+}
+
+/** Relative import specifiers of a TypeScript file (static imports, re-exports and dynamic imports). */
+export function importSpecifiers(source: string): string[] {
+  const specifiers: string[] = [];
+  for (const match of source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.[^']*)'/gm)) {
+    if (match[1] !== undefined) specifiers.push(match[1]);
+  }
+  return specifiers;
+}
+
+/** "FILE imports TARGET" for every import of `files` (paths relative to the root) against the layer order. */
+export function importViolations(files: ReadonlyMap<string, string>): string[] {
+  const violations: string[] = [];
+  for (const [file, source] of files) {
+    const from = layerOf(file);
+    if (from === undefined || isTestCode(file)) continue;
+    for (const specifier of importSpecifiers(source)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      const to = layerOf(target);
+      if (to === undefined) {
+        violations.push(`${file} imports ${target}, which is outside the layered folders`);
+      } else if (!within(to, [from, ...(allowedImports.get(from) ?? [])])) {
+        violations.push(`${file} (${from}) imports ${target} (${to})`);
+      }
+    }
+  }
+  return violations;
+}
+
+function sourceFiles(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const layer of new Set(layers.map((layer) => layer.split('/')[0] ?? layer))) {
+    for (const entry of readdirSync(path.join(root, layer), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+      const absolute = path.join(entry.parentPath, entry.name);
+      files.set(path.relative(root, absolute).split(path.sep).join('/'), readFileSync(absolute, 'utf8'));
+    }
+  }
+  return files;
+}
+
+test('every import of the source folders follows the layer order', (t) => {
+  const files = sourceFiles(findRepoRoot());
+  t.true(files.size > 200, `found only ${files.size} source files`);
+  t.deepEqual(importViolations(files), []);
+});
+
+test('the check catches imports against the order', (t) => {
+  const files = new Map([
+    ['envoy/route.ts', "import type { RouteIR } from '../controller/translate/ir.js';\n"],
+    ['ir/route.ts', "import { x } from '../envoy/route.js';\n"],
+    ['xds/cache.ts', "export { y } from '../envoy/cluster.js';\n"],
+    ['controller/translate/translate.ts', "const m = await import('../reconciler.js');\n"],
+    ['proto/types.ts', "import '../ir/index.js';\n"],
+    ['controller/reconciler.ts', "import { run } from '../cli/main.js';\n"],
+    ['controller/translate/nginx/auth.ts', "import { a } from '../translate.js';\nimport { b } from '../../../ir/index.js';\nimport { p } from '../../auth/password.js';\n"],
+    ['cli/main.ts', "import { t } from '../controller/translate/translate.js';\nimport { h } from '../test/harness/x.js';\n"],
+    ['envoy/cluster.test.ts', "import { c } from '../controller/translate/translate.js';\n"],
+  ]);
+  t.deepEqual(importViolations(files), [
+    'envoy/route.ts (envoy) imports controller/translate/ir.js (controller/translate)',
+    'ir/route.ts (ir) imports envoy/route.js (envoy)',
+    'xds/cache.ts (xds) imports envoy/cluster.js (envoy)',
+    'controller/translate/translate.ts (controller/translate) imports controller/reconciler.js (controller)',
+    'proto/types.ts (proto) imports ir/index.js (ir)',
+    'controller/reconciler.ts (controller) imports cli/main.js (cli)',
+    'controller/translate/nginx/auth.ts (controller/translate) imports controller/auth/password.js (controller)',
+    'cli/main.ts imports test/harness/x.js, which is outside the layered folders',
+  ]);
+});
