@@ -10,6 +10,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY cli cli
 COPY controller controller
+COPY ir ir
 COPY envoy envoy
 COPY proto proto
 COPY xds xds
@@ -30,6 +31,7 @@ COPY --from=build /src/node_modules node_modules
 COPY --from=build /src/dist/cli dist/cli
 COPY --from=build /src/dist/controller dist/controller
 COPY --from=build /src/dist/envoy dist/envoy
+COPY --from=build /src/dist/ir dist/ir
 COPY --from=build /src/dist/proto dist/proto
 COPY --from=build /src/dist/xds dist/xds
 USER 65532:65532

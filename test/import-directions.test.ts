@@ -104,3 +104,11 @@ test('the check catches imports against the order', (t) => {
     'cli/main.ts imports test/harness/x.js, which is outside the layered folders',
   ]);
 });
+
+test('the controller image builds and ships every layer folder', (t) => {
+  const dockerfile = readFileSync(path.join(findRepoRoot(), 'Dockerfile'), 'utf8');
+  for (const folder of new Set(layers.map((layer) => layer.split('/')[0] ?? layer))) {
+    t.regex(dockerfile, new RegExp(`^COPY ${folder} ${folder}$`, 'm'), `${folder}/ is not copied into the build stage`);
+    t.regex(dockerfile, new RegExp(`^COPY --from=build /src/dist/${folder} dist/${folder}$`, 'm'), `dist/${folder} is not shipped`);
+  }
+});
