@@ -1,0 +1,62 @@
+// The whole pure pipeline in one call: cluster state -> translation (IR + diagnostics) -> endpoints -> Envoy
+// resources. `buildConfig` is used by `render` / `validate`; the reconciler's builds go through the build pipeline
+// (build-pipeline.ts), which starts from the last build when it can (routes, secrets and endpoints builds).
+import type { ClusterEndpointsIR } from '../../ir/index.js';
+import { buildResources } from '../../envoy/build-resources.js';
+import type { EnvoyOptions, EnvoyResources } from '../../envoy/resource-types.js';
+import { splitVirtualHosts } from '../../envoy/virtual-host-discovery.js';
+import type { ResourceKind } from '../../proto/type-urls.js';
+import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
+import { endpointsForCluster, indexEndpointSources } from '../translate/endpoints.js';
+import type { ClusterState } from '../translate/kube-objects.js';
+import type { TranslateOptions } from '../translate/options.js';
+import { translate, type TranslationResult } from '../translate/translate.js';
+
+export interface BuiltConfig {
+  translation: TranslationResult;
+  /** Endpoints per cluster name. */
+  endpoints: Map<string, ClusterEndpointsIR>;
+  resources: EnvoyResources;
+}
+
+export interface BuildOptions {
+  translate: TranslateOptions;
+  envoy: EnvoyOptions;
+}
+
+/** Endpoints of every cluster of `translation`, per cluster name. */
+export function endpointsOf(state: ClusterState, translation: TranslationResult): Map<string, ClusterEndpointsIR> {
+  const index = indexEndpointSources(state);
+  const endpoints = new Map<string, ClusterEndpointsIR>();
+  for (const cluster of translation.ir.clusters) endpoints.set(cluster.name, endpointsForCluster(state, cluster, index));
+  return endpoints;
+}
+
+export function buildConfig(state: ClusterState, options: BuildOptions): BuiltConfig {
+  const translation = translate(state, options.translate);
+  const endpoints = endpointsOf(state, translation);
+  const resources = buildResources(translation.ir, [...endpoints.values()], options.envoy);
+  return { translation, endpoints, resources };
+}
+
+/**
+ * The snapshot update for every type of a full build. Route configurations are served in their VHDS form (one
+ * resource per virtual host), so a change to one host costs that host on the wire; state-of-the-world streams
+ * get them re-assembled (xds/embedded-virtual-hosts.ts).
+ */
+export function fullUpdate(resources: EnvoyResources): SnapshotUpdate {
+  const vhds = splitVirtualHosts(resources.routeConfigurations);
+  return {
+    listener: resources.listeners,
+    routeConfiguration: vhds.routeConfigurations,
+    virtualHost: vhds.virtualHosts,
+    cluster: resources.clusters,
+    clusterLoadAssignment: resources.clusterLoadAssignments,
+    secret: resources.secrets,
+  };
+}
+
+/** Kinds a build hands to the cache (for logs and benchmarks). */
+export function updatedKinds(update: SnapshotUpdate): ResourceKind[] {
+  return Object.keys(update) as ResourceKind[];
+}
