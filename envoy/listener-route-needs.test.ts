@@ -39,7 +39,7 @@ test('the HTTPS listener reads the route tables once, not once per TLS filter ch
       },
     };
     const servers = Array.from({ length: chains }, (_, i) => ({ name: `https/${i}.test`, serverNames: [`${i}.test`], secret: `s${i}`, routeTable: counted }));
-    const listener = buildHttpsListener(servers, { routeConfigName: 'ingress', tables: [counted] }, '127.0.0.1', 8443);
+    const listener = buildHttpsListener({ servers, routes: { routeConfigName: 'ingress', tables: [counted] }, listenAddress: '127.0.0.1', port: 8443 });
     t.is((listener['filter_chains'] as ResourceJson[]).length, chains);
     return reads;
   };
