@@ -1,7 +1,7 @@
 // Ad-hoc entry for one scenario while developing: node dist/bench/quick.js incremental 1000
 //   routes <ingresses> [changes]: one-path changes of one Ingress at a time through ConfigBuilder into a snapshot
 //   cache (what the reconciler does), median and p90 build ms of the changes after the first 10.
-import { ConfigBuilder } from '../controller/build-config.js';
+import { ConfigBuilder } from '../controller/pipeline/config-builder.js';
 import type { ClusterState } from '../controller/translate/kube-objects.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { benchCertificate } from './bench-certs.js';

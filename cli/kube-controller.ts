@@ -4,7 +4,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLeaseClient, LeaderElector } from '../controller/leader-election.js';
 import type { Reconciler } from '../controller/reconciler.js';
-import { createIngressApi, ServiceIngressManager } from '../controller/service-ingress-manager.js';
+import { createIngressApi } from '../controller/service-ingress/ingress-api.js';
+import { ServiceIngressManager } from '../controller/service-ingress/service-ingress-manager.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { AppliedTracker } from '../controller/status/applied-tracker.js';
 import { EventRecorder } from '../controller/status/event-recorder.js';

@@ -18,7 +18,7 @@ import type { ControlPlane } from './debug-views.js';
 import type { Logger } from './logger.js';
 import { hostname } from 'node:os';
 import type { EnvoySupervisor } from './envoy-supervisor.js';
-import { defaultServiceIngressHostTemplate } from '../controller/service-ingress-host.js';
+import { defaultServiceIngressHostTemplate } from '../controller/service-ingress/host-template.js';
 
 // Heavy modules (the Envoy API protos, gRPC, the Kubernetes client) are imported by the commands that use them,
 // so small commands (drain-envoy in its own container, bootstrap, --help) start fast and stay small.

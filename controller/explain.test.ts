@@ -179,3 +179,38 @@ test('TLS: an SNI no certificate names gets the default certificate (a tls entry
   // No SNI at all: the default certificate, nothing to check it against.
   t.is(explain(input, { host: 'other.test', sni: '', path: '/', scheme: 'https' }).certificate?.coversSni, null);
 });
+
+test('rule and path numbers come from the route IR, not from the route name', (t) => {
+  const source = { kind: 'Ingress' as const, namespace: 'shop', name: 'orders' };
+  const input: ExplainInput = {
+    ir: {
+      http: {
+        name: 'http',
+        virtualHosts: [
+          {
+            name: 'orders.test',
+            hostnames: ['orders.test'],
+            routes: [
+              // A name that says nothing of the rule: the fields do.
+              { name: 'orders-api', match: { kind: 'prefix', path: '/api' }, action: { kind: 'forward', cluster: 'shop/api/80' }, source, rulePath: { rule: 2, path: 3 } },
+              // A name that looks like a rule route's, on a route that serves no Ingress path.
+              { name: 'ingress/shop/orders/rule/0/path/0', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'shop/api/80' }, source },
+            ],
+          },
+        ],
+      },
+      tlsServers: [],
+      clusters: [{ name: 'shop/api/80', service: { namespace: 'shop', name: 'api', port: 80 } }],
+      secrets: [],
+    },
+    endpoints: [{ cluster: 'shop/api/80', endpoints: [{ address: '10.0.0.9', port: 8080 }] }],
+    diagnostics: [],
+  };
+  const api = explain(input, { host: 'orders.test', path: '/api/x' });
+  t.deepEqual([api.route?.rule, api.route?.path], [2, 3]);
+  t.regex(api.verdict, /^served by Ingress shop\/orders rule 2 path 3 \(Prefix \/api\)/);
+  t.regex(formatExplanation(api), /orders-api \[Ingress shop\/orders rule 2 path 3\]/);
+  const root = explain(input, { host: 'orders.test', path: '/' });
+  t.deepEqual([root.route?.rule, root.route?.path], [undefined, undefined]);
+  t.regex(root.verdict, /^served by Ingress shop\/orders route ingress\/shop\/orders\/rule\/0\/path\/0 ->/);
+});

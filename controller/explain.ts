@@ -198,11 +198,6 @@ export function selectVirtualHost(table: RouteTableIR, host: string): HostSelect
   return { vhost: chosen, considered };
 }
 
-function parseRouteName(route: RouteIR): { rule?: number; path?: number } {
-  const m = /\/rule\/(\d+)\/path\/(\d+)$/.exec(route.name);
-  return m ? { rule: Number(m[1]), path: Number(m[2]) } : {};
-}
-
 function whereOf(c: RouteConsideration): string {
   if (!c.source) return `route ${c.route}`;
   const ingress = `Ingress ${c.source.namespace}/${c.source.name}`;
@@ -218,7 +213,7 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
       route: route.name,
       match: describePathMatch(route.match),
       ...(route.source ? { source: route.source } : {}),
-      ...parseRouteName(route),
+      ...(route.rulePath === undefined ? {} : { rule: route.rulePath.rule, path: route.rulePath.path }),
       outcome: 'no-match',
       reason: '',
     };

@@ -1,17 +1,17 @@
-// Level-triggered, coalescing reconcile: store changes -> translate -> Envoy resources -> snapshot cache.
-// The first change after a quiet period is built at once; changes arriving during a build are folded into one
-// next build. Endpoint-only changes recompute only the affected ClusterLoadAssignments. Nothing is published
-// until every source has synced, and a failed build keeps the last good config.
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from '../ir/index.js';
+// Level-triggered, coalescing reconcile: store changes are classified and coalesced, and builds are scheduled on
+// the build pipeline (controller/pipeline/), which makes them and hands them to the snapshot cache. The first
+// change after a quiet period is built at once; changes arriving during a build are folded into one next build.
+// Endpoint-only changes are an endpoints build of the Services concerned. Nothing is published until every source
+// has synced, and a failed build keeps the last good config.
+import type { ClusterEndpointsIR, GatewayIR } from '../ir/index.js';
 import { EventEmitter } from 'node:events';
-import { buildClusterLoadAssignment } from '../envoy/cluster-load-assignment.js';
-import type { EnvoyOptions, NamedResource } from '../envoy/resource-types.js';
+import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
-import { ConfigBuilder } from './build-config.js';
+import { BuildPipeline, type BuildKind, type PipelineBuild } from './pipeline/build-pipeline.js';
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/diagnostics.js';
-import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from './translate/endpoints.js';
-import type { ClusterState, EndpointSlice, Endpoints, KubeObject, ObjectRef, Service } from './translate/kube-objects.js';
+import { serviceKeyOfSlice } from './translate/endpoints.js';
+import type { ObjectRef } from './translate/kube-objects.js';
 import type { TranslateOptions } from './translate/options.js';
 
 export interface ReconcileLog {
@@ -22,8 +22,8 @@ export interface ReconcileLog {
 }
 
 export interface BuildResult {
-  /** `secrets`: only Secrets' certificates changed and only SDS was rebuilt (see ConfigBuilder). */
-  kind: 'full' | 'routes' | 'secrets' | 'endpoints';
+  /** `secrets`: only Secrets' certificates changed and only SDS was rebuilt (see controller/pipeline/). */
+  kind: BuildKind;
   durationMs: number;
   changedTypes: string[];
   diagnostics: Diagnostic[];
@@ -42,11 +42,6 @@ export interface ReconcilerOptions {
   envoy: EnvoyOptions;
 }
 
-const noState: ClusterState = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], endpoints: [], secrets: [] };
-
-/** The store's key of an object. */
-const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
-
 function diagnosticKey(d: Diagnostic): string {
   return `${d.object.kind}/${d.object.namespace}/${d.object.name}|${d.reason}|${d.message}`;
 }
@@ -59,30 +54,22 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   readonly #endpointServices = new Set<string>();
   #ir: GatewayIR | undefined;
   #references: ReferenceSets = { services: new Set(), secrets: new Set() };
-  #endpoints = new Map<string, ClusterEndpointsIR>();
-  /**
-   * For the endpoint fast path, so an endpoint change costs the same at 10 or 10,000 Services: the clusters of
-   * each Service (from the last full build), and the EndpointSlices of each Service (`namespace/name` of the
-   * slices, kept up to date from store changes; rebuilt at each full build).
-   */
-  #clustersByService = new Map<string, ClusterIR[]>();
-  #slicesByService = new Map<string, Set<string>>();
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
   #loggedDiagnostics = new Set<string>();
   #generation = 0;
-  readonly #builder: ConfigBuilder;
+  readonly #pipeline: BuildPipeline;
   #idle: (() => void)[] = [];
   readonly #onChange = (changes: StoreChange[]): void => this.notify(changes);
 
   constructor(
     private readonly store: ObjectStore,
-    private readonly cache: SnapshotCache,
+    cache: SnapshotCache,
     private readonly options: ReconcilerOptions,
     private readonly log: ReconcileLog,
   ) {
     super();
-    this.#builder = new ConfigBuilder(options);
+    this.#pipeline = new BuildPipeline(store, cache, options);
     store.on('change', this.#onChange);
   }
 
@@ -104,7 +91,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
 
   /** Endpoints of the last build, by cluster name (what Envoy's EDS carries). */
   get endpoints(): ReadonlyMap<string, ClusterEndpointsIR> {
-    return this.#endpoints;
+    return this.#pipeline.endpoints;
   }
 
   /** Sources have synced: from now on builds are published. Triggers the first build. */
@@ -147,7 +134,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
             const svc = obj && obj.kind === 'EndpointSlice' ? serviceKeyOfSlice(obj) : undefined;
             if (svc) services.add(svc);
           }
-          this.#indexSlice(c);
+          this.#pipeline.trackEndpointSlice(c);
           for (const svc of services) {
             if (this.#references.services.has(svc)) {
               this.#endpointServices.add(svc);
@@ -176,22 +163,6 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     if (relevant) this.#kick();
   }
 
-  /** Keep #slicesByService in step with one EndpointSlice change (its service label may have changed). */
-  #indexSlice(c: StoreChange): void {
-    const sliceKey = `${c.namespace}/${c.name}`;
-    if (c.previous?.kind === 'EndpointSlice') {
-      const before = serviceKeyOfSlice(c.previous);
-      if (before !== undefined) this.#slicesByService.get(before)?.delete(sliceKey);
-    }
-    if (c.type !== 'deleted' && c.object.kind === 'EndpointSlice') {
-      const after = serviceKeyOfSlice(c.object);
-      if (after === undefined) return;
-      let set = this.#slicesByService.get(after);
-      if (!set) this.#slicesByService.set(after, (set = new Set()));
-      set.add(sliceKey);
-    }
-  }
-
   /** Resolves when no build is running or pending (for tests and orderly shutdown). */
   idle(): Promise<void> {
     if (!this.#running && !this.#hasWork()) return Promise.resolve();
@@ -215,11 +186,11 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
         if (this.#fullPending || this.#ir === undefined) {
           this.#fullPending = false;
           this.#endpointServices.clear();
-          this.#fullBuild();
+          this.#configurationBuild();
           // What the next incremental build needs (the host index) is made on a later turn, unless a build
           // comes first: a change right after a full build does not pay for it, and neither does this one.
           setImmediate(() => {
-            if (!this.#running && !this.#hasWork()) this.#builder.prepare();
+            if (!this.#running && !this.#hasWork()) this.#pipeline.prepare();
           });
         } else {
           const services = [...this.#endpointServices];
@@ -233,97 +204,34 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     }
   }
 
-  #fullBuild(): void {
+  #configurationBuild(): void {
     const started = performance.now();
-    const state = this.store.state();
     try {
-      const { built, published: changed } = this.#builder.build(state, (update) => this.cache.update(update));
-      const { translation: result, endpoints } = built;
+      const built = this.#pipeline.build();
+      const result = built.translation;
       this.#ir = result.ir;
-      this.#endpoints = endpoints;
-      this.#indexForEndpointBuilds(result.ir, state);
       this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
       this.#logDiagnostics(result.diagnostics);
-      this.#finish(built.kind, started, changed);
+      this.#finish(built, started);
     } catch (err: unknown) {
       this.log.error({ err }, 'build failed; Envoy keeps the last good config');
       this.emit('failed', err);
     }
   }
 
-  /** After a full build: which clusters each Service has, and which slices each Service has. */
-  #indexForEndpointBuilds(ir: GatewayIR, state: ClusterState): void {
-    const clusters = new Map<string, ClusterIR[]>();
-    for (const cluster of ir.clusters) {
-      const key = `${cluster.service.namespace}/${cluster.service.name}`;
-      const list = clusters.get(key);
-      if (list) list.push(cluster);
-      else clusters.set(key, [cluster]);
-    }
-    this.#clustersByService = clusters;
-    const slices = new Map<string, Set<string>>();
-    for (const slice of state.endpointSlices) {
-      const svc = serviceKeyOfSlice(slice);
-      if (svc === undefined) continue;
-      let set = slices.get(svc);
-      if (!set) slices.set(svc, (set = new Set()));
-      set.add(keyOf(slice));
-    }
-    this.#slicesByService = slices;
-  }
-
-  /** What endpointsForCluster reads, for these Services only (looked up in the store, not a copy of it). */
-  #endpointSources(services: readonly string[]): EndpointSourceIndex {
-    const index = { services: new Map<string, Service>(), slices: new Map<string, EndpointSlice[]>(), endpoints: new Map<string, Endpoints>() };
-    for (const key of services) {
-      const slash = key.indexOf('/');
-      const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
-      const service = this.store.get('Service', namespace, name);
-      if (service?.kind === 'Service') index.services.set(key, service);
-      const legacy = this.store.get('Endpoints', namespace, name);
-      if (legacy?.kind === 'Endpoints') index.endpoints.set(key, legacy);
-      const slices: EndpointSlice[] = [];
-      for (const sliceKey of this.#slicesByService.get(key) ?? []) {
-        const cut = sliceKey.indexOf('/');
-        const slice = this.store.get('EndpointSlice', sliceKey.slice(0, cut), sliceKey.slice(cut + 1));
-        if (slice?.kind === 'EndpointSlice') slices.push(slice);
-      }
-      // Store order (insertion) is not name order: sort, so the result does not depend on arrival order.
-      slices.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
-      if (slices.length > 0) index.slices.set(key, slices);
-    }
-    return index;
-  }
-
   #endpointBuild(services: readonly string[]): void {
     const started = performance.now();
     try {
-      const index = this.#endpointSources(services);
-      // Only the ClusterLoadAssignments of the changed Services are rebuilt and offered to the cache: the cost of
-      // an endpoint change does not grow with the number of Services.
-      const computed: ClusterEndpointsIR[] = [];
-      const clas: NamedResource[] = [];
-      for (const key of services) {
-        for (const cluster of this.#clustersByService.get(key) ?? []) {
-          const result = endpointsForCluster(noState, cluster, index);
-          computed.push(result);
-          clas.push({ name: result.cluster, resource: buildClusterLoadAssignment(result) });
-        }
-      }
-      const changed = this.cache.patch('clusterLoadAssignment', clas);
-      // Only once the cache took them: if the update is refused, the endpoints stay those Envoy has, so a bad
-      // slice of one Service does not poison later endpoint updates of the others.
-      for (const result of computed) this.#endpoints.set(result.cluster, result);
-      this.#finish('endpoints', started, changed);
+      this.#finish(this.#pipeline.buildEndpoints(services), started);
     } catch (err: unknown) {
       this.log.error({ err }, 'endpoint update failed; Envoy keeps the last good endpoints');
       this.emit('failed', err);
     }
   }
 
-  #finish(kind: BuildResult['kind'], started: number, changed: string[]): void {
+  #finish({ kind, changedTypes: changed }: PipelineBuild, started: number): void {
     this.#generation += 1;
     const result: BuildResult = {
       kind,

@@ -1,13 +1,13 @@
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR } from '../ir/index.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
-import { defaultEdgeHardening, type EdgeHardeningOptions, withListenerSettings } from './edge-hardening.js';
+import { defaultEdgeHardening, withListenerSettings } from './edge-hardening.js';
 import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
-import { buildHttpListener, buildHttpsListener, httpListenerName, httpsListenerName, type ServedRoutes } from './listener.js';
+import { buildHttpListener, buildHttpsListener, type HttpsListenerOptions, httpListenerName, httpsListenerName, type ListenerOptions, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
@@ -32,14 +32,13 @@ function routesKey(routes: ServedRoutes): unknown[] {
 }
 
 const httpListenerOf = builtForSameKey(
-  (routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false) =>
-    JSON.stringify([routesKey(routes), address, port, edge, accessLog]),
+  ({ routes, listenAddress, port, edge, accessLog }: ListenerOptions) => JSON.stringify([routesKey(routes), listenAddress, port, edge, accessLog]),
   buildHttpListener,
 );
 
 const httpsListenerOf = builtForSameKey(
-  (servers: readonly TlsServerIR[], routes: ServedRoutes, address: string, port: number, edge: EdgeHardeningOptions, accessLog: AccessLogOptions | false, passthrough: readonly TlsPassthroughIR[]) =>
-    JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), address, port, edge, accessLog, passthrough]),
+  ({ servers, routes, listenAddress, port, edge, accessLog, passthrough }: HttpsListenerOptions) =>
+    JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), listenAddress, port, edge, accessLog, passthrough]),
   buildHttpsListener,
 );
 
@@ -80,10 +79,11 @@ export function buildResources(
   // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).
   const notFound = notFoundReplyOf(ir);
   const routes: ServedRoutes = { routeConfigName: routeConfigurationName, tables: tls === undefined ? [ir.http] : [ir.http, tls], notFound };
-  const listeners = [named(httpListenerName, httpListenerOf(routes, options.listenAddress, options.httpPort, edge, accessLog))];
+  const serving = { routes, listenAddress: options.listenAddress, edge, accessLog };
+  const listeners = [named(httpListenerName, httpListenerOf({ ...serving, port: options.httpPort }))];
   const passthrough = ir.tlsPassthrough ?? [];
   if (ir.tlsServers.length > 0 || passthrough.length > 0) {
-    listeners.push(named(httpsListenerName, httpsListenerOf(ir.tlsServers, routes, options.listenAddress, options.httpsPort, edge, accessLog, passthrough)));
+    listeners.push(named(httpsListenerName, httpsListenerOf({ ...serving, port: options.httpsPort, servers: ir.tlsServers, passthrough })));
   }
   const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
   return {

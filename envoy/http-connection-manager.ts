@@ -4,32 +4,45 @@ import { buildEdgeHardeningFields, defaultEdgeHardening, type EdgeHardeningOptio
 import { buildNotFoundLocalReply, type NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
 import type { ListenerRouteNeeds } from './listener-route-needs.js';
+import { buildAffinityUpstreamHttpFilters, luaFilterName } from './affinity-cookie.js';
 
 const noNeeds: ListenerRouteNeeds = { keepClientRequestId: false, accessLogFilter: false };
-import { buildAffinityUpstreamHttpFilters, luaFilterName } from './affinity-cookie.js';
 
 export const httpConnectionManagerType =
   'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const routerType = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 
-/**
- * An HttpConnectionManager (as a typed_config) that fetches its routes over RDS on the ADS stream. `notFound`:
- * the reply to a request no route matches (not-found-reply.ts); absent, Envoy's empty 404.
- */
-export function buildHttpConnectionManager(
-  statPrefix: string,
-  routeConfigName: string,
-  edge: EdgeHardeningOptions = defaultEdgeHardening,
-  routeFilters: readonly ResourceJson[] = [],
-  accessLog: AccessLogOptions | false = defaultAccessLog,
-  notFound?: NotFoundReply,
-  needs: ListenerRouteNeeds = noNeeds,
-): ResourceJson {
+/** What an HttpConnectionManager serves and how; every field but the names has Envoy's (or our) default. */
+export interface HttpConnectionManagerOptions {
+  /** Prefix of its statistics: the listener's name. */
+  statPrefix: string;
+  /** RDS name of the RouteConfiguration it fetches on the ADS stream. */
+  routeConfigName: string;
+  edge?: EdgeHardeningOptions;
+  /** Filters that routes enable per route (see http-filters.ts); the router is always added last. */
+  routeFilters?: readonly ResourceJson[];
+  /** false: no access log (--access-log=false). */
+  accessLog?: AccessLogOptions | false;
+  /** The reply to a request no route matches (not-found-reply.ts); absent, Envoy's empty 404. */
+  notFound?: NotFoundReply | undefined;
+  /** What the routes of its tables need from it (listener-route-needs.ts). */
+  needs?: ListenerRouteNeeds;
+}
+
+/** An HttpConnectionManager (as a typed_config) that fetches its routes over RDS on the ADS stream. */
+export function buildHttpConnectionManager({
+  statPrefix,
+  routeConfigName,
+  edge = defaultEdgeHardening,
+  routeFilters = [],
+  accessLog = defaultAccessLog,
+  notFound,
+  needs = noNeeds,
+}: HttpConnectionManagerOptions): ResourceJson {
   return {
     '@type': httpConnectionManagerType,
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: buildAdsConfigSource() },
-    // `routeFilters`: filters that routes enable per route (see http-filters.ts); the router is always last.
     http_filters: [...routeFilters, buildRouterFilter(routeFilters)],
     // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
     // past them), header limits and timeouts: see edge-hardening.ts.
@@ -55,17 +68,9 @@ function buildRouterFilter(routeFilters: readonly ResourceJson[]): ResourceJson 
 }
 
 /** The network filter wrapping an HttpConnectionManager. */
-export function buildHttpConnectionManagerFilter(
-  statPrefix: string,
-  routeConfigName: string,
-  edge: EdgeHardeningOptions = defaultEdgeHardening,
-  routeFilters: readonly ResourceJson[] = [],
-  accessLog: AccessLogOptions | false = defaultAccessLog,
-  notFound?: NotFoundReply,
-  needs: ListenerRouteNeeds = noNeeds,
-): ResourceJson {
+export function buildHttpConnectionManagerFilter(options: HttpConnectionManagerOptions): ResourceJson {
   return {
     name: 'envoy.filters.network.http_connection_manager',
-    typed_config: buildHttpConnectionManager(statPrefix, routeConfigName, edge, routeFilters, accessLog, notFound, needs),
+    typed_config: buildHttpConnectionManager(options),
   };
 }

@@ -11,7 +11,7 @@ function table(policy: RoutePolicyIR): RouteTableIR {
 }
 
 function connectionManager(policy: RoutePolicyIR): ResourceJson {
-  const listener = buildHttpListener({ routeConfigName: 'ingress', tables: [table(policy)] }, '127.0.0.1', 8080);
+  const listener = buildHttpListener({ routes: { routeConfigName: 'ingress', tables: [table(policy)] }, listenAddress: '127.0.0.1', port: 8080 });
   const chain = (listener['filter_chains'] as ResourceJson[])[0] as ResourceJson;
   return ((chain['filters'] as ResourceJson[])[0] as ResourceJson)['typed_config'] as ResourceJson;
 }

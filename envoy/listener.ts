@@ -27,53 +27,58 @@ export interface ServedRoutes {
   notFound?: NotFoundReply | undefined;
 }
 
+/** What the connection managers of a listener serve, and how. */
+export interface ServingOptions {
+  routes: ServedRoutes;
+  edge?: EdgeHardeningOptions;
+  /** false: no access log (--access-log=false). */
+  accessLog?: AccessLogOptions | false;
+}
+
+/** A listener: where it accepts connections and what it serves there. */
+export interface ListenerOptions extends ServingOptions {
+  listenAddress: string;
+  port: number;
+}
+
+/** The TLS listener: a terminating filter chain per TLS server, and the ssl-passthrough chains. */
+export interface HttpsListenerOptions extends ListenerOptions {
+  servers: readonly TlsServerIR[];
+  passthrough?: readonly TlsPassthroughIR[];
+}
+
 /** The HTTP connection manager of listener `statPrefix` serving `routes` (with the filters their routes need). */
-function servingConnectionManager(
-  statPrefix: string,
-  routes: ServedRoutes,
-  edge: EdgeHardeningOptions,
-  accessLog: AccessLogOptions | false,
-): ResourceJson {
-  return buildHttpConnectionManagerFilter(
+function servingConnectionManager(statPrefix: string, { routes, edge = defaultEdgeHardening, accessLog = defaultAccessLog }: ServingOptions): ResourceJson {
+  return buildHttpConnectionManagerFilter({
     statPrefix,
-    routes.routeConfigName,
+    routeConfigName: routes.routeConfigName,
     edge,
-    buildRouteConfiguredHttpFilters(routes.tables),
+    routeFilters: buildRouteConfiguredHttpFilters(routes.tables),
     accessLog,
-    routes.notFound,
-    listenerRouteNeeds(routes.tables),
-  );
+    notFound: routes.notFound,
+    needs: listenerRouteNeeds(routes.tables),
+  });
 }
 
 /** The plaintext listener: one filter chain serving `routes`. */
-export function buildHttpListener(
-  routes: ServedRoutes,
-  listenAddress: string,
-  port: number,
-  edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog: AccessLogOptions | false = defaultAccessLog,
-): ResourceJson {
+export function buildHttpListener(options: ListenerOptions): ResourceJson {
+  const { listenAddress, port, edge = defaultEdgeHardening } = options;
   return {
     '@type': TypeUrl.listener,
     name: httpListenerName,
     address: buildSocketAddress(listenAddress, port),
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
-    filter_chains: [{ filters: [servingConnectionManager(httpListenerName, routes, edge, accessLog)] }],
+    filter_chains: [{ filters: [servingConnectionManager(httpListenerName, options)] }],
   };
 }
 
 /** One TLS filter chain, selected by SNI, terminating with the server's certificate and serving `routes`. */
-export function buildTlsFilterChain(
-  server: TlsServerIR,
-  routes: ServedRoutes,
-  edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog: AccessLogOptions | false = defaultAccessLog,
-): ResourceJson {
+export function buildTlsFilterChain(server: TlsServerIR, serving: ServingOptions): ResourceJson {
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
     transport_socket: buildTlsTransportSocket(server.secret),
-    filters: [servingConnectionManager(httpsListenerName, routes, edge, accessLog)],
+    filters: [servingConnectionManager(httpsListenerName, serving)],
   };
 }
 
@@ -90,15 +95,8 @@ export function buildPassthroughFilterChain(server: TlsPassthroughIR): ResourceJ
 }
 
 /** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
-export function buildHttpsListener(
-  servers: readonly TlsServerIR[],
-  routes: ServedRoutes,
-  listenAddress: string,
-  port: number,
-  edge: EdgeHardeningOptions = defaultEdgeHardening,
-  accessLog: AccessLogOptions | false = defaultAccessLog,
-  passthrough: readonly TlsPassthroughIR[] = [],
-): ResourceJson {
+export function buildHttpsListener(options: HttpsListenerOptions): ResourceJson {
+  const { servers, listenAddress, port, edge = defaultEdgeHardening, passthrough = [] } = options;
   return {
     '@type': TypeUrl.listener,
     name: httpsListenerName,
@@ -106,6 +104,6 @@ export function buildHttpsListener(
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
     // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
-    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, routes, edge, accessLog))],
+    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, options))],
   };
 }

@@ -1,6 +1,6 @@
 // Routes: how a request is matched and what is done with it. Plain data, no Kubernetes and no Envoy types.
 import type { RoutePolicyIR } from './route-policy.js';
-import type { SourceRef } from './source.js';
+import type { RulePathRef, SourceRef } from './source.js';
 
 /** How a route matches the request path. Query strings are never part of the match. */
 export type PathMatchIR =
@@ -88,6 +88,11 @@ export interface RouteIR {
   action: RouteActionIR;
   /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
   source?: SourceRef<'Ingress'>;
+  /**
+   * The Ingress path this route serves, on the route built for it (and its copies on other hosts) only: routes
+   * derived from it under names of their own (canary variants, https redirects, https-only 403s) have none.
+   */
+  rulePath?: RulePathRef;
   /**
    * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
    * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).

@@ -6,3 +6,12 @@ export interface SourceRef<Kind extends string = string> {
   namespace: string;
   name: string;
 }
+
+/**
+ * Which path of its Ingress a route serves: `spec.rules[rule].http.paths[path]`, the numbers diagnostics and
+ * `explain` name it by ("rule 0 path 1").
+ */
+export interface RulePathRef {
+  rule: number;
+  path: number;
+}

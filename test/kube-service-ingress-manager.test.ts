@@ -6,12 +6,9 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { CoreV1Api, NetworkingV1Api, type V1Ingress, type V1Service } from '@kubernetes/client-node';
-import {
-  createIngressApi,
-  ServiceIngressManager,
-  ServiceIngressReason,
-  type ReconcileOutcome,
-} from '../controller/service-ingress-manager.js';
+import { createIngressApi } from '../controller/service-ingress/ingress-api.js';
+import { ServiceIngressReason } from '../controller/service-ingress/plan.js';
+import { ServiceIngressManager, type ReconcileOutcome } from '../controller/service-ingress/service-ingress-manager.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/diagnostics.js';

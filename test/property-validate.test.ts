@@ -3,6 +3,7 @@
 // whose namespaces share hosts, go through buildConfig; every batch must give strictly encodable resources that
 // reference each other consistently, the same output twice without touching its input, and a static bootstrap
 // that `envoy --mode validate` accepts. The seed is printed; PROPERTY_SEED=<n> replays a run.
+import { PrivateKey } from '../ir/index.js';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,6 @@ import test from 'ava';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { buildConfig, type BuiltConfig } from '../controller/build-config.js';
-import { PrivateKey } from '../controller/translate/ir.js';
 import type { ClusterState, Secret } from '../controller/translate/kube-objects.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { Reason } from '../controller/translate/reasons.js';

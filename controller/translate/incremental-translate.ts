@@ -8,8 +8,9 @@
 // it decline, and the caller translates everything. Pure; the host index it keeps is a cache of the state.
 import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHosts, type RouteTableIR, type VirtualHostIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
+import type { HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
-import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from './kube-objects.js';
+import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf, type Service } from './kube-objects.js';
 import type { TranslateOptions } from './options.js';
 import { sameObjects } from './same-objects.js';
 import { collectReferences, type References } from './references.js';
@@ -21,92 +22,256 @@ const maxClosureShare = 0.25;
 
 const nginxPrefix = 'nginx.ingress.kubernetes.io/';
 
-/** Which served Ingresses contribute to each host (rules or TLS), kept up to date from build to build. */
-export class HostIndex {
-  readonly #byHost = new Map<string, Set<Ingress>>();
-  readonly #byService = new Map<string, Set<Ingress>>();
-  readonly #hostsOf = new WeakMap<Ingress, readonly string[]>();
-  readonly #servicesOf = new WeakMap<Ingress, readonly string[]>();
-
-  static of(ingresses: readonly Ingress[]): HostIndex {
-    const index = new HostIndex();
-    for (const ingress of ingresses) index.add(ingress);
-    return index;
-  }
-
-  /** Lower-cased hosts of the Ingress's rules (`*` for a host-less rule) and TLS entries. */
-  hostsOf(ingress: Ingress): readonly string[] {
-    let hosts = this.#hostsOf.get(ingress);
-    if (hosts === undefined) {
-      const set = new Set<string>();
-      for (const rule of ingress.spec?.rules ?? []) set.add(rule.host === undefined || rule.host === '' ? catchAllHost : rule.host.toLowerCase());
-      for (const tls of ingress.spec?.tls ?? []) for (const host of tls.hosts ?? []) set.add(host.toLowerCase());
-      hosts = [...set];
-      this.#hostsOf.set(ingress, hosts);
-    }
-    return hosts;
-  }
-
-  /** `namespace/name` of the Services the Ingress's rules and default backend name. */
-  servicesOf(ingress: Ingress): readonly string[] {
-    let services = this.#servicesOf.get(ingress);
-    if (services === undefined) {
-      const namespace = ingress.metadata.namespace ?? 'default';
-      const set = new Set<string>();
-      const backend = ingress.spec?.defaultBackend?.service?.name;
-      if (backend !== undefined) set.add(`${namespace}/${backend}`);
-      for (const rule of ingress.spec?.rules ?? []) {
-        for (const path of rule.http?.paths ?? []) if (path.backend.service !== undefined) set.add(`${namespace}/${path.backend.service.name}`);
-      }
-      services = [...set];
-      this.#servicesOf.set(ingress, services);
-    }
-    return services;
-  }
-
-  add(ingress: Ingress): void {
-    for (const host of this.hostsOf(ingress)) addTo(this.#byHost, host, ingress);
-    for (const service of this.servicesOf(ingress)) addTo(this.#byService, service, ingress);
-  }
-
-  remove(ingress: Ingress): void {
-    for (const host of this.hostsOf(ingress)) removeFrom(this.#byHost, host, ingress);
-    for (const service of this.servicesOf(ingress)) removeFrom(this.#byService, service, ingress);
-  }
-
-  /** Served Ingresses naming the Service (`namespace/name`). */
-  users(service: string): ReadonlySet<Ingress> {
-    return this.#byService.get(service) ?? new Set();
-  }
-
-  /** Every host with its contributors (for tests and debugging). */
-  hosts(): ReadonlyMap<string, ReadonlySet<Ingress>> {
-    return this.#byHost;
-  }
-
-  contributors(host: string): ReadonlySet<Ingress> {
-    return this.#byHost.get(host) ?? new Set();
-  }
-}
-
-function addTo(map: Map<string, Set<Ingress>>, key: string, ingress: Ingress): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(ingress);
-}
-
-function removeFrom(map: Map<string, Set<Ingress>>, key: string, ingress: Ingress): void {
-  const set = map.get(key);
-  set?.delete(ingress);
-  if (set?.size === 0) map.delete(key);
-}
-
 /** What an incremental translation starts from: the previous input and its translation. */
 export interface TranslationBase {
   state: ClusterState;
   result: TranslationResult;
   /** Served Ingresses of `state` by host: updated in place to `state`'s successor when a splice succeeds. */
   index: HostIndex;
+}
+
+/**
+ * The translation of `state`, made from `base` by re-translating only the Ingresses around the changed ones, or
+ * undefined when that cannot be shown to equal a full translation (the caller then calls translate()).
+ * `references` may keep names a changed Ingress no longer uses until the next full translation: a superset only
+ * lets an unrelated Service or Secret event cause a build, it never hides a relevant one.
+ */
+export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
+  const previous = base.result;
+  if (!sameGlobalInputs(base.state, state) || !isSpliceable(previous)) return undefined;
+  const changes = changesBetween(base.state, state);
+  if (changes === undefined) return undefined;
+  const served = (ingress: Ingress | undefined): ingress is Ingress => ingress !== undefined && isServedByUs(ingress, state.ingressClasses, options);
+  if (!changesStayWithinHosts(changes.ingresses, served)) return undefined;
+
+  const undoIndex = updateHostIndex(base.index, changes.ingresses, served);
+  const around = hostClosure(base.index, changes, served, Math.max(maxChanged, state.ingresses.length * maxClosureShare));
+  if (around === undefined) {
+    undoIndex();
+    return undefined;
+  }
+  const partial = translateAround(state, around.ingresses, served, options);
+
+  const tables = spliceTables(previous, partial, around.hosts);
+  const uses = clusterUsesAfter(previous, tables);
+  const result: TranslationResult = {
+    ir: { ...previous.ir, http: tables.http, tlsServers: tables.tlsServers, clusters: spliceClusters(previous, partial, uses, changes.services) },
+    diagnostics: spliceDiagnostics(previous, partial, around.ingresses, changes.ingresses),
+    servedIngresses: spliceServedIngresses(previous, changes.ingresses, served),
+    references: spliceReferences(previous, changes.ingresses, served),
+    httpsTable: tables.httpsTable,
+  };
+  clusterUses.set(result, uses);
+  return result;
+}
+
+/** Whether an Ingress (version) is served by us, under the new state's classes and options. */
+type Served = (ingress: Ingress | undefined) => ingress is Ingress;
+
+/** Changed objects by key: [before, after], either undefined for an added or deleted one. */
+type Changed<T> = Map<string, [T | undefined, T | undefined]>;
+
+interface Changes {
+  ingresses: Changed<Ingress>;
+  services: Changed<Service>;
+}
+
+/** The inputs every virtual host may depend on: IngressClasses, Secrets, the ingress-nginx ConfigMap. */
+function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
+  if (!sameObjects(before.ingressClasses, after.ingressClasses) || !sameObjects(before.secrets, after.secrets)) return false;
+  // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
+  return sameObjects(before.configMaps ?? [], after.configMaps ?? []);
+}
+
+/** Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies). */
+function isSpliceable(previous: TranslationResult): boolean {
+  if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return false;
+  return previous.serverNameCopies !== true;
+}
+
+/** The changed Ingresses and Services, or undefined when there are none or too many. */
+function changesBetween(before: ClusterState, after: ClusterState): Changes | undefined {
+  const ingresses = changedObjects(before.ingresses, after.ingresses);
+  // A Service changes what the Ingresses naming it translate to (ports, ExternalName): those come along.
+  const services = changedObjects(before.services, after.services);
+  if (ingresses === undefined || services === undefined || ingresses.size + services.size === 0) return undefined;
+  return { ingresses, services };
+}
+
+/** Whether no version of a changed served Ingress reaches beyond its hosts. */
+function changesStayWithinHosts(changed: Changed<Ingress>, served: Served): boolean {
+  for (const [was, now] of changed.values()) {
+    for (const version of [was, now]) {
+      if (!served(version)) continue;
+      // Global inputs (the default backend), TLS (filter chains, certificates) and ingress-nginx features (canaries,
+      // fallbacks, passthrough) reach beyond the hosts: not spliced.
+      if (version.spec?.defaultBackend !== undefined || hasNginxAnnotations(version)) return false;
+    }
+    const tlsBefore = served(was) ? JSON.stringify(was.spec?.tls ?? []) : '[]';
+    const tlsAfter = served(now) ? JSON.stringify(now.spec?.tls ?? []) : '[]';
+    if (tlsBefore !== tlsAfter) return false;
+  }
+  return true;
+}
+
+/** The index moved to the new state: old versions out, new ones in. Returns what undoes it (splice declined). */
+function updateHostIndex(index: HostIndex, changed: Changed<Ingress>, served: Served): () => void {
+  const undo: (() => void)[] = [];
+  for (const [was, now] of changed.values()) {
+    if (served(was)) {
+      index.remove(was);
+      undo.push(() => index.add(was));
+    }
+    if (served(now)) {
+      index.add(now);
+      undo.push(() => index.remove(now));
+    }
+  }
+  return () => {
+    for (const step of undo.reverse()) step();
+  };
+}
+
+/**
+ * The Ingresses sharing a host with a changed one (or naming a changed Service), transitively, and every host they
+ * or the old versions touch; undefined when that reaches beyond hosts (the catch-all, a default backend, ingress-nginx
+ * annotations) or over `limit` Ingresses.
+ */
+function hostClosure(index: HostIndex, changes: Changes, served: Served, limit: number): { hosts: Set<string>; ingresses: Set<Ingress> } | undefined {
+  const hosts = new Set<string>();
+  const closure = new Set<Ingress>();
+  const queue: string[] = [];
+  const visitHost = (host: string): void => {
+    if (!hosts.has(host)) {
+      hosts.add(host);
+      queue.push(host);
+    }
+  };
+  for (const [was, now] of changes.ingresses.values()) {
+    if (served(was)) for (const host of index.hostsOf(was)) visitHost(host);
+    if (served(now)) for (const host of index.hostsOf(now)) visitHost(host);
+  }
+  for (const service of changes.services.keys()) {
+    for (const user of index.users(service)) {
+      if (user.spec?.defaultBackend !== undefined) return undefined; // in every virtual host
+      for (const host of index.hostsOf(user)) visitHost(host);
+    }
+  }
+  while (queue.length > 0) {
+    const host = queue.pop()!;
+    if (host === catchAllHost) return undefined; // host-less rules: the catch-all is everyone's
+    for (const ingress of index.contributors(host)) {
+      if (closure.has(ingress)) continue;
+      if (hasNginxAnnotations(ingress) || ingress.spec?.defaultBackend !== undefined) return undefined;
+      closure.add(ingress);
+      if (closure.size > limit) return undefined;
+      for (const next of index.hostsOf(ingress)) visitHost(next);
+    }
+  }
+  return { hosts, ingresses: closure };
+}
+
+/**
+ * The translation of the closure alone. The default backend is every virtual host's last route: the Ingresses that
+ * may provide it come along (their own hosts are not taken from this translation).
+ */
+function translateAround(state: ClusterState, closure: ReadonlySet<Ingress>, served: Served, options: TranslateOptions): TranslationResult {
+  const defaultBackends = state.ingresses.filter((ingress) => ingress.spec?.defaultBackend !== undefined && served(ingress));
+  return translate({ ...state, ingresses: [...closure, ...defaultBackends] }, options);
+}
+
+interface SplicedTables {
+  http: RouteTableIR;
+  httpsTable: RouteTableIR;
+  tlsServers: TranslationResult['ir']['tlsServers'];
+  /** Virtual hosts taken out of the served tables, and those put in. */
+  removed: VirtualHostIR[];
+  added: VirtualHostIR[];
+}
+
+/** The last result's tables with the closure's hosts replaced by the partial translation's. */
+function spliceTables(previous: TranslationResult, partial: TranslationResult, hosts: ReadonlySet<string>): SplicedTables {
+  const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
+  const previousHttps = previous.httpsTable;
+  // The https table is served (and its clusters used) only with TLS servers, which a splice never changes.
+  const servesHttps = previous.ir.tlsServers.length > 0;
+  const removed: VirtualHostIR[] = [];
+  const addedHttp = taken(partial.ir.http);
+  const addedHttps = taken(partial.httpsTable);
+  const http = splice(previous.ir.http, hosts, addedHttp, removed);
+  const httpsTable = splice(previousHttps, hosts, addedHttps, servesHttps ? removed : []);
+  const tlsServers = previous.ir.tlsServers.map((server) => (server.routeTable === previousHttps ? { ...server, routeTable: httpsTable } : server));
+  return { http, httpsTable, tlsServers, removed, added: servesHttps ? [...addedHttp, ...addedHttps] : addedHttp };
+}
+
+/**
+ * Which clusters the spliced tables use: the last result's counts, minus the hosts taken out, plus those put in
+ * (not a walk of every route of both tables).
+ */
+function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): Map<string, number> {
+  const uses = new Map(clusterUsesOf(previous));
+  for (const vhost of tables.removed) {
+    for (const name of clusterNamesOf(vhost)) {
+      const count = uses.get(name)! - 1;
+      if (count === 0) uses.delete(name);
+      else uses.set(name, count);
+    }
+  }
+  for (const vhost of tables.added) {
+    for (const name of clusterNamesOf(vhost)) uses.set(name, (uses.get(name) ?? 0) + 1);
+  }
+  return uses;
+}
+
+/**
+ * The clusters the tables use, as objects of the previous translation where it had them (a cluster's name says
+ * everything about it, given the same Services), else of the partial one.
+ */
+function spliceClusters(previous: TranslationResult, partial: TranslationResult, uses: ReadonlyMap<string, number>, changedServices: Changed<Service>): ClusterIR[] {
+  // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
+  const serviceChanged = (cluster: ClusterIR): boolean =>
+    changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
+  const kept = previous.ir.clusters.filter((cluster) => uses.has(cluster.name) && !serviceChanged(cluster));
+  const keptNames = kept.map((cluster) => cluster.name);
+  const fromPartial = partial.ir.clusters.filter((cluster) => uses.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
+  return mergeByKey(kept, fromPartial, (cluster) => cluster.name);
+}
+
+/** Diagnostics of the re-translated Ingresses (and of the old versions of changed ones) are replaced. */
+function spliceDiagnostics(previous: TranslationResult, partial: TranslationResult, closure: ReadonlySet<Ingress>, changed: Changed<Ingress>): Diagnostic[] {
+  const retranslated = new Set<string>();
+  for (const ingress of closure) retranslated.add(refKey(refOf(ingress)));
+  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) retranslated.add(refKey(refOf(version)));
+  // Both lists are sorted by object (each object's diagnostics in the order found), and no object is in both:
+  // merging them gives what sorting the whole list would.
+  const diagnosticKey = (d: Diagnostic): string => refKey(d.object);
+  return mergeByKey(
+    previous.diagnostics.filter((d) => !retranslated.has(refKey(d.object))),
+    partial.diagnostics.filter((d) => retranslated.has(refKey(d.object))),
+    diagnosticKey,
+  );
+}
+
+/** The served Ingresses: the changed ones out, those of them served now back in. */
+function spliceServedIngresses(previous: TranslationResult, changed: Changed<Ingress>, served: Served): ObjectRef[] {
+  const changedRefs = new Set<string>();
+  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) changedRefs.add(refKey(refOf(version)));
+  const servedNow: ObjectRef[] = [];
+  for (const [, now] of changed.values()) if (served(now)) servedNow.push(refOf(now));
+  return mergeByKey(
+    previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref))),
+    servedNow.sort(compareRefs),
+    refKey,
+  );
+}
+
+/** The last result's references plus those of the changed Ingresses served now (see translateIncrementally). */
+function spliceReferences(previous: TranslationResult, changed: Changed<Ingress>, served: Served): References {
+  const added = collectReferences([...changed.values()].flatMap(([, now]) => (served(now) ? [now] : [])));
+  return {
+    services: mergeSorted(previous.references.services, added.services),
+    secrets: mergeSorted(previous.references.secrets, added.secrets),
+  };
 }
 
 function keyOf(object: { metadata: { name: string; namespace?: string } }): string {
@@ -119,11 +284,8 @@ function hasNginxAnnotations(ingress: Ingress): boolean {
 }
 
 /** Changed objects by key: [before, after], either undefined for an added or deleted one. */
-function changedObjects<T extends { metadata: { name: string; namespace?: string } }>(
-  before: readonly T[],
-  after: readonly T[],
-): Map<string, [T | undefined, T | undefined]> | undefined {
-  const changed = new Map<string, [T | undefined, T | undefined]>();
+function changedObjects<T extends { metadata: { name: string; namespace?: string } }>(before: readonly T[], after: readonly T[]): Changed<T> | undefined {
+  const changed: Changed<T> = new Map();
   // The store keeps unchanged objects and their order: walk both lists in step while they agree, from the
   // start and from the end, and compare by key only what lies between.
   let i = 0;
@@ -225,168 +387,6 @@ function mergeByKey<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => str
   while (i < a.length) out.push(a[i++]!);
   while (j < b.length) out.push(b[j++]!);
   return out;
-}
-
-/**
- * The translation of `state`, made from `base` by re-translating only the Ingresses around the changed ones, or
- * undefined when that cannot be shown to equal a full translation (the caller then calls translate()).
- * `references` may keep names a changed Ingress no longer uses until the next full translation: a superset only
- * lets an unrelated Service or Secret event cause a build, it never hides a relevant one.
- */
-export function translateIncrementally(base: TranslationBase, state: ClusterState, options: TranslateOptions): TranslationResult | undefined {
-  const before = base.state;
-  if (!sameObjects(before.ingressClasses, state.ingressClasses) || !sameObjects(before.secrets, state.secrets)) return undefined;
-  // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
-  if (!sameObjects(before.configMaps ?? [], state.configMaps ?? [])) return undefined;
-  const previous = base.result;
-  if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return undefined;
-  if (previous.serverNameCopies === true) return undefined;
-  const changed = changedObjects(before.ingresses, state.ingresses);
-  // A Service changes what the Ingresses naming it translate to (ports, ExternalName): those come along.
-  const changedServices = changedObjects(before.services, state.services);
-  if (changed === undefined || changedServices === undefined || changed.size + changedServices.size === 0) return undefined;
-  const served = (ingress: Ingress | undefined): ingress is Ingress => ingress !== undefined && isServedByUs(ingress, state.ingressClasses, options);
-
-  for (const [was, now] of changed.values()) {
-    for (const version of [was, now]) {
-      if (!served(version)) continue;
-      // Global inputs (the default backend), TLS (filter chains, certificates) and ingress-nginx features (canaries,
-      // fallbacks, passthrough) reach beyond the hosts: not spliced.
-      if (version.spec?.defaultBackend !== undefined || hasNginxAnnotations(version)) return undefined;
-    }
-    const tlsBefore = served(was) ? JSON.stringify(was.spec?.tls ?? []) : '[]';
-    const tlsAfter = served(now) ? JSON.stringify(now.spec?.tls ?? []) : '[]';
-    if (tlsBefore !== tlsAfter) return undefined;
-  }
-
-  // The new index: old versions out, new ones in (undone below if the splice is declined).
-  const index = base.index;
-  const undo: (() => void)[] = [];
-  for (const [was, now] of changed.values()) {
-    if (served(was)) {
-      index.remove(was);
-      undo.push(() => index.add(was));
-    }
-    if (served(now)) {
-      index.add(now);
-      undo.push(() => index.remove(now));
-    }
-  }
-  const decline = (): undefined => {
-    for (const step of undo.reverse()) step();
-    return undefined;
-  };
-
-  // The Ingresses sharing a host with a changed one, transitively, and every host they or the old versions touch.
-  const hosts = new Set<string>();
-  const closure = new Set<Ingress>();
-  const queue: string[] = [];
-  const visitHost = (host: string): void => {
-    if (!hosts.has(host)) {
-      hosts.add(host);
-      queue.push(host);
-    }
-  };
-  for (const [was, now] of changed.values()) {
-    if (served(was)) for (const host of index.hostsOf(was)) visitHost(host);
-    if (served(now)) for (const host of index.hostsOf(now)) visitHost(host);
-  }
-  for (const service of changedServices.keys()) {
-    for (const user of index.users(service)) {
-      if (user.spec?.defaultBackend !== undefined) return decline(); // in every virtual host
-      for (const host of index.hostsOf(user)) visitHost(host);
-    }
-  }
-  const limit = Math.max(maxChanged, state.ingresses.length * maxClosureShare);
-  while (queue.length > 0) {
-    const host = queue.pop()!;
-    if (host === catchAllHost) return decline(); // host-less rules: the catch-all is everyone's
-    for (const ingress of index.contributors(host)) {
-      if (closure.has(ingress)) continue;
-      if (hasNginxAnnotations(ingress) || ingress.spec?.defaultBackend !== undefined) return decline();
-      closure.add(ingress);
-      if (closure.size > limit) return decline();
-      for (const next of index.hostsOf(ingress)) visitHost(next);
-    }
-  }
-
-  // The default backend is every virtual host's last route: the Ingresses that may provide it come along (their
-  // own hosts are not taken from this translation).
-  const defaultBackends = state.ingresses.filter((ingress) => ingress.spec?.defaultBackend !== undefined && served(ingress));
-  const partial = translate({ ...state, ingresses: [...closure, ...defaultBackends] }, options);
-
-  const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
-  const previousHttps = previous.httpsTable;
-  // The https table is served (and its clusters used) only with TLS servers, which a splice never changes.
-  const servesHttps = previous.ir.tlsServers.length > 0;
-  const removedHosts: VirtualHostIR[] = [];
-  const addedHttp = taken(partial.ir.http);
-  const addedHttps = taken(partial.httpsTable);
-  const http = splice(previous.ir.http, hosts, addedHttp, removedHosts);
-  const httpsTable = splice(previousHttps, hosts, addedHttps, servesHttps ? removedHosts : []);
-  const tlsServers = previous.ir.tlsServers.map((server) => (server.routeTable === previousHttps ? { ...server, routeTable: httpsTable } : server));
-
-  // Clusters: the ones the tables use, as objects of the previous translation where it had them (a cluster's
-  // name says everything about it, given the same Services), else of the partial one.
-  // Which clusters the tables use: the last result's counts, minus the hosts taken out, plus those put in (not a
-  // walk of every route of both tables).
-  const uses = new Map(clusterUsesOf(previous));
-  for (const vhost of removedHosts) {
-    for (const name of clusterNamesOf(vhost)) {
-      const count = uses.get(name)! - 1;
-      if (count === 0) uses.delete(name);
-      else uses.set(name, count);
-    }
-  }
-  for (const vhost of servesHttps ? [...addedHttp, ...addedHttps] : addedHttp) {
-    for (const name of clusterNamesOf(vhost)) uses.set(name, (uses.get(name) ?? 0) + 1);
-  }
-  // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
-  const serviceChanged = (cluster: ClusterIR): boolean =>
-    changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
-  const kept = previous.ir.clusters.filter((cluster) => uses.has(cluster.name) && !serviceChanged(cluster));
-  const keptNames = kept.map((cluster) => cluster.name);
-  const fromPartial = partial.ir.clusters.filter((cluster) => uses.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
-  const clusters = mergeByKey(kept, fromPartial, (cluster) => cluster.name);
-
-  // Diagnostics of the re-translated Ingresses (and of the old versions of changed ones) are replaced.
-  const retranslated = new Set<string>();
-  for (const ingress of closure) retranslated.add(refKey(refOf(ingress)));
-  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) retranslated.add(refKey(refOf(version)));
-  // Both lists are sorted by object (each object's diagnostics in the order found), and no object is in both:
-  // merging them gives what sorting the whole list would.
-  const diagnosticKey = (d: Diagnostic): string => refKey(d.object);
-  const diagnostics = mergeByKey(
-    previous.diagnostics.filter((d) => !retranslated.has(refKey(d.object))),
-    partial.diagnostics.filter((d) => retranslated.has(refKey(d.object))),
-    diagnosticKey,
-  );
-
-  const changedRefs = new Set<string>();
-  for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) changedRefs.add(refKey(refOf(version)));
-  const servedNow: ObjectRef[] = [];
-  for (const [, now] of changed.values()) if (served(now)) servedNow.push(refOf(now));
-  const servedIngresses = mergeByKey(
-    previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref))),
-    servedNow.sort(compareRefs),
-    refKey,
-  );
-
-  const added = collectReferences([...changed.values()].flatMap(([, now]) => (served(now) ? [now] : [])));
-  const references: References = {
-    services: mergeSorted(previous.references.services, added.services),
-    secrets: mergeSorted(previous.references.secrets, added.secrets),
-  };
-
-  const result: TranslationResult = {
-    ir: { ...previous.ir, http, tlsServers, clusters },
-    diagnostics,
-    servedIngresses,
-    references,
-    httpsTable,
-  };
-  clusterUses.set(result, uses);
-  return result;
 }
 
 /** Per translation result: how many virtual hosts of its served tables use each cluster (never mutated). */

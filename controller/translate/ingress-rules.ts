@@ -95,7 +95,7 @@ export function collectRules(
           allowExternalName,
         );
         if (resolved.cluster !== undefined) clusters.set(resolved.cluster.name, resolved.cluster);
-        const route: RouteIR = { name, match: parsed.match, action: resolved.action, source: ref };
+        const route: RouteIR = { name, match: parsed.match, action: resolved.action, source: ref, rulePath: { rule: i, path: j } };
         claims.set(claimKey, { route, owner: ref });
         addOnce(routesByHost, host, route);
       });

@@ -21,6 +21,7 @@ export function cloneRoute(route: RouteIR): RouteIR {
   const copy: RouteIR = { name: route.name, match: { ...route.match }, action: cloneData(route.action) };
   if (route.headers !== undefined) copy.headers = route.headers.map((header) => ({ ...header }));
   if (route.source !== undefined) copy.source = { ...route.source };
+  if (route.rulePath !== undefined) copy.rulePath = { ...route.rulePath };
   if (route.policy !== undefined) copy.policy = cloneData(route.policy);
   return copy;
 }

@@ -265,18 +265,13 @@ function writtenPath(path: { path?: string; pathType?: string }): { path: string
   return { path: path.path === undefined || path.path === '' ? '/' : path.path, pathType: path.pathType ?? 'ImplementationSpecific' };
 }
 
-const rulePathIndexes = /\/rule\/(\d+)\/path\/(\d+)$/;
-
-/** The spec path a rule route was built from (its name ends in rule/I/path/J). */
+/** The spec path a rule route was built from. */
 function mainPathOf(route: RouteIR, mains: ReadonlyMap<string, Ingress>): { path: string; pathType: string } | undefined {
-  const indexes = rulePathIndexes.exec(route.name);
-  const ingress = route.source === undefined ? undefined : mains.get(refKey(route.source));
-  const path = ingress?.spec?.rules?.[Number(indexes?.[1])]?.http?.paths?.[Number(indexes?.[2])];
+  const { source, rulePath } = route;
+  if (source === undefined || rulePath === undefined) return undefined;
+  const path = mains.get(refKey(source))?.spec?.rules?.[rulePath.rule]?.http?.paths?.[rulePath.path];
   return path === undefined ? undefined : writtenPath(path);
 }
-
-/** Routes of Ingress rules (not the default backend, not the controller's own). */
-const ruleRoute = /\/rule\/\d+\/path\/\d+$/;
 
 /** Name of an extra route a canary adds before the main route, e.g. `.../rule/0/path/0/canary/cookie-always`. */
 export function canaryRouteName(main: RouteIR, suffix: string): string {
@@ -291,12 +286,11 @@ export function canaryRouteName(main: RouteIR, suffix: string): string {
 function canaryRoutes(main: RouteIR, config: NginxCanaryConfig, canaryCluster: string, mainCluster: string): RouteIR[] {
   const toCanary: RouteActionIR = { kind: 'forward', cluster: canaryCluster };
   const toMain: RouteActionIR = { kind: 'forward', cluster: mainCluster };
-  const variant = (suffix: string, header: HeaderMatchIR, action: RouteActionIR): RouteIR => ({
-    ...cloneRoute(main),
-    name: canaryRouteName(main, suffix),
-    headers: [header],
-    action: { ...action },
-  });
+  // A variant is a route of its own (the rule's path is served by the main route), so it has no rulePath.
+  const variant = (suffix: string, header: HeaderMatchIR, action: RouteActionIR): RouteIR => {
+    const { rulePath: _, ...copy } = cloneRoute(main);
+    return { ...copy, name: canaryRouteName(main, suffix), headers: [header], action: { ...action } };
+  };
   const routes: RouteIR[] = [];
   const backends = main.policy?.affinityCookie?.backends ?? [];
   for (const [side, cluster, action] of [['main', mainCluster, toMain], ['canary', canaryCluster, toCanary]] as const) {
@@ -347,7 +341,7 @@ export function withNginxCanaries(canaries: readonly NginxCanary[], virtualHosts
         // A main Ingress with regex paths (use-regex, nginx-regex.ts) is joined by the path as written.
         const written = path.path === undefined || path.path === '' ? '/' : path.path;
         let index = routesOf(host).findIndex(
-          (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && route.match.kind === 'regex' && route.match.path === written,
+          (route) => route.source !== undefined && route.headers === undefined && route.rulePath !== undefined && route.match.kind === 'regex' && route.match.path === written,
         );
         let what = `host ${host} Regex ${written}`;
         if (index < 0) {
@@ -362,7 +356,7 @@ export function withNginxCanaries(canaries: readonly NginxCanary[], virtualHosts
           const keys = new Set([matchKey(parsed.match), ...(spec.valid ? [matchKey(spec.match)] : [])]);
           what = `host ${host} ${describeMatch(parsed.match)}`;
           index = routesOf(host).findIndex(
-            (route) => route.source !== undefined && route.headers === undefined && ruleRoute.test(route.name) && keys.has(matchKey(route.match)),
+            (route) => route.source !== undefined && route.headers === undefined && route.rulePath !== undefined && keys.has(matchKey(route.match)),
           );
         }
         const main = index < 0 ? undefined : routesOf(host)[index];

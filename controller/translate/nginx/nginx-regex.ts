@@ -174,7 +174,6 @@ export function withNginxAppRoots(
     const appRoot = annotations.get(ingress)?.nginxRegex?.appRoot;
     if (appRoot === undefined) continue;
     const ref = refOf(ingress);
-    const rulePrefix = `ingress/${ref.namespace}/${ref.name}/rule/`;
     const hosts = new Set<string>();
     for (const rule of ingress.spec?.rules ?? []) {
       const parsed = rule.host === undefined || rule.host === '' ? { valid: true as const, host: catchAllHost } : parseHost(rule.host);
@@ -183,7 +182,7 @@ export function withNginxAppRoots(
     for (const host of [...hosts].sort()) {
       const vhost = (withAppRoots ?? virtualHosts).get(host);
       // Only where the Ingress really serves a path (not a host all of whose paths were refused).
-      if (vhost === undefined || !vhost.routes.some((r) => r.name.startsWith(rulePrefix))) continue;
+      if (vhost === undefined || !vhost.routes.some((r) => r.rulePath !== undefined && r.source !== undefined && refKey(r.source) === refKey(ref))) continue;
       const owner = owners.get(host);
       if (owner !== undefined) {
         report(

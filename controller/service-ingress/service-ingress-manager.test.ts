@@ -3,20 +3,14 @@
 // like the API server. (Against a real API server: test/kube-service-ingress-manager.test.ts.)
 import test from 'ava';
 import { ApiException } from '@kubernetes/client-node';
-import { waitFor } from '../test/harness/wait.js';
-import {
-  KeyedWorkQueue,
-  planServiceIngress,
-  ServiceIngressManager,
-  ServiceIngressReason,
-  validateHostTemplate,
-  type IngressApi,
-  type ReconcileOutcome,
-  type ServiceIngressManagerOptions,
-} from './service-ingress-manager.js';
-import { ObjectStore } from './store.js';
-import type { Diagnostic } from './translate/diagnostics.js';
-import type { Ingress, OwnerReference, Service, ServicePort } from './translate/kube-objects.js';
+import { waitFor } from '../../test/harness/wait.js';
+import { ObjectStore } from '../store.js';
+import type { Diagnostic } from '../translate/diagnostics.js';
+import type { Ingress, OwnerReference, Service, ServicePort } from '../translate/kube-objects.js';
+import type { IngressApi } from './ingress-api.js';
+import { KeyedWorkQueue } from './keyed-work-queue.js';
+import { planServiceIngress, ServiceIngressReason, validateHostTemplate } from './plan.js';
+import { ServiceIngressManager, type ReconcileOutcome, type ServiceIngressManagerOptions } from './service-ingress-manager.js';
 
 const settings = { ingressClassName: 'envoy-ingress', hostTemplate: '{name}.{namespace}.example.com' };
 

@@ -1,10 +1,11 @@
 import test from 'ava';
-import { syntheticCluster, syntheticIngress, seededRandom, syntheticSecret } from '../bench/synthetic-cluster.js';
-import { benchReconcileOptions } from '../bench/translation-scale.js';
-import { createTestCA } from '../test/harness/test-certs.js';
-import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
-import { buildConfig, ConfigBuilder, fullUpdate } from './build-config.js';
-import type { ClusterState, Secret } from './translate/kube-objects.js';
+import { syntheticCluster, syntheticIngress, seededRandom, syntheticSecret } from '../../bench/synthetic-cluster.js';
+import { benchReconcileOptions } from '../../bench/translation-scale.js';
+import { createTestCA } from '../../test/harness/test-certs.js';
+import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
+import { buildConfig, fullUpdate } from '../build-config.js';
+import type { ClusterState, Secret } from '../translate/kube-objects.js';
+import { ConfigBuilder } from './config-builder.js';
 
 const ca = await createTestCA({ commonName: 'build-config test CA' });
 const certA = await ca.issue({ dnsNames: ['*.bench.test'] });
