@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { findRepoRoot } from '../test/harness/repo-root.js';
 import { LineRingBuffer } from '../test/harness/line-ring-buffer.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
+import { terminateChild } from './terminate-child.js';
 
 const run = promisify(execFile);
 
@@ -33,6 +34,7 @@ export function ensureContour(): ContourBuild {
 }
 
 export interface ContourProcess {
+  pid: number;
   /** The arguments after `contour serve` (ports vary per run). */
   args: string[];
   /** The Envoy bootstrap from `contour bootstrap`, with the admin API moved from a unix socket to 127.0.0.1:0. */
@@ -90,6 +92,7 @@ export async function startContour(o: { build: ContourBuild; kubeconfigPath: str
   child.stderr.on('data', (chunk: Buffer) => output.append('stderr', chunk));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
+    pid: child.pid!,
     args,
     bootstrap,
     // The bootstrap has no node: Contour's Deployment names it on the command line.
@@ -97,10 +100,7 @@ export async function startContour(o: { build: ContourBuild; kubeconfigPath: str
     xdsStatPrefix: `cluster.${xdsCluster?.alt_stat_name ?? 'contour'}.`,
     logs: () => output.toString(40),
     async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      await terminateChild(child, exited);
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -5,11 +5,11 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { clientSync } from '../xds/client-sync.js';
-import { startRequestLoop } from '../test/harness/request-loop.js';
 import { startEchoProcess } from './echo-process.js';
 import { startStatusPoller, type StatusPoller } from './status-poller.js';
 import { getStatus, startEnvoyStack, type BenchController } from './envoy-stack.js';
 import { summarize, type Summary } from './stats.js';
+import { underLoad } from './switch-under-load.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
 
@@ -297,21 +297,14 @@ async function measureRouteChange(stack: Awaited<ReturnType<typeof startEnvoySta
     [appManifest('switch-a', 'switch-a.converge.test', a), appManifest('switch-b', 'switch-b.converge.test', b), stringify(ingressManifest('switch', host, service))].join('---\n');
   await writeAtomically(file, withBackends('switch-a'));
   while ((await getStatus(stack.httpPort, host)) !== 200) await new Promise((r) => setTimeout(r, 5));
-  const loop = startRequestLoop(async () => ({ status: await getStatus(stack.httpPort, host) }), {
-    concurrency: 4,
-    intervalMs: 1,
-    maxRequests: 1_000_000,
-    maxDurationMs: 120_000,
-    isSuccess: (s) => s >= 200 && s < 300,
-  });
   const changes = 10;
-  for (let i = 0; i < changes; i++) {
-    await new Promise((r) => setTimeout(r, 300));
-    await writeAtomically(file, withBackends(i % 2 === 0 ? 'switch-b' : 'switch-a'));
-  }
-  await new Promise((r) => setTimeout(r, 500));
-  const result = await loop.stop();
+  const result = await underLoad(stack.httpPort, host, async () => {
+    for (let i = 0; i < changes; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      await writeAtomically(file, withBackends(i % 2 === 0 ? 'switch-b' : 'switch-a'));
+    }
+  });
   // The last non-200 lines for the host (the loop's failures are the last ones: it started once 200 was seen).
-  const failedLog = result.failures.length === 0 ? [] : stack.envoys[0]!.logs().split('\n').filter((l) => l.includes(host) && l.includes('"status"') && !/"status":\s*200\b/.test(l)).slice(-Math.min(5, result.failures.length));
-  return { changes, requests: result.total, non2xx: result.failures.length, byStatus: result.byStatus, failedLog };
+  const failedLog = result.non2xx === 0 ? [] : stack.envoys[0]!.logs().split('\n').filter((l) => l.includes(host) && l.includes('"status"') && !/"status":\s*200\b/.test(l)).slice(-Math.min(5, result.non2xx));
+  return { changes, ...result, failedLog };
 }

@@ -9,7 +9,7 @@ import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster
 import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { appObjects, envoysInSync, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
+import { appObjects, envoysInSync, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
 import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
 import { startEnvoyStack, type BenchController, type StartController } from './envoy-stack.js';
 import { startApiCreator } from './api-creator.js';
@@ -37,6 +37,11 @@ export interface KubeConvergenceResult {
   loadSeconds: number;
   applyTo200Ms: Summary;
   stages: Record<keyof KubeApplyStages, Summary>;
+  /**
+   * One Ingress created through the API (one request, as a user adding a route does) for a Service that is already
+   * served (its cluster and endpoints are in Envoy) -> first 200; `api` is that one request.
+   */
+  oneIngress: { applyTo200Ms: Summary; stages: Record<keyof KubeApplyStages, Summary> };
 }
 
 export function asKubernetesObject(o: object): KubernetesObject {
@@ -44,7 +49,7 @@ export function asKubernetesObject(o: object): KubernetesObject {
 }
 
 /** Creates `objects` through the API, `concurrency` requests at a time (order kept within each kind's batch). */
-async function createAll(api: KubernetesObjectApi, objects: readonly KubernetesObject[], concurrency: number): Promise<void> {
+export async function createAll(api: KubernetesObjectApi, objects: readonly KubernetesObject[], concurrency: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < objects.length) {
@@ -114,41 +119,56 @@ export interface KubeSize {
   poller: StatusPoller;
 }
 
+/** Echo backends on a test host (one per name asked) and the status poller, shared by a scenario's measures. */
+export interface KubeTools {
+  backends: RemoteEcho[];
+  poller: StatusPoller;
+}
+
+/**
+ * Runs `body` with a test host, its echo backends (one per name in `services`) and a status poller, removed after.
+ * The API server refuses loopback addresses in EndpointSlices: the backends run on a test host (a network
+ * namespace with its own address, as the Kubernetes-mode tests do).
+ */
+export async function withKubeTools<T>(services: readonly string[], body: (tools: KubeTools) => Promise<T>): Promise<T> {
+  const testHost = await createTestHost();
+  try {
+    const backends: RemoteEcho[] = [];
+    for (const service of services) backends.push(await testHost.startEcho({ service }));
+    const poller = await startStatusPoller();
+    try {
+      return await body({ backends, poller });
+    } finally {
+      await poller.close();
+    }
+  } finally {
+    await testHost.destroy();
+  }
+}
+
 /**
  * For each route count: a fresh kube-apiserver and etcd (nothing here deletes namespaces: no controller-manager
- * runs) loaded with that many routes through the API, then `measure`. The test host, its echo backends (one per
- * name in `services`) and the status poller are shared by all sizes.
+ * runs) loaded with that many routes through the API, then `measure`; `tools` are shared by all sizes.
  */
 export async function forEachKubeSize<T>(
   label: string,
   routeCounts: readonly number[],
   tls: { certPem: string; keyPem: string },
-  services: readonly string[],
+  { backends, poller }: KubeTools,
   measure: (size: KubeSize) => Promise<T>,
 ): Promise<T[]> {
-  // The API server refuses loopback addresses in EndpointSlices: the backends run on a test host (a network
-  // namespace with its own address, as the Kubernetes-mode tests do).
-  const testHost = await createTestHost();
-  const backends: RemoteEcho[] = [];
-  for (const service of services) backends.push(await testHost.startEcho({ service }));
-  const poller = await startStatusPoller();
   const results: T[] = [];
-  try {
-    for (const routes of routeCounts) {
-      const n = ingressesForRoutes(routes, tls);
-      progress(`${label}: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
-      const cluster = await startKubeCluster();
-      try {
-        const loadSeconds = await loadKubeCluster(cluster, n, tls, backends[0]!);
-        progress(`${label}: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s`);
-        results.push(await measure({ cluster, n, loadSeconds, backends, poller }));
-      } finally {
-        await cluster.stop();
-      }
+  for (const routes of routeCounts) {
+    const n = ingressesForRoutes(routes, tls);
+    progress(`${label}: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
+    const cluster = await startKubeCluster();
+    try {
+      const loadSeconds = await loadKubeCluster(cluster, n, tls, backends[0]!);
+      progress(`${label}: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s`);
+      results.push(await measure({ cluster, n, loadSeconds, backends, poller }));
+    } finally {
+      await cluster.stop();
     }
-  } finally {
-    await poller.close();
-    await testHost.destroy();
   }
   return results;
 }
@@ -163,7 +183,7 @@ export async function runKubeConvergence(
   runs: number,
   tls: { certPem: string; keyPem: string },
 ): Promise<KubeConvergenceResult[]> {
-  return forEachKubeSize('kube convergence', routeCounts, tls, ['bench-kube'], async ({ cluster, n, loadSeconds, backends, poller }) => {
+  return withKubeTools(['bench-kube'], (tools) => forEachKubeSize('kube convergence', routeCounts, tls, tools, async ({ cluster, n, loadSeconds, backends, poller }) => {
     const backend = backends[0]!;
     const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
     try {
@@ -175,17 +195,29 @@ export async function runKubeConvergence(
         const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(asKubernetesObject));
         return { startMs, handedMs: doneMs };
       });
+      // One Ingress per apply, routing a new host to a Service Envoy already has (served by one Ingress first).
+      const served = 'one-ingress-target';
+      const servedOk = poller.firstOk(stack.httpPort, `${served}.converge.test`);
+      await creator.create(appObjects(served, `${served}.converge.test`, backend).map(asKubernetesObject));
+      await servedOk;
+      await stack.controller.reconciler.idle();
+      progress('kube convergence: creating one Ingress per apply for a served Service');
+      const oneIngress = await timeApplies(stack, poller, runs, async (name, host) => {
+        const { startMs, doneMs } = await creator.create([asKubernetesObject(ingressManifest(name, host, served))]);
+        return { startMs, handedMs: doneMs };
+      }, 'one-');
       await creator.close();
-      const stages: KubeApplyStages[] = applies.map((a) => ({ api: a.handOverMs, ...a.stages }));
+      const stagesOf = (timed: typeof applies): Record<keyof KubeApplyStages, Summary> => summarizeStages(timed.map((a): KubeApplyStages => ({ api: a.handOverMs, ...a.stages })));
       return {
         existingRoutes: routesOf(n, tls),
         existingIngresses: n,
         loadSeconds: Math.round(loadSeconds * 10) / 10,
         applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
-        stages: summarizeStages(stages),
+        stages: stagesOf(applies),
+        oneIngress: { applyTo200Ms: summarize(oneIngress.map((a) => a.totalMs)), stages: stagesOf(oneIngress) },
       };
     } finally {
       await stack.stop();
     }
-  });
+  }));
 }

@@ -19,15 +19,18 @@ import { startApiCreator, type ApiCreator } from './api-creator.js';
 import { contourFlagsOf, ensureContour, startContour, type ContourBuild } from './contour-process.js';
 import { appObjects, ingressManifest, progress, timeFirstOks } from './convergence.js';
 import { startEnvoyStack } from './envoy-stack.js';
-import { asKubernetesObject, controllerIn, forEachKubeSize, routesOf, untilServed } from './kube-convergence.js';
-import type { PeerMeasures, PeersRow } from './peers-results.js';
+import { asKubernetesObject, controllerIn, forEachKubeSize, routesOf, untilServed, withKubeTools } from './kube-convergence.js';
+import type { PeerMeasures, PeersBulk, PeersRow } from './peers-results.js';
+import { measureBulk, type BulkOptions } from './peers-bulk.js';
 import { summarize } from './stats.js';
+import { underLoad } from './switch-under-load.js';
 import type { StatusPoller } from './status-poller.js';
-import { hostOf } from './synthetic-cluster.js';
+import { hostOf, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 
 export interface PeersResult {
   contour: { version: string; flags: string[] };
   rows: PeersRow[];
+  bulk: PeersBulk;
 }
 
 export interface PeersOptions {
@@ -35,6 +38,10 @@ export interface PeersOptions {
   applies: number;
   endpointChanges: number;
   routeChanges: number;
+  /** Ingresses created through the API from an empty cluster in the bulk measure. */
+  bulkIngresses: number;
+  /** Backend switches of one route under load. */
+  switches: number;
   tls: { certPem: string; keyPem: string };
 }
 
@@ -100,6 +107,37 @@ async function measurePeer(peer: PeerUnderTest, tools: Tools, prefix: string, o:
     bytes.push((await received()) - before);
   }
   m.bytesPerRouteChange = summarize(bytes);
+
+  await measureSwitches(peer, tools, prefix, o, m);
+}
+
+/**
+ * One Ingress's backend switched between two served Services (PUT of the Ingress through the API) `o.switches`
+ * times while requests flow through Envoy's listener (as the standalone convergence scenario's route change):
+ * each switch waits until the new backend answers, then 300 ms.
+ */
+async function measureSwitches(peer: PeerUnderTest, tools: Tools, prefix: string, o: PeersOptions, m: PeerMeasures): Promise<void> {
+  const { poller, creator, backends } = tools;
+  const host = `${prefix}switch.converge.test`;
+  const [a, b] = backends.map((backend, i) => ({ backend, service: `${prefix}switch-${'ab'[i]}` }));
+  const served = poller.firstOk(peer.httpPort, host, 60_000, a!.backend.service);
+  // Both Services are served by an Ingress of their own, so each switch changes a route only (as in standalone mode).
+  for (const { backend, service } of [a!, b!]) await creator.create(appObjects(service, `${service}.converge.test`, backend).map(asKubernetesObject));
+  await creator.create([asKubernetesObject(ingressManifest(`${prefix}switch`, host, a!.service))]);
+  await served;
+  const switchMs: number[] = [];
+  const load = await underLoad(peer.httpPort, host, async () => {
+    for (let i = 0; i < o.switches; i++) {
+      const target = i % 2 === 0 ? b! : a!;
+      const reached = poller.firstOk(peer.httpPort, host, 60_000, target.backend.service);
+      await sleep(5);
+      const { startMs } = await creator.replace([asKubernetesObject(ingressManifest(`${prefix}switch`, host, target.service))]);
+      switchMs.push((await reached) - startMs);
+      await sleep(300);
+    }
+  });
+  m.routeSwitchMs = summarize(switchMs);
+  m.switchLoad = { switches: o.switches, ...load };
 }
 
 /** Runs `body`; a failure is recorded in `m.failed` (with `logs`, when given, on stderr) instead of thrown. */
@@ -149,18 +187,25 @@ async function measureOurs(cluster: KubeCluster, n: number, tools: Tools, o: Pee
 export async function runPeers(o: PeersOptions): Promise<PeersResult> {
   const build = ensureContour();
   const flags: string[] = [];
-  const rows = await forEachKubeSize('peers', o.routeCounts, o.tls, ['bench-peers-a', 'bench-peers-b'], async ({ cluster, n, backends, poller }) => {
-    // Contour's informers watch its own CRDs (HTTPProxy...) too: without them it does not start.
-    await cluster.kubectlOk(['create', '-f', build.crdsPath]);
-    const creator = await startApiCreator(cluster.adminKubeconfigPath);
-    try {
-      const tools: Tools = { poller, creator, backends: [backends[0]!, backends[1]!] };
-      const contour = await measureContour(build, cluster, n, tools, o, flags);
-      const ours = await measureOurs(cluster, n, tools, o);
-      return { existingRoutes: routesOf(n, o.tls), existingIngresses: n, ours, contour };
-    } finally {
-      await creator.close();
-    }
+  return withKubeTools(['bench-peers-a', 'bench-peers-b'], async (tools) => {
+    const rows = await forEachKubeSize('peers', o.routeCounts, o.tls, tools, async ({ cluster, n, backends, poller }) => {
+      // Contour's informers watch its own CRDs (HTTPProxy...) too: without them it does not start.
+      await cluster.kubectlOk(['create', '-f', build.crdsPath]);
+      const creator = await startApiCreator(cluster.adminKubeconfigPath);
+      try {
+        const sizeTools: Tools = { poller, creator, backends: [backends[0]!, backends[1]!] };
+        const contour = await measureContour(build, cluster, n, sizeTools, o, flags);
+        const ours = await measureOurs(cluster, n, sizeTools, o);
+        return { existingRoutes: routesOf(n, o.tls), existingIngresses: n, ours, contour };
+      } finally {
+        await creator.close();
+      }
+    });
+    const bulkOptions: BulkOptions = { ingresses: o.bulkIngresses, tls: o.tls, backend: tools.backends[0]!, poller: tools.poller, timeoutMs: 300_000 };
+    progress(`peers bulk: ${o.bulkIngresses} Ingresses created through the API from an empty cluster, Contour then envoy-ingress`);
+    const contour = await measureBulk('contour', build, bulkOptions);
+    const ours = await measureBulk('ours', build, bulkOptions);
+    const objects = objectsOf({ ...syntheticCluster({ ingresses: o.bulkIngresses, tls: o.tls }), ingressClasses: [] }).length;
+    return { contour: { version: build.version, flags }, rows, bulk: { ingresses: o.bulkIngresses, objects, ours, contour } };
   });
-  return { contour: { version: build.version, flags }, rows };
 }

@@ -1,6 +1,6 @@
 // `render` and `validate`: read a manifest directory once and show (or check with Envoy) the exact xDS
 // resources the controller would serve.
-import { buildConfig, type BuiltConfig } from '../controller/build-config.js';
+import { buildConfig, type BuiltConfig } from '../controller/pipeline/build-config.js';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
 import { ObjectStore } from '../controller/store.js';
 import type { EnvoyOptions, EnvoyResources } from '../envoy/resource-types.js';

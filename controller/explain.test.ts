@@ -1,7 +1,7 @@
 import test from 'ava';
 import { type PathSpec, ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from '../test/fixtures/manifests.js';
 import { createTestCA } from '../test/harness/test-certs.js';
-import { buildConfig } from './build-config.js';
+import { buildConfig } from './pipeline/build-config.js';
 import { explain, formatExplanation, normalizeHost, normalizeRequestPath, type ExplainInput } from './explain.js';
 import { clusterStateFromYaml } from './translate/cluster-state-yaml.js';
 import { defaultTranslateOptions } from './translate/options.js';

@@ -4,6 +4,7 @@
 import type { CompressionIR, RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { buildCompressorFilterConfig, compressorFilterName } from './compressor.js';
 import type { ResourceJson } from './resource-types.js';
+import { perTablesMemo } from './per-tables-memo.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
@@ -79,20 +80,10 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
  */
 export function buildRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
   // TLS filter chains share one route table: scan it once per build, not once per chain (O(chains x routes)).
-  const first = tables[0];
-  let built = first === undefined ? undefined : filtersByTables.get(first);
-  if (built === undefined || !sameTables(built.tables, tables)) {
-    built = { tables, filters: scanRouteConfiguredHttpFilters(tables) };
-    if (first !== undefined) filtersByTables.set(first, built);
-  }
-  return built.filters.map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
+  return filtersOfTables(tables).map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
 }
 
-function sameTables(a: readonly RouteTableIR[], b: readonly RouteTableIR[]): boolean {
-  return a.length === b.length && a.every((table, i) => table === b[i]);
-}
-
-const filtersByTables = new WeakMap<RouteTableIR, { tables: readonly RouteTableIR[]; filters: ResourceJson[] }>();
+const filtersOfTables = perTablesMemo(scanRouteConfiguredHttpFilters);
 
 const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name === corsResponseFilterName);
 

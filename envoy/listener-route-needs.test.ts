@@ -1,6 +1,6 @@
 import type { RoutePolicyIR, RouteTableIR } from '../ir/index.js';
 import test from 'ava';
-import { buildHttpListener } from './listener.js';
+import { buildHttpListener, buildHttpsListener } from './listener.js';
 import type { ResourceJson } from './resource-types.js';
 
 function table(policy: RoutePolicyIR): RouteTableIR {
@@ -25,4 +25,23 @@ test('the access log has a route filter only while some route writes no line', (
   const logOf = (policy: RoutePolicyIR): ResourceJson => (connectionManager(policy)['access_log'] as ResourceJson[])[0] as ResourceJson;
   t.truthy(logOf({ accessLog: false })['filter']);
   t.is(logOf({})['filter'], undefined);
+});
+
+test('the HTTPS listener reads the route tables once, not once per TLS filter chain (O(chains x hosts) at 5,000 certificates)', (t) => {
+  const readsFor = (chains: number): number => {
+    let reads = 0;
+    const hosts = table({ accessLog: false }).virtualHosts;
+    const counted: RouteTableIR = {
+      name: 'ingress',
+      get virtualHosts() {
+        reads += 1;
+        return hosts;
+      },
+    };
+    const servers = Array.from({ length: chains }, (_, i) => ({ name: `https/${i}.test`, serverNames: [`${i}.test`], secret: `s${i}`, routeTable: counted }));
+    const listener = buildHttpsListener({ servers, routes: { routeConfigName: 'ingress', tables: [counted] }, listenAddress: '127.0.0.1', port: 8443 });
+    t.is((listener['filter_chains'] as ResourceJson[]).length, chains);
+    return reads;
+  };
+  t.is(readsFor(50), readsFor(1));
 });

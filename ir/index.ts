@@ -8,6 +8,7 @@ export * from './header-names.js';
 export * from './ordering.js';
 export * from './route-policy.js';
 export * from './route.js';
+export * from './secret-text.js';
 export * from './source.js';
 export * from './tls.js';
 export * from './virtual-host.js';

@@ -6,7 +6,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
-import { buildConfig } from '../controller/build-config.js';
+import { buildConfig } from '../controller/pipeline/build-config.js';
 import { Annotation } from '../controller/translate/annotations.js';
 import type { ClusterState, Ingress } from '../controller/translate/kube-objects.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';

@@ -3,7 +3,7 @@
 // same answer: the Service that answers, the status, the redirect location, or a refused TLS session.
 import test from 'ava';
 import { stringify } from 'yaml';
-import { buildConfig } from '../controller/build-config.js';
+import { buildConfig } from '../controller/pipeline/build-config.js';
 import { explain, type ExplainInput, type Explanation } from '../controller/explain.js';
 import { clusterStateFromYaml } from '../controller/translate/cluster-state-yaml.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';

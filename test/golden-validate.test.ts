@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { parseAllDocuments } from 'yaml';
-import { buildConfig } from '../controller/build-config.js';
+import { buildConfig } from '../controller/pipeline/build-config.js';
 import { clusterStateFromYaml } from '../controller/translate/cluster-state-yaml.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/options.js';
 import type { EnvoyOptions, ResourceJson } from '../envoy/resource-types.js';

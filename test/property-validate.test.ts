@@ -11,7 +11,7 @@ import path from 'node:path';
 import test from 'ava';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { buildConfig, type BuiltConfig } from '../controller/build-config.js';
+import { buildConfig, type BuiltConfig } from '../controller/pipeline/build-config.js';
 import type { ClusterState, Secret } from '../controller/translate/kube-objects.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { Reason } from '../controller/translate/reasons.js';

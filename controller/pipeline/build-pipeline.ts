@@ -5,7 +5,7 @@
 import type { ClusterEndpointsIR } from '../../ir/index.js';
 import type { ResourceKind } from '../../proto/type-urls.js';
 import type { SnapshotCache } from '../../xds/snapshot-cache.js';
-import type { BuildOptions } from '../build-config.js';
+import type { BuildOptions } from './build-config.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { TranslationResult } from '../translate/translate.js';
 import { ConfigBuilder } from './config-builder.js';

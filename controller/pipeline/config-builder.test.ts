@@ -3,7 +3,7 @@ import { syntheticCluster, syntheticIngress, seededRandom, syntheticSecret } fro
 import { benchReconcileOptions } from '../../bench/translation-scale.js';
 import { createTestCA } from '../../test/harness/test-certs.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
-import { buildConfig, fullUpdate } from '../build-config.js';
+import { buildConfig, fullUpdate } from './build-config.js';
 import type { ClusterState, Secret } from '../translate/kube-objects.js';
 import { ConfigBuilder } from './config-builder.js';
 

@@ -5,7 +5,7 @@ import { buildResources } from '../../envoy/build-resources.js';
 import type { NamedResource } from '../../envoy/resource-types.js';
 import { buildSecret } from '../../envoy/secret.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
-import { buildConfig, endpointsOf, fullUpdate, type BuildOptions } from '../build-config.js';
+import { buildConfig, endpointsOf, fullUpdate, type BuildOptions } from './build-config.js';
 import { endpointsForCluster, indexEndpointSources } from '../translate/endpoints.js';
 import { HostIndex } from '../translate/host-index.js';
 import { translateIncrementally } from '../translate/incremental-translate.js';

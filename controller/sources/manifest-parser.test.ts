@@ -156,3 +156,15 @@ test('JSON manifests parse too', (t) => {
   const parsed = parseManifest('svc.json', JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'j' } }));
   t.deepEqual(parsed.objects.map((o) => o.metadata.name), ['j']);
 });
+
+test('a JSON file is read as JSON: a duplicate key keeps its last value (the YAML parser refuses the document)', (t) => {
+  const text = '{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "first", "name": "last"}}';
+  t.deepEqual(parseManifest('svc.json', text).objects.map((o) => o.metadata.name), ['last']);
+  t.is(parseManifest('svc.yaml', text).objects.length, 0);
+});
+
+test('a .json file that is not JSON is read as YAML, as before', (t) => {
+  const parsed = parseManifest('svc.json', 'apiVersion: v1\nkind: Service\nmetadata:\n  name: y\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: z\n');
+  t.deepEqual(parsed.objects.map((o) => o.metadata.name), ['y', 'z']);
+  t.deepEqual(parsed.problems, []);
+});

@@ -22,6 +22,16 @@ export interface ParsedManifest {
 
 export function parseManifest(file: string, text: string): ParsedManifest {
   const result: ParsedManifest = { objects: [], documents: [], problems: [], ignored: 0 };
+  // A JSON file is one document: JSON.parse reads it 10-20x faster than the YAML parser (minutes for the 155,000
+  // objects of 50,000 Ingresses). Duplicate keys then keep the last value (as JSON.parse and kubectl do) instead
+  // of being a YAML error. What JSON.parse refuses (a .json file holding YAML) goes to the YAML parser as before.
+  if (/\.json$/i.test(file)) {
+    const value = parseJson(text);
+    if (value !== undefined) {
+      addDocument(result, file, 0, value);
+      return result;
+    }
+  }
   const docs = parseAllDocuments(text, { prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
@@ -37,17 +47,30 @@ export function parseManifest(file: string, text: string): ParsedManifest {
       result.problems.push({ file, document: index, message: `YAML error: ${err instanceof Error ? err.message : String(err)}` });
       return;
     }
-    if (value === null || value === undefined) return; // empty document
-    for (const item of listItems(value) ?? [value]) {
-      const n = normalizeObject(item);
-      if (n.ok) {
-        result.objects.push(n.object);
-        result.documents.push(index);
-      } else if (n.ignored) result.ignored += 1;
-      else result.problems.push({ file, document: index, message: n.error });
-    }
+    addDocument(result, file, index, value);
   });
   return result;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The objects of one document (a single object, or the items of a List) into `result`. */
+function addDocument(result: ParsedManifest, file: string, index: number, value: unknown): void {
+  if (value === null || value === undefined) return; // empty document
+  for (const item of listItems(value) ?? [value]) {
+    const n = normalizeObject(item);
+    if (n.ok) {
+      result.objects.push(n.object);
+      result.documents.push(index);
+    } else if (n.ignored) result.ignored += 1;
+    else result.problems.push({ file, document: index, message: n.error });
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { benchCertificate } from '../../bench/bench-certs.js';
 import { benchReconcileOptions } from '../../bench/translation-scale.js';
-import { buildConfig, fullUpdate } from '../build-config.js';
+import { buildConfig, fullUpdate } from '../pipeline/build-config.js';
 import { ConfigBuilder } from '../pipeline/config-builder.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { HostIndex } from './host-index.js';

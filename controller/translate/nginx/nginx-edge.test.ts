@@ -1,7 +1,7 @@
 // ssl-passthrough, default-backend and custom-http-errors through translate(): what each changes in the IR, and
 // that nothing changes without the opt-in. (testdata/translate/nginx-edge is the golden; the e2e test shows Envoy.)
 import test from 'ava';
-import { buildConfig } from '../../build-config.js';
+import { buildConfig } from '../../pipeline/build-config.js';
 import { explain } from '../../explain.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { ClusterState, EndpointSlice, Ingress, Secret, Service } from '../kube-objects.js';

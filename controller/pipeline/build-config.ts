@@ -1,16 +1,16 @@
 // The whole pure pipeline in one call: cluster state -> translation (IR + diagnostics) -> endpoints -> Envoy
 // resources. `buildConfig` is used by `render` / `validate`; the reconciler's builds go through the build pipeline
-// (controller/pipeline/), which starts from the last build when it can (routes, secrets and endpoints builds).
-import type { ClusterEndpointsIR } from '../ir/index.js';
-import { buildResources } from '../envoy/build-resources.js';
-import type { EnvoyOptions, EnvoyResources } from '../envoy/resource-types.js';
-import { splitVirtualHosts } from '../envoy/virtual-host-discovery.js';
-import type { ResourceKind } from '../proto/type-urls.js';
-import type { SnapshotUpdate } from '../xds/snapshot-cache.js';
-import { endpointsForCluster, indexEndpointSources } from './translate/endpoints.js';
-import type { ClusterState } from './translate/kube-objects.js';
-import type { TranslateOptions } from './translate/options.js';
-import { translate, type TranslationResult } from './translate/translate.js';
+// (build-pipeline.ts), which starts from the last build when it can (routes, secrets and endpoints builds).
+import type { ClusterEndpointsIR } from '../../ir/index.js';
+import { buildResources } from '../../envoy/build-resources.js';
+import type { EnvoyOptions, EnvoyResources } from '../../envoy/resource-types.js';
+import { splitVirtualHosts } from '../../envoy/virtual-host-discovery.js';
+import type { ResourceKind } from '../../proto/type-urls.js';
+import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
+import { endpointsForCluster, indexEndpointSources } from '../translate/endpoints.js';
+import type { ClusterState } from '../translate/kube-objects.js';
+import type { TranslateOptions } from '../translate/options.js';
+import { translate, type TranslationResult } from '../translate/translate.js';
 
 export interface BuiltConfig {
   translation: TranslationResult;
