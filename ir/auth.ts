@@ -1,22 +1,12 @@
 // Authentication of requests: basic auth (checked by the controller) and external authorization services.
-import type { CidrIR } from './route-policy.js';
+import type { CidrIR } from './cidr.js';
+import { SecretText } from './secret-text.js';
 import type { SourceRef } from './source.js';
 
-/** htpasswd text (`user:hash` lines) that does not print itself: password hashes are credentials too. */
-export class HtpasswdUsers {
-  readonly #text: string;
-  constructor(text: string) {
-    this.#text = text;
-  }
-  reveal(): string {
-    return this.#text;
-  }
-  toJSON(): string {
-    return '[redacted]';
-  }
-  toString(): string {
-    return '[redacted]';
-  }
+/** htpasswd text (`user:hash` lines; SecretText: password hashes are credentials too, it never prints itself). */
+export class HtpasswdUsers extends SecretText {
+  /** Makes the type nominal: HtpasswdUsers is not interchangeable with other secret text. */
+  declare private readonly secretKind: 'htpasswd-users';
 }
 
 /**

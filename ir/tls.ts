@@ -1,4 +1,5 @@
 // TLS on the HTTPS listener: terminated hosts (one filter chain each), passed-through hosts, certificates.
+import { SecretText } from './secret-text.js';
 import type { RouteTableIR } from './virtual-host.js';
 
 /** A TLS host whose connections are passed on unterminated (ingress-nginx ssl-passthrough), selected by SNI. */
@@ -22,21 +23,10 @@ export interface TlsServerIR {
   routeTable: RouteTableIR;
 }
 
-/** A PEM key that does not print itself, so it cannot reach a log or a golden file by accident. */
-export class PrivateKey {
-  readonly #pem: string;
-  constructor(pem: string) {
-    this.#pem = pem;
-  }
-  reveal(): string {
-    return this.#pem;
-  }
-  toJSON(): string {
-    return '[redacted]';
-  }
-  toString(): string {
-    return '[redacted]';
-  }
+/** A PEM private key (SecretText: it never prints itself). */
+export class PrivateKey extends SecretText {
+  /** Makes the type nominal: a PrivateKey is not interchangeable with other secret text. */
+  declare private readonly secretKind: 'private-key';
 }
 
 export interface TlsSecretIR {

@@ -63,6 +63,37 @@ export function importViolations(files: ReadonlyMap<string, string>): string[] {
   return violations;
 }
 
+/**
+ * The import circles among the non-test files under `folder`, type-only imports included, each as its files in
+ * import order from the alphabetically first (files that can only be read together are one concept in two files).
+ */
+export function importCircles(files: ReadonlyMap<string, string>, folder: string): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    if (!file.startsWith(`${folder}/`) || isTestCode(file)) continue;
+    const targets = importSpecifiers(source).map((specifier) => path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, '.ts'));
+    graph.set(file, targets);
+  }
+  const circles = new Map<string, string[]>();
+  // Depth first; a file explored to the end is not entered again (each circle is found from its first file).
+  const explored = new Set<string>();
+  const visit = (file: string, trail: string[]): void => {
+    const at = trail.indexOf(file);
+    if (at >= 0) {
+      const circle = trail.slice(at);
+      const first = circle.indexOf([...circle].sort()[0] as string);
+      const rotated = [...circle.slice(first), ...circle.slice(0, first)];
+      circles.set(rotated.join(' '), rotated);
+      return;
+    }
+    if (explored.has(file)) return;
+    for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...trail, file]);
+    explored.add(file);
+  };
+  for (const file of [...graph.keys()].sort()) visit(file, []);
+  return [...circles.keys()].sort().map((key) => circles.get(key) as string[]);
+}
+
 function sourceFiles(root: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const layer of new Set(layers.map((layer) => layer.split('/')[0] ?? layer))) {
@@ -102,6 +133,25 @@ test('the check catches imports against the order', (t) => {
     'controller/reconciler.ts (controller) imports cli/main.js (cli)',
     'controller/translate/nginx/auth.ts (controller/translate) imports controller/auth/password.js (controller)',
     'cli/main.ts imports test/harness/x.js, which is outside the layered folders',
+  ]);
+});
+
+test('no layer folder has an import circle', (t) => {
+  const files = sourceFiles(findRepoRoot());
+  for (const folder of new Set(layers.map((layer) => layer.split('/')[0] ?? layer))) t.deepEqual(importCircles(files, folder), [], folder);
+});
+
+test('the circle check finds circles, through several files too', (t) => {
+  const files = new Map([
+    ['controller/translate/nginx/a.ts', "import type { B } from './b.js';\n"],
+    ['controller/translate/nginx/b.ts', "import { a } from './a.js';\nimport { c } from '../c.js';\n"],
+    ['controller/translate/c.ts', "export { d } from './d.js';\n"],
+    ['controller/translate/d.ts', "import { b } from './nginx/b.js';\n"],
+    ['controller/translate/e.ts', "import { a } from './nginx/a.js';\n"],
+  ]);
+  t.deepEqual(importCircles(files, 'controller/translate'), [
+    ['controller/translate/c.ts', 'controller/translate/d.ts', 'controller/translate/nginx/b.ts'],
+    ['controller/translate/nginx/a.ts', 'controller/translate/nginx/b.ts'],
   ]);
 });
 

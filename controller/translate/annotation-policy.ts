@@ -2,6 +2,7 @@
 // Ingresses sharing a host (or a Service) never change each other's behaviour.
 import type { ClusterIR, RouteIR, RoutePolicyIR, VirtualHostIR } from '../../ir/index.js';
 import type { ClusterSettings, IngressAnnotations } from './annotations.js';
+import type { RoutePass } from './collected-routes.js';
 import { refKey } from './kube-objects.js';
 import { cloneRoute } from './virtual-host.js';
 
@@ -50,25 +51,23 @@ export function withSettings(cluster: ClusterIR, settings: ClusterSettings): Clu
 
 /**
  * Puts each forwarding route's Ingress settings on it: the route policy, and a cluster with the Ingress's cluster
- * settings (added to `clusters`). Routes are the translator's own fresh objects and are changed in place.
+ * settings (added to `clusters`). A route with settings comes back as a new route.
  */
-export function applyAnnotationPolicies(
-  routes: Iterable<RouteIR>,
-  annotations: AnnotationsByIngress,
-  clusters: Map<string, ClusterIR>,
-): void {
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward') continue;
+export function annotationPolicyPass(annotations: AnnotationsByIngress, clusters: Map<string, ClusterIR>): RoutePass {
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward') return route;
     const settings = annotations.get(refKey(route.source));
-    if (settings === undefined) continue;
-    if (!isEmpty(settings.route)) route.policy = structuredClone(settings.route) as RoutePolicyIR;
+    if (settings === undefined) return route;
+    let next = route;
+    if (!isEmpty(settings.route)) next = { ...next, policy: structuredClone(settings.route) as RoutePolicyIR };
     const base = clusters.get(route.action.cluster);
     if (base !== undefined && !isEmpty(settings.cluster)) {
       const variant = withSettings(base, settings.cluster);
       clusters.set(variant.name, variant);
-      route.action = { kind: 'forward', cluster: variant.name };
+      next = { ...next, action: { kind: 'forward', cluster: variant.name } };
     }
-  }
+    return next;
+  };
 }
 
 /** How plain HTTP treats a route: served, redirected to https, or refused (https-only). */

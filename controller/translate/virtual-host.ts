@@ -16,7 +16,12 @@ export function fallbackRoute(defaultBackend: RouteIR | undefined, notFoundPage:
   };
 }
 
-/** A copy, so no two places in the IR share an object (consumers may transform it in place). */
+/**
+ * A deep copy of a route, with its keys in the IR's order (name, match, action, headers, source, rulePath, policy):
+ * for a route served again under another name or scheme (server-alias, plain HTTP). Not for safety: no phase
+ * writes to a route once built (translator-layer.ts), so routes may be shared; the copy keeps the serialized IR
+ * (translate goldens) independent of the order a pass happened to add keys in.
+ */
 export function cloneRoute(route: RouteIR): RouteIR {
   const copy: RouteIR = { name: route.name, match: { ...route.match }, action: cloneData(route.action) };
   if (route.headers !== undefined) copy.headers = route.headers.map((header) => ({ ...header }));
@@ -26,10 +31,12 @@ export function cloneRoute(route: RouteIR): RouteIR {
   return copy;
 }
 
-/** Routes in precedence order, followed by the fallback. */
+/**
+ * Routes in precedence order, followed by the fallback. The route objects themselves, not copies: a route is never
+ * changed once built, so the fallback may end every virtual host as one object.
+ */
 export function assembleVirtualHost(host: string, routes: readonly RouteIR[], fallback: RouteIR): VirtualHostIR {
-  const ordered = [...routes].sort(compareRoutePrecedence).map(cloneRoute);
-  return { name: host, hostnames: [host], routes: [...ordered, cloneRoute(fallback)] };
+  return { name: host, hostnames: [host], routes: [...routes].sort(compareRoutePrecedence).concat(fallback) };
 }
 
 export function redirectVirtualHost(host: string, httpsPort: number): VirtualHostIR {

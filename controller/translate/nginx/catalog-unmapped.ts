@@ -2,7 +2,7 @@
 // release) that the compatibility layer does not map, each with the reason: the catalog's baseline, so that every
 // annotation a migrating user may have has a status and a reason. catalog.ts spreads these first: an entry of its
 // own for the same name (once a family maps it) replaces the one here.
-import type { NginxAnnotationEntry } from './catalog.js';
+import type { NginxAnnotationEntry } from './catalog-entry.js';
 
 /** Why not, and the annotations it applies to. */
 const reasons: readonly (readonly [string, readonly string[]])[] = [

@@ -4,28 +4,12 @@
 // (nginx-annotations.test.ts checks that every entry marked supported is really mapped).
 import { maxUserRegexProgramSize } from '../re2-program-size.js';
 import { annotationPrefix } from '../options.js';
+import type { NginxAnnotationEntry } from './catalog-entry.js';
 import { unmappedNginxAnnotations } from './catalog-unmapped.js';
 
 export const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
 
-/**
- * supported: same behaviour as ingress-nginx documents; supported-with-difference: mapped, with a documented
- * difference; unsupported: ignored (UnsupportedNginxAnnotation); refused: never honoured (NginxSnippetRefused).
- */
-export type NginxAnnotationStatus = 'supported' | 'supported-with-difference' | 'unsupported' | 'refused';
-
-export interface NginxAnnotationEntry {
-  status: NginxAnnotationStatus;
-  /** Our annotation(s) or feature it maps onto. */
-  equivalent?: string;
-  /** For supported-with-difference: what behaves differently. For unsupported/refused: why, or what to use. */
-  note?: string;
-  /**
-   * Each difference an ingress-nginx parity table row shows (test/nginx-parity/*.yaml), by the id the rows cite:
-   * what a request gets here and what ingress-nginx answers instead. migrate-check names them all.
-   */
-  differences?: Readonly<Record<string, string>>;
-}
+export type { NginxAnnotationEntry, NginxAnnotationStatus } from './catalog-entry.js';
 
 const ours = (name: string): string => `${annotationPrefix}${name}`;
 const clientAddress =

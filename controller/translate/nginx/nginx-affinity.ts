@@ -4,8 +4,9 @@
 // Secure (session-cookie-secure "true", or the connection is TLS), HttpOnly and SameSite (left out for the user
 // agents that reject None with session-cookie-conditional-samesite-none). BACKEND is ingress-nginx's own backend key
 // (md5(md5(name) .. name) of `namespace-service-port`), so a cookie ingress-nginx made keeps its side of a canary.
-import type { AffinityCookieIR, ClusterIR, PathMatchIR, RouteIR } from '../../../ir/index.js';
+import type { AffinityCookieIR, ClusterIR, PathMatchIR } from '../../../ir/index.js';
 import { createHash } from 'node:crypto';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -126,13 +127,13 @@ function locationPath(match: PathMatchIR): string {
  * Puts the affinity cookie on each forwarding route of an Ingress with cookie affinity (after its policy and
  * cluster are set): that route's cluster is the only backend until a canary joins (nginx-canary.ts).
  */
-export function applyNginxAffinity(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, unknown>, clusters: ReadonlyMap<string, ClusterIR>): void {
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward') continue;
+export function nginxAffinityPass(annotations: ReadonlyMap<string, unknown>, clusters: ReadonlyMap<string, ClusterIR>): RoutePass {
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward') return route;
     const settings = (annotations.get(refKey(route.source)) as WithNginxAffinity | undefined)?.nginxAffinity;
     const cluster = clusters.get(route.action.cluster);
-    if (settings === undefined || cluster === undefined) continue;
+    if (settings === undefined || cluster === undefined) return route;
     const cookie: AffinityCookieIR = { ...settings, path: settings.path ?? locationPath(route.match), backends: [{ cluster: cluster.name, key: nginxBackendKey(cluster.service) }] };
-    route.policy = { ...route.policy, affinityCookie: cookie };
-  }
+    return { ...route, policy: { ...route.policy, affinityCookie: cookie } };
+  };
 }

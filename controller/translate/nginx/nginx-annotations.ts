@@ -13,7 +13,7 @@ import { nginxAnnotationCatalog, nginxAnnotationPrefix, nginxCatalogEntry } from
 import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
 import { mapNginxRegex, type NginxRegexSettings, nginxRegexAnnotations, usesCaptureGroups } from './nginx-regex.js';
 import { checkNginxEdgeValues, nginxEdgeAnnotations } from './nginx-edge.js';
-import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth } from './nginx-auth.js';
+import { type NginxAuthSettings, type NginxLayerOptions, nginxAuthAnnotations, readNginxAuth, type WithNginxAuth } from './nginx-auth.js';
 import { isNginxCanary, nginxCanaryAnnotations, readNginxCanary, reportCanaryAnnotationsOfMain } from './nginx-canary.js';
 import { type NginxRedirectSettings, nginxRedirectAnnotations, readNginxRedirect } from './nginx-redirect.js';
 import { type NginxServerNames, nginxServerNameAnnotations, readNginxServerNames } from './nginx-server-names.js';
@@ -67,11 +67,10 @@ export interface NginxMapping {
 }
 
 /** Our annotations plus what only the nginx layer sets. */
-export interface NginxIngressAnnotations extends IngressAnnotations {
+export interface NginxIngressAnnotations extends IngressAnnotations, WithNginxAuth {
   /** Set on every Ingress read through the nginx layer (its https redirects are ingress-nginx's). */
   nginxRedirects?: Omit<NginxRedirectSettings, 'sslRedirect' | 'forceSslRedirect'>;
   nginxRegex?: NginxRegexSettings;
-  nginxAuth?: NginxAuthSettings;
 }
 
 /** Names (after the prefix) this module reads; every supported catalog entry must be one of them. */

@@ -4,7 +4,7 @@
 // state and happens once the IR is built, on every forwarding route of the Ingress.
 // Like ingress-nginx, a setting that cannot be honoured (no such Secret, digest, a bad URL...) never serves the
 // paths unprotected: they answer 503 (ingress-nginx's "Location denied" page) until it is fixed.
-import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, compareStrings, type ExternalAuthIR, type GatewayIR, HtpasswdUsers, type RouteIR } from '../../../ir/index.js';
+import { type BasicAuthIR, type BasicAuthUsersIR, type ClusterIR, compareStrings, type ExternalAuthIR, HtpasswdUsers } from '../../../ir/index.js';
 import { parseHeaderName, splitList } from '../annotation-values.js';
 import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
@@ -14,7 +14,7 @@ import type { References } from '../references.js';
 import { Reason } from '../reasons.js';
 import { passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import type { NginxIngressAnnotations } from './nginx-annotations.js';
+import { type FinishedGateway, withRewrittenRoutes } from './finished-gateway.js';
 import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -192,54 +192,57 @@ export interface NginxAuthInputs {
 }
 
 /**
- * Puts each Ingress's authentication on its forwarding routes in every route table of `ir` (routes are the
- * translator's own objects, changed in place), adds the authorization services' clusters, and reports Secrets and
+ * Puts each Ingress's authentication on its forwarding routes in every route table of the gateway (new routes, and
+ * new virtual hosts and tables holding them), adds the authorization services' clusters, and reports Secrets and
  * services that cannot be used. Runs after the route tables are assembled, so no route copy is made afterwards.
  */
-export function applyNginxAuth(
-  ir: GatewayIR,
+export function withNginxAuth(
+  gateway: FinishedGateway,
   settingsByIngress: ReadonlyMap<string, { ingress: Ingress; auth: NginxAuthSettings }>,
   inputs: NginxAuthInputs,
   diagnostics: Diagnostic[],
-): void {
-  if (settingsByIngress.size === 0) return;
+): FinishedGateway {
+  if (settingsByIngress.size === 0) return gateway;
   const secrets = new Map(inputs.secrets.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]));
   const resolved = new Map<string, ResolvedAuth>();
   for (const [key, { ingress, auth }] of settingsByIngress) resolved.set(key, resolveAuth(ingress, auth, secrets, inputs.services, diagnostics));
 
-  const tables = [ir.http, ...ir.tlsServers.map((server) => server.routeTable)];
-  const seen = new Set<RouteIR>();
-  for (const route of tables.flatMap((table) => table.virtualHosts.flatMap((vhost) => vhost.routes))) {
-    if (seen.has(route) || route.source === undefined || route.action.kind !== 'forward') continue;
-    seen.add(route);
+  const { ir, httpsTable } = withRewrittenRoutes(gateway, (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward') return route;
     const auth = resolved.get(refKey(route.source));
-    if (auth === undefined) continue;
+    if (auth === undefined) return route;
     if ('refused' in auth) {
-      route.action = { kind: 'direct', status: 503, body: locationDeniedPage, contentType: 'text/html' };
-      delete route.policy;
-      continue;
+      const { policy: _, ...kept } = route;
+      return { ...kept, action: { kind: 'direct', status: 503, body: locationDeniedPage, contentType: 'text/html' } };
     }
-    route.policy = { ...route.policy };
+    const policy = { ...route.policy };
     if (auth.basic !== undefined) {
-      const allowList = route.policy.allowedSourceCidrs;
+      const allowList = policy.allowedSourceCidrs;
       if (auth.anyWithAllowList === true && allowList !== undefined) {
         // satisfy: any: the allow-list admits without credentials instead of refusing everybody else (403).
-        route.policy.basicAuth = { ...auth.basic, allowedWithoutCredentials: allowList.map((c) => ({ ...c })) };
-        delete route.policy.allowedSourceCidrs;
+        policy.basicAuth = { ...auth.basic, allowedWithoutCredentials: allowList.map((c) => ({ ...c })) };
+        delete policy.allowedSourceCidrs;
       } else {
-        route.policy.basicAuth = auth.basic;
+        policy.basicAuth = auth.basic;
       }
     }
-    if (auth.external !== undefined) route.policy.externalAuth = { ...auth.external, responseHeaders: [...auth.external.responseHeaders] };
-  }
+    if (auth.external !== undefined) policy.externalAuth = { ...auth.external, responseHeaders: [...auth.external.responseHeaders] };
+    return { ...route, policy };
+  });
   const clusters = new Map(ir.clusters.map((c) => [c.name, c]));
   for (const auth of resolved.values()) {
     if (!('refused' in auth) && auth.cluster !== undefined && !clusters.has(auth.cluster.name)) clusters.set(auth.cluster.name, auth.cluster);
   }
-  ir.clusters = [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name));
   const users = new Map<string, BasicAuthUsersIR>();
   for (const auth of resolved.values()) if (!('refused' in auth) && auth.users !== undefined) users.set(auth.users.id, auth.users);
-  if (users.size > 0) ir.basicAuthUsers = [...users.values()].sort((a, b) => compareStrings(a.id, b.id));
+  return {
+    ir: {
+      ...ir,
+      clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
+      ...(users.size > 0 ? { basicAuthUsers: [...users.values()].sort((a, b) => compareStrings(a.id, b.id)) } : {}),
+    },
+    httpsTable,
+  };
 }
 
 /** What nginx answers for a denied location (503), as ingress-nginx serves a location whose auth cannot be set up. */
@@ -365,11 +368,16 @@ export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'):
   return { lines, skipped };
 }
 
+/** Parsed annotations of an Ingress with authentication (nginx-annotations.ts puts it there). */
+export interface WithNginxAuth {
+  nginxAuth?: NginxAuthSettings;
+}
+
 /** The auth settings of each Ingress that has some (parseAnnotationsWithNginx put them there), by `refKey`. */
 export function nginxAuthByIngress(annotations: ReadonlyMap<Ingress, IngressAnnotations>): Map<string, { ingress: Ingress; auth: NginxAuthSettings }> {
   const byIngress = new Map<string, { ingress: Ingress; auth: NginxAuthSettings }>();
   for (const [ingress, parsed] of annotations) {
-    const auth = (parsed as NginxIngressAnnotations).nginxAuth;
+    const auth = (parsed as WithNginxAuth).nginxAuth;
     if (auth !== undefined) byIngress.set(refKey(refOf(ingress)), { ingress, auth });
   }
   return byIngress;

@@ -316,11 +316,16 @@ function canaryRoutes(main: RouteIR, config: NginxCanaryConfig, canaryCluster: s
 
 /**
  * Attaches every canary path (canaries oldest first) to the main route of its host, path and pathType in
- * `virtualHosts` (changed in place, before they are copied into route tables). A path without such a route, or
- * whose route already has a canary (ingress-nginx applies one per path), is reported and adds nothing.
+ * `virtualHosts`: returns them with the hosts that got a canary replaced by new virtual hosts (new main routes,
+ * and the canary's routes before them). A path without such a route, or whose route already has a canary
+ * (ingress-nginx applies one per path), is reported and adds nothing.
  */
-export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHosts: ReadonlyMap<string, VirtualHostIR>, context: CanaryContext): void {
+export function withNginxCanaries(canaries: readonly NginxCanary[], virtualHosts: ReadonlyMap<string, VirtualHostIR>, context: CanaryContext): ReadonlyMap<string, VirtualHostIR> {
+  if (canaries.length === 0) return virtualHosts;
   const attached = new Map<string, ObjectRef>();
+  // The route lists of the hosts a canary joined: this function's own copies until they go into new virtual hosts.
+  const changed = new Map<string, RouteIR[]>();
+  const routesOf = (host: string): readonly RouteIR[] => changed.get(host) ?? virtualHosts.get(host)?.routes ?? [];
   const mains = new Map(context.mains.map((m) => [refKey(refOf(m)), m]));
   for (const { ingress, config } of canaries) {
     const ref = refOf(ingress);
@@ -335,7 +340,7 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         const vhost = virtualHosts.get(host);
         // A main Ingress with regex paths (use-regex, nginx-regex.ts) is joined by the path as written.
         const written = path.path === undefined || path.path === '' ? '/' : path.path;
-        let index = (vhost?.routes ?? []).findIndex(
+        let index = routesOf(host).findIndex(
           (route) => route.source !== undefined && route.headers === undefined && route.rulePath !== undefined && route.match.kind === 'regex' && route.match.path === written,
         );
         let what = `host ${host} Regex ${written}`;
@@ -350,11 +355,11 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
           const spec = parsePath(path.path, path.pathType);
           const keys = new Set([matchKey(parsed.match), ...(spec.valid ? [matchKey(spec.match)] : [])]);
           what = `host ${host} ${describeMatch(parsed.match)}`;
-          index = (vhost?.routes ?? []).findIndex(
+          index = routesOf(host).findIndex(
             (route) => route.source !== undefined && route.headers === undefined && route.rulePath !== undefined && keys.has(matchKey(route.match)),
           );
         }
-        const main = index < 0 ? undefined : vhost?.routes[index];
+        const main = index < 0 ? undefined : routesOf(host)[index];
         if (vhost === undefined || main === undefined || main.source === undefined) {
           warn(
             Reason.NginxCanaryWithoutMain,
@@ -406,15 +411,25 @@ export function attachNginxCanaries(canaries: readonly NginxCanary[], virtualHos
         context.clusters.set(cluster.name, cluster);
         attached.set(mainKey, ref);
         // A sticky canary (the default) sets the main Ingress's cookie with its own backend key, and keeps its clients.
-        if (affinity !== undefined && config.affinityBehavior === 'sticky') {
-          main.policy = { ...main.policy, affinityCookie: { ...affinity, backends: [...affinity.backends, { cluster: cluster.name, key: nginxBackendKey(cluster.service) }] } };
-        }
-        const extra = canaryRoutes(main, config, cluster.name, main.action.cluster);
-        if (config.weight > 0) {
-          main.action = { kind: 'forward', cluster: main.action.cluster, split: { cluster: cluster.name, weight: config.weight, totalWeight: config.totalWeight } };
-        }
-        vhost.routes.splice(index, 0, ...extra);
+        const sticky: RouteIR =
+          affinity !== undefined && config.affinityBehavior === 'sticky'
+            ? { ...main, policy: { ...main.policy, affinityCookie: { ...affinity, backends: [...affinity.backends, { cluster: cluster.name, key: nginxBackendKey(cluster.service) }] } } }
+            : main;
+        const mainCluster = main.action.cluster;
+        const extra = canaryRoutes(sticky, config, cluster.name, mainCluster);
+        const joined: RouteIR =
+          config.weight > 0 ? { ...sticky, action: { kind: 'forward', cluster: mainCluster, split: { cluster: cluster.name, weight: config.weight, totalWeight: config.totalWeight } } } : sticky;
+        const routes = changed.get(host) ?? [...vhost.routes];
+        changed.set(host, routes);
+        routes.splice(index, 1, ...extra, joined);
       });
     });
   }
+  if (changed.size === 0) return virtualHosts;
+  const withCanaries = new Map(virtualHosts);
+  for (const [host, routes] of changed) {
+    const vhost = virtualHosts.get(host);
+    if (vhost !== undefined) withCanaries.set(host, { ...vhost, routes });
+  }
+  return withCanaries;
 }

@@ -1,7 +1,8 @@
 // What the ingress-nginx ConfigMap (nginx-configmap.ts) does to the Ingresses of the nginx layer: its values are the
 // defaults of their nginx annotations (an Ingress's own annotation wins, as in ingress-nginx), and their TLS hosts
 // send Strict-Transport-Security over HTTPS. Pure; the Ingresses handed back are copies.
-import type { RouteIR } from '../../../ir/index.js';
+import type { ListenerSettingsIR } from '../../../ir/index.js';
+import type { RoutePass } from '../collected-routes.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { isNginxCanary } from './nginx-canary.js';
@@ -28,29 +29,21 @@ const hstsHeader = 'Strict-Transport-Security';
 /**
  * ingress-nginx's hsts: every HTTPS response of a host with a certificate carries Strict-Transport-Security,
  * replacing the backend's (lua_ingress.lua header()). Here on the forwarding routes of the nginx-layer Ingresses
- * (`enabled`, by refKey) of each TLS host; routes are the translator's own fresh objects and are changed in place.
- * Where a TLS host also serves plain HTTP (ssl-redirect "false") the plain-HTTP answers carry it too (browsers
- * ignore it there, RFC 6797 8.1).
+ * (`enabled`, by refKey) of each TLS host (new routes). Where a TLS host also serves plain HTTP (ssl-redirect
+ * "false") the plain-HTTP answers carry it too (browsers ignore it there, RFC 6797 8.1).
  */
-export function applyNginxHsts(
-  routesByHost: ReadonlyMap<string, readonly RouteIR[]>,
-  tlsHosts: ReadonlySet<string>,
-  enabled: ReadonlySet<string>,
-  settings: NginxConfigMapSettings,
-): void {
-  if (settings.hsts === undefined) return;
+export function nginxHstsPass(tlsHosts: ReadonlySet<string>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): RoutePass | undefined {
+  if (settings.hsts === undefined) return undefined;
   const header = { name: hstsHeader, value: hstsHeaderValue(settings.hsts) };
-  for (const [host, routes] of routesByHost) {
-    if (!tlsHosts.has(host)) continue;
-    for (const route of routes) {
-      if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
-      const policy = route.policy ?? {};
-      const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
-      // An Ingress's own response-headers-set of the same header wins.
-      if (responseHeaders.set.some((h) => h.name.toLowerCase() === hstsHeader.toLowerCase())) continue;
-      route.policy = { ...policy, responseHeaders: { set: [...responseHeaders.set, header], remove: responseHeaders.remove } };
-    }
-  }
+  return (route, host) => {
+    if (host === undefined || !tlsHosts.has(host)) return route;
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
+    const policy = route.policy ?? {};
+    const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
+    // An Ingress's own response-headers-set of the same header wins.
+    if (responseHeaders.set.some((h) => h.name.toLowerCase() === hstsHeader.toLowerCase())) return route;
+    return { ...route, policy: { ...policy, responseHeaders: { set: [...responseHeaders.set, header], remove: responseHeaders.remove } } };
+  };
 }
 
 /** refKeys of the Ingresses whose nginx annotations are read. */
@@ -60,49 +53,55 @@ export function enabledRefs(ingresses: readonly Ingress[], enabled: (ingress: In
 
 /**
  * ingress-nginx's use-gzip (http-level gzip in nginx.conf): the forwarding routes of the nginx-layer Ingresses
- * (`enabled`, by refKey) compress their answers; routes are the translator's own fresh objects, changed in place.
+ * (`enabled`, by refKey) compress their answers (new routes).
  */
-export function applyNginxGzip(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): void {
+export function nginxGzipPass(enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): RoutePass | undefined {
   const gzip = settings.gzip;
-  if (gzip === undefined) return;
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
-    route.policy = { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } };
-  }
+  if (gzip === undefined) return undefined;
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
+    return { ...route, policy: { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } } };
+  };
 }
 
 /**
  * ingress-nginx's server-tokens "false" (its default): nginx clears the Server header of every answer
- * (more_clear_headers Server). Here the listeners stop writing Envoy's own (`serverHeaderPassThrough`, for every
- * Ingress: the connection manager is shared) and the forwarding routes of the nginx-layer Ingresses remove the
- * backend's; routes are the translator's own fresh objects, changed in place. "true": Envoy's `Server: envoy`.
+ * (more_clear_headers Server). Here the listeners stop writing Envoy's own (ListenerSettingsIR
+ * serverHeaderPassThrough, for every Ingress: the connection manager is shared: nginxServerTokensOff) and the
+ * forwarding routes of the nginx-layer Ingresses remove the backend's (new routes). "true": Envoy's `Server: envoy`.
  */
-export function applyNginxServerTokens(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { serverHeaderPassThrough: boolean } {
-  if (settings.serverTokens) return { serverHeaderPassThrough: false };
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+export function nginxServerTokensPass(enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): RoutePass | undefined {
+  if (settings.serverTokens) return undefined;
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
     const policy = route.policy ?? {};
     const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
-    if (responseHeaders.remove.includes('server') || responseHeaders.set.some((h) => h.name.toLowerCase() === 'server')) continue;
-    route.policy = { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } };
-  }
-  return { serverHeaderPassThrough: true };
+    if (responseHeaders.remove.includes('server') || responseHeaders.set.some((h) => h.name.toLowerCase() === 'server')) return route;
+    return { ...route, policy: { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } } };
+  };
 }
 
 /**
  * ingress-nginx's use-forwarded-headers "true": the client (a proxy in front) is believed. The listeners trust one
- * hop (`trustForwardedHeaders`: X-Forwarded-For gives the client address, X-Forwarded-Proto the scheme, for every
- * Ingress: the connection manager is shared), and the forwarding routes of the nginx-layer Ingresses keep a
- * client's X-Forwarded-Host and send it as the Host (nginx's $best_http_host), unless upstream-vhost sets the Host.
- * Routes are the translator's own fresh objects, changed in place.
+ * hop (ListenerSettingsIR trustForwardedHeaders: X-Forwarded-For gives the client address, X-Forwarded-Proto the
+ * scheme, for every Ingress: the connection manager is shared), and the forwarding routes of the nginx-layer
+ * Ingresses keep a client's X-Forwarded-Host and send it as the Host (nginx's $best_http_host), unless
+ * upstream-vhost sets the Host (new routes).
  */
-export function applyNginxForwardedHeaders(routes: Iterable<RouteIR>, enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): { trustForwardedHeaders: boolean } {
-  if (!settings.useForwardedHeaders) return { trustForwardedHeaders: false };
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) continue;
+export function nginxForwardedHeadersPass(enabled: ReadonlySet<string>, settings: NginxConfigMapSettings): RoutePass | undefined {
+  if (!settings.useForwardedHeaders) return undefined;
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
     const policy = { ...route.policy, forwardedHost: true, forwardedHostFromClient: true };
     if (policy.hostRewrite === undefined && policy.hostRewriteFromHeader === undefined) policy.hostRewriteFromHeader = 'x-forwarded-host';
-    route.policy = policy;
-  }
-  return { trustForwardedHeaders: true };
+    return { ...route, policy };
+  };
+}
+
+/** The connection manager settings the ConfigMap decides (both listeners, every Ingress), if any. */
+export function nginxConfigMapListener(settings: NginxConfigMapSettings): ListenerSettingsIR | undefined {
+  const serverHeaderPassThrough = !settings.serverTokens;
+  const trustForwardedHeaders = settings.useForwardedHeaders;
+  if (!serverHeaderPassThrough && !trustForwardedHeaders) return undefined;
+  return { ...(serverHeaderPassThrough ? { serverHeaderPassThrough } : {}), ...(trustForwardedHeaders ? { trustForwardedHeaders } : {}) };
 }

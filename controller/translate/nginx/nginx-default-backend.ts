@@ -13,6 +13,7 @@
 // else the controller-wide default backend (spec.defaultBackend), as ingress-nginx falls back to its global one.
 import { type ClusterIR, compareStrings, compareVirtualHosts, type ErrorPagesIR, type FallbackClusterIR, forwardedHostHeader, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../backend.js';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, type IngressBackend, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { defaultBackendRouteName } from '../default-backend.js';
@@ -171,28 +172,27 @@ export function parseStatuses(text: string): number[] | undefined {
 }
 
 /**
- * Rewrites the Ingresses' routes in place (they are the translator's own fresh objects, before they are copied
- * into virtual hosts): forwarding routes of an Ingress with a default backend go to a fallback cluster, routes
+ * The Ingresses' routes with their default backends (new routes, before they are assembled into virtual hosts):
+ * forwarding routes of an Ingress with a default backend go to a fallback cluster (added to `fallbacks`), routes
  * whose backend did not resolve (503) go to the default backend, and forwarding routes of an Ingress with
  * custom-http-errors get error pages. `globalDefaultBackend` is the cluster of spec.defaultBackend, if any.
  */
-export function applyNginxDefaultBackends(
-  routes: Iterable<RouteIR>,
+export function nginxDefaultBackendPass(
   settings: NginxDefaultBackends,
   clusters: ReadonlyMap<string, ClusterIR>,
   globalDefaultBackend: string | undefined,
   diagnostics: Diagnostic[],
-): Map<string, FallbackClusterIR> {
-  const fallbacks = new Map<string, FallbackClusterIR>();
+  fallbacks: Map<string, FallbackClusterIR>,
+): RoutePass | undefined {
+  if (settings.backends.size === 0 && settings.errorStatuses.size === 0) return undefined;
   const reported = new Set<string>();
-  for (const route of routes) {
-    if (route.source === undefined) continue;
+  return (route) => {
+    if (route.source === undefined) return route;
     const key = refKey(route.source);
     const backend = settings.backends.get(key);
     const statuses = settings.errorStatuses.get(key);
-    if (backend === undefined && statuses === undefined) continue;
+    if (backend === undefined && statuses === undefined) return route;
     if (route.action.kind === 'direct' && route.action.status === 503 && backend !== undefined) {
-      route.action = { kind: 'forward', cluster: backend };
       // ingress-nginx proxies such a location to the custom default backend with X-Code 503 and what it was for.
       const service = settings.routeServices.get(route.name);
       const headers = [
@@ -200,18 +200,18 @@ export function applyNginxDefaultBackends(
         { name: 'X-Ingress-Name', value: route.source.name },
         ...(service === undefined ? [] : [{ name: 'X-Service-Name', value: service.name }, { name: 'X-Service-Port', value: service.port }]),
       ];
-      route.policy = { ...route.policy, defaultBackendHeaders: headers, keepClientRequestId: true };
-      continue;
+      return { ...route, action: { kind: 'forward', cluster: backend }, policy: { ...route.policy, defaultBackendHeaders: headers, keepClientRequestId: true } };
     }
-    if (route.action.kind !== 'forward') continue;
+    if (route.action.kind !== 'forward') return route;
     const primary = route.action.cluster;
     const service = clusters.get(primary)?.service;
+    let next = route;
     if (backend !== undefined && primary !== backend) {
       const fallback: FallbackClusterIR = { name: fallbackClusterName(primary, backend), clusters: [primary, backend] };
       fallbacks.set(fallback.name, fallback);
-      route.action = { ...route.action, cluster: fallback.name };
+      next = { ...next, action: { ...route.action, cluster: fallback.name } };
     }
-    if (statuses === undefined) continue;
+    if (statuses === undefined) return next;
     const pages = backend ?? globalDefaultBackend;
     if (pages === undefined) {
       if (!reported.has(key)) {
@@ -223,14 +223,13 @@ export function applyNginxDefaultBackends(
           message: `annotation ${customHttpErrorsAnnotation} needs a default backend (annotation ${defaultBackendAnnotation} or an Ingress spec.defaultBackend); it is ignored`,
         });
       }
-      continue;
+      return next;
     }
     const errorPages = errorPagesFor(route.source, statuses, pages, service);
     // nginx without proxy_intercept_errors: error_page still applies to the errors nginx makes itself.
     if (settings.backendErrorsPassed.has(key)) errorPages.proxyErrorsOnly = true;
-    route.policy = { ...route.policy, errorPages };
-  }
-  return fallbacks;
+    return { ...next, policy: { ...next.policy, errorPages } };
+  };
 }
 
 function errorPagesFor(source: ObjectRef, statuses: number[], cluster: string, service: ClusterIR['service'] | undefined): ErrorPagesIR {
@@ -246,14 +245,15 @@ function errorPagesFor(source: ObjectRef, statuses: number[], cluster: string, s
 
 /**
  * What the rewritten routes of `tables` need besides GatewayIR.clusters: the fallback clusters they forward to,
- * and the error-pages virtual host (added to each table, in place) with one route per default backend used.
- * Returns the fallback clusters and every cluster they or the error pages name (to be added to the IR's).
+ * and the error-pages virtual host with one route per default backend used (`tables`: each table -> a new one
+ * with it, when there are error pages). Returns the fallback clusters and every cluster they or the error pages
+ * name (to be added to the IR's).
  */
 export function finishNginxDefaultBackends(
   tables: readonly RouteTableIR[],
   clusters: ReadonlyMap<string, ClusterIR>,
   created: ReadonlyMap<string, FallbackClusterIR>,
-): { fallbackClusters: FallbackClusterIR[]; clusters: ClusterIR[] } {
+): { fallbackClusters: FallbackClusterIR[]; clusters: ClusterIR[]; tables: Map<RouteTableIR, RouteTableIR> } {
   const fallbacks = new Map<string, FallbackClusterIR>();
   const pages = new Set<string>();
   const used = new Map<string, ClusterIR>();
@@ -274,17 +274,18 @@ export function finishNginxDefaultBackends(
     }
   }
   for (const cluster of pages) use(cluster);
+  const withPages = new Map<RouteTableIR, RouteTableIR>();
   if (pages.size > 0) {
     const vhost = errorPagesVirtualHost([...pages].sort(compareStrings));
     for (const table of tables) {
       if (table.virtualHosts.some((v) => v.name === vhost.name)) continue;
-      table.virtualHosts.push(structuredClone(vhost));
-      table.virtualHosts.sort(compareVirtualHosts);
+      withPages.set(table, { ...table, virtualHosts: [...table.virtualHosts, structuredClone(vhost)].sort(compareVirtualHosts) });
     }
   }
   return {
     fallbackClusters: [...fallbacks.values()].sort((a, b) => compareStrings(a.name, b.name)),
     clusters: [...used.values()],
+    tables: withPages,
   };
 }
 

@@ -1,12 +1,14 @@
-// The translator's two hooks for ingress-nginx ssl-passthrough (nginx-passthrough.ts), default-backend and
-// custom-http-errors (nginx-default-backend.ts): one before routes are copied into virtual hosts, one on the
-// finished IR.
-import { type ClusterIR, compareStrings, type FallbackClusterIR, type GatewayIR, type RouteIR } from '../../../ir/index.js';
+// The nginx layer's two hooks for ingress-nginx ssl-passthrough (nginx-passthrough.ts), default-backend and
+// custom-http-errors (nginx-default-backend.ts): a route pass before routes are assembled into virtual hosts, and
+// one on the finished IR.
+import { type ClusterIR, compareStrings, type FallbackClusterIR, type RouteIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../backend.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Ingress } from '../kube-objects.js';
 import type { References } from '../references.js';
-import { disableProxyInterceptErrorsAnnotation, parseGoBool, applyNginxDefaultBackends, customHttpErrorsAnnotation, defaultBackendAnnotation, finishNginxDefaultBackends, isServiceName, parseStatuses, readNginxDefaultBackends } from './nginx-default-backend.js';
+import type { RoutePass } from '../collected-routes.js';
+import { disableProxyInterceptErrorsAnnotation, parseGoBool, customHttpErrorsAnnotation, defaultBackendAnnotation, finishNginxDefaultBackends, isServiceName, nginxDefaultBackendPass, parseStatuses, readNginxDefaultBackends } from './nginx-default-backend.js';
+import { type FinishedGateway, servedTables, withTables } from './finished-gateway.js';
 import { type SslPassthrough, collectSslPassthrough, parseSslPassthrough, sslPassthroughAnnotation } from './nginx-passthrough.js';
 
 /** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */
@@ -48,35 +50,48 @@ export interface NginxEdge {
   passthrough: SslPassthrough;
   /** Services the default-backend annotations name (`namespace/name`). */
   services: ReadonlySet<string>;
+  /** The fallback clusters the route pass made (filled in as it runs). */
   fallbacks: ReadonlyMap<string, FallbackClusterIR>;
   clusters: ReadonlyMap<string, ClusterIR>;
+  /**
+   * The routes (rules and the controller-wide default backend) with their default backends and error pages, before
+   * they are assembled into virtual hosts; undefined when no Ingress has either.
+   */
+  pass: RoutePass | undefined;
 }
 
-/**
- * `ingresses` oldest first; `routes` the translator's own route objects (rules and default backend), changed in
- * place. Call after the annotation policies are applied, before routes are copied into virtual hosts.
- */
-export function applyNginxEdge(ingresses: readonly Ingress[], routes: readonly RouteIR[], ctx: NginxEdgeContext): NginxEdge {
+/** `ingresses` oldest first. Call after the annotation policies are applied, then run `pass` over the routes. */
+export function nginxEdge(ingresses: readonly Ingress[], ctx: NginxEdgeContext): NginxEdge {
   const { enabled, services, clusters, diagnostics, allowExternalName } = ctx;
   const passthrough = collectSslPassthrough(ingresses, enabled, ctx.contributorsByHost, services, diagnostics, allowExternalName);
   const globalDefaultBackend = ctx.defaultBackend?.action.kind === 'forward' ? ctx.defaultBackend.action.cluster : undefined;
   const settings = readNginxDefaultBackends(ingresses, enabled, services, clusters, diagnostics, allowExternalName);
-  const fallbacks = applyNginxDefaultBackends(routes, settings, clusters, globalDefaultBackend, diagnostics);
-  return { passthrough, fallbacks, clusters, services: settings.services };
+  const fallbacks = new Map<string, FallbackClusterIR>();
+  const pass = nginxDefaultBackendPass(settings, clusters, globalDefaultBackend, diagnostics, fallbacks);
+  return { passthrough, fallbacks, clusters, services: settings.services, pass };
 }
 
-/** Adds what the edge features need to the finished IR (in place): passthrough chains, fallback clusters, clusters. */
-export function finishNginxEdge(ir: GatewayIR, edge: NginxEdge): void {
-  const tables = [ir.http, ...ir.tlsServers.map((server) => server.routeTable)].filter((table, i, all) => all.indexOf(table) === i);
-  const finished = finishNginxDefaultBackends(tables, edge.clusters, edge.fallbacks);
+/** The finished gateway with what the edge features need: passthrough chains, fallback clusters, error pages, clusters. */
+export function withNginxEdge(gateway: FinishedGateway, edge: NginxEdge): FinishedGateway {
+  const finished = finishNginxDefaultBackends(servedTables(gateway.ir), edge.clusters, edge.fallbacks);
+  const { ir, httpsTable } = withTables(gateway, finished.tables);
   const extra = [...edge.passthrough.clusters, ...finished.clusters];
+  let clusters = ir.clusters;
   if (extra.length > 0) {
     const all = new Map(ir.clusters.map((cluster) => [cluster.name, cluster]));
     for (const cluster of extra) if (!all.has(cluster.name)) all.set(cluster.name, { ...cluster, service: { ...cluster.service } });
-    ir.clusters = [...all.values()].sort((a, b) => compareStrings(a.name, b.name));
+    clusters = [...all.values()].sort((a, b) => compareStrings(a.name, b.name));
   }
-  if (edge.passthrough.servers.length > 0) ir.tlsPassthrough = edge.passthrough.servers.map((s) => ({ ...s, serverNames: [...s.serverNames] }));
-  if (finished.fallbackClusters.length > 0) ir.fallbackClusters = finished.fallbackClusters;
+  if (clusters === ir.clusters && edge.passthrough.servers.length === 0 && finished.fallbackClusters.length === 0) return { ir, httpsTable };
+  return {
+    ir: {
+      ...ir,
+      clusters,
+      ...(edge.passthrough.servers.length > 0 ? { tlsPassthrough: edge.passthrough.servers.map((s) => ({ ...s, serverNames: [...s.serverNames] })) } : {}),
+      ...(finished.fallbackClusters.length > 0 ? { fallbackClusters: finished.fallbackClusters } : {}),
+    },
+    httpsTable,
+  };
 }
 
 /** `references` plus the Services default-backend annotations name, so their events are not skipped. */

@@ -3,8 +3,9 @@
 // else the target's host name) and proxy_passes to the target (template.go buildMirrorLocations). Here Envoy's
 // request_mirror_policies, to a cluster of the target (url-cluster.ts, as auth-url) whose upstream filter gives the
 // mirrored request the Host and path nginx sends (envoy/mirror-rewrite.ts).
-import type { ClusterIR, MirrorRewriteIR, RouteIR } from '../../../ir/index.js';
+import type { ClusterIR, MirrorRewriteIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../backend.js';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -86,28 +87,27 @@ function mirrorClusterName(base: string, rewrite: MirrorRewriteIR): string {
 }
 
 /**
- * Mirrors the forwarding routes of each Ingress with a mirror to its target's cluster (added to `clusters`). A target
- * that cannot be reached (no such Service, a local address) is reported and the routes are not mirrored; the
- * requests themselves are served as before. Routes are the translator's own objects, changed in place.
+ * Mirrors the forwarding routes of each Ingress with a mirror to its target's cluster (added to `clusters`); such a
+ * route comes back as a new route. A target that cannot be reached (no such Service, a local address) is reported
+ * and the routes are not mirrored; the requests themselves are served as before. Undefined when no Ingress has a
+ * mirror (most translations: no look-up per route then).
  */
-export function applyNginxMirrors(
+export function nginxMirrorPass(
   ingresses: readonly Ingress[],
-  routes: Iterable<RouteIR>,
   annotations: ReadonlyMap<string, unknown>,
   clusters: Map<string, ClusterIR>,
   services: ServiceIndex,
   diagnostics: Diagnostic[],
-): void {
-  // Most translations have no mirror at all: no look-up per route then.
-  if (![...annotations.values()].some((parsed) => (parsed as WithNginxMirror | undefined)?.nginxMirror !== undefined)) return;
+): RoutePass | undefined {
+  if (![...annotations.values()].some((parsed) => (parsed as WithNginxMirror | undefined)?.nginxMirror !== undefined)) return undefined;
   const targets = new Map<string, string | undefined>();
   const byKey = new Map(ingresses.map((ingress) => [refKey(refOf(ingress)), ingress]));
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward') continue;
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward') return route;
     const key = refKey(route.source);
     const mirror = (annotations.get(key) as WithNginxMirror | undefined)?.nginxMirror;
     const ingress = byKey.get(key);
-    if (mirror === undefined || ingress === undefined) continue;
+    if (mirror === undefined || ingress === undefined) return route;
     if (!targets.has(key)) {
       const resolved = clusterForUrl(ingress, mirror.url, services, 'mirror', Reason.InvalidAnnotation);
       if ('error' in resolved) {
@@ -120,8 +120,8 @@ export function applyNginxMirrors(
       }
     }
     const cluster = targets.get(key);
-    if (cluster !== undefined) route.policy = { ...route.policy, mirrorCluster: cluster };
-  }
+    return cluster === undefined ? route : { ...route, policy: { ...route.policy, mirrorCluster: cluster } };
+  };
 }
 
 /** The Services (`namespace/name`) the mirror targets of `ingresses` name, to be watched. */

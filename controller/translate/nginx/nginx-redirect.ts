@@ -3,6 +3,7 @@
 // as written), and the shape of the https redirect of ssl-redirect / force-ssl-redirect (the ConfigMap's
 // http-redirect-code, 308 by default; no port; a trailing slash dropped unless preserve-trailing-slash).
 import type { RouteActionIR, RouteIR, VirtualHostIR } from '../../../ir/index.js';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import type { TranslateOptions } from '../options.js';
@@ -214,16 +215,17 @@ function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: T
 
 /**
  * permanent-redirect / temporal-redirect: every route of such an Ingress (forwarding or failing) answers with the
- * redirect instead. Routes are the translator's own fresh objects and are changed in place.
+ * redirect instead (a new route, without the policy). Undefined when no Ingress has such a redirect.
  */
-export function applyNginxUrlRedirects(routes: Iterable<RouteIR>, nginxRedirects: ReadonlyMap<string, NginxRedirectSettings>): void {
-  for (const route of routes) {
-    if (route.source === undefined) continue;
+export function nginxUrlRedirectPass(nginxRedirects: ReadonlyMap<string, NginxRedirectSettings>): RoutePass | undefined {
+  if (![...nginxRedirects.values()].some((settings) => settings.redirect !== undefined)) return undefined;
+  return (route) => {
+    if (route.source === undefined) return route;
     const redirect = nginxRedirects.get(refKey(route.source))?.redirect;
-    if (redirect === undefined) continue;
-    route.action = { ...redirect };
-    delete route.policy;
-  }
+    if (redirect === undefined) return route;
+    const { policy: _, ...kept } = route;
+    return { ...kept, action: { ...redirect } };
+  };
 }
 
 /** The redirect settings of the Ingresses read through the nginx layer, by Ingress key. */

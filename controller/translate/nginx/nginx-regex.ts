@@ -11,6 +11,7 @@
 //   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
 import { catchAllHost, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../ir/index.js';
 import type { IngressAnnotations } from '../annotations.js';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { parseHost } from '../hostname.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
@@ -138,17 +139,16 @@ function substitutionFor(target: string, groups: number): string {
 
 /**
  * rewrite-target with capture groups: each regex route of such an Ingress rewrites the whole path with its own
- * regex, unless our rewrite-prefix already set a rewrite (ours win). Routes are the translator's own fresh objects
- * and are changed in place.
+ * regex (a new route), unless our rewrite-prefix already set a rewrite (ours win).
  */
-export function applyNginxCaptureRewrites(routes: Iterable<RouteIR>, annotations: ReadonlyMap<string, WithNginxRegex>): void {
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward' || route.match.kind !== 'regex') continue;
+export function nginxCaptureRewritePass(annotations: ReadonlyMap<string, WithNginxRegex>): RoutePass {
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward' || route.match.kind !== 'regex') return route;
     const rewrite = annotations.get(refKey(route.source))?.nginxRegex?.captureRewrite;
-    if (rewrite === undefined || route.policy?.rewrite !== undefined) continue;
+    if (rewrite === undefined || route.policy?.rewrite !== undefined) return route;
     const substitution = substitutionFor(rewrite.target, captureGroupCount(route.match.path));
-    route.policy = { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution } };
-  }
+    return { ...route, policy: { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution } } };
+  };
 }
 
 export function appRootRouteName(ingress: Ingress): string {
@@ -159,15 +159,17 @@ export function appRootRouteName(ingress: Ingress): string {
 /**
  * app-root: puts the redirect of `/` first on every virtual host the Ingress has rule routes on (nginx runs it
  * before choosing a location, so no path of any Ingress can take `/` from it). `ingresses` oldest first: when two
- * set app-root on one host, the older wins and the other gets RuleConflict. Virtual hosts are changed in place.
+ * set app-root on one host, the older wins and the other gets RuleConflict. Returns the virtual hosts with those
+ * hosts replaced by new ones (`virtualHosts` itself when no Ingress sets app-root).
  */
-export function applyNginxAppRoots(
+export function withNginxAppRoots(
   virtualHosts: ReadonlyMap<string, VirtualHostIR>,
   ingresses: readonly Ingress[],
   annotations: ReadonlyMap<Ingress, WithNginxRegex>,
   diagnostics: Diagnostic[],
-): void {
+): ReadonlyMap<string, VirtualHostIR> {
   const owners = new Map<string, Ingress>();
+  let withAppRoots: Map<string, VirtualHostIR> | undefined;
   for (const ingress of ingresses) {
     const appRoot = annotations.get(ingress)?.nginxRegex?.appRoot;
     if (appRoot === undefined) continue;
@@ -178,7 +180,7 @@ export function applyNginxAppRoots(
       if (parsed.valid) hosts.add(parsed.host);
     }
     for (const host of [...hosts].sort()) {
-      const vhost = virtualHosts.get(host);
+      const vhost = (withAppRoots ?? virtualHosts).get(host);
       // Only where the Ingress really serves a path (not a host all of whose paths were refused).
       if (vhost === undefined || !vhost.routes.some((r) => r.rulePath !== undefined && r.source !== undefined && refKey(r.source) === refKey(ref))) continue;
       const owner = owners.get(host);
@@ -192,7 +194,9 @@ export function applyNginxAppRoots(
         continue;
       }
       owners.set(host, ingress);
-      vhost.routes.unshift({ name: appRootRouteName(ingress), match: { kind: 'exact', path: '/' }, action: { ...appRoot }, source: ref });
+      const redirect: RouteIR = { name: appRootRouteName(ingress), match: { kind: 'exact', path: '/' }, action: { ...appRoot }, source: ref };
+      (withAppRoots ??= new Map(virtualHosts)).set(host, { ...vhost, routes: [redirect, ...vhost.routes] });
     }
   }
+  return withAppRoots ?? virtualHosts;
 }

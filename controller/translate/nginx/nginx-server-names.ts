@@ -67,37 +67,38 @@ function hostsOf(ingress: Ingress): string[] {
 /**
  * server-alias: a virtual host for each alias with a copy of the host's routes (oldest Ingress first, as the
  * translator orders `ingresses`). Names that are hosts of their own, or already another host's alias, are
- * reported and left out. Returns alias -> host.
+ * reported and left out. Returns the virtual hosts with the aliases added, and alias -> host.
  */
-export function applyNginxServerAliases(
-  virtualHosts: Map<string, VirtualHostIR>,
+export function withNginxServerAliases(
+  hosts: ReadonlyMap<string, VirtualHostIR>,
   ingresses: readonly Ingress[],
   settingsOf: (ingress: Ingress) => NginxServerNames | undefined,
   diagnostics: Diagnostic[],
-): Map<string, string> {
+): { virtualHosts: ReadonlyMap<string, VirtualHostIR>; aliasOf: ReadonlyMap<string, string> } {
+  let withAliases: Map<string, VirtualHostIR> | undefined;
   const aliasOf = new Map<string, string>();
   const decided = new Set<string>();
-  const own = new Set(virtualHosts.keys());
   for (const ingress of ingresses) {
     const aliases = settingsOf(ingress)?.aliases ?? [];
+    if (aliases.length === 0) continue;
     for (const host of hostsOf(ingress)) {
-      const vhost = virtualHosts.get(host);
+      const vhost = (withAliases ?? hosts).get(host);
       // The first Ingress of the host with aliases sets them (controller.go: "Aliases already configured").
-      if (vhost === undefined || aliases.length === 0 || decided.has(host)) continue;
+      if (vhost === undefined || decided.has(host)) continue;
       decided.add(host);
       for (const alias of aliases) {
         if (alias === host) continue;
-        if (own.has(alias) || aliasOf.has(alias)) {
-          const owner = own.has(alias) ? 'it is a host of its own' : `it is already an alias of ${aliasOf.get(alias) ?? ''}`;
+        if (hosts.has(alias) || aliasOf.has(alias)) {
+          const owner = hosts.has(alias) ? 'it is a host of its own' : `it is already an alias of ${aliasOf.get(alias) ?? ''}`;
           report(ingress, diagnostics, Reason.RuleConflict, `annotation ${n('server-alias')}: alias ${alias} of ${host} is ignored: ${owner}`);
           continue;
         }
         aliasOf.set(alias, host);
-        virtualHosts.set(alias, { name: alias, hostnames: [alias], routes: vhost.routes.map(cloneRoute) });
+        (withAliases ??= new Map(hosts)).set(alias, { name: alias, hostnames: [alias], routes: vhost.routes.map(cloneRoute) });
       }
     }
   }
-  return aliasOf;
+  return { virtualHosts: withAliases ?? hosts, aliasOf };
 }
 
 /** The www redirect virtual hosts, one for each route table (the Location keeps the request's scheme). */

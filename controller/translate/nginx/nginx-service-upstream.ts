@@ -2,8 +2,9 @@
 // (kube-proxy balances) instead of its endpoints. Here a cluster variant whose one address is the ClusterIP, which
 // Envoy connects to like an ExternalName target (envoy/cluster.ts). A Service without a ClusterIP (headless) keeps
 // its endpoints, reported, as ingress-nginx falls back to them.
-import type { ClusterIR, RouteIR } from '../../../ir/index.js';
+import type { ClusterIR } from '../../../ir/index.js';
 import { type ServiceIndex, serviceKey } from '../backend.js';
+import type { RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -33,22 +34,21 @@ export function readNginxServiceUpstream(ingress: Ingress, diagnostics: Diagnost
 
 /**
  * Points each forwarding route of a service-upstream Ingress at a cluster variant `<cluster>~service-upstream` whose
- * address is the Service's ClusterIP (added to `clusters`). Routes are the translator's own objects, changed in place.
+ * address is the Service's ClusterIP (added to `clusters`); such a route comes back as a new route.
  */
-export function applyNginxServiceUpstream(
-  routes: Iterable<RouteIR>,
+export function nginxServiceUpstreamPass(
   annotations: ReadonlyMap<string, unknown>,
   clusters: Map<string, ClusterIR>,
   services: ServiceIndex,
   diagnostics: Diagnostic[],
-): void {
+): RoutePass {
   const reported = new Set<string>();
-  for (const route of routes) {
-    if (route.source === undefined || route.action.kind !== 'forward' || route.action.split !== undefined) continue;
-    if ((annotations.get(refKey(route.source)) as WithNginxServiceUpstream | undefined)?.nginxServiceUpstream !== true) continue;
+  return (route) => {
+    if (route.source === undefined || route.action.kind !== 'forward' || route.action.split !== undefined) return route;
+    if ((annotations.get(refKey(route.source)) as WithNginxServiceUpstream | undefined)?.nginxServiceUpstream !== true) return route;
     const cluster = clusters.get(route.action.cluster);
     // An ExternalName Service is reached by its name already.
-    if (cluster === undefined || cluster.externalName !== undefined) continue;
+    if (cluster === undefined || cluster.externalName !== undefined) return route;
     const service = services.get(serviceKey(cluster.service.namespace, cluster.service.name));
     const clusterIP = service?.spec?.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') {
@@ -62,10 +62,10 @@ export function applyNginxServiceUpstream(
           message: `annotation ${annotation}: service ${cluster.service.namespace}/${cluster.service.name} has no ClusterIP; its endpoints are used (as ingress-nginx falls back to them)`,
         });
       }
-      continue;
+      return route;
     }
     const variant: ClusterIR = { ...structuredClone(cluster), name: `${cluster.name}~service-upstream`, externalName: clusterIP };
     clusters.set(variant.name, variant);
-    route.action = { kind: 'forward', cluster: variant.name };
-  }
+    return { ...route, action: { kind: 'forward', cluster: variant.name } };
+  };
 }
