@@ -1,6 +1,6 @@
 // Envoy's edge-proxy best practices for the connection managers we generate, each one switchable (see the
 // README's "Security defaults"). Values here are defaults; the CLI maps a flag to every field.
-import type { ResourceJson } from './resource-types.js';
+import type { ResourceJson } from './resource-json.js';
 
 /** What Envoy does with `%2F` / `%5C` in a path (HttpConnectionManager.path_with_escaped_slashes_action). */
 export type EscapedSlashesAction = 'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';

@@ -4,8 +4,9 @@
 // Top-level resources carry their "@type" too (as in /config_dump), so each one is a self-describing Any.
 
 import type { EdgeHardeningOptions } from './edge-hardening.js';
+import type { ResourceJson } from './resource-json.js';
 
-export type ResourceJson = Record<string, unknown>;
+export type { ResourceJson } from './resource-json.js';
 
 export interface NamedResource {
   name: string;

@@ -1,5 +1,5 @@
 // Authentication of requests: basic auth (checked by the controller) and external authorization services.
-import type { CidrIR } from './route-policy.js';
+import type { CidrIR } from './cidr.js';
 import { SecretText } from './secret-text.js';
 import type { SourceRef } from './source.js';
 

@@ -2,6 +2,7 @@
 // neither Kubernetes nor Envoy types; every node carries a deterministic name and, where it came from an object,
 // that object's reference (SourceRef) so problems can be reported on it.
 export * from './auth.js';
+export * from './cidr.js';
 export * from './cluster.js';
 export * from './gateway.js';
 export * from './header-names.js';

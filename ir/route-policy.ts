@@ -1,12 +1,6 @@
 // Per-route behaviour set by annotations (timeouts, retries, headers, access control, CORS, affinity...).
 import type { BasicAuthIR, ExternalAuthIR } from './auth.js';
-import type { HashPolicyIR, HeaderIR, HeaderMutationIR, PathRewriteIR, RetryPolicyIR } from './route.js';
-
-/** An IP range; `prefixLength` 32 (IPv4) or 128 (IPv6) for one address. */
-export interface CidrIR {
-  address: string;
-  prefixLength: number;
-}
+import type { CidrIR } from './cidr.js';
 
 export interface CorsPolicyIR {
   /** Exact origins (`https://app.example.com`) or `*`. */
@@ -169,3 +163,50 @@ export interface ErrorPagesIR {
   path: string;
   headers: HeaderIR[];
 }
+
+/** A header to set (replacing any value the message already has). */
+export interface HeaderIR {
+  name: string;
+  value: string;
+}
+
+/** Header changes on a request (before it goes upstream) or on a response (before it goes to the client). */
+export interface HeaderMutationIR {
+  /** Set in this order, each replacing an existing header of the same name. Values are literal text. */
+  set: HeaderIR[];
+  /** Lower-case names removed. */
+  remove: string[];
+}
+
+/** How the path sent upstream is derived from the request path (query string kept). */
+export type PathRewriteIR =
+  /** The part matched by the route's path is replaced by `replacement` (`/api` -> `/`: `/api/x` becomes `/x`). */
+  | { kind: 'prefix'; replacement: string }
+  /** RE2 `pattern` over the whole path replaced by `substitution` (`\\1` for capture groups). */
+  | { kind: 'regex'; pattern: string; substitution: string };
+
+export interface RetryPolicyIR {
+  /** Envoy `retry_on` conditions, e.g. `5xx`, `connect-failure`, `reset`. */
+  on: string[];
+  numRetries: number;
+  perTryTimeoutMs?: number;
+  /** Answers with these statuses are retried too (with `retriable-status-codes` in `on`). */
+  retriableStatusCodes?: number[];
+  /** Only requests with an idempotent method are retried (nginx does not pass POST, LOCK, PATCH to the next server). */
+  idempotentOnly?: true;
+  /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
+  otherEndpoint?: true;
+}
+
+/** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */
+export type HashPolicyIR =
+  /** A request header (or pseudo-header such as `:path`); `stripQuery`: its value up to the `?`. */
+  | { kind: 'header'; name: string; stripQuery?: true }
+  /** A query parameter's value (ingress-nginx upstream-hash-by `$arg_NAME`). */
+  | { kind: 'query-parameter'; name: string }
+  /**
+   * Envoy creates the cookie when the request has none: a session cookie with path / unless `ttlSeconds` / `path`
+   * say otherwise; `sameSite` and `secure` add those attributes (ingress-nginx session-cookie-*).
+   */
+  | { kind: 'cookie'; name: string; ttlSeconds?: number; path?: string; sameSite?: 'Strict' | 'Lax' | 'None'; secure?: boolean }
+  | { kind: 'source-ip' };
