@@ -23,52 +23,65 @@ if (what === 'convergence') {
   const { runConvergence } = await import('./convergence.js');
   console.log(JSON.stringify(await runConvergence([0, size], 5, a, true), null, 1));
 }
-if (what === 'routes') {
-  const changes = Number(process.argv[4] ?? 100);
-  let state: ClusterState = syntheticCluster({ ingresses: size, tls: a });
+/**
+ * The synthetic cluster of `size` Ingresses, fully built by a ConfigBuilder publishing into a snapshot cache (what
+ * the reconciler does); `timed` measures one step of builds, `build` makes one and records its kind.
+ */
+function timedBuilds(): { initial: ClusterState; cache: SnapshotCache; kinds: Set<string>; times: number[]; build: (next: ClusterState) => void; timed: (step: () => void) => void } {
+  const initial = syntheticCluster({ ingresses: size, tls: a });
   const cache = new SnapshotCache();
   const builder = new ConfigBuilder(benchReconcileOptions);
-  builder.build(state, (u) => cache.update(u));
-  const times: number[] = [];
+  builder.build(initial, (u) => cache.update(u));
   const kinds = new Set<string>();
+  const times: number[] = [];
+  const build = (next: ClusterState): void => void kinds.add(builder.build(next, (u) => cache.update(u)).built.kind);
+  const timed = (step: () => void): void => {
+    const t0 = performance.now();
+    step();
+    times.push(performance.now() - t0);
+  };
+  return { initial, cache, kinds, times, build, timed };
+}
+
+/** Median and p90 (ms) of `times` after the first `warmUp`. */
+function quantiles(times: readonly number[], warmUp: number): { medianMs: string; p90Ms: string } {
+  const sorted = times.slice(Math.min(warmUp, times.length - 1)).sort((x, y) => x - y);
+  const at = (q: number): string => sorted[Math.floor(sorted.length * q)]!.toFixed(1);
+  return { medianMs: at(0.5), p90Ms: at(0.9) };
+}
+
+if (what === 'routes') {
+  const changes = Number(process.argv[4] ?? 100);
+  const { initial, cache, kinds, times, build, timed } = timedBuilds();
+  let state = initial;
   for (let i = 0; i < changes; i++) {
     const at = (i * 37) % size;
     const changed = structuredClone(state.ingresses[at]!);
     changed.spec!.rules![0]!.http!.paths[0]!.path = `/changed-${i}`;
     state = { ...state, ingresses: state.ingresses.map((ing, j) => (j === at ? changed : ing)) };
-    const t0 = performance.now();
-    const { built } = builder.build(state, (u) => cache.update(u));
-    times.push(performance.now() - t0);
-    kinds.add(built.kind);
+    timed(() => build(state));
   }
-  const sorted = times.slice(Math.min(10, times.length - 1)).sort((x, y) => x - y);
-  const at = (q: number): string => sorted[Math.floor(sorted.length * q)]!.toFixed(1);
-  console.log(JSON.stringify({ ingresses: size, changes, builds: [...kinds], medianMs: at(0.5), p90Ms: at(0.9), lastEncoded: cache.lastEncoded }));
+  console.log(JSON.stringify({ ingresses: size, changes, builds: [...kinds], ...quantiles(times, 10), lastEncoded: cache.lastEncoded }));
 }
 if (what === 'tls') {
   const creates = Number(process.argv[4] ?? 40);
-  let state: ClusterState = syntheticCluster({ ingresses: size, tls: a });
-  const cache = new SnapshotCache();
-  const builder = new ConfigBuilder(benchReconcileOptions);
-  builder.build(state, (u) => cache.update(u));
-  const times: number[] = [];
-  const kinds = new Set<string>();
+  const { initial, cache, kinds, times, build, timed } = timedBuilds();
+  let state = initial;
   const random = seededRandom(size);
   for (let i = size; i < size + creates; i++) {
-    const t0 = performance.now();
-    state = { ...state, secrets: [...state.secrets, syntheticSecret(i, a)] };
-    kinds.add(builder.build(state, (u) => cache.update(u)).built.kind);
-    state = {
-      ...state,
-      ingresses: [...state.ingresses, syntheticIngress(i, random, true)],
-      services: [...state.services, syntheticService(i)],
-      endpointSlices: [...state.endpointSlices, syntheticSlice(i, 3)],
-    };
-    kinds.add(builder.build(state, (u) => cache.update(u)).built.kind);
-    times.push(performance.now() - t0);
+    timed(() => {
+      state = { ...state, secrets: [...state.secrets, syntheticSecret(i, a)] };
+      build(state);
+      state = {
+        ...state,
+        ingresses: [...state.ingresses, syntheticIngress(i, random, true)],
+        services: [...state.services, syntheticService(i)],
+        endpointSlices: [...state.endpointSlices, syntheticSlice(i, 3)],
+      };
+      build(state);
+    });
   }
-  const sorted = times.slice(Math.min(5, times.length - 1)).sort((x, y) => x - y);
-  const at = (q: number): string => sorted[Math.floor(sorted.length * q)]!.toFixed(1);
-  console.log(JSON.stringify({ ingresses: size, creates, builds: [...kinds], medianMsPerCreate: at(0.5), p90MsPerCreate: at(0.9), lastEncoded: cache.lastEncoded }));
+  const { medianMs, p90Ms } = quantiles(times, 5);
+  console.log(JSON.stringify({ ingresses: size, creates, builds: [...kinds], medianMsPerCreate: medianMs, p90MsPerCreate: p90Ms, lastEncoded: cache.lastEncoded }));
 }
 process.exit(0);
