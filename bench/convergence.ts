@@ -8,7 +8,9 @@ import { clientSync } from '../xds/client-sync.js';
 import { startEchoProcess } from './echo-process.js';
 import { startStatusPoller, type StatusPoller } from './status-poller.js';
 import { getStatus, startEnvoyStack, type BenchController } from './envoy-stack.js';
-import { summarize, type Summary } from './stats.js';
+import { defaultOverloadLimits } from '../envoy/bootstrap.js';
+import { procUsage } from './proc-usage.js';
+import { collectGarbage, cpuMs, mib, round, summarize, type Summary } from './stats.js';
 import { underLoad } from './switch-under-load.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
@@ -19,6 +21,37 @@ export interface ConvergenceResult {
   applyTo200Ms: Summary;
   /** Where the time went, per stage (medians and p99 over the runs; see ApplyStages). */
   stages: Record<keyof ApplyStages, Summary>;
+  /** What the controller (this process) and Envoy used: loading the existing config, then per apply. */
+  usage: ConvergenceUsage;
+}
+
+/**
+ * Resources of both sides (Envoy's from /proc: its own RSS, peak and CPU). `load*`: from writing the existing
+ * config to Envoy's ACK of it; RSS figures once it is served (the controller's after a GC, the generated
+ * objects released: its store, last build and snapshot); `perApply`: CPU over the applies, divided by their count.
+ */
+export interface ConvergenceUsage {
+  loadSeconds: number;
+  controllerLoadCpuS: number;
+  controllerRssMiB: number;
+  controllerHeapMiB: number;
+  envoyLoadCpuS: number;
+  envoyRssMiB: number;
+  envoyPeakRssMiB: number;
+  controllerCpuMsPerApply: number;
+  envoyCpuMsPerApply: number;
+}
+
+/** An existing-config size: a route count (the fewest synthetic Ingresses with at least that many), or Ingresses. */
+export type ExistingSize = number | { ingresses: number };
+
+/** `0,5000,50000i`: route counts, and Ingress counts with an `i`. */
+export function parseExistingSizes(text: string): ExistingSize[] {
+  return text.split(',').map((part) => (part.endsWith('i') ? { ingresses: Number(part.slice(0, -1)) } : Number(part)));
+}
+
+export function describeSize(size: ExistingSize): string {
+  return typeof size === 'number' ? `${size} routes` : `${size.ingresses}i`;
 }
 
 /**
@@ -233,9 +266,14 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(`${path}.tmp`, path);
 }
 
+/** From this many existing Ingresses, Envoy runs with the heap limit below instead of its default. */
+export const largeConfigIngresses = 10_000;
+export const largeConfigHeapBytes = 8 * 1024 ** 3;
+
 export async function runConvergence(
-  routeCounts: readonly number[],
-  runs: number,
+  sizes: readonly ExistingSize[],
+  /** Applies per size (a function of the existing Ingresses: the largest configs take seconds per apply). */
+  runsFor: number | ((ingresses: number) => number),
   tls: { certPem: string; keyPem: string },
   withRouteChange: boolean,
 ): Promise<{ convergence: ConvergenceResult[]; routeChange?: RouteChangeResult }> {
@@ -247,36 +285,63 @@ export async function runConvergence(
   const poller = await startStatusPoller();
   const convergence: ConvergenceResult[] = [];
   let routeChange: RouteChangeResult | undefined;
+  // The backend switches under load at the largest size up to 5,000 routes (where it always was measured).
+  const routeChangeSize = sizes.filter((size) => typeof size === 'number' && size <= 5000).pop() ?? sizes[sizes.length - 1];
+  // Loading 50,000 Ingresses into Envoy takes minutes on a loaded machine: these are ceilings, not expectations.
+  const loadTimeoutMs = 1_800_000;
   try {
-    for (const routes of routeCounts) {
-      const n = ingressesForRoutes(routes, tls);
-      progress(`convergence: ${routes} existing routes (${n} Ingresses): starting controller and Envoy`);
-      const stack = await startEnvoyStack();
+    for (const size of sizes) {
+      const n = typeof size === 'number' ? ingressesForRoutes(size, tls) : size.ingresses;
+      progress(`convergence: ${describeSize(size)} (${n} Ingresses): starting controller and Envoy`);
+      // Envoy holds more than its default heap limit (768 MiB: it then answers every request 503 "overload") at
+      // 50,000 Ingresses; a larger config gets a limit it stays below, so the figures are of serving, not refusing.
+      const stack = await startEnvoyStack(n >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } } : {});
       try {
         await writeAtomically(join(stack.dir, 'class.yaml'), stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }));
         await until(() => stack.controller.store.count('IngressClass') > 0, 'the manifest source to load the IngressClass', 300_000);
-        if (n > 0) {
-          const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: '127.0.0.1', port: backend.port }) });
-          const existing = objectsOf({ ...state, ingressClasses: [] }).map((o) => stringify(withApiVersion(o))).join('---\n');
-          await writeAtomically(join(stack.dir, 'existing.yaml'), existing);
-          await until(() => stack.controller.store.count('Ingress') >= n, 'the manifest source to load every Ingress', 300_000);
-          await stack.controller.reconciler.idle();
-          // Measure from a settled Envoy: one still applying the initial config would delay the first apply.
-          await until(() => envoysInSync(stack.controller), 'Envoy to ACK the initial config', 300_000);
-        }
-        progress(`convergence: config with ${n} Ingresses loaded; applying new Ingresses`);
+        await stack.controller.reconciler.idle();
+        // Generated and serialised before the clocks start: that is the bench's work, not the controller's.
+        let existing = n > 0 ? existingManifest(n, tls, backend.port) : undefined;
+        const existingRoutes = existing?.routes ?? 0;
+        const envoyPid = stack.envoys[0]!.pid;
+        const envoyStart = procUsage(envoyPid);
+        const loadCpu = process.cpuUsage();
+        const loadStart = performance.now();
+        if (existing !== undefined) await loadExisting(stack, existing.text, n, loadTimeoutMs);
+        existing = undefined;
+        const loadSeconds = round((performance.now() - loadStart) / 1000, 1);
+        const controllerLoadCpuS = round(cpuMs(loadCpu) / 1000, 1);
+        const envoyLoaded = procUsage(envoyPid);
+        collectGarbage();
+        const memory = process.memoryUsage();
+        progress(`convergence: config with ${n} Ingresses loaded in ${loadSeconds} s; applying new Ingresses`);
+        const runs = typeof runsFor === 'number' ? runsFor : runsFor(n);
+        const appliesCpu = process.cpuUsage();
         const applies = await timeApplies(stack, poller, runs, async (name, host) => {
           const t0 = performance.now();
           await writeAtomically(join(stack.dir, `${name}.yaml`), appManifest(name, host, backend));
           return { startMs: t0, handedMs: t0 };
         });
+        const controllerCpuMsPerApply = round(cpuMs(appliesCpu) / runs, 1);
+        const envoyApplied = procUsage(envoyPid);
         convergence.push({
-          existingRoutes: n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0,
+          existingRoutes,
           existingIngresses: n,
           applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
           stages: summarizeStages(applies.map((a) => a.stages)),
+          usage: {
+            loadSeconds,
+            controllerLoadCpuS,
+            controllerRssMiB: mib(memory.rss),
+            controllerHeapMiB: mib(memory.heapUsed),
+            envoyLoadCpuS: round(envoyLoaded.cpuSeconds - envoyStart.cpuSeconds, 1),
+            envoyRssMiB: envoyLoaded.rssMiB,
+            envoyPeakRssMiB: envoyApplied.peakRssMiB,
+            controllerCpuMsPerApply,
+            envoyCpuMsPerApply: round(((envoyApplied.cpuSeconds - envoyLoaded.cpuSeconds) * 1000) / runs, 1),
+          },
         });
-        if (withRouteChange && routes === routeCounts[routeCounts.length - 1]) routeChange = await measureRouteChange(stack, backend, other);
+        if (withRouteChange && size === routeChangeSize) routeChange = await measureRouteChange(stack, backend, other);
       } finally {
         await stack.stop();
       }
@@ -287,6 +352,26 @@ export async function runConvergence(
     await poller.close();
   }
   return routeChange ? { convergence, routeChange } : { convergence };
+}
+
+/**
+ * `n` synthetic Ingresses (with their Services, EndpointSlices and Secrets) as one JSON List, and their route
+ * count. JSON, not YAML: the YAML parser takes minutes for the 155,000 objects of 50,000 Ingresses, JSON.parse
+ * seconds (controller/sources/manifest-parser.ts).
+ */
+function existingManifest(n: number, tls: { certPem: string; keyPem: string }, port: number): { text: string; routes: number } {
+  const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: '127.0.0.1', port }) });
+  const items = objectsOf({ ...state, ingressClasses: [] }).map(withApiVersion);
+  return { text: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), routes: countRoutes(state) };
+}
+
+/** Writes the existing config and waits until Envoy has ACKed it. */
+async function loadExisting(stack: Awaited<ReturnType<typeof startEnvoyStack>>, text: string, n: number, timeoutMs: number): Promise<void> {
+  await writeAtomically(join(stack.dir, 'existing.json'), text);
+  await until(() => stack.controller.store.count('Ingress') >= n, 'the manifest source to load every Ingress', timeoutMs);
+  await stack.controller.reconciler.idle();
+  // Measure from a settled Envoy: one still applying the initial config would delay the first apply.
+  await until(() => envoysInSync(stack.controller), 'Envoy to ACK the initial config', timeoutMs);
 }
 
 /** Switch one route between two Services while requests flow; every response must be 2xx. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { buildBootstrap } from '../envoy/bootstrap.js';
+import { buildBootstrap, type OverloadLimits } from '../envoy/bootstrap.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 
@@ -38,7 +38,7 @@ export interface EnvoyStack {
   stop(): Promise<void>;
 }
 
-export async function startEnvoyStack(opts: { envoys?: number; concurrency?: number; controller?: StartController } = {}): Promise<EnvoyStack> {
+export async function startEnvoyStack(opts: { envoys?: number; concurrency?: number; controller?: StartController; overload?: OverloadLimits } = {}): Promise<EnvoyStack> {
   const dir = await mkdtemp(join(tmpdir(), 'envoy-ingress-bench-'));
   const httpPort = await freePort();
   const httpsPort = await freePort();
@@ -56,6 +56,7 @@ export async function startEnvoyStack(opts: { envoys?: number; concurrency?: num
         adminAddress: '127.0.0.1',
         adminPort: 0,
         xdsProtocol: 'delta',
+        ...(opts.overload !== undefined ? { overload: opts.overload } : {}),
       }),
       drainTimeS: 2,
       logLevel: 'warn',

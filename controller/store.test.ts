@@ -138,3 +138,14 @@ test('a kind with no write since the last view is the same array; any write to i
   t.deepEqual(store.state().services, []);
   t.is(store.state().ingressClasses, first.ingressClasses);
 });
+
+test('update upserts and deletes as one change batch, leaving other objects untouched', (t) => {
+  const store = new ObjectStore();
+  const svc = (name: string, port: number) => ({ kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ port }] } }) as KubeObject;
+  store.replace(['Service'], [svc('keep', 80), svc('edit', 80), svc('drop', 80)]);
+  const batches: StoreChange[][] = [];
+  store.on('change', (c: StoreChange[]) => batches.push(c));
+  store.update([svc('edit', 81), svc('add', 80)], [svc('drop', 80)]);
+  t.deepEqual(batches.map((b) => b.map((c) => `${c.type} ${c.name}`)), [['deleted drop', 'modified edit', 'added add']]);
+  t.deepEqual(store.list('Service').map((s) => s.metadata.name).sort(), ['add', 'edit', 'keep']);
+});

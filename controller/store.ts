@@ -108,6 +108,29 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     return changes;
   }
 
+  /**
+   * Upsert `objects` and delete `deleted` (by kind, namespace and name) as one change batch: what an edit of some
+   * manifest files changed, without handing the store every other object again (replace).
+   */
+  update(objects: readonly KubeObject[], deleted: readonly KubeObject[]): StoreChange[] {
+    const changes: StoreChange[] = [];
+    for (const obj of deleted) {
+      const map = this.#map(obj.kind);
+      const key = keyOf(obj);
+      const previous = map.get(key);
+      if (previous === undefined) continue;
+      map.delete(key);
+      this.#lists.delete(obj.kind);
+      changes.push({ kind: obj.kind, namespace: previous.metadata.namespace ?? '', name: previous.metadata.name, type: 'deleted', object: previous, previous });
+    }
+    for (const obj of objects) {
+      const change = this.#upsert(obj);
+      if (change) changes.push(change);
+    }
+    if (changes.length > 0) this.emit('change', changes);
+    return changes;
+  }
+
   #upsert(obj: KubeObject): StoreChange | undefined {
     const map = this.#map(obj.kind);
     const key = keyOf(obj);

@@ -4,7 +4,7 @@
 import type { CompressionIR, RoutePolicyIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { buildCompressorFilterConfig, compressorFilterName } from './compressor.js';
 import type { ResourceJson } from './resource-types.js';
-import { perTablesMemo } from './per-tables-memo.js';
+import { incrementalHostScan } from './host-scan.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
@@ -50,7 +50,7 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
     config: { '@type': localRateLimitType, stat_prefix: 'client_rate_limit' },
   },
   // After CORS (a preflight is answered before authentication, as ingress-nginx's CORS block returns first); the
-  // ext_authz filters follow it (see scanRouteConfiguredHttpFilters).
+  // ext_authz filters follow it (see routeConfiguredHttpFilters).
   {
     name: basicAuthFilterName,
     usedBy: (p) => p.basicAuth !== undefined,
@@ -83,7 +83,11 @@ export function buildRouteConfiguredHttpFilters(tables: readonly RouteTableIR[])
   return filtersOfTables(tables).map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
 }
 
-const filtersOfTables = perTablesMemo(scanRouteConfiguredHttpFilters);
+const filtersOfTables = incrementalHostScan(
+  filterUseOf,
+  (use) => use.mask !== 0 || use.externalAuth.length > 0 || use.compression !== undefined,
+  routeConfiguredHttpFilters,
+);
 
 const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name === corsResponseFilterName);
 
@@ -121,17 +125,15 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
   return use;
 }
 
-function scanRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
+/** The filters that the hosts' uses ask for (the hosts that use none left out). */
+function routeConfiguredHttpFilters(uses: readonly HostFilterUse[]): ResourceJson[] {
   let mask = 0;
   const externalAuth: RoutePolicyIR[] = [];
   let compression: CompressionIR | undefined;
-  for (const table of tables) {
-    for (const vhost of table.virtualHosts) {
-      const use = filterUseOf(vhost);
-      mask |= use.mask;
-      if (use.externalAuth.length > 0) externalAuth.push(...use.externalAuth);
-      compression ??= use.compression;
-    }
+  for (const use of uses) {
+    mask |= use.mask;
+    if (use.externalAuth.length > 0) externalAuth.push(...use.externalAuth);
+    compression ??= use.compression;
   }
   const chosen: ResourceJson[] = filters
     .filter((_, i) => (mask & (1 << i)) !== 0)

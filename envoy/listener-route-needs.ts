@@ -7,7 +7,7 @@
 //   enable-access-log "false"), so the access log gets a filter that reads the route's metadata (access-log.ts);
 //   without such a route there is no filter to evaluate.
 import type { RouteTableIR, VirtualHostIR } from '../ir/index.js';
-import { perTablesMemo } from './per-tables-memo.js';
+import { incrementalHostScan } from './host-scan.js';
 
 export interface ListenerRouteNeeds {
   keepClientRequestId: boolean;
@@ -29,8 +29,9 @@ function hostNeeds(vhost: VirtualHostIR): ListenerRouteNeeds {
   return needs;
 }
 
-/** Remembered per tables: every TLS filter chain asks again for the same tables (perTablesMemo). */
-export const listenerRouteNeeds = perTablesMemo((tables: readonly RouteTableIR[]): ListenerRouteNeeds => {
-  const hosts = tables.flatMap((table) => table.virtualHosts.map(hostNeeds));
-  return { keepClientRequestId: hosts.some((h) => h.keepClientRequestId), accessLogFilter: hosts.some((h) => h.accessLogFilter) };
-});
+/** Incremental over the routes builds, which change few hosts (host-scan.ts). */
+export const listenerRouteNeeds: (tables: readonly RouteTableIR[]) => ListenerRouteNeeds = incrementalHostScan(
+  hostNeeds,
+  (needs) => needs.keepClientRequestId || needs.accessLogFilter,
+  (hosts) => ({ keepClientRequestId: hosts.some((h) => h.keepClientRequestId), accessLogFilter: hosts.some((h) => h.accessLogFilter) }),
+);

@@ -5,6 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ObjectStore } from '../store.js';
 import type { KubeKind, KubeObject } from '../translate/kube-objects.js';
+import { ManifestMerge } from './manifest-merge.js';
 import { parseManifest, type ManifestProblem } from './manifest-parser.js';
 
 export interface SourceLog {
@@ -36,6 +37,8 @@ function problemKey(p: ManifestProblem): string {
 
 export class ManifestDirectorySource {
   readonly #files = new Map<string, FileEntry>();
+  /** Merges the files' objects, only the changed files' after an edit (manifest-merge.ts). */
+  readonly #merge = new ManifestMerge();
   /** First time an object without creationTimestamp was seen, so "oldest wins" stays stable across reloads. */
   readonly #firstSeen = new Map<string, string>();
   /** One watcher per directory read (non-recursive: see #watchDirectories). */
@@ -238,34 +241,31 @@ export class ManifestDirectorySource {
     }
     if (this.#stopped) return;
 
-    const problems: ManifestProblem[] = [];
-    const objects: KubeObject[] = [];
-    /** Where each object was first defined: files are read in sorted order, and the first definition wins. */
-    const definedIn = new Map<string, string>();
-    for (const [file, entry] of [...this.#files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      problems.push(...entry.problems);
+    const sorted = [...this.#files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const merged = this.#merge.merge(
+      sorted.map(([file, entry]) => ({
+        file: path.relative(this.dir, file),
+        objects: (entry.stamped ??= entry.objects.map((obj) => this.#withTimestamp(obj))),
+        documents: entry.documents,
+      })),
+    );
+    // Per file, its own problems, then its objects defined before in another file (the order they always had).
+    const duplicates = merged.kind === 'all' ? merged.duplicates : [];
+    const problems = sorted.flatMap(([file, entry]) => {
       const rel = path.relative(this.dir, file);
-      const stamped = (entry.stamped ??= entry.objects.map((obj) => this.#withTimestamp(obj)));
-      stamped.forEach((obj, i) => {
-        const id = `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-        const first = definedIn.get(id);
-        if (first !== undefined) {
-          problems.push({ file: rel, document: entry.documents[i] ?? 0, message: `${id} is also defined in ${first}; that definition is used` });
-          return;
-        }
-        definedIn.set(id, rel);
-        objects.push(obj);
-      });
-    }
+      return [...entry.problems, ...duplicates.filter((p) => p.file === rel)];
+    });
     const before = new Set(this.problems.map(problemKey));
     for (const p of problems) {
       if (!before.has(problemKey(p))) this.log.warn({ file: p.file, document: p.document, reason: 'InvalidManifest' }, p.message);
     }
     this.problems = problems;
-    this.store.replace(allKinds, objects);
+    if (merged.kind === 'all') this.store.replace(allKinds, merged.objects);
+    else this.store.update(...[merged.upserts, merged.deletes].map((objects) => objects.filter((obj) => allKinds.includes(obj.kind))) as [KubeObject[], KubeObject[]]);
     if (!this.#synced) {
       this.#synced = true;
-      this.log.info({ dir: this.dir, files: files.length, objects: objects.length }, 'manifests loaded');
+      // The first read merges every file (there is nothing to compare with).
+      this.log.info({ dir: this.dir, files: files.length, objects: merged.kind === 'all' ? merged.objects.length : undefined }, 'manifests loaded');
     }
   }
 
