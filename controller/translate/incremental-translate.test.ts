@@ -13,7 +13,7 @@ import { HostIndex } from './host-index.js';
 import { translateIncrementally } from './incremental-translate.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress, Secret, Service } from './kube-objects.js';
-import { defaultTranslateOptions } from './options.js';
+import { annotationPrefix, defaultTranslateOptions } from './options.js';
 import { translate, type TranslationResult } from './translate.js';
 
 const namespace = 'shop';
@@ -35,6 +35,8 @@ interface IngressSpecModel {
   rules: { host: string | undefined; paths: { path: string; exact: boolean; service: string }[] }[];
   tls: TlsEntryModel[];
   defaultBackend: boolean;
+  /** Our https-only annotation: plain HTTP answers 403, so only the https table forwards to its Services. */
+  httpsOnly: boolean;
   nginx: boolean;
   otherClass: boolean;
 }
@@ -59,6 +61,7 @@ const specArb: fc.Arbitrary<IngressSpecModel> = fc.record({
   rules: fc.array(ruleArb, { minLength: 1, maxLength: 3 }),
   tls: fc.oneof({ arbitrary: fc.constant<TlsEntryModel[]>([]), weight: 2 }, { arbitrary: fc.array(tlsEntryArb, { minLength: 1, maxLength: 2 }), weight: 1 }),
   defaultBackend: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
+  httpsOnly: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
   nginx: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
   otherClass: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
 });
@@ -72,7 +75,9 @@ function ingressOf(index: number, model: IngressSpecModel, revision: number): In
       // Ages decide conflicts: distinct, in index order.
       creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
       generation: revision,
-      ...(model.nginx ? { annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } } : {}),
+      ...(model.nginx || model.httpsOnly
+        ? { annotations: { ...(model.nginx ? { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } : {}), ...(model.httpsOnly ? { [`${annotationPrefix}https-only`]: 'true' } : {}) } }
+        : {}),
     },
     spec: {
       ingressClassName: model.otherClass ? 'other' : 'envoy-ingress',
@@ -309,11 +314,11 @@ test('ConfigBuilder: after a refused routes build (its host index already moved 
 });
 
 test('a declined splice leaves the host index as it was', (t) => {
-  const state = stateOf([ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, nginx: false, otherClass: false }, 1)]);
+  const state = stateOf([ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 1)]);
   const index = HostIndex.of(state.ingresses);
   const result = translate(state, defaultTranslateOptions);
   // A host-less rule reaches the catch-all: declined.
-  const hostless = ingressOf(0, { rules: [{ host: undefined, paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, nginx: false, otherClass: false }, 2);
+  const hostless = ingressOf(0, { rules: [{ host: undefined, paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 2);
   t.is(translateIncrementally({ state, result, index }, { ...state, ingresses: [hostless] }, defaultTranslateOptions), undefined);
   t.deepEqual([...index.contributors('a.test')], state.ingresses);
   t.deepEqual([...index.contributors('*')], []);
@@ -376,9 +381,9 @@ test('ConfigBuilder with the ingress-nginx ConfigMap: an Ingress change splices 
 test('a host that is also a server-alias or www-redirect name of another Ingress: the splice is declined, or equals a full translation', (t) => {
   const options = { ...defaultTranslateOptions, nginxAnnotations: true };
   const plain = (host: string, revision: number): Ingress =>
-    ingressOf(1, { rules: [{ host, paths: [{ path: '/', exact: false, service: 'api' }] }], tls: [], defaultBackend: false, nginx: false, otherClass: false }, revision);
+    ingressOf(1, { rules: [{ host, paths: [{ path: '/', exact: false, service: 'api' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, revision);
   for (const annotation of [{ 'nginx.ingress.kubernetes.io/server-alias': 'x.test' }, { 'nginx.ingress.kubernetes.io/from-to-www-redirect': 'true' }]) {
-    const named = ingressOf(0, { rules: [{ host: 'y.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, nginx: false, otherClass: false }, 1);
+    const named = ingressOf(0, { rules: [{ host: 'y.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 1);
     named.metadata.annotations = annotation;
     const state = stateOf([named, plain('b.test', 1)]);
     const base = { state, result: translate(state, options), index: HostIndex.of(state.ingresses) };
@@ -388,4 +393,25 @@ test('a host that is also a server-alias or www-redirect name of another Ingress
     if (spliced !== undefined) t.is(comparable(spliced), comparable(translate(next, options)), JSON.stringify(annotation));
     else t.pass();
   }
+});
+
+test('a host whose Services only the https table forwards to (https-only), next to TLS elsewhere: declined or equal to a full translation', async (t) => {
+  const certificates = await secretCertificates();
+  const model = (host: string, service: string, tls: TlsEntryModel[], httpsOnly: boolean): IngressSpecModel => ({
+    rules: [{ host, paths: [{ path: '/', exact: false, service }] }],
+    tls,
+    defaultBackend: false,
+    httpsOnly,
+    nginx: false,
+    otherClass: false,
+  });
+  const state: ClusterState = { ...stateOf([ingressOf(0, model('a.test', 'web', [{ hosts: ['a.test'], secretName: 'tls-a' }], false), 1)]), secrets: withSecret([], 'tls-a', 'valid', certificates) };
+  const base = { state, result: translate(state, defaultTranslateOptions), index: HostIndex.of(state.ingresses) };
+  // The new Ingress's own translation serves no TLS chain, so it leaves out the cluster only its https routes use.
+  const next = { ...state, ingresses: [...state.ingresses, ingressOf(1, model('b.test', 'api', [], true), 1)] };
+  const full = translate(next, defaultTranslateOptions);
+  t.true(full.ir.clusters.some((c) => c.service.name === 'api'));
+  const spliced = translateIncrementally(base, next, defaultTranslateOptions);
+  if (spliced === undefined) t.pass();
+  else t.is(comparable(spliced), comparable(full));
 });
