@@ -1,11 +1,12 @@
 // The configuration builds of the build pipeline (full, routes, secrets), each starting from the last published
 // build when the change allows it.
-import type { ClusterEndpointsIR } from '../../ir/index.js';
+import type { ClusterEndpointsIR, ClusterIR } from '../../ir/index.js';
 import { buildResources } from '../../envoy/build-resources.js';
 import type { NamedResource } from '../../envoy/resource-types.js';
 import { buildSecret } from '../../envoy/secret.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { buildConfig, endpointsOf, fullUpdate, type BuildOptions } from './build-config.js';
+import { serviceKey } from '../translate/backend.js';
 import { endpointsForCluster, indexEndpointSources } from '../translate/endpoints.js';
 import { HostIndex } from '../translate/host-index.js';
 import { translateIncrementally } from '../translate/incremental-translate.js';
@@ -53,6 +54,10 @@ interface LastBuild {
  * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
  * only if they changed since the last build.
  */
+function serviceOf(cluster: ClusterIR): string {
+  return serviceKey(cluster.service.namespace, cluster.service.name);
+}
+
 export class ConfigBuilder {
   #last: LastBuild | undefined;
 
@@ -115,15 +120,21 @@ export class ConfigBuilder {
     const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
     if (translation === undefined) return undefined;
     const endpoints = new Map<string, ClusterEndpointsIR>();
-    let sources: ReturnType<typeof indexEndpointSources> | undefined;
+    const missing: ClusterIR[] = [];
     const fresh = new Set(translation.ir.clusters);
     for (const cluster of last.translation.ir.clusters) fresh.delete(cluster);
     for (const cluster of translation.ir.clusters) {
       // A cluster object of the last build, whose Service's endpoints did not change, has the same endpoints.
-      let found =
-        fresh.has(cluster) || (stale.size > 0 && stale.has(`${cluster.service.namespace}/${cluster.service.name}`)) ? undefined : last.endpoints.get(cluster.name);
-      if (found === undefined) found = endpointsForCluster(state, cluster, (sources ??= indexEndpointSources(state)));
-      endpoints.set(cluster.name, found);
+      const found =
+        fresh.has(cluster) || (stale.size > 0 && stale.has(serviceOf(cluster))) ? undefined : last.endpoints.get(cluster.name);
+      if (found === undefined) missing.push(cluster);
+      // In cluster order (a missing one's entry is replaced below, in place).
+      endpoints.set(cluster.name, found ?? { cluster: cluster.name, endpoints: [] });
+    }
+    if (missing.length > 0) {
+      // Only the endpoint objects of these Services are indexed, not every Service's (a new Service's build).
+      const sources = indexEndpointSources(state, new Set(missing.map(serviceOf)));
+      for (const cluster of missing) endpoints.set(cluster.name, endpointsForCluster(state, cluster, sources));
     }
     const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
     const { secret: _sds, ...routes } = fullUpdate(resources);

@@ -95,6 +95,10 @@ test('translateEndpoints keeps the clusters order and equals per-cluster results
   t.deepEqual(all.map((e) => e.cluster), ['ns/a/80', 'ns/b/80']);
   t.deepEqual(all, clusters.map((c) => endpointsForCluster(s, c, index)));
   t.deepEqual(all[0]?.endpoints.map((e) => e.address), ['10.0.0.1', '10.0.0.2']);
+  // An index of some Services only (a routes build with a new Service) answers those alike, and holds no other.
+  const some = indexEndpointSources(s, new Set(['ns/b']));
+  t.deepEqual(endpointsForCluster(s, clusters[1]!, some), all[1]);
+  t.deepEqual([...some.services.keys(), ...some.slices.keys()], ['ns/b', 'ns/b']);
 });
 
 test('a slice event maps to the clusters of its Service', (t) => {

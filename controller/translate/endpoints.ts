@@ -21,19 +21,27 @@ export interface EndpointSourceIndex {
   endpoints: ReadonlyMap<string, Endpoints>;
 }
 
-export function indexEndpointSources(state: ClusterState): EndpointSourceIndex {
+/** The index of every Service's endpoint objects, or of those of the Services in `only` (keys as serviceKey). */
+export function indexEndpointSources(state: ClusterState, only?: ReadonlySet<string>): EndpointSourceIndex {
+  const wanted = (key: string): boolean => only === undefined || only.has(key);
   const services = new Map<string, Service>();
-  for (const s of state.services) services.set(serviceKey(s.metadata.namespace ?? 'default', s.metadata.name), s);
+  for (const s of state.services) {
+    const key = serviceKey(s.metadata.namespace ?? 'default', s.metadata.name);
+    if (wanted(key)) services.set(key, s);
+  }
   const slices = new Map<string, EndpointSlice[]>();
   for (const slice of state.endpointSlices) {
     const key = serviceKeyOfSlice(slice);
-    if (key === undefined) continue;
+    if (key === undefined || !wanted(key)) continue;
     const list = slices.get(key);
     if (list === undefined) slices.set(key, [slice]);
     else list.push(slice);
   }
   const endpoints = new Map<string, Endpoints>();
-  for (const e of state.endpoints) endpoints.set(serviceKey(e.metadata.namespace ?? 'default', e.metadata.name), e);
+  for (const e of state.endpoints) {
+    const key = serviceKey(e.metadata.namespace ?? 'default', e.metadata.name);
+    if (wanted(key)) endpoints.set(key, e);
+  }
   return { services, slices, endpoints };
 }
 
