@@ -4,8 +4,8 @@ import { benchReconcileOptions } from '../../bench/translation-scale.js';
 import { createTestCA } from '../../test/harness/test-certs.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { buildConfig, fullUpdate } from './build-config.js';
-import type { ClusterState, Secret } from '../translate/kube-objects.js';
-import { ConfigBuilder } from './config-builder.js';
+import type { ClusterState, Ingress, Secret } from '../translate/kube-objects.js';
+import { ConfigBuilder, type IncrementalBuild } from './config-builder.js';
 
 const ca = await createTestCA({ commonName: 'build-config test CA' });
 const certA = await ca.issue({ dnsNames: ['*.bench.test'] });
@@ -55,30 +55,91 @@ test('a certificate-only Secret change rebuilds only SDS, and matches what a ful
   t.is(built.update.secret!.find((s) => s.name === 'bench/tls-20')!.resource, before.resource);
 });
 
-test('a Secret change that can change a TLS outcome is a full build', (t) => {
-  const cases: [string, (s: ClusterState) => ClusterState][] = [
-    ['becomes invalid', (s) => replaceSecret(s, { ...syntheticSecret(10, pem(certA)), type: 'Opaque' })],
-    ['names other hosts', (s) => replaceSecret(s, syntheticSecret(10, pem(otherNames)))],
-    ['is deleted', (s) => withSecrets(s, s.secrets.filter((x) => x.metadata.name !== 'tls-10'))],
-    ['is created', (s) => withSecrets(s, [...s.secrets, syntheticSecret(11, pem(certA))])],
+/** What the cache holds after these updates: each type as the last update that carried it left it. */
+function published(updates: readonly SnapshotUpdate[]): SnapshotUpdate {
+  return Object.assign({}, ...updates) as SnapshotUpdate;
+}
+
+/** The names and JSON of every type, sorted by name. */
+function sortedResources(update: SnapshotUpdate): string {
+  const out: Record<string, unknown> = {};
+  for (const [kind, list] of Object.entries(withoutEncoders(update)).sort(([a], [b]) => (a < b ? -1 : 1))) out[kind] = [...list].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return JSON.stringify(out);
+}
+
+test('a Secret change that can change a TLS outcome is a routes build: the Ingresses naming it are translated again, and the resources equal a full build', (t) => {
+  const cases: [string, (s: ClusterState) => ClusterState, boolean][] = [
+    ['becomes invalid', (s) => replaceSecret(s, { ...syntheticSecret(10, pem(certA)), type: 'Opaque' }), true],
+    ['names other hosts', (s) => replaceSecret(s, syntheticSecret(10, pem(otherNames))), true],
+    ['is deleted', (s) => withSecrets(s, s.secrets.filter((x) => x.metadata.name !== 'tls-10')), true],
+    // Nothing names tls-11: nothing to translate, and SDS stays as it was.
+    ['is created, named by nobody', (s) => withSecrets(s, [...s.secrets, syntheticSecret(11, pem(certA))]), false],
   ];
-  for (const [label, change] of cases) {
-    const { builder: b } = builder();
+  for (const [label, change, sdsChanged] of cases) {
+    const { builder: b, updates } = builder();
     const state = baseState();
-    b.build(state, () => undefined);
+    b.build(state, (u) => updates.push(u));
     const next = change(state);
-    const { built } = b.build(next, () => undefined);
-    t.is(built.kind, 'full', label);
-    t.deepEqual(built.translation.diagnostics, buildConfig(next, benchReconcileOptions).translation.diagnostics, label);
+    const { built } = b.build(next, (u) => updates.push(u));
+    t.is(built.kind, 'routes', label);
+    t.is('secret' in built.update, sdsChanged, label);
+    const full = buildConfig(next, benchReconcileOptions);
+    t.deepEqual(built.translation.diagnostics, full.translation.diagnostics, label);
+    t.is(sortedResources(published(updates)), sortedResources(fullUpdate(full.resources)), label);
   }
 });
 
-test('an Ingress change next to a Secret change is a full build', (t) => {
-  const { builder: b } = builder();
-  const state = baseState();
-  b.build(state, () => undefined);
-  const next = replaceSecret({ ...state, ingresses: state.ingresses.map((ing, i) => (i === 3 ? syntheticIngress(3, seededRandom(7), false, '-x') : ing)) }, syntheticSecret(10, pem(certB)));
-  t.is(b.build(next, () => undefined).built.kind, 'full');
+test('a TLS Ingress created with its Secret, then its Secret rotated and deleted, are routes builds equal to full builds', (t) => {
+  const { builder: b, updates } = builder();
+  let state = baseState();
+  b.build(state, (u) => updates.push(u));
+  const steps: [string, (s: ClusterState) => ClusterState, IncrementalBuild['kind']][] = [
+    // The Secret first (nobody names it yet), then the Ingress naming it: a new TLS chain, its SDS and redirect.
+    ['Secret created', (s) => withSecrets(s, [...s.secrets, syntheticSecret(30, pem(certA))]), 'routes'],
+    ['TLS Ingress created', (s) => ({ ...s, ingresses: [...s.ingresses, syntheticIngress(30, seededRandom(30), true)] }), 'routes'],
+    // Same names, other bytes: only SDS.
+    ['Secret rotated', (s) => replaceSecret(s, syntheticSecret(30, pem(certB))), 'secrets'],
+    ['Secret named by other hosts', (s) => replaceSecret(s, syntheticSecret(30, pem(otherNames))), 'routes'],
+    ['Secret deleted', (s) => withSecrets(s, s.secrets.filter((x) => x.metadata.name !== 'tls-30')), 'routes'],
+    ['Secret created again, with an Ingress change', (s) => ({ ...withSecrets(s, [...s.secrets, syntheticSecret(30, pem(certA))]), ingresses: s.ingresses.map((ing, i) => (i === 3 ? syntheticIngress(3, seededRandom(7), false, '-x') : ing)) }), 'routes'],
+    ['TLS Ingress deleted', (s) => ({ ...s, ingresses: s.ingresses.filter((ing) => ing.metadata.name !== syntheticIngress(30, seededRandom(30), true).metadata.name) }), 'routes'],
+  ];
+  for (const [label, change, kind] of steps) {
+    state = change(state);
+    const { built } = b.build(state, (u) => updates.push(u));
+    t.is(built.kind, kind, label);
+    const full = buildConfig(state, benchReconcileOptions);
+    t.deepEqual(built.translation.ir, full.translation.ir, label);
+    t.deepEqual(built.translation.diagnostics, full.translation.diagnostics, label);
+    t.is(sortedResources(published(updates)), sortedResources(fullUpdate(full.resources)), label);
+  }
+  const listeners = (u: SnapshotUpdate): string[] => (u.listener ?? []).map((l) => JSON.stringify(l.resource));
+  // The TLS Ingress's creation rebuilt the https listener (a new chain) and sent its certificate.
+  const created = updates[2]!;
+  t.true(listeners(created).some((l) => l.includes('https/') && l.includes(syntheticIngress(30, seededRandom(30), true).spec!.tls![0]!.hosts![0]!)));
+  t.true((created.secret ?? []).some((s) => s.name === 'bench/tls-30'));
+});
+
+test('a Secret an ingress-nginx annotation may name, or the default certificate (a TLS entry without hosts), is not spliced', (t) => {
+  const options = { ...benchReconcileOptions, translate: { ...benchReconcileOptions.translate, nginxAnnotations: true } };
+  const withIngress = (s: ClusterState, at: number, edit: (ingress: Ingress) => void): ClusterState => {
+    const ingress = structuredClone(s.ingresses[at]!);
+    edit(ingress);
+    return { ...s, ingresses: s.ingresses.map((x, i) => (i === at ? ingress : x)) };
+  };
+  const cases: [string, (s: ClusterState) => ClusterState][] = [
+    ['auth-secret', (s) => withIngress(s, 4, (ing) => (ing.metadata.annotations = { 'nginx.ingress.kubernetes.io/auth-type': 'basic', 'nginx.ingress.kubernetes.io/auth-secret': 'tls-10' }))],
+    ['default certificate', (s) => withIngress(s, 4, (ing) => (ing.spec!.tls = [{ secretName: 'tls-10' }]))],
+  ];
+  for (const [label, setUp] of cases) {
+    const b = new ConfigBuilder(options);
+    const state = setUp(baseState());
+    b.build(state, () => undefined);
+    const next = replaceSecret(state, { ...syntheticSecret(10, pem(certA)), type: 'Opaque' });
+    const { built } = b.build(next, () => undefined);
+    t.is(built.kind, 'full', label);
+    t.deepEqual(built.translation.diagnostics, buildConfig(next, options).translation.diagnostics, label);
+  }
 });
 
 test('a build the cache refused is not the base of the next one', (t) => {

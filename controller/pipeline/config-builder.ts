@@ -21,12 +21,16 @@ export interface IncrementalBuild {
   /** Endpoints per cluster name. */
   endpoints: Map<string, ClusterEndpointsIR>;
   /**
-   * `full`: everything was translated and built; `routes`: only some Ingresses changed, and only the Ingresses
-   * sharing hosts with them were translated (incremental-translate.ts), unchanged parts reused as they were;
+   * `full`: everything was translated and built; `routes`: only some Ingresses, Services or Secrets changed, and only
+   * the Ingresses sharing hosts with them (or naming them) were translated (incremental-translate.ts), unchanged
+   * parts reused as they were;
    * `secrets`: only Secrets changed, only SDS was rebuilt.
    */
   kind: 'full' | 'routes' | 'secrets';
-  /** What to hand to the snapshot cache: every type for a full build, only `secret` for a Secrets-only one. */
+  /**
+   * What to hand to the snapshot cache: every type for a full build, only `secret` for a Secrets-only one, all but
+   * `secret` for a routes build unless its certificates changed.
+   */
   update: SnapshotUpdate;
 }
 
@@ -44,8 +48,8 @@ interface LastBuild {
  * The configuration builds of the pipeline (build-pipeline.ts), remembering the last published build. When only
  * Secrets changed and no TLS host's outcome can change (see certificateOnlyChanges), the translation is reused
  * with the new certificates swapped in and only the SDS resources are built and handed to the cache: listeners,
- * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses and Services
- * changed, only the Ingresses around them are translated (`routes`). Anything else is a full build. Endpoint
+ * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses, Services and
+ * Secrets changed, only the Ingresses around them (or naming them) are translated (`routes`). Anything else is a full build. Endpoint
  * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
  * only if they changed since the last build.
  */
@@ -95,8 +99,8 @@ export class ConfigBuilder {
   }
 
   /**
-   * Only Ingresses changed (and no endpoint object since the last build): translate the Ingresses around them
-   * and splice (incremental-translate.ts). The builders then meet the unchanged IR objects of the last build
+   * Only Ingresses, Services or Secrets changed (and no endpoint object since the last build): translate the
+   * Ingresses around them and splice (incremental-translate.ts). The builders then meet the unchanged IR objects of the last build
    * again and hand back the JSON they made from them, which the cache does not encode again: a one-host change
    * costs about that host, plus walks of the tables and maps that are cheap per entry.
    */
@@ -122,7 +126,10 @@ export class ConfigBuilder {
       endpoints.set(cluster.name, found);
     }
     const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
-    const { secret: _unchanged, ...update } = fullUpdate(resources);
+    const { secret: _sds, ...routes } = fullUpdate(resources);
+    // SDS only when the certificates changed (a TLS host came or went, a Secret changed): the splice hands back the
+    // last list itself otherwise.
+    const update = translation.ir.secrets === last.translation.ir.secrets ? routes : { ...routes, secret: resources.secrets };
     return { translation, endpoints, kind: 'routes', update };
   }
 

@@ -2,7 +2,7 @@
 // Ingresses sharing a host (or a Service) never change each other's behaviour.
 import type { ClusterIR, RouteIR, RoutePolicyIR, VirtualHostIR } from '../../ir/index.js';
 import type { ClusterSettings, IngressAnnotations } from './annotations.js';
-import type { RoutePass } from './collected-routes.js';
+import { changedRoute, type RoutePass } from './collected-routes.js';
 import { refKey } from './kube-objects.js';
 import { cloneRoute } from './virtual-host.js';
 
@@ -59,12 +59,12 @@ export function annotationPolicyPass(annotations: AnnotationsByIngress, clusters
     const settings = annotations.get(refKey(route.source));
     if (settings === undefined) return route;
     let next = route;
-    if (!isEmpty(settings.route)) next = { ...next, policy: structuredClone(settings.route) as RoutePolicyIR };
+    if (!isEmpty(settings.route)) next = changedRoute(next, { policy: structuredClone(settings.route) as RoutePolicyIR });
     const base = clusters.get(route.action.cluster);
     if (base !== undefined && !isEmpty(settings.cluster)) {
       const variant = withSettings(base, settings.cluster);
       clusters.set(variant.name, variant);
-      next = { ...next, action: { kind: 'forward', cluster: variant.name } };
+      next = changedRoute(next, { action: { kind: 'forward', cluster: variant.name } });
     }
     return next;
   };

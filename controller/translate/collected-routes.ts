@@ -1,7 +1,7 @@
 // The routes a translation collects before it assembles virtual hosts: rule routes by host and default backend
 // routes. Passes over them (annotation policies, a translator layer's per-route phase) return new route objects
 // rather than changing them, so a route, once built, is never written to (envoy/built-once.ts relies on it).
-import type { RouteIR } from '../../ir/index.js';
+import type { RouteActionIR, RouteIR, RoutePolicyIR } from '../../ir/index.js';
 import type { Ingress } from './kube-objects.js';
 
 export interface CollectedRoutes {
@@ -58,4 +58,19 @@ export function passRoutes(routes: CollectedRoutes, defaults: DefaultRoutes, pas
 /** Every rule route, host by host. */
 export function ruleRoutes(routes: CollectedRoutes): RouteIR[] {
   return [...routes.byHost.values()].flat();
+}
+
+/**
+ * `route` with another action and/or policy (`policy: undefined` drops it): a new route for a pass to return, its
+ * other members shared. Built member by member in the IR's order, so the routes of a translation have few shapes
+ * whichever passes changed them (spread copies multiply them, and every later loop over routes pays for that).
+ */
+export function changedRoute(route: RouteIR, change: { action?: RouteActionIR; policy?: RoutePolicyIR | undefined }): RouteIR {
+  const next: RouteIR = { name: route.name, match: route.match, action: change.action ?? route.action };
+  if (route.headers !== undefined) next.headers = route.headers;
+  if (route.source !== undefined) next.source = route.source;
+  if (route.rulePath !== undefined) next.rulePath = route.rulePath;
+  const policy = 'policy' in change ? change.policy : route.policy;
+  if (policy !== undefined) next.policy = policy;
+  return next;
 }

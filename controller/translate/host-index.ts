@@ -1,15 +1,25 @@
-// Which served Ingresses contribute to each host and name each Service: what incremental translation
+// Which served Ingresses contribute to each host and name each Service or Secret: what incremental translation
 // (incremental-translate.ts) walks to find the Ingresses around a change. A cache of the state, updated in place
 // from build to build.
 import { catchAllHost } from '../../ir/index.js';
 import type { Ingress } from './kube-objects.js';
 
+const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
+
+/** Whether the Ingress has ingress-nginx annotations (features that may reach beyond its hosts). */
+export function hasNginxAnnotations(ingress: Ingress): boolean {
+  for (const key of Object.keys(ingress.metadata.annotations ?? {})) if (key.startsWith(nginxAnnotationPrefix)) return true;
+  return false;
+}
+
 /** Which served Ingresses contribute to each host (rules or TLS), kept up to date from build to build. */
 export class HostIndex {
   readonly #byHost = new Map<string, Set<Ingress>>();
   readonly #byService = new Map<string, Set<Ingress>>();
+  readonly #bySecret = new Map<string, Set<Ingress>>();
   readonly #hostsOf = new WeakMap<Ingress, readonly string[]>();
   readonly #servicesOf = new WeakMap<Ingress, readonly string[]>();
+  readonly #secretsOf = new WeakMap<Ingress, readonly string[]>();
 
   static of(ingresses: readonly Ingress[]): HostIndex {
     const index = new HostIndex();
@@ -47,14 +57,46 @@ export class HostIndex {
     return services;
   }
 
+  /**
+   * `namespace/name` of the Secrets the Ingress may read: those its TLS entries name in its own namespace (one of
+   * another namespace is refused without being read), and for an Ingress with ingress-nginx annotations every
+   * Secret an annotation value could name (auth-secret), a superset, so a change to any of them is never missed.
+   */
+  secretsOf(ingress: Ingress): readonly string[] {
+    let secrets = this.#secretsOf.get(ingress);
+    if (secrets === undefined) {
+      const namespace = ingress.metadata.namespace ?? 'default';
+      const set = new Set<string>();
+      for (const tls of ingress.spec?.tls ?? []) {
+        const name = tls.secretName;
+        if (name !== undefined && name !== '' && !name.includes('/')) set.add(`${namespace}/${name}`);
+      }
+      for (const [key, value] of Object.entries(ingress.metadata.annotations ?? {})) {
+        if (!key.startsWith(nginxAnnotationPrefix)) continue;
+        const name = value.trim();
+        set.add(name.includes('/') ? name : `${namespace}/${name}`);
+      }
+      secrets = [...set];
+      this.#secretsOf.set(ingress, secrets);
+    }
+    return secrets;
+  }
+
   add(ingress: Ingress): void {
     for (const host of this.hostsOf(ingress)) addTo(this.#byHost, host, ingress);
     for (const service of this.servicesOf(ingress)) addTo(this.#byService, service, ingress);
+    for (const secret of this.secretsOf(ingress)) addTo(this.#bySecret, secret, ingress);
   }
 
   remove(ingress: Ingress): void {
     for (const host of this.hostsOf(ingress)) removeFrom(this.#byHost, host, ingress);
     for (const service of this.servicesOf(ingress)) removeFrom(this.#byService, service, ingress);
+    for (const secret of this.secretsOf(ingress)) removeFrom(this.#bySecret, secret, ingress);
+  }
+
+  /** Served Ingresses that may read the Secret (`namespace/name`, see secretsOf). */
+  secretUsers(secret: string): ReadonlySet<Ingress> {
+    return this.#bySecret.get(secret) ?? new Set();
   }
 
   /** Served Ingresses naming the Service (`namespace/name`). */

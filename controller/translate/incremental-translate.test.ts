@@ -1,9 +1,10 @@
-// Incremental translation against full translation: random clusters of Ingresses sharing hosts, random edits,
-// and after each edit the spliced result must equal translate() of the whole state, and the builds must give the
-// same Envoy resources as a full build.
+// Incremental translation against full translation: random clusters of Ingresses sharing hosts (with TLS entries
+// naming Secrets), random edits of Ingresses, Services and Secrets, and after each edit the spliced result must
+// equal translate() of the whole state, and the builds must give the same Envoy resources as a full build.
 import test from 'ava';
 import fc from 'fast-check';
 import { benchCertificate } from '../../bench/bench-certs.js';
+import { createTestCA } from '../../test/harness/test-certs.js';
 import { benchReconcileOptions } from '../../bench/translation-scale.js';
 import { buildConfig, fullUpdate } from '../pipeline/build-config.js';
 import { ConfigBuilder } from '../pipeline/config-builder.js';
@@ -12,18 +13,30 @@ import { HostIndex } from './host-index.js';
 import { translateIncrementally } from './incremental-translate.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress, Secret, Service } from './kube-objects.js';
-import { defaultTranslateOptions } from './options.js';
+import { annotationPrefix, defaultTranslateOptions } from './options.js';
 import { translate, type TranslationResult } from './translate.js';
 
 const namespace = 'shop';
 const hostPool = ['a.test', 'b.test', 'c.test', 'd.test', '*.w.test', 'x.w.test', 'e.test', 'f.test'];
 const servicePool = ['web', 'api', 'missing'];
 const pathPool = ['/', '/api', '/api/v1', '/static', '/x'];
+/** TLS hosts: the rules' hosts, another spelling of one, one no rule names and an invalid one. */
+const tlsHostPool = [...hostPool, 'A.TEST', 'tls-only.test', 'bad_host.test'];
+/** Secrets of the Ingresses' namespace, a missing one, one of another namespace (refused unread), none. */
+const secretNamePool = ['tls-a', 'tls-b', 'tls-c', 'missing', 'other/tls-a', ''];
+
+interface TlsEntryModel {
+  /** Empty: an entry without hosts (the default certificate). */
+  hosts: string[];
+  secretName: string;
+}
 
 interface IngressSpecModel {
   rules: { host: string | undefined; paths: { path: string; exact: boolean; service: string }[] }[];
-  tls: boolean;
+  tls: TlsEntryModel[];
   defaultBackend: boolean;
+  /** Our https-only annotation: plain HTTP answers 403, so only the https table forwards to its Services. */
+  httpsOnly: boolean;
   nginx: boolean;
   otherClass: boolean;
 }
@@ -36,10 +49,19 @@ const ruleArb = fc.record({
   }),
 });
 
+const tlsEntryArb: fc.Arbitrary<TlsEntryModel> = fc.record({
+  hosts: fc.oneof(
+    { arbitrary: fc.uniqueArray(fc.constantFrom(...tlsHostPool), { minLength: 1, maxLength: 2 }), weight: 12 },
+    { arbitrary: fc.constant<string[]>([]), weight: 1 },
+  ),
+  secretName: fc.oneof({ arbitrary: fc.constantFrom('tls-a', 'tls-b', 'tls-c'), weight: 8 }, { arbitrary: fc.constantFrom(...secretNamePool), weight: 2 }),
+});
+
 const specArb: fc.Arbitrary<IngressSpecModel> = fc.record({
   rules: fc.array(ruleArb, { minLength: 1, maxLength: 3 }),
-  tls: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+  tls: fc.oneof({ arbitrary: fc.constant<TlsEntryModel[]>([]), weight: 2 }, { arbitrary: fc.array(tlsEntryArb, { minLength: 1, maxLength: 2 }), weight: 1 }),
   defaultBackend: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
+  httpsOnly: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
   nginx: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
   otherClass: fc.integer({ min: 0, max: 15 }).map((n) => n === 0),
 });
@@ -53,7 +75,9 @@ function ingressOf(index: number, model: IngressSpecModel, revision: number): In
       // Ages decide conflicts: distinct, in index order.
       creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
       generation: revision,
-      ...(model.nginx ? { annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } } : {}),
+      ...(model.nginx || model.httpsOnly
+        ? { annotations: { ...(model.nginx ? { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } : {}), ...(model.httpsOnly ? { [`${annotationPrefix}https-only`]: 'true' } : {}) } }
+        : {}),
     },
     spec: {
       ingressClassName: model.otherClass ? 'other' : 'envoy-ingress',
@@ -69,18 +93,45 @@ function ingressOf(index: number, model: IngressSpecModel, revision: number): In
       })),
     },
   };
-  const firstHost = model.rules.find((r) => r.host !== undefined && !r.host.startsWith('*'))?.host;
-  if (model.tls && firstHost !== undefined) ingress.spec!.tls = [{ hosts: [firstHost], secretName: 'tls' }];
+  if (model.tls.length > 0) {
+    ingress.spec!.tls = model.tls.map((entry) => ({ ...(entry.hosts.length === 0 ? {} : { hosts: entry.hosts }), ...(entry.secretName === '' ? {} : { secretName: entry.secretName }) }));
+  }
   if (model.defaultBackend) ingress.spec!.defaultBackend = { service: { name: 'web', port: { number: 80 } } };
   return ingress;
 }
+
+/** What a Secret holds: a certificate for every pool host, the same names in other bytes, other names, garbage. */
+type SecretVariant = 'valid' | 'rotated' | 'other-names' | 'invalid' | 'deleted';
+const secretEditArb = fc.record({
+  name: fc.constantFrom('tls-a', 'tls-b', 'tls-c', 'other/tls-a'),
+  variant: fc.constantFrom<SecretVariant>('valid', 'rotated', 'other-names', 'invalid', 'deleted'),
+});
 
 const editArb = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('set' as const), target: fc.nat(), spec: specArb }), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constant('service' as const), variant: fc.constantFrom(80, 81, 0) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), target: fc.nat() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('add' as const), spec: specArb }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('secret' as const), secret: secretEditArb }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('set+secret' as const), target: fc.nat(), spec: specArb, secret: secretEditArb }), weight: 1 },
 );
+
+/** The certificates of the Secret variants (issued once: the test CA is slow). */
+async function secretCertificates(): Promise<Record<'valid' | 'rotated' | 'other-names', { certPem: string; keyPem: string }>> {
+  const ca = await createTestCA({ commonName: 'incremental-translate test CA' });
+  const names = ['*.test', '*.w.test'];
+  return { valid: await ca.issue({ dnsNames: names }), rotated: await ca.issue({ dnsNames: names }), 'other-names': await ca.issue({ dnsNames: ['elsewhere.example'] }) };
+}
+
+/** `secrets` with the Secret `name` (`namespace/name` for another namespace) in the variant, or without it. */
+function withSecret(secrets: readonly Secret[], name: string, variant: SecretVariant, certificates: Awaited<ReturnType<typeof secretCertificates>>): Secret[] {
+  const [ns, short] = name.includes('/') ? name.split('/') as [string, string] : [namespace, name];
+  const kept = secrets.filter((s) => s.metadata.namespace !== ns || s.metadata.name !== short);
+  if (variant === 'deleted') return kept;
+  const pem = variant === 'invalid' ? { certPem: 'not a certificate', keyPem: 'not a key' } : certificates[variant];
+  // Appended, as the store appends a changed object (the lists' order is irrelevant to the translation).
+  return [...kept, { kind: 'Secret', metadata: { name: short, namespace: ns }, type: 'kubernetes.io/tls', data: { 'tls.crt': Buffer.from(pem.certPem).toString('base64'), 'tls.key': Buffer.from(pem.keyPem).toString('base64') } }];
+}
 
 /** `web` on port 80, and `api` on `apiPort` (0: no `api` Service). */
 function services(apiPort = 80): Service[] {
@@ -118,25 +169,25 @@ function sortedUpdate(update: SnapshotUpdate): string {
 }
 
 test('incremental translation equals full translation after every edit, and is used for many of them', async (t) => {
-  const pem = await benchCertificate();
-  const secret: Secret = {
-    kind: 'Secret',
-    metadata: { name: 'tls', namespace },
-    type: 'kubernetes.io/tls',
-    data: { 'tls.crt': Buffer.from(pem.certPem).toString('base64'), 'tls.key': Buffer.from(pem.keyPem).toString('base64') },
-  };
+  const certificates = await secretCertificates();
+  let initialSecrets: Secret[] = withSecret([], 'tls-a', 'valid', certificates);
+  initialSecrets = withSecret(initialSecrets, 'tls-b', 'other-names', certificates);
+  initialSecrets = withSecret(initialSecrets, 'other/tls-a', 'valid', certificates);
   let base: Omit<ClusterState, 'ingresses'> = {
     ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
     services: services(),
     endpointSlices: [],
     endpoints: [],
-    secrets: [secret],
+    secrets: initialSecrets,
   };
   let spliced = 0;
   let edits = 0;
+  /** Splices of edits that changed a Secret, or the TLS chains. */
+  let splicedSecrets = 0;
+  let splicedTls = 0;
   fc.assert(
     fc.property(fc.array(specArb, { minLength: 1, maxLength: 10 }), fc.array(editArb, { minLength: 1, maxLength: 12 }), (initial, script) => {
-      base = { ...base, services: services() };
+      base = { ...base, services: services(), secrets: initialSecrets };
       let next = initial.length;
       let ingresses = initial.map((spec, i) => ingressOf(i, spec, 1));
       let state: ClusterState = { ...base, ingresses };
@@ -145,7 +196,7 @@ test('incremental translation equals full translation after every edit, and is u
       let index = HostIndex.of(servedOf(ingresses));
       for (const edit of script) {
         edits += 1;
-        if (edit.kind === 'set' && ingresses.length > 0) {
+        if ((edit.kind === 'set' || edit.kind === 'set+secret') && ingresses.length > 0) {
           const at = edit.target % ingresses.length;
           const index = Number(ingresses[at]!.metadata.name.slice(4));
           ingresses = ingresses.map((ing, i) => (i === at ? ingressOf(index, edit.spec, (ing.metadata.generation ?? 1) + 1) : ing));
@@ -158,11 +209,14 @@ test('incremental translation equals full translation after every edit, and is u
           const web = base.services[0]!;
           base = { ...base, services: [web, ...services(edit.variant).slice(1)] };
         }
+        if (edit.kind === 'secret' || edit.kind === 'set+secret') base = { ...base, secrets: withSecret(base.secrets, edit.secret.name, edit.secret.variant, certificates) };
         const after: ClusterState = { ...base, ingresses };
         const full = translate(after, defaultTranslateOptions);
         const incremental = translateIncrementally({ state, result, index }, after, defaultTranslateOptions);
         if (incremental !== undefined) {
           spliced += 1;
+          if (base.secrets !== state.secrets) splicedSecrets += 1;
+          if (JSON.stringify(chainsOf(result)) !== JSON.stringify(chainsOf(full))) splicedTls += 1;
           if (comparable(incremental) !== comparable(full)) return false;
           for (const kind of ['services', 'secrets'] as const) {
             if (!full.references[kind].every((name) => incremental.references[kind].includes(name))) return false;
@@ -182,11 +236,17 @@ test('incremental translation equals full translation after every edit, and is u
     }),
     { numRuns: 300, seed: 20261122 },
   );
-  t.log(`${spliced} of ${edits} edits spliced`);
-  // Many generated edits touch what is not spliced (host-less rules, TLS, default backends, nginx annotations):
-  // what matters is that hundreds of splices were compared with full translations.
+  t.log(`${spliced} of ${edits} edits spliced, ${splicedSecrets} of them changing Secrets, ${splicedTls} changing TLS chains or certificates`);
+  // Many generated edits touch what is not spliced (host-less rules, default backends, nginx annotations, entries
+  // without hosts): what matters is that hundreds of splices were compared with full translations.
   t.true(spliced > edits / 6, `only ${spliced} of ${edits} edits were translated incrementally`);
+  t.true(splicedSecrets > 50 && splicedTls > 50, `Secret edits spliced: ${splicedSecrets}, TLS changes spliced: ${splicedTls}`);
 });
+
+/** The TLS chains and certificates of a result (what a splice of a TLS change must get right beside the tables). */
+function chainsOf(result: TranslationResult): unknown {
+  return [result.ir.tlsServers.map((s) => [s.name, s.serverNames, s.secret]), result.ir.secrets];
+}
 
 function sameIndex(a: HostIndex, b: HostIndex): boolean {
   const hosts = (i: HostIndex): string =>
@@ -254,11 +314,11 @@ test('ConfigBuilder: after a refused routes build (its host index already moved 
 });
 
 test('a declined splice leaves the host index as it was', (t) => {
-  const state = stateOf([ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1)]);
+  const state = stateOf([ingressOf(0, { rules: [{ host: 'a.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 1)]);
   const index = HostIndex.of(state.ingresses);
   const result = translate(state, defaultTranslateOptions);
   // A host-less rule reaches the catch-all: declined.
-  const hostless = ingressOf(0, { rules: [{ host: undefined, paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 2);
+  const hostless = ingressOf(0, { rules: [{ host: undefined, paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 2);
   t.is(translateIncrementally({ state, result, index }, { ...state, ingresses: [hostless] }, defaultTranslateOptions), undefined);
   t.deepEqual([...index.contributors('a.test')], state.ingresses);
   t.deepEqual([...index.contributors('*')], []);
@@ -321,9 +381,9 @@ test('ConfigBuilder with the ingress-nginx ConfigMap: an Ingress change splices 
 test('a host that is also a server-alias or www-redirect name of another Ingress: the splice is declined, or equals a full translation', (t) => {
   const options = { ...defaultTranslateOptions, nginxAnnotations: true };
   const plain = (host: string, revision: number): Ingress =>
-    ingressOf(1, { rules: [{ host, paths: [{ path: '/', exact: false, service: 'api' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, revision);
+    ingressOf(1, { rules: [{ host, paths: [{ path: '/', exact: false, service: 'api' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, revision);
   for (const annotation of [{ 'nginx.ingress.kubernetes.io/server-alias': 'x.test' }, { 'nginx.ingress.kubernetes.io/from-to-www-redirect': 'true' }]) {
-    const named = ingressOf(0, { rules: [{ host: 'y.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: false, defaultBackend: false, nginx: false, otherClass: false }, 1);
+    const named = ingressOf(0, { rules: [{ host: 'y.test', paths: [{ path: '/', exact: false, service: 'web' }] }], tls: [], defaultBackend: false, httpsOnly: false, nginx: false, otherClass: false }, 1);
     named.metadata.annotations = annotation;
     const state = stateOf([named, plain('b.test', 1)]);
     const base = { state, result: translate(state, options), index: HostIndex.of(state.ingresses) };
@@ -333,4 +393,25 @@ test('a host that is also a server-alias or www-redirect name of another Ingress
     if (spliced !== undefined) t.is(comparable(spliced), comparable(translate(next, options)), JSON.stringify(annotation));
     else t.pass();
   }
+});
+
+test('a host whose Services only the https table forwards to (https-only), next to TLS elsewhere: declined or equal to a full translation', async (t) => {
+  const certificates = await secretCertificates();
+  const model = (host: string, service: string, tls: TlsEntryModel[], httpsOnly: boolean): IngressSpecModel => ({
+    rules: [{ host, paths: [{ path: '/', exact: false, service }] }],
+    tls,
+    defaultBackend: false,
+    httpsOnly,
+    nginx: false,
+    otherClass: false,
+  });
+  const state: ClusterState = { ...stateOf([ingressOf(0, model('a.test', 'web', [{ hosts: ['a.test'], secretName: 'tls-a' }], false), 1)]), secrets: withSecret([], 'tls-a', 'valid', certificates) };
+  const base = { state, result: translate(state, defaultTranslateOptions), index: HostIndex.of(state.ingresses) };
+  // The new Ingress's own translation serves no TLS chain, so it leaves out the cluster only its https routes use.
+  const next = { ...state, ingresses: [...state.ingresses, ingressOf(1, model('b.test', 'api', [], true), 1)] };
+  const full = translate(next, defaultTranslateOptions);
+  t.true(full.ir.clusters.some((c) => c.service.name === 'api'));
+  const spliced = translateIncrementally(base, next, defaultTranslateOptions);
+  if (spliced === undefined) t.pass();
+  else t.is(comparable(spliced), comparable(full));
 });

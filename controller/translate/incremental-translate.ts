@@ -1,16 +1,17 @@
 // Incremental translation: when only some Ingresses changed, translate just the Ingresses that share a host with
 // them (transitively) and splice their virtual hosts into the previous result, instead of translating every
-// Ingress again. Exact, not approximate: every input of a host's virtual host is an Ingress contributing to that
-// host (rules or TLS), a Service they name, or something global (classes, Secrets, the default backend, options),
-// so a set of Ingresses closed under sharing hosts translates to the same virtual hosts alone as among all others
-// (a changed Service brings the Ingresses naming it). Whatever
-// this cannot prove unchanged (a global input, a host-less rule, TLS sections, ingress-nginx annotations) makes
-// it decline, and the caller translates everything. Pure; the host index it keeps is a cache of the state.
-import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHosts, type RouteTableIR, type VirtualHostIR } from '../../ir/index.js';
+// Ingress again. Exact, not approximate: every input of a host's virtual host, TLS filter chain and certificate is
+// an Ingress contributing to that host (rules or TLS), a Service or Secret they name, or something global
+// (classes, the default backend, options), so a set of Ingresses closed under sharing hosts translates to the same
+// virtual hosts and TLS chains alone as among all others (a changed Service or Secret brings the Ingresses naming
+// it). Whatever this cannot prove unchanged (a global input, a host-less rule or TLS entry, ingress-nginx
+// annotations) makes it decline, and the caller translates everything. Pure; the host index it keeps is a cache
+// of the state.
+import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHosts, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { HostIndex } from './host-index.js';
+import { hasNginxAnnotations, type HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
-import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf, type Service } from './kube-objects.js';
+import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf, type Secret, type Service } from './kube-objects.js';
 import type { TranslateOptions } from './options.js';
 import { sameObjects } from './same-objects.js';
 import { collectReferences, type References } from './references.js';
@@ -19,8 +20,6 @@ import { translate, type TranslationResult } from './translate.js';
 /** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
 const maxChanged = 64;
 const maxClosureShare = 0.25;
-
-const nginxPrefix = 'nginx.ingress.kubernetes.io/';
 
 /** What an incremental translation starts from: the previous input and its translation. */
 export interface TranslationBase {
@@ -54,8 +53,14 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
 
   const tables = spliceTables(previous, partial, around.hosts);
   const uses = clusterUsesAfter(previous, tables);
+  const clusters = spliceClusters(previous, partial, uses, changes.services);
+  const secrets = spliceSecrets(previous, partial, tables.tlsServers);
+  if (clusters === undefined || secrets === undefined) {
+    undoIndex();
+    return undefined;
+  }
   const result: TranslationResult = {
-    ir: { ...previous.ir, http: tables.http, tlsServers: tables.tlsServers, clusters: spliceClusters(previous, partial, uses, changes.services) },
+    ir: { ...previous.ir, http: tables.http, tlsServers: tables.tlsServers, clusters, secrets },
     diagnostics: spliceDiagnostics(previous, partial, around.ingresses, changes.ingresses),
     servedIngresses: spliceServedIngresses(previous, changes.ingresses, served),
     references: spliceReferences(previous, changes.ingresses, served),
@@ -74,11 +79,12 @@ type Changed<T> = Map<string, [T | undefined, T | undefined]>;
 interface Changes {
   ingresses: Changed<Ingress>;
   services: Changed<Service>;
+  secrets: Changed<Secret>;
 }
 
-/** The inputs every virtual host may depend on: IngressClasses, Secrets, the ingress-nginx ConfigMap. */
+/** The inputs every virtual host may depend on: IngressClasses, the ingress-nginx ConfigMap. */
 function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
-  if (!sameObjects(before.ingressClasses, after.ingressClasses) || !sameObjects(before.secrets, after.secrets)) return false;
+  if (!sameObjects(before.ingressClasses, after.ingressClasses)) return false;
   // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
   return sameObjects(before.configMaps ?? [], after.configMaps ?? []);
 }
@@ -89,29 +95,33 @@ function isSpliceable(previous: TranslationResult): boolean {
   return previous.serverNameCopies !== true;
 }
 
-/** The changed Ingresses and Services, or undefined when there are none or too many. */
+/** The changed Ingresses, Services and Secrets, or undefined when there are none or too many. */
 function changesBetween(before: ClusterState, after: ClusterState): Changes | undefined {
   const ingresses = changedObjects(before.ingresses, after.ingresses);
-  // A Service changes what the Ingresses naming it translate to (ports, ExternalName): those come along.
+  // A Service changes what the Ingresses naming it translate to (ports, ExternalName), a Secret what those naming
+  // it in spec.tls do (TLS chains, redirects, diagnostics): those come along.
   const services = changedObjects(before.services, after.services);
-  if (ingresses === undefined || services === undefined || ingresses.size + services.size === 0) return undefined;
-  return { ingresses, services };
+  const secrets = changedObjects(before.secrets, after.secrets);
+  if (ingresses === undefined || services === undefined || secrets === undefined) return undefined;
+  if (ingresses.size + services.size + secrets.size === 0) return undefined;
+  return { ingresses, services, secrets };
 }
 
 /** Whether no version of a changed served Ingress reaches beyond its hosts. */
 function changesStayWithinHosts(changed: Changed<Ingress>, served: Served): boolean {
   for (const [was, now] of changed.values()) {
-    for (const version of [was, now]) {
-      if (!served(version)) continue;
-      // Global inputs (the default backend), TLS (filter chains, certificates) and ingress-nginx features (canaries,
-      // fallbacks, passthrough) reach beyond the hosts: not spliced.
-      if (version.spec?.defaultBackend !== undefined || hasNginxAnnotations(version)) return false;
-    }
-    const tlsBefore = served(was) ? JSON.stringify(was.spec?.tls ?? []) : '[]';
-    const tlsAfter = served(now) ? JSON.stringify(now.spec?.tls ?? []) : '[]';
-    if (tlsBefore !== tlsAfter) return false;
+    for (const version of [was, now]) if (served(version) && reachesBeyondHosts(version)) return false;
   }
   return true;
+}
+
+/**
+ * Global inputs (the default backend, the default certificate of a TLS entry without hosts) and ingress-nginx
+ * features (canaries, fallbacks, passthrough, auth Secrets) reach beyond the Ingress's hosts: not spliced.
+ */
+function reachesBeyondHosts(ingress: Ingress): boolean {
+  if (ingress.spec?.defaultBackend !== undefined || hasNginxAnnotations(ingress)) return true;
+  return (ingress.spec?.tls ?? []).some((entry) => (entry.hosts ?? []).length === 0);
 }
 
 /** The index moved to the new state: old versions out, new ones in. Returns what undoes it (splice declined). */
@@ -133,9 +143,9 @@ function updateHostIndex(index: HostIndex, changed: Changed<Ingress>, served: Se
 }
 
 /**
- * The Ingresses sharing a host with a changed one (or naming a changed Service), transitively, and every host they
- * or the old versions touch; undefined when that reaches beyond hosts (the catch-all, a default backend, ingress-nginx
- * annotations) or over `limit` Ingresses.
+ * The Ingresses sharing a host with a changed one (or naming a changed Service or Secret), transitively, and every
+ * host they or the old versions touch; undefined when that reaches beyond hosts (the catch-all, a default backend,
+ * a default certificate, ingress-nginx annotations) or over `limit` Ingresses.
  */
 function hostClosure(index: HostIndex, changes: Changes, served: Served, limit: number): { hosts: Set<string>; ingresses: Set<Ingress> } | undefined {
   const hosts = new Set<string>();
@@ -157,12 +167,21 @@ function hostClosure(index: HostIndex, changes: Changes, served: Served, limit: 
       for (const host of index.hostsOf(user)) visitHost(host);
     }
   }
+  // An Ingress naming a changed Secret is translated again, with its hosts (and so everyone sharing them). Who else
+  // may read a Secret (auth Secrets of ingress-nginx annotations, a default certificate) reaches beyond hosts.
+  for (const secret of changes.secrets.keys()) {
+    for (const user of index.secretUsers(secret)) {
+      if (reachesBeyondHosts(user)) return undefined;
+      closure.add(user);
+      for (const host of index.hostsOf(user)) visitHost(host);
+    }
+  }
   while (queue.length > 0) {
     const host = queue.pop()!;
     if (host === catchAllHost) return undefined; // host-less rules: the catch-all is everyone's
     for (const ingress of index.contributors(host)) {
       if (closure.has(ingress)) continue;
-      if (hasNginxAnnotations(ingress) || ingress.spec?.defaultBackend !== undefined) return undefined;
+      if (reachesBeyondHosts(ingress)) return undefined;
       closure.add(ingress);
       if (closure.size > limit) return undefined;
       for (const next of index.hostsOf(ingress)) visitHost(next);
@@ -183,32 +202,81 @@ function translateAround(state: ClusterState, closure: ReadonlySet<Ingress>, ser
 interface SplicedTables {
   http: RouteTableIR;
   httpsTable: RouteTableIR;
-  tlsServers: TranslationResult['ir']['tlsServers'];
+  tlsServers: TlsServerIR[];
   /** Virtual hosts taken out of the served tables, and those put in. */
   removed: VirtualHostIR[];
   added: VirtualHostIR[];
 }
 
-/** The last result's tables with the closure's hosts replaced by the partial translation's. */
+/** The last result's tables and TLS chains with the closure's hosts replaced by the partial translation's. */
 function spliceTables(previous: TranslationResult, partial: TranslationResult, hosts: ReadonlySet<string>): SplicedTables {
   const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
-  const previousHttps = previous.httpsTable;
-  // The https table is served (and its clusters used) only with TLS servers, which a splice never changes.
-  const servesHttps = previous.ir.tlsServers.length > 0;
-  const removed: VirtualHostIR[] = [];
+  const removedHttp: VirtualHostIR[] = [];
+  const removedHttps: VirtualHostIR[] = [];
   const addedHttp = taken(partial.ir.http);
   const addedHttps = taken(partial.httpsTable);
-  const http = splice(previous.ir.http, hosts, addedHttp, removed);
-  const httpsTable = splice(previousHttps, hosts, addedHttps, servesHttps ? removed : []);
-  const tlsServers = previous.ir.tlsServers.map((server) => (server.routeTable === previousHttps ? { ...server, routeTable: httpsTable } : server));
-  return { http, httpsTable, tlsServers, removed, added: servesHttps ? [...addedHttp, ...addedHttps] : addedHttp };
+  const http = splice(previous.ir.http, hosts, addedHttp, removedHttp);
+  const httpsTable = splice(previous.httpsTable, hosts, addedHttps, removedHttps);
+  const tlsServers = spliceTlsServers(previous.ir.tlsServers, partial.ir.tlsServers, hosts, httpsTable);
+  // The https table is served (and its clusters used) only with TLS servers.
+  const servedBefore = previous.ir.tlsServers.length > 0;
+  const servedAfter = tlsServers.length > 0;
+  return {
+    http,
+    httpsTable,
+    tlsServers,
+    removed: servedBefore ? [...removedHttp, ...removedHttps] : removedHttp,
+    added: servedAfter ? [...addedHttp, ...addedHttps] : addedHttp,
+  };
+}
+
+/**
+ * The TLS chains: those of the closure's hosts from the partial translation, the others as they were, in the
+ * translator's order (by host, the default certificate's chain last), all serving the spliced https table.
+ */
+function spliceTlsServers(previous: readonly TlsServerIR[], partial: readonly TlsServerIR[], hosts: ReadonlySet<string>, httpsTable: RouteTableIR): TlsServerIR[] {
+  const hostOf = (server: TlsServerIR): string | undefined => (server.serverNames.length === 1 ? server.serverNames[0] : undefined);
+  const inClosure = (server: TlsServerIR): boolean => {
+    const host = hostOf(server);
+    return host !== undefined && hosts.has(host);
+  };
+  const kept = previous.filter((server) => !inClosure(server));
+  const keptHosts = kept.filter((server) => hostOf(server) !== undefined);
+  const others = kept.filter((server) => hostOf(server) === undefined); // the default certificate's chain
+  const added = partial.filter(inClosure);
+  const merged = mergeByKey(keptHosts, added, (server) => hostOf(server)!);
+  return [...merged, ...others].map((server) => (server.routeTable === httpsTable ? server : { ...server, routeTable: httpsTable }));
+}
+
+/**
+ * The certificates the spliced TLS chains use: the partial translation's where it has them (a Secret's certificate
+ * object is the same for the same Secret object, tls-secret.ts), the others as they were. The last result's list
+ * itself when that is what they are (no SDS change to hand on).
+ */
+function spliceSecrets(previous: TranslationResult, partial: TranslationResult, tlsServers: readonly TlsServerIR[]): TlsSecretIR[] | undefined {
+  const byName = new Map<string, TlsSecretIR>();
+  for (const secret of previous.ir.secrets) byName.set(secret.name, secret);
+  for (const secret of partial.ir.secrets) byName.set(secret.name, secret);
+  const names = [...new Set(tlsServers.map((server) => server.secret))].sort(compareStrings);
+  const secrets: TlsSecretIR[] = [];
+  for (const name of names) {
+    const secret = byName.get(name);
+    if (secret === undefined) return undefined; // not expected: every chain's certificate is in one of both
+    secrets.push(secret);
+  }
+  const same = secrets.length === previous.ir.secrets.length && secrets.every((secret, i) => secret === previous.ir.secrets[i]);
+  return same ? previous.ir.secrets : secrets;
 }
 
 /**
  * Which clusters the spliced tables use: the last result's counts, minus the hosts taken out, plus those put in
- * (not a walk of every route of both tables).
+ * (not a walk of every route of both tables). When the https table starts or stops being served (the first TLS
+ * chain, or the last one gone), counted again.
  */
 function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): Map<string, number> {
+  if (previous.ir.tlsServers.length > 0 !== tables.tlsServers.length > 0) {
+    return countClusterUses(tables.tlsServers.length > 0 ? [tables.http, tables.httpsTable] : [tables.http]);
+  }
   const uses = new Map(clusterUsesOf(previous));
   for (const vhost of tables.removed) {
     for (const name of clusterNamesOf(vhost)) {
@@ -225,15 +293,17 @@ function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): M
 
 /**
  * The clusters the tables use, as objects of the previous translation where it had them (a cluster's name says
- * everything about it, given the same Services), else of the partial one.
+ * everything about it, given the same Services), else of the partial one; undefined when neither has one of them
+ * (the partial translation serves no TLS chain, so it leaves out clusters only its https table uses).
  */
-function spliceClusters(previous: TranslationResult, partial: TranslationResult, uses: ReadonlyMap<string, number>, changedServices: Changed<Service>): ClusterIR[] {
+function spliceClusters(previous: TranslationResult, partial: TranslationResult, uses: ReadonlyMap<string, number>, changedServices: Changed<Service>): ClusterIR[] | undefined {
   // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
   const serviceChanged = (cluster: ClusterIR): boolean =>
     changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
   const kept = previous.ir.clusters.filter((cluster) => uses.has(cluster.name) && !serviceChanged(cluster));
   const keptNames = kept.map((cluster) => cluster.name);
   const fromPartial = partial.ir.clusters.filter((cluster) => uses.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
+  if (kept.length + fromPartial.length !== uses.size) return undefined;
   return mergeByKey(kept, fromPartial, (cluster) => cluster.name);
 }
 
@@ -276,11 +346,6 @@ function spliceReferences(previous: TranslationResult, changed: Changed<Ingress>
 
 function keyOf(object: { metadata: { name: string; namespace?: string } }): string {
   return `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
-}
-
-function hasNginxAnnotations(ingress: Ingress): boolean {
-  for (const key of Object.keys(ingress.metadata.annotations ?? {})) if (key.startsWith(nginxPrefix)) return true;
-  return false;
 }
 
 /** Changed objects by key: [before, after], either undefined for an added or deleted one. */
@@ -396,11 +461,16 @@ const clusterUses = new WeakMap<TranslationResult, ReadonlyMap<string, number>>(
 function clusterUsesOf(result: TranslationResult): ReadonlyMap<string, number> {
   let uses = clusterUses.get(result);
   if (uses === undefined) {
-    const counts = new Map<string, number>();
-    for (const table of result.ir.tlsServers.length > 0 ? [result.ir.http, result.httpsTable] : [result.ir.http]) {
-      for (const vhost of table.virtualHosts) for (const name of clusterNamesOf(vhost)) counts.set(name, (counts.get(name) ?? 0) + 1);
-    }
-    clusterUses.set(result, (uses = counts));
+    uses = countClusterUses(result.ir.tlsServers.length > 0 ? [result.ir.http, result.httpsTable] : [result.ir.http]);
+    clusterUses.set(result, uses);
   }
   return uses;
+}
+
+function countClusterUses(tables: readonly RouteTableIR[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const table of tables) {
+    for (const vhost of table.virtualHosts) for (const name of clusterNamesOf(vhost)) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return counts;
 }

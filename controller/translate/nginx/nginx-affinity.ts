@@ -6,7 +6,7 @@
 // (md5(md5(name) .. name) of `namespace-service-port`), so a cookie ingress-nginx made keeps its side of a canary.
 import type { AffinityCookieIR, ClusterIR, PathMatchIR } from '../../../ir/index.js';
 import { createHash } from 'node:crypto';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -134,6 +134,6 @@ export function nginxAffinityPass(annotations: ReadonlyMap<string, unknown>, clu
     const cluster = clusters.get(route.action.cluster);
     if (settings === undefined || cluster === undefined) return route;
     const cookie: AffinityCookieIR = { ...settings, path: settings.path ?? locationPath(route.match), backends: [{ cluster: cluster.name, key: nginxBackendKey(cluster.service) }] };
-    return { ...route, policy: { ...route.policy, affinityCookie: cookie } };
+    return changedRoute(route, { policy: { ...route.policy, affinityCookie: cookie } });
   };
 }

@@ -2,7 +2,7 @@
 // defaults of their nginx annotations (an Ingress's own annotation wins, as in ingress-nginx), and their TLS hosts
 // send Strict-Transport-Security over HTTPS. Pure; the Ingresses handed back are copies.
 import type { ListenerSettingsIR } from '../../../ir/index.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { isNginxCanary } from './nginx-canary.js';
@@ -42,7 +42,7 @@ export function nginxHstsPass(tlsHosts: ReadonlySet<string>, enabled: ReadonlySe
     const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
     // An Ingress's own response-headers-set of the same header wins.
     if (responseHeaders.set.some((h) => h.name.toLowerCase() === hstsHeader.toLowerCase())) return route;
-    return { ...route, policy: { ...policy, responseHeaders: { set: [...responseHeaders.set, header], remove: responseHeaders.remove } } };
+    return changedRoute(route, { policy: { ...policy, responseHeaders: { set: [...responseHeaders.set, header], remove: responseHeaders.remove } } });
   };
 }
 
@@ -60,7 +60,7 @@ export function nginxGzipPass(enabled: ReadonlySet<string>, settings: NginxConfi
   if (gzip === undefined) return undefined;
   return (route) => {
     if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
-    return { ...route, policy: { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } } };
+    return changedRoute(route, { policy: { ...route.policy, compression: { level: gzip.level, minLength: gzip.minLength, contentTypes: [...gzip.contentTypes] } } });
   };
 }
 
@@ -77,7 +77,7 @@ export function nginxServerTokensPass(enabled: ReadonlySet<string>, settings: Ng
     const policy = route.policy ?? {};
     const responseHeaders = policy.responseHeaders ?? { set: [], remove: [] };
     if (responseHeaders.remove.includes('server') || responseHeaders.set.some((h) => h.name.toLowerCase() === 'server')) return route;
-    return { ...route, policy: { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } } };
+    return changedRoute(route, { policy: { ...policy, responseHeaders: { set: responseHeaders.set, remove: [...responseHeaders.remove, 'server'] } } });
   };
 }
 
@@ -94,7 +94,7 @@ export function nginxForwardedHeadersPass(enabled: ReadonlySet<string>, settings
     if (route.source === undefined || route.action.kind !== 'forward' || !enabled.has(refKey(route.source))) return route;
     const policy = { ...route.policy, forwardedHost: true, forwardedHostFromClient: true };
     if (policy.hostRewrite === undefined && policy.hostRewriteFromHeader === undefined) policy.hostRewriteFromHeader = 'x-forwarded-host';
-    return { ...route, policy };
+    return changedRoute(route, { policy });
   };
 }
 

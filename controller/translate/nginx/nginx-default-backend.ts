@@ -13,7 +13,7 @@
 // else the controller-wide default backend (spec.defaultBackend), as ingress-nginx falls back to its global one.
 import { type ClusterIR, compareStrings, compareVirtualHosts, type ErrorPagesIR, type FallbackClusterIR, forwardedHostHeader, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../backend.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, type IngressBackend, type ObjectRef, refKey, refOf } from '../kube-objects.js';
 import { defaultBackendRouteName } from '../default-backend.js';
@@ -200,7 +200,7 @@ export function nginxDefaultBackendPass(
         { name: 'X-Ingress-Name', value: route.source.name },
         ...(service === undefined ? [] : [{ name: 'X-Service-Name', value: service.name }, { name: 'X-Service-Port', value: service.port }]),
       ];
-      return { ...route, action: { kind: 'forward', cluster: backend }, policy: { ...route.policy, defaultBackendHeaders: headers, keepClientRequestId: true } };
+      return changedRoute(route, { action: { kind: 'forward', cluster: backend }, policy: { ...route.policy, defaultBackendHeaders: headers, keepClientRequestId: true } });
     }
     if (route.action.kind !== 'forward') return route;
     const primary = route.action.cluster;
@@ -209,7 +209,7 @@ export function nginxDefaultBackendPass(
     if (backend !== undefined && primary !== backend) {
       const fallback: FallbackClusterIR = { name: fallbackClusterName(primary, backend), clusters: [primary, backend] };
       fallbacks.set(fallback.name, fallback);
-      next = { ...next, action: { ...route.action, cluster: fallback.name } };
+      next = changedRoute(next, { action: { ...route.action, cluster: fallback.name } });
     }
     if (statuses === undefined) return next;
     const pages = backend ?? globalDefaultBackend;
@@ -228,7 +228,7 @@ export function nginxDefaultBackendPass(
     const errorPages = errorPagesFor(route.source, statuses, pages, service);
     // nginx without proxy_intercept_errors: error_page still applies to the errors nginx makes itself.
     if (settings.backendErrorsPassed.has(key)) errorPages.proxyErrorsOnly = true;
-    return { ...next, policy: { ...next.policy, errorPages } };
+    return changedRoute(next, { policy: { ...next.policy, errorPages } });
   };
 }
 

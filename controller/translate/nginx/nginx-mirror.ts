@@ -5,7 +5,7 @@
 // mirrored request the Host and path nginx sends (envoy/mirror-rewrite.ts).
 import type { ClusterIR, MirrorRewriteIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../backend.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -120,7 +120,7 @@ export function nginxMirrorPass(
       }
     }
     const cluster = targets.get(key);
-    return cluster === undefined ? route : { ...route, policy: { ...route.policy, mirrorCluster: cluster } };
+    return cluster === undefined ? route : changedRoute(route, { policy: { ...route.policy, mirrorCluster: cluster } });
   };
 }
 

@@ -3,7 +3,7 @@
 // as written), and the shape of the https redirect of ssl-redirect / force-ssl-redirect (the ConfigMap's
 // http-redirect-code, 308 by default; no port; a trailing slash dropped unless preserve-trailing-slash).
 import type { RouteActionIR, RouteIR, VirtualHostIR } from '../../../ir/index.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import type { TranslateOptions } from '../options.js';
@@ -223,8 +223,7 @@ export function nginxUrlRedirectPass(nginxRedirects: ReadonlyMap<string, NginxRe
     if (route.source === undefined) return route;
     const redirect = nginxRedirects.get(refKey(route.source))?.redirect;
     if (redirect === undefined) return route;
-    const { policy: _, ...kept } = route;
-    return { ...kept, action: { ...redirect } };
+    return changedRoute(route, { action: { ...redirect }, policy: undefined });
   };
 }
 

@@ -11,7 +11,7 @@
 //   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
 import { catchAllHost, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../ir/index.js';
 import type { IngressAnnotations } from '../annotations.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { parseHost } from '../hostname.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
@@ -147,7 +147,7 @@ export function nginxCaptureRewritePass(annotations: ReadonlyMap<string, WithNgi
     const rewrite = annotations.get(refKey(route.source))?.nginxRegex?.captureRewrite;
     if (rewrite === undefined || route.policy?.rewrite !== undefined) return route;
     const substitution = substitutionFor(rewrite.target, captureGroupCount(route.match.path));
-    return { ...route, policy: { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution } } };
+    return changedRoute(route, { policy: { ...route.policy, rewrite: { kind: 'regex', pattern: route.match.regex, substitution } } });
   };
 }
 

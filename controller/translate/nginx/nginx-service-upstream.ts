@@ -4,7 +4,7 @@
 // its endpoints, reported, as ingress-nginx falls back to them.
 import type { ClusterIR } from '../../../ir/index.js';
 import { type ServiceIndex, serviceKey } from '../backend.js';
-import type { RoutePass } from '../collected-routes.js';
+import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { type Ingress, refKey, refOf } from '../kube-objects.js';
 import { Reason } from '../reasons.js';
@@ -66,6 +66,6 @@ export function nginxServiceUpstreamPass(
     }
     const variant: ClusterIR = { ...structuredClone(cluster), name: `${cluster.name}~service-upstream`, externalName: clusterIP };
     clusters.set(variant.name, variant);
-    return { ...route, action: { kind: 'forward', cluster: variant.name } };
+    return changedRoute(route, { action: { kind: 'forward', cluster: variant.name } });
   };
 }
