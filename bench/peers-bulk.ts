@@ -5,13 +5,14 @@
 // same way), runs in its own process (ours: `node dist/cli/main.js run`, as users run it) and is read from /proc,
 // so both are measured the same way. Envoy's CPU and peak RSS are read beside it.
 import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { buildBootstrap } from '../envoy/bootstrap.js';
+import { buildBootstrap, defaultOverloadLimits } from '../envoy/bootstrap.js';
 import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
+import { httpGet } from '../test/harness/http-client.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 import { startContour, type ContourBuild } from './contour-process.js';
 import { startControllerProcess } from './controller-process.js';
-import { progress } from './convergence.js';
+import { largeConfigHeapBytes, largeConfigIngresses, progress } from './convergence.js';
 import { asKubernetesObject, createAll, loadKubeCluster } from './kube-convergence.js';
 import type { BulkMeasures } from './peers-results.js';
 import { procUsage } from './proc-usage.js';
@@ -46,11 +47,23 @@ async function startContourPeer(build: ContourBuild, cluster: KubeCluster): Prom
   return { controllerPid: contour.pid, envoy, httpPort, logs: contour.logs, stop: async () => { await envoy.stop(); await contour.stop(); } };
 }
 
-async function startOurPeer(cluster: KubeCluster): Promise<BulkPeer> {
+async function startOurPeer(cluster: KubeCluster, ingresses: number): Promise<BulkPeer> {
   const httpPort = await freePort();
   const controller = await startControllerProcess({ kubeconfigPath: cluster.adminKubeconfigPath, httpPort, httpsPort: await freePort() });
   const envoy = await startEnvoy({
-    bootstrap: buildBootstrap({ nodeId: `bench-bulk-${process.pid}`, nodeCluster: 'bench', xdsHost: '127.0.0.1', xdsPort: controller.xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol: 'delta' }),
+    bootstrap: buildBootstrap({
+      nodeId: `bench-bulk-${process.pid}`,
+      nodeCluster: 'bench',
+      xdsHost: '127.0.0.1',
+      xdsPort: controller.xdsPort,
+      adminAddress: '127.0.0.1',
+      adminPort: 0,
+      xdsProtocol: 'delta',
+      // 10,000 Ingresses bring Envoy's heap near its default limit (768 MiB; over 98 % it answers every request 503
+      // "overload"), and Contour's Envoy runs without an overload manager (`contour bootstrap` without
+      // --overload-max-heap): the larger configs get the limit the convergence scenario gives them.
+      ...(ingresses >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } } : {}),
+    }),
     drainTimeS: 2,
     logLevel: 'warn',
     concurrency: 1,
@@ -96,6 +109,19 @@ async function createAndServe(cluster: KubeCluster, peer: BulkPeer, o: BulkOptio
   for (let i = 1; i < o.ingresses; i += step) if (i % 10 !== 0) await o.poller.firstOk(peer.httpPort, hostOf(i, 0), 30_000);
 }
 
+/**
+ * What a controller that did not finish left Envoy doing: the answer to the last host, and Envoy's overload
+ * actions that are on (an Envoy over its heap limit answers every request 503 with "envoy overloaded").
+ */
+async function whatEnvoyAnswers(peer: BulkPeer, host: string): Promise<string> {
+  const answer = await httpGet({ port: peer.httpPort, hostHeader: host, path: '/' })
+    .then((response) => `${host} answers ${response.status} ${JSON.stringify(response.body.slice(0, 60))}`)
+    .catch((error: unknown) => `${host}: ${error instanceof Error ? error.message : String(error)}`);
+  const stats = await peer.envoy.admin('/stats?filter=^overload\\.|server\\.memory_(allocated|heap_size)').catch(() => undefined);
+  const active = (stats?.body ?? '').split('\n').filter((line) => /(\.active: [1-9]|memory_)/.test(line)).map((line) => line.trim());
+  return [answer, ...active].join('; ');
+}
+
 /** The bulk measure for one controller on its own fresh API server; a failure is recorded, not thrown. */
 export async function measureBulk(who: 'ours' | 'contour', build: ContourBuild, o: BulkOptions): Promise<BulkMeasures> {
   const m: BulkMeasures = {};
@@ -104,11 +130,12 @@ export async function measureBulk(who: 'ours' | 'contour', build: ContourBuild, 
   try {
     await cluster.kubectlOk(['create', '-f', build.crdsPath]);
     await loadKubeCluster(cluster, 0, o.tls, o.backend);
-    peer = who === 'ours' ? await startOurPeer(cluster) : await startContourPeer(build, cluster);
+    peer = who === 'ours' ? await startOurPeer(cluster, o.ingresses) : await startContourPeer(build, cluster);
     progress(`peers bulk: ${who === 'ours' ? 'envoy-ingress' : 'Contour'} running; creating ${o.ingresses} Ingresses through the API`);
     await createAndServe(cluster, peer, o, m);
   } catch (error) {
     m.failed = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    if (peer) m.failed += `; ${await whatEnvoyAnswers(peer, hostOf(o.ingresses - 1, 0))}`;
     progress(`peers bulk: ${who} did not finish: ${m.failed}`);
     if (peer) process.stderr.write(`${peer.logs()}\n`);
   } finally {
