@@ -9,6 +9,7 @@ import { createLogger } from '../cli/logger.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/options.js';
 import { buildBootstrap, type OverloadLimits } from '../envoy/bootstrap.js';
+import type { ResourceJson } from '../envoy/resource-types.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 
@@ -38,6 +39,20 @@ export interface EnvoyStack {
   stop(): Promise<void>;
 }
 
+/** Envoy's bootstrap as the bench runs it: delta xDS to a controller on loopback, admin on a port of the OS's choice. */
+export function benchBootstrap(nodeId: string, xdsPort: number, overload?: OverloadLimits): ResourceJson {
+  return buildBootstrap({
+    nodeId,
+    nodeCluster: 'bench',
+    xdsHost: '127.0.0.1',
+    xdsPort,
+    adminAddress: '127.0.0.1',
+    adminPort: 0,
+    xdsProtocol: 'delta',
+    ...(overload !== undefined ? { overload } : {}),
+  });
+}
+
 export async function startEnvoyStack(opts: { envoys?: number; concurrency?: number; controller?: StartController; overload?: OverloadLimits } = {}): Promise<EnvoyStack> {
   const dir = await mkdtemp(join(tmpdir(), 'envoy-ingress-bench-'));
   const httpPort = await freePort();
@@ -48,16 +63,7 @@ export async function startEnvoyStack(opts: { envoys?: number; concurrency?: num
   const launch = async (): Promise<EnvoyProcess> => {
     count += 1;
     const envoy = await startEnvoy({
-      bootstrap: buildBootstrap({
-        nodeId: `bench-${process.pid}-${count}`,
-        nodeCluster: 'bench',
-        xdsHost: '127.0.0.1',
-        xdsPort: controller.xdsPort,
-        adminAddress: '127.0.0.1',
-        adminPort: 0,
-        xdsProtocol: 'delta',
-        ...(opts.overload !== undefined ? { overload: opts.overload } : {}),
-      }),
+      bootstrap: benchBootstrap(`bench-${process.pid}-${count}`, controller.xdsPort, opts.overload),
       drainTimeS: 2,
       logLevel: 'warn',
       concurrency: opts.concurrency ?? 1,

@@ -5,13 +5,14 @@
 // same way), runs in its own process (ours: `node dist/cli/main.js run`, as users run it) and is read from /proc,
 // so both are measured the same way. Envoy's CPU and peak RSS are read beside it.
 import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { buildBootstrap, defaultOverloadLimits } from '../envoy/bootstrap.js';
+import { defaultOverloadLimits } from '../envoy/bootstrap.js';
 import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { httpGet } from '../test/harness/http-client.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 import { startContour, type ContourBuild } from './contour-process.js';
 import { startControllerProcess } from './controller-process.js';
+import { benchBootstrap } from './envoy-stack.js';
 import { largeConfigHeapBytes, largeConfigIngresses, progress } from './convergence.js';
 import { asKubernetesObject, createAll, loadKubeCluster } from './kube-convergence.js';
 import type { BulkMeasures } from './peers-results.js';
@@ -51,19 +52,14 @@ async function startOurPeer(cluster: KubeCluster, ingresses: number): Promise<Bu
   const httpPort = await freePort();
   const controller = await startControllerProcess({ kubeconfigPath: cluster.adminKubeconfigPath, httpPort, httpsPort: await freePort() });
   const envoy = await startEnvoy({
-    bootstrap: buildBootstrap({
-      nodeId: `bench-bulk-${process.pid}`,
-      nodeCluster: 'bench',
-      xdsHost: '127.0.0.1',
-      xdsPort: controller.xdsPort,
-      adminAddress: '127.0.0.1',
-      adminPort: 0,
-      xdsProtocol: 'delta',
-      // 10,000 Ingresses bring Envoy's heap near its default limit (768 MiB; over 98 % it answers every request 503
-      // "overload"), and Contour's Envoy runs without an overload manager (`contour bootstrap` without
-      // --overload-max-heap): the larger configs get the limit the convergence scenario gives them.
-      ...(ingresses >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } } : {}),
-    }),
+    // 10,000 Ingresses bring Envoy's heap near its default limit (768 MiB; over 98 % it answers every request 503
+    // "overload"), and Contour's Envoy runs without an overload manager (`contour bootstrap` without
+    // --overload-max-heap): the larger configs get the limit the convergence scenario gives them.
+    bootstrap: benchBootstrap(
+      `bench-bulk-${process.pid}`,
+      controller.xdsPort,
+      ingresses >= largeConfigIngresses ? { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } : undefined,
+    ),
     drainTimeS: 2,
     logLevel: 'warn',
     concurrency: 1,

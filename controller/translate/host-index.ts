@@ -12,6 +12,54 @@ export function hasNginxAnnotations(ingress: Ingress): boolean {
   return false;
 }
 
+/** An Ingress's names of one kind, worked out once per Ingress object (objects are replaced, never changed). */
+function memoized(cache: WeakMap<Ingress, readonly string[]>, ingress: Ingress, namesOf: (ingress: Ingress) => string[]): readonly string[] {
+  let names = cache.get(ingress);
+  if (names === undefined) {
+    names = namesOf(ingress);
+    cache.set(ingress, names);
+  }
+  return names;
+}
+
+function hostsNamedBy(ingress: Ingress): string[] {
+  const hosts = new Set<string>();
+  for (const rule of ingress.spec?.rules ?? []) hosts.add(rule.host === undefined || rule.host === '' ? catchAllHost : rule.host.toLowerCase());
+  for (const tls of ingress.spec?.tls ?? []) for (const host of tls.hosts ?? []) hosts.add(host.toLowerCase());
+  return [...hosts];
+}
+
+function servicesNamedBy(ingress: Ingress): string[] {
+  const namespace = ingress.metadata.namespace ?? 'default';
+  const services = new Set<string>();
+  const backend = ingress.spec?.defaultBackend?.service?.name;
+  if (backend !== undefined) services.add(`${namespace}/${backend}`);
+  for (const rule of ingress.spec?.rules ?? []) {
+    for (const path of rule.http?.paths ?? []) if (path.backend.service !== undefined) services.add(`${namespace}/${path.backend.service.name}`);
+  }
+  return [...services];
+}
+
+/**
+ * The Secrets the Ingress may read: those its TLS entries name in its own namespace (one of another namespace is
+ * refused without being read), and for an Ingress with ingress-nginx annotations every Secret an annotation value
+ * could name (auth-secret), a superset, so a change to any of them is never missed.
+ */
+function secretsNamedBy(ingress: Ingress): string[] {
+  const namespace = ingress.metadata.namespace ?? 'default';
+  const secrets = new Set<string>();
+  for (const tls of ingress.spec?.tls ?? []) {
+    const name = tls.secretName;
+    if (name !== undefined && name !== '' && !name.includes('/')) secrets.add(`${namespace}/${name}`);
+  }
+  for (const [key, value] of Object.entries(ingress.metadata.annotations ?? {})) {
+    if (!key.startsWith(nginxAnnotationPrefix)) continue;
+    const name = value.trim();
+    secrets.add(name.includes('/') ? name : `${namespace}/${name}`);
+  }
+  return [...secrets];
+}
+
 /** Which served Ingresses contribute to each host (rules or TLS), kept up to date from build to build. */
 export class HostIndex {
   readonly #byHost = new Map<string, Set<Ingress>>();
@@ -29,57 +77,17 @@ export class HostIndex {
 
   /** Lower-cased hosts of the Ingress's rules (`*` for a host-less rule) and TLS entries. */
   hostsOf(ingress: Ingress): readonly string[] {
-    let hosts = this.#hostsOf.get(ingress);
-    if (hosts === undefined) {
-      const set = new Set<string>();
-      for (const rule of ingress.spec?.rules ?? []) set.add(rule.host === undefined || rule.host === '' ? catchAllHost : rule.host.toLowerCase());
-      for (const tls of ingress.spec?.tls ?? []) for (const host of tls.hosts ?? []) set.add(host.toLowerCase());
-      hosts = [...set];
-      this.#hostsOf.set(ingress, hosts);
-    }
-    return hosts;
+    return memoized(this.#hostsOf, ingress, hostsNamedBy);
   }
 
   /** `namespace/name` of the Services the Ingress's rules and default backend name. */
   servicesOf(ingress: Ingress): readonly string[] {
-    let services = this.#servicesOf.get(ingress);
-    if (services === undefined) {
-      const namespace = ingress.metadata.namespace ?? 'default';
-      const set = new Set<string>();
-      const backend = ingress.spec?.defaultBackend?.service?.name;
-      if (backend !== undefined) set.add(`${namespace}/${backend}`);
-      for (const rule of ingress.spec?.rules ?? []) {
-        for (const path of rule.http?.paths ?? []) if (path.backend.service !== undefined) set.add(`${namespace}/${path.backend.service.name}`);
-      }
-      services = [...set];
-      this.#servicesOf.set(ingress, services);
-    }
-    return services;
+    return memoized(this.#servicesOf, ingress, servicesNamedBy);
   }
 
-  /**
-   * `namespace/name` of the Secrets the Ingress may read: those its TLS entries name in its own namespace (one of
-   * another namespace is refused without being read), and for an Ingress with ingress-nginx annotations every
-   * Secret an annotation value could name (auth-secret), a superset, so a change to any of them is never missed.
-   */
+  /** `namespace/name` of the Secrets the Ingress may read (secretsNamedBy). */
   secretsOf(ingress: Ingress): readonly string[] {
-    let secrets = this.#secretsOf.get(ingress);
-    if (secrets === undefined) {
-      const namespace = ingress.metadata.namespace ?? 'default';
-      const set = new Set<string>();
-      for (const tls of ingress.spec?.tls ?? []) {
-        const name = tls.secretName;
-        if (name !== undefined && name !== '' && !name.includes('/')) set.add(`${namespace}/${name}`);
-      }
-      for (const [key, value] of Object.entries(ingress.metadata.annotations ?? {})) {
-        if (!key.startsWith(nginxAnnotationPrefix)) continue;
-        const name = value.trim();
-        set.add(name.includes('/') ? name : `${namespace}/${name}`);
-      }
-      secrets = [...set];
-      this.#secretsOf.set(ingress, secrets);
-    }
-    return secrets;
+    return memoized(this.#secretsOf, ingress, secretsNamedBy);
   }
 
   add(ingress: Ingress): void {
