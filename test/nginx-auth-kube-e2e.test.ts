@@ -6,28 +6,20 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { stringify } from 'yaml';
-import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
 import {
   backendServiceObjects,
-  kubeControllerArgs,
+  manifestYaml,
+  oneHostIngress,
   showStackLogsOnFailure,
+  startKubeControllerAndEnvoy,
   startKubeE2eStack,
-  startKubeEnvoy,
   stopKubeE2eStack,
-  type KubeE2eStack,
+  type KubeE2eWorld,
 } from './fixtures/kube-e2e-stack.js';
-import { freePort } from './fixtures/standalone-stack.js';
-import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
 import { waitFor } from './harness/wait.js';
 
-interface World extends KubeE2eStack {
-  httpPort: number;
-  controller: ControllerProcess;
-  envoy: EnvoyProcess;
-}
-
-let world: World | undefined;
+let world: KubeE2eWorld | undefined;
 const ns = 'private';
 const hostName = 'private.example.test';
 /** Another tenant: its Ingress names the `private` namespace's Secret. */
@@ -39,33 +31,20 @@ const strayLine = 'do-not-leak-this-line';
 const htpasswd = (user: string, password: string): string => `${user}:{SHA}${createHash('sha1').update(password).digest('base64')}\n`;
 
 function objects(backend: { address: string; port: number }): string {
-  return [
+  const annotations = {
+    'nginx.ingress.kubernetes.io/auth-type': 'basic',
+    'nginx.ingress.kubernetes.io/auth-secret': 'basic-auth',
+    'nginx.ingress.kubernetes.io/auth-realm': 'Authentication Required',
+  };
+  return manifestYaml([
     // A stray line without a colon: the user-name check once copied such lines into Events.
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-auth', namespace: ns }, type: 'Opaque', stringData: { auth: `${htpasswd('alice', 's3cret')}${strayLine}\n` } },
     ...backendServiceObjects(ns, 'web', backend),
-    {
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: {
-        name: 'private',
-        namespace: ns,
-        annotations: {
-          'nginx.ingress.kubernetes.io/auth-type': 'basic',
-          'nginx.ingress.kubernetes.io/auth-secret': 'basic-auth',
-          'nginx.ingress.kubernetes.io/auth-realm': 'Authentication Required',
-        },
-      },
-      spec: {
-        ingressClassName: 'envoy-ingress',
-        rules: [{ host: hostName, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } }],
-      },
-    },
-  ]
-    .map((o) => stringify(o))
-    .join('---\n');
+    oneHostIngress({ namespace: ns, name: 'private', host: hostName, service: 'web', annotations }),
+  ]);
 }
 
-function w(): World {
+function w(): KubeE2eWorld {
   if (!world) throw new Error('cluster not started');
   return world;
 }
@@ -95,16 +74,9 @@ test.before(async (t) => {
   const backend = await stack.host.startEcho({ service: 'web' });
   await stack.cluster.kubectlOk(['create', 'namespace', ns]);
   await stack.cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
-  const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
   // No --nginx-annotations: only the IngressClass's annotation can turn them on.
-  const controller = startControllerProcess([
-    ...kubeControllerArgs({ kubeconfig: stack.saKubeconfig, xdsPort, publishAddress: '192.0.2.20', identity: 'controller-auth', httpPort, httpsPort }),
-    '--log-level=debug',
-  ]);
-  world = { ...stack, httpPort, controller } as World;
-  await controller.waitForLog('all informers synced');
-  world.envoy = await startKubeEnvoy(xdsPort, 'envoy-auth');
-  await world.envoy.waitForLive(60_000);
+  const options = { identity: 'controller-auth', publishAddress: '192.0.2.20', envoyNodeId: 'envoy-auth', extraArgs: ['--log-level=debug'] };
+  await startKubeControllerAndEnvoy(stack, options, (started) => (world = started));
 });
 
 test.after.always(async () => {

@@ -6,52 +6,31 @@
 import path from 'node:path';
 import test from 'ava';
 import { stringify } from 'yaml';
-import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
 import {
   backendServiceObjects,
-  kubeControllerArgs,
+  manifestYaml,
+  oneHostIngress,
   showStackLogsOnFailure,
+  startKubeControllerAndEnvoy,
   startKubeE2eStack,
-  startKubeEnvoy,
   stopKubeE2eStack,
-  type KubeE2eStack,
+  type KubeE2eWorld,
 } from './fixtures/kube-e2e-stack.js';
-import { freePort } from './fixtures/standalone-stack.js';
-import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { waitFor } from './harness/wait.js';
 
-interface World extends KubeE2eStack {
-  httpPort: number;
-  controller: ControllerProcess;
-  envoy: EnvoyProcess;
-}
-
-let world: World | undefined;
+let world: KubeE2eWorld | undefined;
 const ns = 'shop';
 const hostName = 'shop.example.test';
 const configMapNs = 'ingress-nginx';
 const configMapName = 'ingress-nginx-controller';
 
 function objects(backend: { address: string; port: number }): string {
-  return [
-    ...backendServiceObjects(ns, 'web', backend),
-    {
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { name: 'shop', namespace: ns },
-      spec: {
-        ingressClassName: 'envoy-ingress',
-        rules: [{ host: hostName, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } }],
-      },
-    },
-  ]
-    .map((o) => stringify(o))
-    .join('---\n');
+  return manifestYaml([...backendServiceObjects(ns, 'web', backend), oneHostIngress({ namespace: ns, name: 'shop', host: hostName, service: 'web' })]);
 }
 
-function w(): World {
+function w(): KubeE2eWorld {
   if (!world) throw new Error('cluster not started');
   return world;
 }
@@ -81,17 +60,9 @@ test.before(async (t) => {
   await cluster.kubectlOk(['create', 'configmap', 'other', '-n', configMapNs, '--from-literal=proxy-body-size=1k']);
   await cluster.kubectlOk(['create', 'namespace', ns]);
   await cluster.kubectlOk(['apply', '-f', '-'], { input: objects(backend) });
-  const [xdsPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
-  const controller = startControllerProcess([
-    ...kubeControllerArgs({ kubeconfig: stack.saKubeconfig, xdsPort, publishAddress: '192.0.2.21', identity: 'controller-configmap', httpPort, httpsPort }),
-    '--nginx-annotations',
-    `--nginx-configmap=${configMapNs}/${configMapName}`,
-    '--log-level=debug',
-  ]);
-  world = { ...stack, httpPort, controller } as World;
-  await controller.waitForLog('all informers synced');
-  world.envoy = await startKubeEnvoy(xdsPort, 'envoy-configmap');
-  await world.envoy.waitForLive(60_000);
+  const extraArgs = ['--nginx-annotations', `--nginx-configmap=${configMapNs}/${configMapName}`, '--log-level=debug'];
+  const options = { identity: 'controller-configmap', publishAddress: '192.0.2.21', envoyNodeId: 'envoy-configmap', extraArgs };
+  await startKubeControllerAndEnvoy(stack, options, (started) => (world = started));
 });
 
 test.after.always(async () => {
