@@ -26,8 +26,11 @@ export interface RouteTableIR {
 
 /** By name, with the catch-all `*` last (it must be the last resort in the route table). */
 export function compareVirtualHosts(a: VirtualHostIR, b: VirtualHostIR): number {
-  if (a.name === catchAllHost || b.name === catchAllHost) {
-    return (a.name === catchAllHost ? 1 : 0) - (b.name === catchAllHost ? 1 : 0);
-  }
-  return compareStrings(a.name, b.name);
+  return compareVirtualHostNames(a.name, b.name);
+}
+
+/** The order of compareVirtualHosts, on the names alone. */
+export function compareVirtualHostNames(a: string, b: string): number {
+  if (a === catchAllHost || b === catchAllHost) return (a === catchAllHost ? 1 : 0) - (b === catchAllHost ? 1 : 0);
+  return compareStrings(a, b);
 }

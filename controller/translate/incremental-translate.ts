@@ -7,7 +7,7 @@
 // it). Whatever this cannot prove unchanged (a global input, a host-less rule or TLS entry, ingress-nginx
 // annotations) makes it decline, and the caller translates everything. Pure; the host index it keeps is a cache
 // of the state.
-import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHosts, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../ir/index.js';
+import { catchAllHost, type ClusterIR, compareStrings, compareVirtualHostNames, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../ir/index.js';
 import type { Diagnostic } from './diagnostics.js';
 import { hasNginxAnnotations, type HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
@@ -15,6 +15,7 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf, type Se
 import type { TranslateOptions } from './options.js';
 import { sameObjects } from './same-objects.js';
 import { collectReferences, type References } from './references.js';
+import { spliceSorted, type SortedOrder } from './sorted-splice.js';
 import { translate, type TranslationResult } from './translate.js';
 
 /** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
@@ -66,7 +67,7 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
     references: spliceReferences(previous, changes.ingresses, served),
     httpsTable: tables.httpsTable,
   };
-  clusterUses.set(result, uses);
+  clusterUses.set(result, uses.counts);
   return result;
 }
 
@@ -268,27 +269,44 @@ function spliceSecrets(previous: TranslationResult, partial: TranslationResult, 
   return same ? previous.ir.secrets : secrets;
 }
 
+/** How many virtual hosts use each cluster after a splice, and whether a cluster came or went. */
+interface ClusterUses {
+  counts: Map<string, number>;
+  /** Some cluster is used now that was not, or no longer used: the cluster list changes. */
+  setChanged: boolean;
+}
+
 /**
  * Which clusters the spliced tables use: the last result's counts, minus the hosts taken out, plus those put in
- * (not a walk of every route of both tables). When the https table starts or stops being served (the first TLS
- * chain, or the last one gone), counted again.
+ * (not a walk of every route of both tables). The counts move from the last result to this one rather than being
+ * copied (a copy of 50,000 entries per build): the last result is not spliced from again once it has a successor
+ * (a declined or refused build starts over with a full translation), and should it be, its counts are made anew.
+ * When the https table starts or stops being served (the first TLS chain, or the last one gone), counted again.
  */
-function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): Map<string, number> {
+function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): ClusterUses {
   if (previous.ir.tlsServers.length > 0 !== tables.tlsServers.length > 0) {
-    return countClusterUses(tables.tlsServers.length > 0 ? [tables.http, tables.httpsTable] : [tables.http]);
+    return { counts: countClusterUses(tables.tlsServers.length > 0 ? [tables.http, tables.httpsTable] : [tables.http]), setChanged: true };
   }
-  const uses = new Map(clusterUsesOf(previous));
+  const counts = clusterUsesOf(previous);
+  clusterUses.delete(previous);
+  let setChanged = false;
   for (const vhost of tables.removed) {
     for (const name of clusterNamesOf(vhost)) {
-      const count = uses.get(name)! - 1;
-      if (count === 0) uses.delete(name);
-      else uses.set(name, count);
+      const count = counts.get(name)! - 1;
+      if (count === 0) {
+        counts.delete(name);
+        setChanged = true;
+      } else counts.set(name, count);
     }
   }
   for (const vhost of tables.added) {
-    for (const name of clusterNamesOf(vhost)) uses.set(name, (uses.get(name) ?? 0) + 1);
+    for (const name of clusterNamesOf(vhost)) {
+      const count = counts.get(name) ?? 0;
+      if (count === 0) setChanged = true;
+      counts.set(name, count + 1);
+    }
   }
-  return uses;
+  return { counts, setChanged };
 }
 
 /**
@@ -296,7 +314,9 @@ function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): M
  * everything about it, given the same Services), else of the partial one; undefined when neither has one of them
  * (the partial translation serves no TLS chain, so it leaves out clusters only its https table uses).
  */
-function spliceClusters(previous: TranslationResult, partial: TranslationResult, uses: ReadonlyMap<string, number>, changedServices: Changed<Service>): ClusterIR[] | undefined {
+function spliceClusters(previous: TranslationResult, partial: TranslationResult, { counts: uses, setChanged }: ClusterUses, changedServices: Changed<Service>): ClusterIR[] | undefined {
+  // The same clusters used, of the same Services: the same list (no walk of it), so what is keyed by it is kept.
+  if (!setChanged && changedServices.size === 0 && uses.size === previous.ir.clusters.length) return previous.ir.clusters;
   // Both lists are sorted by name: the kept ones stay in order and the partial translation's are merged in.
   const serviceChanged = (cluster: ClusterIR): boolean =>
     changedServices.size > 0 && changedServices.has(`${cluster.service.namespace}/${cluster.service.name}`);
@@ -330,11 +350,7 @@ function spliceServedIngresses(previous: TranslationResult, changed: Changed<Ing
   for (const [was, now] of changed.values()) for (const version of [was, now]) if (version !== undefined) changedRefs.add(refKey(refOf(version)));
   const servedNow: ObjectRef[] = [];
   for (const [, now] of changed.values()) if (served(now)) servedNow.push(refOf(now));
-  return mergeByKey(
-    previous.servedIngresses.filter((ref) => !changedRefs.has(refKey(ref))),
-    servedNow.sort(compareRefs),
-    refKey,
-  );
+  return spliceSorted(previous.servedIngresses, refOrder, changedRefs, servedNow);
 }
 
 /** The last result's references plus those of the changed Ingresses served now (see translateIncrementally). */
@@ -378,24 +394,14 @@ function changedObjects<T extends { metadata: { name: string; namespace?: string
   return changed.size > maxChanged ? undefined : changed;
 }
 
-function compareRefs(a: ObjectRef, b: ObjectRef): number {
-  return compareStrings(refKey(a), refKey(b));
-}
+/** Served Ingresses are sorted by their key; virtual hosts by name, the catch-all last. */
+const refOrder: SortedOrder<ObjectRef, string> = { keyOf: refKey, compare: compareStrings };
+const virtualHostOrder: SortedOrder<VirtualHostIR, string> = { keyOf: (vhost) => vhost.name, compare: compareVirtualHostNames };
 
 /** `table` with the virtual hosts named in `replaced` taken out and `added` merged in, in table order. */
 /** Also pushes the virtual hosts taken out onto `removed`. */
 function splice(table: RouteTableIR, replaced: ReadonlySet<string>, added: readonly VirtualHostIR[], removed: VirtualHostIR[]): RouteTableIR {
-  const kept: VirtualHostIR[] = [];
-  for (const vhost of table.virtualHosts) (replaced.has(vhost.name) ? removed : kept).push(vhost);
-  const sortedAdded = [...added].sort(compareVirtualHosts);
-  const merged: VirtualHostIR[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < kept.length || j < sortedAdded.length) {
-    if (j >= sortedAdded.length || (i < kept.length && compareVirtualHosts(kept[i]!, sortedAdded[j]!) <= 0)) merged.push(kept[i++]!);
-    else merged.push(sortedAdded[j++]!);
-  }
-  return { name: table.name, virtualHosts: merged };
+  return { name: table.name, virtualHosts: spliceSorted(table.virtualHosts, virtualHostOrder, replaced, added, removed) };
 }
 
 /** `a` and `b` (both sorted) merged without duplicates; `a` itself when `b` adds nothing (the usual case). */
@@ -456,11 +462,11 @@ function mergeByKey<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => str
   return out;
 }
 
-/** Per translation result: how many virtual hosts of its served tables use each cluster (never mutated). */
-const clusterUses = new WeakMap<TranslationResult, ReadonlyMap<string, number>>();
+/** Per translation result: how many virtual hosts of its served tables use each cluster (see clusterUsesAfter). */
+const clusterUses = new WeakMap<TranslationResult, Map<string, number>>();
 
 /** Counted once per result (a full translation's on its first splice), then carried from splice to splice. */
-function clusterUsesOf(result: TranslationResult): ReadonlyMap<string, number> {
+function clusterUsesOf(result: TranslationResult): Map<string, number> {
   let uses = clusterUses.get(result);
   if (uses === undefined) {
     uses = countClusterUses(result.ir.tlsServers.length > 0 ? [result.ir.http, result.httpsTable] : [result.ir.http]);
