@@ -27,6 +27,14 @@ const out: string[] = [];
 const certA = await benchCertificate();
 const certB = await benchCertificate();
 
+/** Seconds each scenario took (with its set-up), so a run shows where the 20 minutes go. */
+const scenarioSeconds: Record<string, number> = {};
+let lastLap = Date.now();
+function lap(scenario: string): void {
+  scenarioSeconds[scenario] = round((Date.now() - lastLap) / 1000, 1);
+  lastLap = Date.now();
+}
+
 if (!collectGarbage()) progress('note: run node with --expose-gc for heap-after-GC figures');
 
 if (only.includes('scale')) {
@@ -51,6 +59,7 @@ if (only.includes('scale')) {
   if (growth !== undefined) out.push(`growth 1,000 -> 10,000 (CPU time): ${growth}x (target <= 12x)`);
   if (growth50k !== undefined) out.push(`growth 10,000 -> 50,000 (CPU time): ${growth50k}x (5x is linear)`);
   collectGarbage();
+  lap('scale');
 }
 
 if (only.includes('incremental')) {
@@ -67,6 +76,7 @@ if (only.includes('incremental')) {
     ),
   );
   collectGarbage();
+  lap('incremental');
 }
 
 if (only.includes('convergence')) {
@@ -95,6 +105,7 @@ if (only.includes('convergence')) {
     out.push(`route backend switched ${r.changes} times under load: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.byStatus)}`);
     for (const line of r.failedLog) out.push(`  failed: ${line}`);
   }
+  lap('convergence');
 }
 
 if (only.includes('kube')) {
@@ -110,6 +121,7 @@ if (only.includes('kube')) {
   out.push('one Ingress created through the API (one request) for a Service Envoy already serves -> first 200 (target at 5,000 routes: p50 <= 20 ms, p99 <= 40 ms), median ms per stage');
   out.push(table(['existing routes', 'runs', 'p50 ms', 'p99 ms', 'create request', 'watch', 'build', 'ordering', 'envoy apply', 'ack -> 200'], kube.map(({ existingRoutes, oneIngress: o }) => [existingRoutes, o.applyTo200Ms.runs, o.applyTo200Ms.median, o.applyTo200Ms.p99, o.stages.api.median, o.stages.watch.median, o.stages.build.median, o.stages.ordering.median, o.stages.envoyApply.median, o.stages.firstOk.median])));
   collectGarbage();
+  lap('kube');
 }
 
 if (only.includes('peers')) {
@@ -126,6 +138,7 @@ if (only.includes('peers')) {
   out.push(table(bulkTableHeader, bulkTableRows(bulk)));
   for (const [who, m] of [['envoy-ingress', bulk.ours], ['Contour', bulk.contour]] as const) if (m.failed) out.push(`${who} did not finish the bulk creation: ${m.failed}`);
   collectGarbage();
+  lap('peers');
 }
 
 if (only.includes('endpoints')) {
@@ -141,6 +154,7 @@ if (only.includes('endpoints')) {
     ),
   );
   collectGarbage();
+  lap('endpoints');
 }
 
 if (only.includes('many')) {
@@ -156,6 +170,7 @@ if (only.includes('many')) {
     ),
   );
   collectGarbage();
+  lap('many');
 }
 
 if (only.includes('churn')) {
@@ -175,6 +190,7 @@ if (only.includes('churn')) {
       ),
     );
   }
+  lap('churn');
 }
 
 if (only.includes('dataplane')) {
@@ -197,18 +213,21 @@ if (only.includes('dataplane')) {
     );
     out.push(`ratio generated / minimal static, both logging every request: ${dp.ratio} (target >= 0.95); both without access log: ${dp.ratioNoAccessLog}; access log cost (generated with / without): ${dp.accessLogCost}; edge hardening cost (static with / without): ${dp.edgeHardeningCost}`);
   }
+  lap('dataplane');
 }
 
 const m = results['machine'] as ReturnType<typeof machine>;
 const header = `envoy-ingress bench — ${m.cores} cores (${m.cpuModel}), node ${m.node}, load average at start ${m.loadavg.join(' ')}, reference loop ${m.referenceLoopMs} ms (bench/stats.ts: lower is a faster machine state); the cores are shared with other work, so wall times include waiting: CPU times are the steadier figure.`;
 results['durationS'] = round((Date.now() - started) / 1000, 1);
+results['scenarioSeconds'] = scenarioSeconds;
 const dir = join(findRepoRoot(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 const latest = join(dir, 'latest.json');
 // A partial run (BENCH_ONLY) keeps the other scenarios' figures from the previous run.
 const merged = process.env['BENCH_ONLY'] && existsSync(latest) ? { ...(JSON.parse(readFileSync(latest, 'utf8')) as object), ...results } : results;
 writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
-const text = [header, '', ...out, '', `total ${results['durationS']} s`].join('\n');
+const laps = Object.entries(scenarioSeconds).map(([scenario, seconds]) => `${scenario} ${seconds} s`).join(', ');
+const text = [header, '', ...out, '', `total ${results['durationS']} s (${laps})`].join('\n');
 writeFileSync(join(dir, process.env['BENCH_ONLY'] ? `latest-${only.join('-')}.txt` : 'latest.txt'), `${text}\n`);
 console.log(text);
 process.exit(0);

@@ -119,6 +119,18 @@ export class ConfigBuilder {
     last.index ??= this.#indexOf(before);
     const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
     if (translation === undefined) return undefined;
+    // The same clusters, and no Service's endpoints changed: the same endpoints (most one-Ingress changes).
+    const endpoints = translation.ir.clusters === last.translation.ir.clusters && stale.size === 0 ? last.endpoints : this.#endpointsAfter(translation, last, stale, state);
+    const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
+    const { secret: _sds, ...routes } = fullUpdate(resources);
+    // SDS only when the certificates changed (a TLS host came or went, a Secret changed): the splice hands back the
+    // last list itself otherwise.
+    const update = translation.ir.secrets === last.translation.ir.secrets ? routes : { ...routes, secret: resources.secrets };
+    return { translation, endpoints, kind: 'routes', update };
+  }
+
+  /** Endpoints per cluster of a spliced translation: the last build's where the cluster and its endpoints are unchanged. */
+  #endpointsAfter(translation: TranslationResult, last: LastBuild, stale: ReadonlySet<string>, state: ClusterState): Map<string, ClusterEndpointsIR> {
     const endpoints = new Map<string, ClusterEndpointsIR>();
     const missing: ClusterIR[] = [];
     const fresh = new Set(translation.ir.clusters);
@@ -136,12 +148,7 @@ export class ConfigBuilder {
       const sources = indexEndpointSources(state, new Set(missing.map(serviceOf)));
       for (const cluster of missing) endpoints.set(cluster.name, endpointsForCluster(state, cluster, sources));
     }
-    const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
-    const { secret: _sds, ...routes } = fullUpdate(resources);
-    // SDS only when the certificates changed (a TLS host came or went, a Secret changed): the splice hands back the
-    // last list itself otherwise.
-    const update = translation.ir.secrets === last.translation.ir.secrets ? routes : { ...routes, secret: resources.secrets };
-    return { translation, endpoints, kind: 'routes', update };
+    return endpoints;
   }
 
   #secretsOnly(state: ClusterState): IncrementalBuild | undefined {

@@ -24,6 +24,29 @@ const noState: ClusterState = { ingresses: [], ingressClasses: [], services: [],
 /** The store's key of an object. */
 const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
+function clustersByService(clusters: readonly ClusterIR[]): Map<string, ClusterIR[]> {
+  const byService = new Map<string, ClusterIR[]>();
+  for (const cluster of clusters) {
+    const key = `${cluster.service.namespace}/${cluster.service.name}`;
+    const list = byService.get(key);
+    if (list) list.push(cluster);
+    else byService.set(key, [cluster]);
+  }
+  return byService;
+}
+
+function slicesByService(endpointSlices: readonly EndpointSlice[]): Map<string, Set<string>> {
+  const byService = new Map<string, Set<string>>();
+  for (const slice of endpointSlices) {
+    const svc = serviceKeyOfSlice(slice);
+    if (svc === undefined) continue;
+    let set = byService.get(svc);
+    if (!set) byService.set(svc, (set = new Set()));
+    set.add(keyOf(slice));
+  }
+  return byService;
+}
+
 export class EndpointBuilder {
   /** Endpoints of the last build, by cluster name (what Envoy's EDS carries). */
   #endpoints = new Map<string, ClusterEndpointsIR>();
@@ -34,26 +57,26 @@ export class EndpointBuilder {
     return this.#endpoints;
   }
 
-  /** After a configuration build: its endpoints, which clusters each Service has, and which slices. */
+  /** What the two indexes below were made from: a routes build that changed neither does not walk them again. */
+  #indexedClusters: readonly ClusterIR[] | undefined;
+  #indexedSlices: readonly EndpointSlice[] | undefined;
+
+  /**
+   * After a configuration build: its endpoints, which clusters each Service has, and which slices. Each index is
+   * remade only when its input changed (the store hands the same list while none of its objects changes, and an
+   * unchanged cluster list is the same array): a one-Ingress change does not walk every cluster and slice.
+   */
   rebase(ir: GatewayIR, state: ClusterState, endpoints: Map<string, ClusterEndpointsIR>): void {
     this.#endpoints = endpoints;
-    const clusters = new Map<string, ClusterIR[]>();
-    for (const cluster of ir.clusters) {
-      const key = `${cluster.service.namespace}/${cluster.service.name}`;
-      const list = clusters.get(key);
-      if (list) list.push(cluster);
-      else clusters.set(key, [cluster]);
+    if (ir.clusters !== this.#indexedClusters) {
+      this.#clustersByService = clustersByService(ir.clusters);
+      this.#indexedClusters = ir.clusters;
     }
-    this.#clustersByService = clusters;
-    const slices = new Map<string, Set<string>>();
-    for (const slice of state.endpointSlices) {
-      const svc = serviceKeyOfSlice(slice);
-      if (svc === undefined) continue;
-      let set = slices.get(svc);
-      if (!set) slices.set(svc, (set = new Set()));
-      set.add(keyOf(slice));
+    // trackSlice keeps the slice index in step between builds; while the list is the same, nothing changed.
+    if (state.endpointSlices !== this.#indexedSlices) {
+      this.#slicesByService = slicesByService(state.endpointSlices);
+      this.#indexedSlices = state.endpointSlices;
     }
-    this.#slicesByService = slices;
   }
 
   /** Keeps the slices of each Service in step with one EndpointSlice change (its service label may have changed). */

@@ -7,7 +7,7 @@ import { benchCertificate } from '../../bench/bench-certs.js';
 import { createTestCA } from '../../test/harness/test-certs.js';
 import { benchReconcileOptions } from '../../bench/translation-scale.js';
 import { buildConfig, fullUpdate } from '../pipeline/build-config.js';
-import { ConfigBuilder } from '../pipeline/config-builder.js';
+import { ConfigBuilder, type IncrementalBuild } from '../pipeline/config-builder.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { HostIndex } from './host-index.js';
 import { translateIncrementally } from './incremental-translate.js';
@@ -331,14 +331,21 @@ test('ConfigBuilder: a one-Ingress change is a routes build that gives what a fu
   const builder = new ConfigBuilder(benchReconcileOptions);
   const { SnapshotCache } = await import('../../xds/snapshot-cache.js');
   const cache = new SnapshotCache();
-  builder.build(state, (u) => cache.update(u));
+  let previousBuild: IncrementalBuild | undefined = builder.build(state, (u) => cache.update(u)).built;
   for (const k of [3, 17, 42]) {
     const ingress = structuredClone(state.ingresses[k]!);
     ingress.spec!.rules![0]!.http!.paths[0]!.path = `/changed-${k}`;
     state = { ...state, ingresses: state.ingresses.map((x, i) => (i === k ? ingress : x)) };
     const before = cache.snapshot.resources.virtualHost;
-    const { built } = builder.build(state, (u) => cache.update(u));
+    const last = builder.build(state, (u) => cache.update(u));
+    const { built } = last;
     t.is(built.kind, 'routes');
+    // Same Services, same clusters: the same list and endpoints, so nothing keyed by them is walked again.
+    if (previousBuild !== undefined) {
+      t.is(built.translation.ir.clusters, previousBuild.translation.ir.clusters);
+      t.is(built.endpoints, previousBuild.endpoints);
+    }
+    previousBuild = built;
     const after = cache.snapshot.resources.virtualHost;
     const changedHosts = [...after].filter(([name, r]) => before.get(name) !== r).map(([name]) => name);
     // Both listeners share one table: the host's one virtual host changed, nothing else.

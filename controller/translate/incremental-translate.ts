@@ -304,6 +304,8 @@ function spliceClusters(previous: TranslationResult, partial: TranslationResult,
   const keptNames = kept.map((cluster) => cluster.name);
   const fromPartial = partial.ir.clusters.filter((cluster) => uses.has(cluster.name) && !sortedIncludes(keptNames, cluster.name));
   if (kept.length + fromPartial.length !== uses.size) return undefined;
+  // The same list when nothing changed, so what is keyed by it downstream (endpoints, the endpoint index) is kept.
+  if (fromPartial.length === 0 && kept.length === previous.ir.clusters.length) return previous.ir.clusters;
   return mergeByKey(kept, fromPartial, (cluster) => cluster.name);
 }
 
