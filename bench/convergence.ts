@@ -295,7 +295,7 @@ export async function runConvergence(
       progress(`convergence: ${describeSize(size)} (${n} Ingresses): starting controller and Envoy`);
       // Envoy holds more than its default heap limit (768 MiB: it then answers every request 503 "overload") at
       // 50,000 Ingresses; a larger config gets a limit it stays below, so the figures are of serving, not refusing.
-      const stack = await startEnvoyStack(n >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } } : {});
+      const stack = await startEnvoyStack(n >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } } } : {});
       try {
         await writeAtomically(join(stack.dir, 'class.yaml'), stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }));
         await until(() => stack.controller.store.count('IngressClass') > 0, 'the manifest source to load the IngressClass', 300_000);

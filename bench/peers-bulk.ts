@@ -58,7 +58,7 @@ async function startOurPeer(cluster: KubeCluster, ingresses: number): Promise<Bu
     bootstrap: benchBootstrap(
       `bench-bulk-${process.pid}`,
       controller.xdsPort,
-      ingresses >= largeConfigIngresses ? { ...defaultOverloadLimits, maxHeapBytes: largeConfigHeapBytes } : undefined,
+      ingresses >= largeConfigIngresses ? { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } } : undefined,
     ),
     drainTimeS: 2,
     logLevel: 'warn',

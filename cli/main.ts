@@ -6,7 +6,8 @@ import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type XdsClientTls } from '../envoy/bootstrap.js';
+import { buildBootstrap, buildXdsTlsSdsFiles, defaultOverloadLimits, type MemoryLimit, type XdsClientTls } from '../envoy/bootstrap.js';
+import { envoyFindsCgroupMemory, memoryLimitForHost, memoryLimitOfFlag } from './envoy-memory-limit.js';
 import type { NodeAddressType } from '../controller/status/published-addresses.js';
 import { parseHostPort, parsePort } from './address.js';
 import { addTranslationFlags, parseCount, parseNamespacedName, translationOptions, type TranslationFlags } from './controller-options.js';
@@ -34,7 +35,7 @@ interface BootstrapFlags {
   nodeCluster: string;
   xdsProtocol: 'sotw' | 'delta';
   readinessPort?: string;
-  maxHeapBytes: string;
+  maxHeapBytes?: string;
   maxDownstreamConnections: string;
   resetHighMemoryStreams: boolean;
   reduceTimeouts: boolean;
@@ -65,17 +66,21 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--node-cluster <name>', 'Envoy node cluster', 'envoy-ingress')
     .addOption(new Option('--xds-protocol <protocol>', 'ADS flavour Envoy uses').choices(['delta', 'sotw']).default('delta'))
     .option('--readiness-port <port>', 'add a listener answering GET /ready on this port (for the kubelet)')
-    .option('--max-heap-bytes <bytes>', 'Envoy overload manager: heap limit (shrink heap at 95 %, 503 at 98 %; 0 = off)', String(defaultOverloadLimits.maxHeapBytes))
+    .option(
+      '--max-heap-bytes <bytes>',
+      "Envoy overload manager: a fixed heap limit instead of the default, the Envoy container's memory limit (either way: shrink heap at 95 %, 503 at 98 %); 0 = no memory limit",
+    )
     .option('--max-downstream-connections <n>', 'Envoy overload manager: client connections across listeners (0 = off)', String(defaultOverloadLimits.maxDownstreamConnections))
-    .option('--no-reset-high-memory-streams', 'Envoy overload manager: do not reset the streams holding the most buffer memory from 85 % of the heap limit')
-    .option('--no-reduce-timeouts', 'Envoy overload manager: do not shorten client idle timeouts (down to 2 s) from 85 % of the heap limit')
+    .option('--no-reset-high-memory-streams', 'Envoy overload manager: do not reset the streams holding the most buffer memory from 85 % of the memory limit')
+    .option('--no-reduce-timeouts', 'Envoy overload manager: do not shorten client idle timeouts (down to 2 s) from 85 % of the memory limit')
     .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
     .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
     .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
     .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)');
 }
 
-function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
+/** `memory`: the overload manager's memory limit when it is not the flags' (run --envoy on a host without cgroups). */
+function bootstrapOf(flags: BootstrapFlags, memory = memoryLimitOfFlags(flags)): Record<string, unknown> {
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const tls = xdsTlsFiles(flags);
   return buildBootstrap({
@@ -88,13 +93,17 @@ function bootstrapOf(flags: BootstrapFlags): Record<string, unknown> {
     xdsProtocol: flags.xdsProtocol,
     ...(flags.readinessPort !== undefined ? { readinessPort: parsePort(flags.readinessPort, '--readiness-port') } : {}),
     overload: {
-      maxHeapBytes: parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER),
+      memory,
       maxDownstreamConnections: parseCount(flags.maxDownstreamConnections, '--max-downstream-connections', 0, 100_000_000),
       resetHighMemoryStreams: flags.resetHighMemoryStreams,
       reduceTimeouts: flags.reduceTimeouts,
     },
     ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
   });
+}
+
+function memoryLimitOfFlags(flags: BootstrapFlags): MemoryLimit {
+  return memoryLimitOfFlag(flags.maxHeapBytes !== undefined ? parseCount(flags.maxHeapBytes, '--max-heap-bytes', 0, Number.MAX_SAFE_INTEGER) : undefined);
 }
 
 function xdsClientTlsOf(flags: BootstrapFlags, files: { certFile: string; keyFile: string; caFile: string }): XdsClientTls {
@@ -221,6 +230,7 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   envoyBin?: string;
   envoyLogLevel: string;
   envoyAdminUrl?: string;
+  envoyOverloadCheckSeconds: string;
   drainSeconds: string;
   logLevel: string;
   xdsTlsClientSan?: string;
@@ -292,7 +302,12 @@ addBootstrapFlags(
           .choices(['trace', 'debug', 'info', 'warning', 'warn', 'error', 'critical', 'off'])
           .default('warn'),
       )
-      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown (e.g. http://127.0.0.1:9901, or unix:/PATH)')
+      .option('--envoy-admin-url <url>', 'admin URL of a sidecar Envoy to drain on shutdown and watch for overload (e.g. http://127.0.0.1:9901, or unix:/PATH)')
+      .option(
+        '--envoy-overload-check-seconds <seconds>',
+        "how often to read the overload state of the Envoy of --envoy-admin-url or --envoy (a warning when it nears its memory limit; metrics); 0 = never",
+        '10',
+      )
       .option('--drain-seconds <seconds>', 'how long Envoy drains on shutdown', '5')
       .option('--log-level <level>', 'log level (trace, debug, info, warn, error)', 'info'),
   ),
@@ -304,6 +319,7 @@ addBootstrapFlags(
   const { findEnvoyBinary } = await import('./validate-with-envoy.js');
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const drainSeconds = parseDrainSeconds(flags.drainSeconds);
+  const overloadCheckSeconds = parseCount(flags.envoyOverloadCheckSeconds, '--envoy-overload-check-seconds', 0, 86_400);
   const translation = translationOptions(flags);
   const tlsFiles = xdsTlsFiles(flags);
   // The supervised Envoy is in this pod and reaches xDS over loopback; mTLS is for Envoys elsewhere.
@@ -381,6 +397,8 @@ addBootstrapFlags(
   );
   const health = adminServers.length > 0 ? { close: () => Promise.all(adminServers.map((s) => s.close())).then(() => undefined) } : undefined;
   let envoy: EnvoySupervisor | undefined;
+  /** The Envoy whose overload state is watched: the supervised one, else the sidecar of --envoy-admin-url. */
+  let watchedAdminUrl = flags.envoyAdminUrl;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -410,17 +428,29 @@ addBootstrapFlags(
   process.on('SIGINT', () => void shutdown('SIGINT'));
   if (flags.envoy) {
     const adminPort = parsePort(flags.envoyAdminPort, '--envoy-admin-port');
+    watchedAdminUrl = flags.envoyAdminAddress.startsWith('unix:') ? flags.envoyAdminAddress : `http://${flags.envoyAdminAddress}:${adminPort}`;
+    const memory = memoryLimitOfFlags(flags);
+    const hostMemory = memoryLimitForHost(memory, envoyFindsCgroupMemory());
+    if (hostMemory !== memory) {
+      log.warn(
+        'Envoy cannot read its memory use and limit from /sys/fs/cgroup here (not in a container on a cgroup v2 host): it runs without a memory limit; --max-heap-bytes sets a fixed one',
+      );
+    }
     envoy = new EnvoySupervisor(
       {
         envoyBin: flags.envoyBin ?? (await findEnvoyBinary()),
-        bootstrap: bootstrapOf({ ...flags, xdsAddress: xds.host.startsWith('unix:') ? xds.host : `${xds.host}:${controller.xdsPort}` }),
-        adminUrl: flags.envoyAdminAddress.startsWith('unix:') ? flags.envoyAdminAddress : `http://${flags.envoyAdminAddress}:${adminPort}`,
+        bootstrap: bootstrapOf({ ...flags, xdsAddress: xds.host.startsWith('unix:') ? xds.host : `${xds.host}:${controller.xdsPort}` }, hostMemory),
+        adminUrl: watchedAdminUrl,
         logLevel: flags.envoyLogLevel,
         drainSeconds,
       },
       log,
     );
     await envoy.start();
+  }
+  if (watchedAdminUrl !== undefined && overloadCheckSeconds > 0) {
+    const { watchEnvoyOverload } = await import('./envoy-overload-watch.js');
+    watchEnvoyOverload({ adminUrl: watchedAdminUrl, intervalMs: overloadCheckSeconds * 1000, log, ...(metrics ? { metrics } : {}) });
   }
 });
 

@@ -9,6 +9,7 @@ import { TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
+import type { OverloadState } from './envoy-overload.js';
 
 const kubeKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
 
@@ -39,6 +40,9 @@ export const metricNames = {
   leader: 'envoy_ingress_leader',
   watchRestarts: 'envoy_ingress_kube_watch_restarts_total',
   relists: 'envoy_ingress_kube_relists_total',
+  envoyResourcePressure: 'envoy_ingress_envoy_resource_pressure',
+  envoyOverloadActionScale: 'envoy_ingress_envoy_overload_action_scale',
+  envoyOverloaded: 'envoy_ingress_envoy_overloaded',
 } as const;
 
 export class ControllerMetrics {
@@ -50,6 +54,9 @@ export class ControllerMetrics {
   readonly #failures: Counter;
   readonly #lastBuild: Gauge;
   readonly #watchRestarts: Counter<'kind'>;
+  readonly #envoyPressure: Gauge<'monitor'>;
+  readonly #envoyActionScale: Gauge<'action'>;
+  readonly #envoyOverloaded: Gauge;
   #sources: MetricSources | undefined;
   #detach: (() => void) | undefined;
 
@@ -132,6 +139,32 @@ export class ControllerMetrics {
         for (const [kind, count] of lists) this.set({ kind }, Math.max(0, count - 1));
       },
     });
+    this.#envoyPressure = new Gauge({
+      name: metricNames.envoyResourcePressure,
+      help: "Envoy's overload manager: each resource monitor's use of its limit, 0..1 (memory: 503 to new requests from 0.98), when the controller watches an Envoy (--envoy-admin-url, --envoy)",
+      labelNames: ['monitor'],
+      registers,
+    });
+    this.#envoyActionScale = new Gauge({
+      name: metricNames.envoyOverloadActionScale,
+      help: "Envoy's overload manager: how far each overload action is applied, 0..1 (stop_accepting_requests 1: new requests get 503)",
+      labelNames: ['action'],
+      registers,
+    });
+    this.#envoyOverloaded = new Gauge({
+      name: metricNames.envoyOverloaded,
+      help: 'Envoy is near or in overload: a resource monitor at 0.9 of its limit or more, or requests refused (logged once per episode, with the remedy)',
+      registers,
+    });
+  }
+
+  /** Envoy's overload state at the last look (cli/envoy-overload-watch.ts); undefined: Envoy did not answer. */
+  observeEnvoyOverload(state: OverloadState | undefined, near: boolean): void {
+    this.#envoyPressure.reset();
+    this.#envoyActionScale.reset();
+    for (const [monitor, pressure] of Object.entries(state?.pressure ?? {})) this.#envoyPressure.set({ monitor }, pressure);
+    for (const [action, scale] of Object.entries(state?.actions ?? {})) this.#envoyActionScale.set({ action }, scale);
+    this.#envoyOverloaded.set(near ? 1 : 0);
   }
 
   /** Start observing a controller (events from now on; gauges read it at each scrape). */

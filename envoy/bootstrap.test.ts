@@ -91,3 +91,34 @@ test('with xDS mutual TLS, the certificates come from SDS files that watch the S
   const result = await validateWithEnvoy(bootstrap);
   t.true(result.ok, result.output);
 });
+
+function overloadManager(bootstrap: ResourceJson): ResourceJson | undefined {
+  return bootstrap['overload_manager'] as ResourceJson | undefined;
+}
+
+const monitorNames = (bootstrap: ResourceJson): string[] =>
+  ((overloadManager(bootstrap)?.['resource_monitors'] ?? []) as ResourceJson[]).map((m) => m['name'] as string);
+
+const triggerNames = (bootstrap: ResourceJson): string[] =>
+  ((overloadManager(bootstrap)?.['actions'] ?? []) as ResourceJson[]).flatMap((a) => (a['triggers'] as ResourceJson[]).map((t) => t['name'] as string));
+
+test("by default Envoy's memory limit is its cgroup's (the container's): no fixed heap size anywhere; Envoy accepts it", async (t) => {
+  const bootstrap = buildBootstrap({ ...base, xdsProtocol: 'delta' });
+  t.deepEqual(monitorNames(bootstrap), ['envoy.resource_monitors.cgroup_memory', 'envoy.resource_monitors.global_downstream_max_connections']);
+  t.deepEqual(new Set(triggerNames(bootstrap)), new Set(['envoy.resource_monitors.cgroup_memory']));
+  t.notRegex(JSON.stringify(bootstrap), /max_heap_size_bytes|max_memory_bytes/, 'the limit is read from the cgroup, not written here');
+  const result = await validateWithEnvoy(bootstrap);
+  t.true(result.ok, result.output);
+});
+
+test('a fixed heap limit, or no memory limit at all, as asked', async (t) => {
+  const heap = buildBootstrap({ ...base, xdsProtocol: 'delta', overload: { memory: { source: 'heap', maxBytes: 1 << 30 }, maxDownstreamConnections: 10 } });
+  t.deepEqual(monitorNames(heap), ['envoy.resource_monitors.fixed_heap', 'envoy.resource_monitors.global_downstream_max_connections']);
+  t.deepEqual(new Set(triggerNames(heap)), new Set(['envoy.resource_monitors.fixed_heap']));
+  t.true((await validateWithEnvoy(heap)).ok);
+  const none = buildBootstrap({ ...base, xdsProtocol: 'delta', overload: { memory: { source: 'none' }, maxDownstreamConnections: 10 } });
+  t.deepEqual(monitorNames(none), ['envoy.resource_monitors.global_downstream_max_connections']);
+  t.deepEqual(triggerNames(none), []);
+  t.is(overloadManager(none)?.['buffer_factory_config'], undefined, 'no stream accounting without a memory action');
+  t.is(overloadManager(buildBootstrap({ ...base, xdsProtocol: 'delta', overload: { memory: { source: 'none' }, maxDownstreamConnections: 0 } })), undefined);
+});

@@ -95,59 +95,97 @@ function buildFileSdsConfig(sdsDir: string, name: string, file: string): Resourc
   };
 }
 
-/** The overload manager's resource limits; 0 turns a limit off. */
+/**
+ * What Envoy's memory pressure is measured against (the overload manager's memory monitor).
+ * - `cgroup`: Envoy's cgroup, i.e. its container: memory in use (cgroup v2 `memory.current`, v1
+ *   `memory.usage_in_bytes`: heap, thread stacks, kernel socket buffers, page cache) over the container's memory
+ *   limit (`memory.max`, `memory.limit_in_bytes`), read again every refresh. So raising the container's limit is all
+ *   a large configuration needs; without a limit (`max`) the pressure is 0. Envoy reads `/sys/fs/cgroup` and will not
+ *   start where neither cgroup layout is mounted there (see cli/envoy-memory-limit.ts).
+ * - `heap`: Envoy's heap (tcmalloc) against a fixed size, whatever the container's limit.
+ * - `none`: no memory monitor, no memory actions.
+ */
+export type MemoryLimit = { source: 'cgroup' } | { source: 'heap'; maxBytes: number } | { source: 'none' };
+
+/** The overload manager's resource limits. */
 export interface OverloadLimits {
-  /** Heap size at which Envoy shrinks its heap (95 %) and then answers 503 to new requests (98 %). */
-  maxHeapBytes: number;
-  /** Downstream connections across all listeners (the readiness listener is exempt). */
+  /**
+   * Memory at which Envoy shrinks its heap (95 % of the limit) and then answers 503 to new requests (98 %); the
+   * default follows the container's memory limit.
+   */
+  memory: MemoryLimit;
+  /** Downstream connections across all listeners (the readiness listener is exempt); 0 turns the limit off. */
   maxDownstreamConnections: number;
   /**
-   * With a heap limit: from 85 % of it, reset the streams holding the most buffer memory (1 MiB and more), more
-   * of them as the heap fills (envoy.overload_actions.reset_high_memory_stream). Default true.
+   * With a memory limit: from 85 % of it, reset the streams holding the most buffer memory (1 MiB and more), more
+   * of them as memory fills (envoy.overload_actions.reset_high_memory_stream). Default true.
    */
   resetHighMemoryStreams?: boolean;
   /**
-   * With a heap limit: from 85 % of it, shorten the idle timeout of client connections, down to 2 s at 95 %
+   * With a memory limit: from 85 % of it, shorten the idle timeout of client connections, down to 2 s at 95 %
    * (envoy.overload_actions.reduce_timeouts), so idle connections stop holding memory. Default true.
    */
   reduceTimeouts?: boolean;
 }
 
 export const defaultOverloadLimits: OverloadLimits = {
-  // Below the 1 GiB memory limit deploy/ gives the Envoy container, so Envoy sheds load before it is OOM-killed.
-  maxHeapBytes: 805_306_368,
+  // The container's own limit (deploy/ gives Envoy 1 GiB): Envoy sheds load before it is OOM-killed, and a user who
+  // raises the container's limit for a large configuration raises this one with it.
+  memory: { source: 'cgroup' },
   maxDownstreamConnections: 50_000,
 };
 
-const fixedHeapMonitor = 'envoy.resource_monitors.fixed_heap';
-const downstreamConnectionsMonitor = 'envoy.resource_monitors.global_downstream_max_connections';
+export const memoryMonitors = {
+  cgroup: 'envoy.resource_monitors.cgroup_memory',
+  heap: 'envoy.resource_monitors.fixed_heap',
+} as const;
+export const downstreamConnectionsMonitor = 'envoy.resource_monitors.global_downstream_max_connections';
 
-/** Envoy's overload manager for `limits`, or undefined when both are off. */
+/** The overload manager's memory monitor for `limit`, or undefined for none. */
+function buildMemoryMonitor(limit: MemoryLimit): ResourceJson | undefined {
+  switch (limit.source) {
+    case 'cgroup':
+      // No max_memory_bytes: the cgroup's own limit is the limit.
+      return {
+        name: memoryMonitors.cgroup,
+        typed_config: { '@type': 'type.googleapis.com/envoy.extensions.resource_monitors.cgroup_memory.v3.CgroupMemoryConfig' },
+      };
+    case 'heap':
+      if (limit.maxBytes <= 0) return undefined;
+      return {
+        name: memoryMonitors.heap,
+        typed_config: {
+          '@type': 'type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig',
+          max_heap_size_bytes: limit.maxBytes,
+        },
+      };
+    case 'none':
+      return undefined;
+  }
+}
+
+/** Envoy's overload manager for `limits`, or undefined when every limit is off. */
 export function buildOverloadManager(limits: OverloadLimits): ResourceJson | undefined {
   const monitors: ResourceJson[] = [];
   const actions: ResourceJson[] = [];
-  if (limits.maxHeapBytes > 0) {
-    monitors.push({
-      name: fixedHeapMonitor,
-      typed_config: {
-        '@type': 'type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig',
-        max_heap_size_bytes: limits.maxHeapBytes,
-      },
-    });
+  const memoryMonitor = buildMemoryMonitor(limits.memory);
+  if (memoryMonitor !== undefined) {
+    const monitor = memoryMonitor['name'] as string;
+    monitors.push(memoryMonitor);
     actions.push(
-      { name: 'envoy.overload_actions.shrink_heap', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.95 } }] },
-      { name: 'envoy.overload_actions.stop_accepting_requests', triggers: [{ name: fixedHeapMonitor, threshold: { value: 0.98 } }] },
+      { name: 'envoy.overload_actions.shrink_heap', triggers: [{ name: monitor, threshold: { value: 0.95 } }] },
+      { name: 'envoy.overload_actions.stop_accepting_requests', triggers: [{ name: monitor, threshold: { value: 0.98 } }] },
     );
     // Envoy's edge guidance: act gradually from 85 % (scaled triggers), before requests start failing at 98 %.
     // (A fresh object each: a shared one would print as a YAML anchor.)
     const scaled = (): ResourceJson => ({ scaling_threshold: 0.85, saturation_threshold: 0.95 });
     if (limits.resetHighMemoryStreams ?? true) {
-      actions.push({ name: 'envoy.overload_actions.reset_high_memory_stream', triggers: [{ name: fixedHeapMonitor, scaled: scaled() }] });
+      actions.push({ name: 'envoy.overload_actions.reset_high_memory_stream', triggers: [{ name: monitor, scaled: scaled() }] });
     }
     if (limits.reduceTimeouts ?? true) {
       actions.push({
         name: 'envoy.overload_actions.reduce_timeouts',
-        triggers: [{ name: fixedHeapMonitor, scaled: scaled() }],
+        triggers: [{ name: monitor, scaled: scaled() }],
         typed_config: {
           '@type': 'type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig',
           timer_scale_factors: [{ timer: 'HTTP_DOWNSTREAM_CONNECTION_IDLE', min_timeout: '2s' }],
@@ -165,7 +203,7 @@ export function buildOverloadManager(limits: OverloadLimits): ResourceJson | und
     });
   }
   if (monitors.length === 0) return undefined;
-  const tracksStreams = limits.maxHeapBytes > 0 && (limits.resetHighMemoryStreams ?? true);
+  const tracksStreams = memoryMonitor !== undefined && (limits.resetHighMemoryStreams ?? true);
   return {
     refresh_interval: '0.25s',
     resource_monitors: monitors,

@@ -196,14 +196,14 @@ test('idle timeout: a keep-alive connection with no request is closed', async (t
 
 test('overload manager: past the heap limit Envoy answers 503 instead of taking on more work', async (t) => {
   // Envoy's own heap is far above 1 MiB, so the stop_accepting_requests action is active from the start.
-  const stack = await setUp(t, { overload: { maxHeapBytes: 1024 * 1024, maxDownstreamConnections: 0 } });
+  const stack = await setUp(t, { overload: { memory: { source: 'heap', maxBytes: 1024 * 1024 }, maxDownstreamConnections: 0 } });
   await stack.envoy.waitUntil(async () => (await get(stack, '/b')).status === 503, 10_000, 'overload 503');
   const stats = await stack.envoy.stats('overload.envoy.overload_actions.stop_accepting_requests.active');
   t.true(Object.values(stats).some((v) => v === 1), JSON.stringify(stats));
 });
 
 test('overload manager: connections over the global limit are refused', async (t) => {
-  const stack = await setUp(t, { overload: { maxHeapBytes: 0, maxDownstreamConnections: 2 } });
+  const stack = await setUp(t, { overload: { memory: { source: 'none' }, maxDownstreamConnections: 2 } });
   // waitForListener's probe connection counts until Envoy has seen it closed.
   const active = async (): Promise<number | undefined> =>
     (await stack.envoy.stats('^http\\.ingress_http\\.downstream_cx_active$'))['http.ingress_http.downstream_cx_active'];
@@ -406,7 +406,7 @@ test('default: a slow reader holds at most about 32 KiB of Envoy\'s buffers per 
 
 test('overload manager: under heap pressure idle client connections are closed after 2 s (reduce_timeouts); the high-memory stream reset is fully armed', async (t) => {
   // Envoy's heap is far above 1 MiB: the scaled actions are saturated from the start.
-  const stack = await setUp(t, { overload: { maxHeapBytes: 1024 * 1024, maxDownstreamConnections: 0 } });
+  const stack = await setUp(t, { overload: { memory: { source: 'heap', maxBytes: 1024 * 1024 }, maxDownstreamConnections: 0 } });
   const scale = async (action: string): Promise<number | undefined> =>
     (await stack.envoy.stats(`^overload\\.envoy\\.overload_actions\\.${action}\\.scale_percent$`))[`overload.envoy.overload_actions.${action}.scale_percent`];
   await stack.envoy.waitUntil(async () => (await scale('reduce_timeouts')) === 100, 10_000, 'reduce_timeouts saturated');
@@ -419,7 +419,7 @@ test('overload manager: under heap pressure idle client connections are closed a
 });
 
 test('overload manager switched off: --no-reduce-timeouts and --no-reset-high-memory-streams leave the idle timeout alone', async (t) => {
-  const stack = await setUp(t, { overload: { maxHeapBytes: 1024 * 1024, maxDownstreamConnections: 0, reduceTimeouts: false, resetHighMemoryStreams: false } });
+  const stack = await setUp(t, { overload: { memory: { source: 'heap', maxBytes: 1024 * 1024 }, maxDownstreamConnections: 0, reduceTimeouts: false, resetHighMemoryStreams: false } });
   await stack.envoy.waitUntil(async () => (await get(stack, '/b')).status === 503, 10_000, 'overload 503');
   t.deepEqual(await stack.envoy.stats('^overload\\.envoy\\.overload_actions\\.(reduce_timeouts|reset_high_memory_stream)\\.'), {});
   const socket = await new Promise<net.Socket>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { findEnvoyBinary } from './envoy-binary.js';
+import { bootstrapForThisHost } from './host-memory-monitor.js';
 import { LineRingBuffer } from './line-ring-buffer.js';
 import { createTempDir } from './temp-dir.js';
 import { waitFor } from './wait.js';
@@ -110,7 +111,7 @@ export async function startEnvoy(opts: StartEnvoyOptions): Promise<EnvoyProcess>
   const dir = await createTempDir('envoy-ingress-envoy-');
   const bootstrapPath = dir.file('bootstrap.json');
   const adminAddressPath = dir.file('admin-address');
-  await writeFile(bootstrapPath, JSON.stringify(opts.bootstrap, null, 2));
+  await writeFile(bootstrapPath, JSON.stringify(bootstrapForThisHost(opts.bootstrap), null, 2));
 
   baseIdCounter += 1;
   // Unique among concurrently running test workers; irrelevant when hot restart is disabled, but harmless.
