@@ -1,14 +1,17 @@
 // Ad-hoc entry for one scenario while developing: node dist/bench/quick.js incremental 1000
 //   routes <ingresses> [changes]: one-path changes of one Ingress at a time through ConfigBuilder into a snapshot
 //   cache (what the reconciler does), median and p90 build ms of the changes after the first 10.
+//   new <ingresses> [creates]: one new Ingress (a new host, one path) for a Service already served, one at a time, as
+//   in the Kubernetes-mode one-Ingress apply; median and p90 build ms after the first 10.
 //   tls <ingresses> [creates]: a tenant adding a host with its certificate, one at a time: its Secret (one build),
 //   then its TLS Ingress with Service and EndpointSlice (one build); median and p90 ms of both builds together,
 //   and the build kinds.
 import { ConfigBuilder } from '../controller/pipeline/config-builder.js';
-import type { ClusterState } from '../controller/translate/kube-objects.js';
+import type { ClusterState, Ingress } from '../controller/translate/kube-objects.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { benchCertificate } from './bench-certs.js';
 import { benchReconcileOptions } from './translation-scale.js';
+import { ingressManifest } from './convergence.js';
 import { runIncrementalCost } from './incremental-cost.js';
 import { seededRandom, syntheticCluster, syntheticIngress, syntheticSecret, syntheticService, syntheticSlice } from './synthetic-cluster.js';
 
@@ -62,6 +65,18 @@ if (what === 'routes') {
     timed(() => build(state));
   }
   console.log(JSON.stringify({ ingresses: size, changes, builds: [...kinds], ...quantiles(times, 10), lastEncoded: cache.lastEncoded }));
+}
+if (what === 'new') {
+  const creates = Number(process.argv[4] ?? 100);
+  const { initial, cache, kinds, times, build, timed } = timedBuilds();
+  let state = initial;
+  const service = initial.services[0]!.metadata.name;
+  for (let i = 0; i < creates; i++) {
+    const ingress = ingressManifest(`new-${i}`, `new-${i}.converge.test`, service) as Ingress;
+    state = { ...state, ingresses: [...state.ingresses, ingress] };
+    timed(() => build(state));
+  }
+  console.log(JSON.stringify({ ingresses: size, creates, builds: [...kinds], ...quantiles(times, 10), lastEncoded: cache.lastEncoded }));
 }
 if (what === 'tls') {
   const creates = Number(process.argv[4] ?? 40);
