@@ -226,7 +226,7 @@ export function appObjects(name: string, host: string, backend: { port: number; 
 }
 
 /** appObjects as one manifest file (written atomically). */
-function appManifest(name: string, host: string, backend: { port: number }): string {
+export function appManifest(name: string, host: string, backend: { port: number }): string {
   return appObjects(name, host, backend).map((o) => stringify(o)).join('---\n');
 }
 
@@ -261,7 +261,7 @@ export async function until(predicate: () => boolean, what: string, timeoutMs = 
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+export async function writeAtomically(path: string, text: string): Promise<void> {
   await writeFile(`${path}.tmp`, text);
   await rename(`${path}.tmp`, path);
 }
@@ -359,14 +359,14 @@ export async function runConvergence(
  * count. JSON, not YAML: the YAML parser takes minutes for the 155,000 objects of 50,000 Ingresses, JSON.parse
  * seconds (controller/sources/manifest-parser.ts).
  */
-function existingManifest(n: number, tls: { certPem: string; keyPem: string }, port: number): { text: string; routes: number } {
+export function existingManifest(n: number, tls: { certPem: string; keyPem: string }, port: number): { text: string; routes: number } {
   const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: '127.0.0.1', port }) });
   const items = objectsOf({ ...state, ingressClasses: [] }).map(withApiVersion);
   return { text: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), routes: countRoutes(state) };
 }
 
 /** Writes the existing config and waits until Envoy has ACKed it. */
-async function loadExisting(stack: Awaited<ReturnType<typeof startEnvoyStack>>, text: string, n: number, timeoutMs: number): Promise<void> {
+export async function loadExisting(stack: Awaited<ReturnType<typeof startEnvoyStack>>, text: string, n: number, timeoutMs: number): Promise<void> {
   await writeAtomically(join(stack.dir, 'existing.json'), text);
   await until(() => stack.controller.store.count('Ingress') >= n, 'the manifest source to load every Ingress', timeoutMs);
   await stack.controller.reconciler.idle();
