@@ -1,4 +1,4 @@
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR, RouteTableIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, ClusterIR, FallbackClusterIR, GatewayIR, RouteTableIR } from '../ir/index.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
@@ -85,23 +85,49 @@ export function buildResources(
   if (ir.tlsServers.length > 0 || passthrough.length > 0) {
     listeners.push(named(httpsListenerName, httpsListenerOf({ ...serving, port: options.httpsPort, servers: ir.tlsServers, passthrough })));
   }
-  const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
   return {
     listeners: listeners.sort(byName),
     routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls, notFound))],
-    clusters: [
-      ...ir.clusters.map((cluster) => named(cluster.name, clusterOf(cluster, edge.perConnectionBufferLimitBytes))),
-      // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
-      ...(ir.fallbackClusters ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
-    ].sort(byName),
-    clusterLoadAssignments: ir.clusters
-      .map((cluster) =>
-        named(
-          cluster.name,
-          endpointsOf(endpointsByCluster.get(cluster.name) ?? { cluster: cluster.name, endpoints: [] }),
-        ),
-      )
-      .sort(byName),
+    ...clusterResources(ir.clusters, ir.fallbackClusters, endpoints, edge.perConnectionBufferLimitBytes),
     secrets: ir.secrets.map((secret) => named(secret.name, secretOf(secret))).sort(byName),
   };
+}
+
+interface ClusterResources {
+  clusters: NamedResource[];
+  clusterLoadAssignments: NamedResource[];
+}
+
+/** Per cluster list: the other inputs and the lists of the last call with it (a build with the very same gets them). */
+const clusterResourcesByList = new WeakMap<
+  readonly ClusterIR[],
+  { fallbacks: readonly FallbackClusterIR[] | undefined; endpoints: readonly ClusterEndpointsIR[]; bufferLimitBytes: number; built: ClusterResources }
+>();
+
+/**
+ * The CDS and EDS resources. When the cluster list and the endpoint list are the same arrays as in the last call with
+ * that cluster list (a routes build that changed no cluster), the lists of that call are handed back without a walk,
+ * so the snapshot cache sees the same lists too (see SnapshotCache.update).
+ */
+function clusterResources(
+  clusters: readonly ClusterIR[],
+  fallbacks: readonly FallbackClusterIR[] | undefined,
+  endpoints: readonly ClusterEndpointsIR[],
+  bufferLimitBytes: number,
+): ClusterResources {
+  const last = clusterResourcesByList.get(clusters);
+  if (last !== undefined && last.fallbacks === fallbacks && last.endpoints === endpoints && last.bufferLimitBytes === bufferLimitBytes) return last.built;
+  const endpointsByCluster = new Map(endpoints.map((e) => [e.cluster, e]));
+  const built: ClusterResources = {
+    clusters: [
+      ...clusters.map((cluster) => named(cluster.name, clusterOf(cluster, bufferLimitBytes))),
+      // Aggregate clusters (default-backend fallback) have no endpoints of their own: no ClusterLoadAssignment.
+      ...(fallbacks ?? []).map((cluster) => named(cluster.name, buildFallbackCluster(cluster))),
+    ].sort(byName),
+    clusterLoadAssignments: clusters
+      .map((cluster) => named(cluster.name, endpointsOf(endpointsByCluster.get(cluster.name) ?? { cluster: cluster.name, endpoints: [] })))
+      .sort(byName),
+  };
+  clusterResourcesByList.set(clusters, { fallbacks, endpoints, bufferLimitBytes, built });
+  return built;
 }

@@ -134,3 +134,28 @@ test('the type version depends on the set of resources, not on their order', (t)
   const fewer = new Map([...map.entries()].slice(0, 1));
   t.not(typeVersion(fewer), typeVersion(map));
 });
+
+test('the very list a type was last made from is taken as unchanged without a look at its resources, until a patch changes that type', (t) => {
+  const cache = new SnapshotCache();
+  let reads = 0;
+  // Each resource counts how often its name is read: what a walk of the list does first.
+  const counted = (r: ReturnType<typeof cla>): ReturnType<typeof cla> => ({
+    get name() {
+      reads += 1;
+      return r.name;
+    },
+    resource: r.resource,
+  });
+  const list = [counted(cla('a', '10.0.0.1')), counted(cla('b', '10.0.0.2'))];
+  cache.update({ clusterLoadAssignment: list });
+  const served = cache.snapshot;
+  reads = 0;
+  t.deepEqual(cache.update({ clusterLoadAssignment: list }), []);
+  t.is(reads, 0, 'the same list is not walked');
+  t.is(cache.snapshot, served);
+  // An endpoints patch changes `a` behind the list's back: the same list handed again must put it back.
+  cache.patch('clusterLoadAssignment', [cla('a', '10.0.0.9')]);
+  t.deepEqual(cache.update({ clusterLoadAssignment: list }), ['clusterLoadAssignment']);
+  const a = cache.snapshot.resources.clusterLoadAssignment.get('a')!;
+  t.deepEqual(a.json, decodeAnyToJson(TypeUrl.clusterLoadAssignment, encodeAny(list[0]!.resource).value));
+});

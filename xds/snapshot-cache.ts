@@ -29,6 +29,12 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
   #snapshot: Snapshot = makeSnapshot(emptyResources());
   #ready = false;
   #lastEncoded: EncodeStats = {};
+  /**
+   * The list each type's resources were last made from by `update`, until a `patch` changes that type: handed the
+   * very same list again (a routes build that changed no cluster gets its CDS and EDS lists back from the builders),
+   * the type is unchanged without a look at each resource.
+   */
+  #appliedLists: Partial<Record<ResourceKind, readonly NamedJson[]>> = {};
 
   get ready(): boolean {
     return this.#ready;
@@ -113,7 +119,12 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
     this.#lastEncoded = {};
     const next = { ...this.#snapshot.resources };
     const changed: ResourceKind[] = [];
-    for (const [kind, list] of Object.entries(update) as [ResourceKind, readonly NamedJson[]][]) {
+    const lists = Object.entries(update) as [ResourceKind, readonly NamedJson[]][];
+    for (const [kind, list] of lists) {
+      if (list === this.#appliedLists[kind]) {
+        this.#lastEncoded[kind] = 0;
+        continue;
+      }
       const changedNames = new Set<string>();
       const applied = this.#apply(kind, list, [], true, changedNames);
       if (!applied) continue;
@@ -123,6 +134,8 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
       recordDerivation(applied.map, previous, changedNames);
       changed.push(kind);
     }
+    // Only once every type was taken (a list that failed to encode changed nothing).
+    for (const [kind, list] of lists) this.#appliedLists[kind] = list;
     return this.#publish(next, changed);
   }
 
@@ -132,6 +145,7 @@ export class SnapshotCache extends EventEmitter<{ change: [Snapshot, ResourceKin
    */
   patch(kind: ResourceKind, upserts: readonly NamedJson[], removals: readonly string[] = []): ResourceKind[] {
     this.#lastEncoded = {};
+    delete this.#appliedLists[kind];
     const changedNames = new Set<string>();
     // In name order however many names were added (see LayeredMap).
     const map = this.#apply(kind, upserts, removals, false, changedNames)?.map;

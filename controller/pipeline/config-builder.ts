@@ -54,6 +54,17 @@ interface LastBuild {
  * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
  * only if they changed since the last build.
  */
+/** The values of an endpoints map, one array per map while it is reused unchanged (see #routesOnly). */
+const endpointLists = new WeakMap<Map<string, ClusterEndpointsIR>, ClusterEndpointsIR[]>();
+function endpointListOf(endpoints: Map<string, ClusterEndpointsIR>): ClusterEndpointsIR[] {
+  let list = endpointLists.get(endpoints);
+  if (list === undefined) {
+    list = [...endpoints.values()];
+    endpointLists.set(endpoints, list);
+  }
+  return list;
+}
+
 function serviceOf(cluster: ClusterIR): string {
   return serviceKey(cluster.service.namespace, cluster.service.name);
 }
@@ -119,9 +130,13 @@ export class ConfigBuilder {
     last.index ??= this.#indexOf(before);
     const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
     if (translation === undefined) return undefined;
-    // The same clusters, and no Service's endpoints changed: the same endpoints (most one-Ingress changes).
-    const endpoints = translation.ir.clusters === last.translation.ir.clusters && stale.size === 0 ? last.endpoints : this.#endpointsAfter(translation, last, stale, state);
-    const resources = buildResources(translation.ir, [...endpoints.values()], this.options.envoy);
+    // The same clusters, and no Service's endpoints changed: the same endpoints (most one-Ingress changes), and the
+    // same list of them, so the builders hand back the same CDS and EDS lists. (The pipeline's endpoints builds
+    // update that map in place, but only for EndpointSlice changes, which make `stale` non-empty until the next
+    // configuration build replaces the map.)
+    const sameEndpoints = translation.ir.clusters === last.translation.ir.clusters && stale.size === 0;
+    const endpoints = sameEndpoints ? last.endpoints : this.#endpointsAfter(translation, last, stale, state);
+    const resources = buildResources(translation.ir, sameEndpoints ? endpointListOf(endpoints) : [...endpoints.values()], this.options.envoy);
     const { secret: _sds, ...routes } = fullUpdate(resources);
     // SDS only when the certificates changed (a TLS host came or went, a Secret changed): the splice hands back the
     // last list itself otherwise.

@@ -340,10 +340,15 @@ test('ConfigBuilder: a one-Ingress change is a routes build that gives what a fu
     const last = builder.build(state, (u) => cache.update(u));
     const { built } = last;
     t.is(built.kind, 'routes');
-    // Same Services, same clusters: the same list and endpoints, so nothing keyed by them is walked again.
+    // Same Services, same clusters: the same list and endpoints, so nothing keyed by them is walked again; from the
+    // second routes build on (the first makes the list of the reused endpoints), the same CDS and EDS lists too.
     if (previousBuild !== undefined) {
       t.is(built.translation.ir.clusters, previousBuild.translation.ir.clusters);
       t.is(built.endpoints, previousBuild.endpoints);
+      if (previousBuild.kind === 'routes') {
+        t.is(built.update.cluster, previousBuild.update.cluster);
+        t.is(built.update.clusterLoadAssignment, previousBuild.update.clusterLoadAssignment);
+      }
     }
     previousBuild = built;
     const after = cache.snapshot.resources.virtualHost;
