@@ -45,15 +45,6 @@ interface LastBuild {
   index: HostIndex | undefined;
 }
 
-/**
- * The configuration builds of the pipeline (build-pipeline.ts), remembering the last published build. When only
- * Secrets changed and no TLS host's outcome can change (see certificateOnlyChanges), the translation is reused
- * with the new certificates swapped in and only the SDS resources are built and handed to the cache: listeners,
- * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses, Services and
- * Secrets changed, only the Ingresses around them (or naming them) are translated (`routes`). Anything else is a full build. Endpoint
- * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
- * only if they changed since the last build.
- */
 /** The values of an endpoints map, one array per map while it is reused unchanged (see #routesOnly). */
 const endpointLists = new WeakMap<Map<string, ClusterEndpointsIR>, ClusterEndpointsIR[]>();
 function endpointListOf(endpoints: Map<string, ClusterEndpointsIR>): ClusterEndpointsIR[] {
@@ -69,6 +60,15 @@ function serviceOf(cluster: ClusterIR): string {
   return serviceKey(cluster.service.namespace, cluster.service.name);
 }
 
+/**
+ * The configuration builds of the pipeline (build-pipeline.ts), remembering the last published build. When only
+ * Secrets changed and no TLS host's outcome can change (see certificateOnlyChanges), the translation is reused
+ * with the new certificates swapped in and only the SDS resources are built and handed to the cache: listeners,
+ * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses, Services and
+ * Secrets changed, only the Ingresses around them (or naming them) are translated (`routes`). Anything else is a full build. Endpoint
+ * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
+ * only if they changed since the last build.
+ */
 export class ConfigBuilder {
   #last: LastBuild | undefined;
 
