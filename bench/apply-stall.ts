@@ -7,10 +7,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
-import { defaultOverloadLimits } from '../envoy/bootstrap.js';
 import { benchCertificate } from './bench-certs.js';
-import { appManifest, existingManifest, largeConfigHeapBytes, loadExisting, progress, timeApplies, until, writeAtomically } from './convergence.js';
+import { appManifest, existingManifest, largeConfigOverload, loadExisting, loadIngressClass, progress, timeApplies, writeAtomically } from './convergence.js';
 import { startEchoProcess } from './echo-process.js';
 import { startEnvoyStack } from './envoy-stack.js';
 import { startStatusPoller } from './status-poller.js';
@@ -20,12 +18,10 @@ const [n, runs, workers] = [Number(process.argv[2] ?? 10000), Number(process.arg
 const tls = await benchCertificate();
 const backend = await startEchoProcess('bench-a');
 const poller = await startStatusPoller();
-const stack = await startEnvoyStack({ concurrency: workers, overload: { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } } });
+const stack = await startEnvoyStack({ concurrency: workers, overload: largeConfigOverload });
 const samplesFile = join(stack.dir, 'samples.json');
 try {
-  const ingressClass = { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } };
-  await writeAtomically(join(stack.dir, 'class.yaml'), stringify(ingressClass));
-  await until(() => stack.controller.store.count('IngressClass') > 0, 'the IngressClass');
+  await loadIngressClass(stack);
   await loadExisting(stack, existingManifest(n, tls, backend.port).text, n, 1_800_000);
   progress(`apply stall: ${n} Ingresses served; sampling an existing host while ${runs} Ingresses are applied`);
   const sampler = spawn(process.execPath, [fileURLToPath(new URL('./latency-sampler-main.js', import.meta.url)), String(stack.httpPort), hostOf(1, 0), samplesFile], { stdio: ['pipe', 'inherit', 'inherit'] });

@@ -8,7 +8,7 @@ import { clientSync } from '../xds/client-sync.js';
 import { startEchoProcess } from './echo-process.js';
 import { startStatusPoller, type StatusPoller } from './status-poller.js';
 import { getStatus, startEnvoyStack, type BenchController } from './envoy-stack.js';
-import { defaultOverloadLimits } from '../envoy/bootstrap.js';
+import { defaultOverloadLimits, type OverloadLimits } from '../envoy/bootstrap.js';
 import { procUsage } from './proc-usage.js';
 import { collectGarbage, cpuMs, mib, round, summarize, type Summary } from './stats.js';
 import { underLoad } from './switch-under-load.js';
@@ -269,6 +269,15 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 /** From this many existing Ingresses, Envoy runs with the heap limit below instead of its default. */
 export const largeConfigIngresses = 10_000;
 export const largeConfigHeapBytes = 8 * 1024 ** 3;
+/** The overload limits an Envoy holding a large config gets: the defaults with that heap limit. */
+export const largeConfigOverload: OverloadLimits = { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } };
+
+/** Writes our IngressClass into the stack's manifest directory and waits until the controller has built with it. */
+export async function loadIngressClass(stack: Awaited<ReturnType<typeof startEnvoyStack>>): Promise<void> {
+  await writeAtomically(join(stack.dir, 'class.yaml'), stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }));
+  await until(() => stack.controller.store.count('IngressClass') > 0, 'the manifest source to load the IngressClass', 300_000);
+  await stack.controller.reconciler.idle();
+}
 
 export async function runConvergence(
   sizes: readonly ExistingSize[],
@@ -295,11 +304,9 @@ export async function runConvergence(
       progress(`convergence: ${describeSize(size)} (${n} Ingresses): starting controller and Envoy`);
       // Envoy holds more than its default heap limit (768 MiB: it then answers every request 503 "overload") at
       // 50,000 Ingresses; a larger config gets a limit it stays below, so the figures are of serving, not refusing.
-      const stack = await startEnvoyStack(n >= largeConfigIngresses ? { overload: { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } } } : {});
+      const stack = await startEnvoyStack(n >= largeConfigIngresses ? { overload: largeConfigOverload } : {});
       try {
-        await writeAtomically(join(stack.dir, 'class.yaml'), stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }));
-        await until(() => stack.controller.store.count('IngressClass') > 0, 'the manifest source to load the IngressClass', 300_000);
-        await stack.controller.reconciler.idle();
+        await loadIngressClass(stack);
         // Generated and serialised before the clocks start: that is the bench's work, not the controller's.
         let existing = n > 0 ? existingManifest(n, tls, backend.port) : undefined;
         const existingRoutes = existing?.routes ?? 0;

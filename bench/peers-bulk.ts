@@ -5,7 +5,6 @@
 // same way), runs in its own process (ours: `node dist/cli/main.js run`, as users run it) and is read from /proc,
 // so both are measured the same way. Envoy's CPU and peak RSS are read beside it.
 import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { defaultOverloadLimits } from '../envoy/bootstrap.js';
 import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';
 import { httpGet } from '../test/harness/http-client.js';
@@ -13,7 +12,7 @@ import { freePort } from '../test/fixtures/standalone-stack.js';
 import { startContour, type ContourBuild } from './contour-process.js';
 import { startControllerProcess } from './controller-process.js';
 import { benchBootstrap } from './envoy-stack.js';
-import { largeConfigHeapBytes, largeConfigIngresses, progress } from './convergence.js';
+import { largeConfigIngresses, largeConfigOverload, progress } from './convergence.js';
 import { asKubernetesObject, createAll, loadKubeCluster } from './kube-convergence.js';
 import type { BulkMeasures } from './peers-results.js';
 import { procUsage } from './proc-usage.js';
@@ -58,7 +57,7 @@ async function startOurPeer(cluster: KubeCluster, ingresses: number): Promise<Bu
     bootstrap: benchBootstrap(
       `bench-bulk-${process.pid}`,
       controller.xdsPort,
-      ingresses >= largeConfigIngresses ? { ...defaultOverloadLimits, memory: { source: 'heap', maxBytes: largeConfigHeapBytes } } : undefined,
+      ingresses >= largeConfigIngresses ? largeConfigOverload : undefined,
     ),
     drainTimeS: 2,
     logLevel: 'warn',
