@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController } from '../cli/standalone-controller.js';
 import { verifyPassword } from '../controller/auth/password-hash.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { startEchoProcess } from './echo-process.js';
 import { getStatus, startEnvoyStack } from './envoy-stack.js';
 import { ensureWrk, parseWrk } from './wrk.js';

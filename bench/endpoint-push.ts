@@ -1,7 +1,7 @@
 // Endpoint change -> pushed: at N Services, change one Service's EndpointSlice (one at a time, as a watch
 // delivers them) and time until a delta xDS client receives the ClusterLoadAssignment, cut into the reconciler's
 // endpoint build and what follows it (snapshot publication, the stream deciding what to send, encoding, gRPC).
-import type { ClusterState } from '../controller/translate/kube-objects.js';
+import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
 import { DeltaObserver } from './delta-observer.js';
 import { startInProcessController } from './in-process-controller.js';
 import { cpuMs, summarize, type Summary } from './stats.js';

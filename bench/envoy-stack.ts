@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { buildBootstrap, type OverloadLimits } from '../envoy/bootstrap.js';
 import type { ResourceJson } from '../envoy/resource-types.js';
 import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js';

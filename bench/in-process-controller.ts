@@ -2,7 +2,7 @@
 // with objects, as a Kubernetes watch would deliver them: the benchmarks measure the controller, not file I/O.
 import { Reconciler, type BuildResult, type ReconcileLog } from '../controller/reconciler.js';
 import { ObjectStore } from '../controller/store.js';
-import type { ClusterState, KubeObject } from '../controller/translate/kube-objects.js';
+import type { ClusterState, KubeObject } from '../controller/translate/shared/kube-objects.js';
 import { AdsServer } from '../xds/ads-server.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { benchReconcileOptions } from './translation-scale.js';

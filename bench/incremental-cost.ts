@@ -1,6 +1,6 @@
 // Scenario 3: at N Ingresses, change one Service's endpoints, one route, one Secret; report what was rebuilt,
 // what was encoded, and what a delta xDS client received per change.
-import type { ClusterState } from '../controller/translate/kube-objects.js';
+import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { DeltaObserver, totals } from './delta-observer.js';
 import { startInProcessController } from './in-process-controller.js';

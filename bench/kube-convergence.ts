@@ -8,7 +8,7 @@ import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kuberne
 import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
 import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { appObjects, envoysInSync, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
 import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
 import { startEnvoyStack, type BenchController, type StartController } from './envoy-stack.js';

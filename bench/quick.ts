@@ -7,7 +7,7 @@
 //   then its TLS Ingress with Service and EndpointSlice (one build); median and p90 ms of both builds together,
 //   and the build kinds.
 import { ConfigBuilder } from '../controller/pipeline/config-builder.js';
-import type { ClusterState, Ingress } from '../controller/translate/kube-objects.js';
+import type { ClusterState, Ingress } from '../controller/translate/shared/kube-objects.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { benchCertificate } from './bench-certs.js';
 import { benchReconcileOptions } from './translation-scale.js';

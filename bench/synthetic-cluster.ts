@@ -1,6 +1,6 @@
 // Synthetic cluster states for the benchmarks: deterministic (seeded), shaped like the issue asks: per Ingress
 // 1-3 hosts with 1-4 paths each, one Service per Ingress with 10 endpoints, 10% of Ingresses with a TLS host.
-import type { ClusterState, EndpointSlice, Ingress, Secret, Service } from '../controller/translate/kube-objects.js';
+import type { ClusterState, EndpointSlice, Ingress, Secret, Service } from '../controller/translate/shared/kube-objects.js';
 
 export interface SyntheticOptions {
   ingresses: number;

@@ -1,8 +1,8 @@
 // Scenario 1: full build (translate + endpoints + Envoy resources + encoding into the snapshot cache) of
 // synthetic clusters of growing size; time, memory after GC and encoded xDS bytes per type.
 import { buildConfig, fullUpdate, type BuiltConfig } from '../controller/pipeline/build-config.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
-import type { ClusterState } from '../controller/translate/kube-objects.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';

@@ -7,7 +7,7 @@ import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from '
 import { createTempDir } from '../test/harness/temp-dir.js';
 import { createTestCA } from '../test/harness/test-certs.js';
 import { SotwTestClient } from '../xds/testing/ads-test-client.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { startAdminServer } from './admin-server.js';
 import type { ClientView, IrView, XdsView } from './debug-views.js';
 import { createLogger } from './logger.js';

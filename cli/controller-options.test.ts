@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import test from 'ava';
 import { Command } from 'commander';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { createTempDir } from '../test/harness/temp-dir.js';
 import { addTranslationFlags, translationOptions, type TranslationFlags } from './controller-options.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { defaultEdgeHardening, escapedSlashesActions, type EdgeHardeningOptions, type EscapedSlashesAction } from '../envoy/edge-hardening.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
-import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/shared/options.js';
 import { parsePort } from './address.js';
 
 export interface TranslationFlags {

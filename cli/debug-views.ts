@@ -3,7 +3,7 @@
 import type { ClusterEndpointsIR, GatewayIR } from '../ir/index.js';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
-import type { Diagnostic } from '../controller/translate/diagnostics.js';
+import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
 import { resourceKinds, TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';

@@ -2,7 +2,7 @@
 // controller's /debug/ir.
 import { explain, formatExplanation, type ExplainInput, type ExplainRequest, type Explanation } from '../controller/explain.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
-import type { TranslateOptions } from '../controller/translate/options.js';
+import type { TranslateOptions } from '../controller/translate/shared/options.js';
 import type { IrView } from './debug-views.js';
 import { loadAndBuild } from './render.js';
 

@@ -4,7 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
-import type { KubeKind } from '../controller/translate/kube-objects.js';
+import type { KubeKind } from '../controller/translate/shared/kube-objects.js';
 import { TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';

@@ -3,11 +3,11 @@
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
 import { ObjectStore } from '../controller/store.js';
-import type { ConfigMap, Ingress } from '../controller/translate/kube-objects.js';
-import { findNginxConfigMap } from '../controller/translate/nginx/nginx-configmap.js';
-import { configMapReport } from '../controller/translate/nginx/nginx-configmap-report.js';
+import type { ConfigMap, Ingress } from '../controller/translate/shared/kube-objects.js';
+import { findNginxConfigMap } from '../controller/translate/ingress/nginx/nginx-configmap.js';
+import { configMapReport } from '../controller/translate/ingress/nginx/nginx-configmap-report.js';
 import { parseNamespacedName } from './controller-options.js';
-import { formatMigrationReport, migrationReport, type MigrationReport } from '../controller/translate/nginx/migration-report.js';
+import { formatMigrationReport, migrationReport, type MigrationReport } from '../controller/translate/ingress/nginx/migration-report.js';
 import { loadKubeConfig } from './kube-controller.js';
 
 export interface MigrateCheckSource {

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { nginxAnnotationCatalog } from '../controller/translate/nginx/catalog.js';
-import type { MigrationReport } from '../controller/translate/nginx/migration-report.js';
+import { nginxAnnotationCatalog } from '../controller/translate/ingress/nginx/catalog.js';
+import type { MigrationReport } from '../controller/translate/ingress/nginx/migration-report.js';
 import { createTempDir } from '../test/harness/temp-dir.js';
 import { ingress, toYaml } from '../test/fixtures/manifests.js';
 

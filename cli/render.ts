@@ -5,7 +5,7 @@ import { ManifestDirectorySource } from '../controller/sources/manifest-source.j
 import { ObjectStore } from '../controller/store.js';
 import type { EnvoyOptions, EnvoyResources } from '../envoy/resource-types.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
-import type { TranslateOptions } from '../controller/translate/options.js';
+import type { TranslateOptions } from '../controller/translate/shared/options.js';
 import type { ManifestProblem } from '../controller/sources/manifest-parser.js';
 
 const silent = { info: () => undefined, warn: () => undefined };

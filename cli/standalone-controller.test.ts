@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import test from 'ava';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { ingress, ingressClass, serviceWithEndpoints, toYaml } from '../test/fixtures/manifests.js';
 import { createTempDir } from '../test/harness/temp-dir.js';
 import { createLogger } from './logger.js';

@@ -3,10 +3,10 @@
 // current config, and the current diagnostics.
 import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR } from '../ir/index.js';
 import type { ObjectStore } from '../controller/store.js';
-import type { Diagnostic } from '../controller/translate/diagnostics.js';
-import { serviceNameLabel } from '../controller/translate/endpoints.js';
-import type { EndpointSlice, Service } from '../controller/translate/kube-objects.js';
-import { describeMatch } from '../controller/translate/path-match.js';
+import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
+import { serviceNameLabel } from '../controller/translate/shared/endpoints.js';
+import type { EndpointSlice, Service } from '../controller/translate/shared/kube-objects.js';
+import { describeMatch } from '../controller/translate/ingress/path-match.js';
 import { clientsView, type ClientView, type ControlPlane } from './debug-views.js';
 
 export interface EndpointRow {

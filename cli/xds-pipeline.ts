@@ -3,7 +3,7 @@ import type { ServerCredentials } from '@grpc/grpc-js';
 import { reportNacks } from '../controller/nack-reporter.js';
 import { Reconciler } from '../controller/reconciler.js';
 import { ObjectStore } from '../controller/store.js';
-import type { TranslateOptions } from '../controller/translate/options.js';
+import type { TranslateOptions } from '../controller/translate/shared/options.js';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { BasicAuthService } from '../controller/auth/authorization-service.js';
 import { BasicAuthUsers } from '../controller/auth/basic-auth-users.js';

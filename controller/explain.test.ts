@@ -3,8 +3,8 @@ import { type PathSpec, ingress, ingressClass, serviceWithEndpoints, tlsSecret, 
 import { createTestCA } from '../test/harness/test-certs.js';
 import { buildConfig } from './pipeline/build-config.js';
 import { explain, formatExplanation, normalizeHost, normalizeRequestPath, type ExplainInput } from './explain.js';
-import { clusterStateFromYaml } from './translate/cluster-state-yaml.js';
-import { defaultTranslateOptions } from './translate/options.js';
+import { clusterStateFromYaml } from './translate/shared/cluster-state-yaml.js';
+import { defaultTranslateOptions } from './translate/shared/options.js';
 
 const envoyOptions = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
 

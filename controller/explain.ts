@@ -11,11 +11,11 @@
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
 import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { X509Certificate } from 'node:crypto';
-import type { Diagnostic } from './translate/diagnostics.js';
-import type { ObjectRef } from './translate/kube-objects.js';
-import { clusterServing } from './translate/nginx/nginx-default-backend.js';
-import { describeMatch } from './translate/path-match.js';
-import { regexMatchesPath } from './translate/path-match-regex.js';
+import type { Diagnostic } from './translate/shared/diagnostics.js';
+import type { ObjectRef } from './translate/shared/kube-objects.js';
+import { clusterServing } from './translate/ingress/nginx/nginx-default-backend.js';
+import { describeMatch } from './translate/ingress/path-match.js';
+import { regexMatchesPath } from './translate/ingress/path-match-regex.js';
 
 export interface ExplainRequest {
   /** Host header (and SNI for https); a port is ignored, as Envoy strips it. */

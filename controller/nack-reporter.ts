@@ -4,7 +4,7 @@ import type { AdsServer } from '../xds/ads-server.js';
 import type { NackEvent } from '../xds/stream-session.js';
 import { objectsBehind } from './objects-behind.js';
 import type { Reconciler } from './reconciler.js';
-import { refKey, type ObjectRef } from './translate/kube-objects.js';
+import { refKey, type ObjectRef } from './translate/shared/kube-objects.js';
 
 export function reportNacks(
   server: AdsServer,

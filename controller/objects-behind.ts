@@ -1,7 +1,7 @@
 // Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
 import type { GatewayIR, RouteTableIR } from '../ir/index.js';
 import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
-import { refKey, type ObjectRef } from './translate/kube-objects.js';
+import { refKey, type ObjectRef } from './translate/shared/kube-objects.js';
 
 function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
   const out: ObjectRef[] = [];

@@ -6,8 +6,8 @@ import { ingress, ingressClass, serviceWithEndpoints } from '../test/fixtures/ma
 import { Reconciler, type BuildResult } from './reconciler.js';
 import { normalizeObject } from './sources/normalize.js';
 import { ObjectStore } from './store.js';
-import type { EndpointSlice, KubeObject } from './translate/kube-objects.js';
-import { defaultTranslateOptions, type TranslateOptions } from './translate/options.js';
+import type { EndpointSlice, KubeObject } from './translate/shared/kube-objects.js';
+import { defaultTranslateOptions, type TranslateOptions } from './translate/shared/options.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 

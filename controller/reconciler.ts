@@ -9,10 +9,10 @@ import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import { BuildPipeline, type BuildKind, type PipelineBuild } from './pipeline/build-pipeline.js';
 import type { ObjectStore, StoreChange } from './store.js';
-import type { Diagnostic } from './translate/diagnostics.js';
-import { serviceKeyOfSlice } from './translate/endpoints.js';
-import type { ObjectRef } from './translate/kube-objects.js';
-import type { TranslateOptions } from './translate/options.js';
+import type { Diagnostic } from './translate/shared/diagnostics.js';
+import { serviceKeyOfSlice } from './translate/shared/endpoints.js';
+import type { ObjectRef } from './translate/shared/kube-objects.js';
+import type { TranslateOptions } from './translate/shared/options.js';
 
 export interface ReconcileLog {
   info(obj: object, msg: string): void;

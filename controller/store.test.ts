@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ObjectStore, type StoreChange } from './store.js';
-import type { IngressClass, KubeObject, Service } from './translate/kube-objects.js';
+import type { IngressClass, KubeObject, Service } from './translate/shared/kube-objects.js';
 
 function service(name: string, port = 80, extra: Partial<Service['metadata']> = {}): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', ...extra }, spec: { ports: [{ name: 'http', port }] } };

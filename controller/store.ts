@@ -1,7 +1,7 @@
 // The object store: the latest version of every watched object, by kind and namespace/name. Sources write it;
 // the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing.
 import { EventEmitter } from 'node:events';
-import type { ClusterState, KubeKind, KubeObject } from './translate/kube-objects.js';
+import type { ClusterState, KubeKind, KubeObject } from './translate/shared/kube-objects.js';
 
 export interface StoreChange {
   kind: KubeKind;

@@ -6,7 +6,7 @@ import type { ResourceJson } from './resource-types.js';
 // the whole RouteConfiguration, taking every host down with it. Envoy's limit is one number for every regex, so it
 // is lifted entirely (2^32 - 1, as Envoy truncates larger values), as other control planes do (Kuma, Contour), and
 // the regexes users write (ingress-nginx use-regex paths, canary header patterns) are capped per pattern by the
-// controller instead, with a diagnostic on their Ingress (controller/translate/re2-program-size.ts).
+// controller instead, with a diagnostic on their Ingress (controller/translate/shared/re2-program-size.ts).
 const re2ProgramSizeErrorLevel = 4_294_967_295;
 
 /**

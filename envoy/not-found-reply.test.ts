@@ -1,6 +1,6 @@
 import type { GatewayIR, RouteIR, VirtualHostIR } from '../ir/index.js';
 import test from 'ava';
-import { fallbackRoute } from '../controller/translate/virtual-host.js';
+import { fallbackRoute } from '../controller/translate/ingress/virtual-host.js';
 import { buildResources } from './build-resources.js';
 import { buildNotFoundLocalReply, notFoundReplyOf } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';

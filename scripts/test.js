@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env };
-// The translator freezes the IR it hands between its phases and returns (controller/translate/freeze-in-tests.ts):
+// The translator freezes the IR it hands between its phases and returns (controller/translate/shared/freeze-in-tests.ts):
 // under test, a write to an IR object once built throws where it happens.
 env.ENVOY_INGRESS_FREEZE_IR = '1';
 

@@ -1,7 +1,7 @@
 // End to end, one test per annotation: manifests -> controller (standalone) -> a real Envoy -> echo backends.
 // One stack serves every case, each on its own host, so one Envoy start covers the whole file.
 import test from 'ava';
-import { Annotation } from '../controller/translate/annotations.js';
+import { Annotation } from '../controller/translate/ingress/annotations.js';
 import { ECHO_DELAY_HEADER, ECHO_SERVICE_HEADER, type EchoBackend } from './harness/echo-backend.js';
 import { httpsGet } from './harness/http-client.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';

@@ -7,10 +7,10 @@ import test from 'ava';
 import fc from 'fast-check';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildConfig } from '../controller/pipeline/build-config.js';
-import { Annotation } from '../controller/translate/annotations.js';
-import type { ClusterState, Ingress } from '../controller/translate/kube-objects.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { Reason } from '../controller/translate/reasons.js';
+import { Annotation } from '../controller/translate/ingress/annotations.js';
+import type { ClusterState, Ingress } from '../controller/translate/shared/kube-objects.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { Reason } from '../controller/translate/shared/reasons.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
 import { encodeAny } from '../proto/proto-json.js';
 

@@ -14,7 +14,7 @@ import test, { type ExecutionContext } from 'ava';
 import { parse, parseAllDocuments } from 'yaml';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController } from '../cli/standalone-controller.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { useEnvoy } from './harness/ava-fixtures.js';
 import type { EnvoyProcess } from './harness/envoy-process.js';
 import { createKeepAliveAgent, httpGet } from './harness/http-client.js';

@@ -5,8 +5,8 @@ import test from 'ava';
 import { stringify } from 'yaml';
 import { buildConfig } from '../controller/pipeline/build-config.js';
 import { explain, type ExplainInput, type Explanation } from '../controller/explain.js';
-import { clusterStateFromYaml } from '../controller/translate/cluster-state-yaml.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { clusterStateFromYaml } from '../controller/translate/shared/cluster-state-yaml.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { ingressClass } from './fixtures/manifests.js';
 import {
   phasesOf,

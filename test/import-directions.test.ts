@@ -13,8 +13,12 @@ const allowedImports: ReadonlyMap<string, readonly string[]> = new Map([
   ['ir', []],
   ['envoy', ['ir', 'proto']],
   ['xds', ['proto']],
-  // The pure translator: Kubernetes objects in, IR and diagnostics out.
+  // The pure translator: Kubernetes objects in, IR and diagnostics out. Its root (translate.ts) runs one translator
+  // per input API, each in its own folder; they never import each other, only what they share and the IR.
   ['controller/translate', ['ir']],
+  ['controller/translate/shared', ['ir']],
+  ['controller/translate/ingress', ['ir', 'controller/translate/shared']],
+  ['controller/translate/gateway-api', ['ir', 'controller/translate/shared']],
   // The effects around it: sources, store, reconcile, status; they hand Envoy resources to the xDS cache.
   ['controller', ['ir', 'envoy', 'xds', 'proto']],
   ['cli', ['controller', 'ir', 'envoy', 'xds', 'proto']],
@@ -120,8 +124,12 @@ test('the check catches imports against the order', (t) => {
     ['controller/translate/translate.ts', "const m = await import('../reconciler.js');\n"],
     ['proto/types.ts', "import '../ir/index.js';\n"],
     ['controller/reconciler.ts', "import { run } from '../cli/main.js';\n"],
-    ['controller/translate/nginx/auth.ts', "import { a } from '../translate.js';\nimport { b } from '../../../ir/index.js';\nimport { p } from '../../auth/password.js';\n"],
+    ['controller/translate/ingress/nginx/auth.ts', "import { a } from '../../translate.js';\nimport { b } from '../../../../ir/index.js';\nimport { p } from '../../../auth/password.js';\n"],
     ['cli/main.ts', "import { t } from '../controller/translate/translate.js';\nimport { h } from '../test/harness/x.js';\n"],
+    ['controller/translate/ingress/rules.ts', "import { g } from '../gateway-api/routes.js';\nimport { s } from '../shared/backend.js';\nimport { t } from '../translate.js';\n"],
+    ['controller/translate/gateway-api/routes.ts', "import { i } from '../ingress/nginx/catalog.js';\nimport { s } from '../shared/backend.js';\n"],
+    ['controller/translate/shared/backend.ts', "import { i } from '../ingress/path-match.js';\n"],
+    ['controller/translate/orchestrator.ts', "import { i } from './ingress/translate-ingresses.js';\nimport { g } from './gateway-api/translate-routes.js';\n"],
     ['envoy/cluster.test.ts', "import { c } from '../controller/translate/translate.js';\n"],
   ]);
   t.deepEqual(importViolations(files), [
@@ -131,8 +139,13 @@ test('the check catches imports against the order', (t) => {
     'controller/translate/translate.ts (controller/translate) imports controller/reconciler.js (controller)',
     'proto/types.ts (proto) imports ir/index.js (ir)',
     'controller/reconciler.ts (controller) imports cli/main.js (cli)',
-    'controller/translate/nginx/auth.ts (controller/translate) imports controller/auth/password.js (controller)',
+    'controller/translate/ingress/nginx/auth.ts (controller/translate/ingress) imports controller/translate/translate.js (controller/translate)',
+    'controller/translate/ingress/nginx/auth.ts (controller/translate/ingress) imports controller/auth/password.js (controller)',
     'cli/main.ts imports test/harness/x.js, which is outside the layered folders',
+    'controller/translate/ingress/rules.ts (controller/translate/ingress) imports controller/translate/gateway-api/routes.js (controller/translate/gateway-api)',
+    'controller/translate/ingress/rules.ts (controller/translate/ingress) imports controller/translate/translate.js (controller/translate)',
+    'controller/translate/gateway-api/routes.ts (controller/translate/gateway-api) imports controller/translate/ingress/nginx/catalog.js (controller/translate/ingress)',
+    'controller/translate/shared/backend.ts (controller/translate/shared) imports controller/translate/ingress/path-match.js (controller/translate/ingress)',
   ]);
 });
 

@@ -11,7 +11,7 @@ import { ServiceIngressReason } from '../controller/service-ingress/plan.js';
 import { ServiceIngressManager, type ReconcileOutcome } from '../controller/service-ingress/service-ingress-manager.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
-import type { Diagnostic } from '../controller/translate/diagnostics.js';
+import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
 import { showLogsOnFailure } from './harness/ava-fixtures.js';
 import { waitFor } from './harness/wait.js';
 import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';

@@ -1,6 +1,6 @@
 // End to end with --nginx-annotations: ingress-nginx annotations -> controller (standalone) -> a real Envoy ->
 // echo backends, one host per case, one stack for the whole file. Each test shows ingress-nginx's documented
-// behaviour for one supported annotation (controller/translate/nginx/catalog.ts).
+// behaviour for one supported annotation (controller/translate/ingress/nginx/catalog.ts).
 import test from 'ava';
 import { ECHO_DELAY_HEADER } from './harness/echo-backend.js';
 import { createTestCA } from './harness/test-certs.js';

@@ -6,13 +6,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import test from 'ava';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { translate } from '../controller/translate/translate.js';
-import type { Secret } from '../controller/translate/kube-objects.js';
+import type { Secret } from '../controller/translate/shared/kube-objects.js';
 import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube-available.js';
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
-import { nginxAnnotationsInUse } from '../controller/translate/nginx/nginx-annotations-in-use.js';
+import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
 
 let cluster: KubeCluster | undefined;
 

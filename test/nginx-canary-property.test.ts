@@ -4,12 +4,12 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
-import { translateEndpoints } from '../controller/translate/endpoints.js';
-import type { ClusterState, Ingress, Service } from '../controller/translate/kube-objects.js';
-import { nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
-import { isNginxCanary } from '../controller/translate/nginx/nginx-canary.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
-import { compileRe2 } from '../controller/translate/path-match-regex.js';
+import { translateEndpoints } from '../controller/translate/shared/endpoints.js';
+import type { ClusterState, Ingress, Service } from '../controller/translate/shared/kube-objects.js';
+import { nginxAnnotationPrefix } from '../controller/translate/ingress/nginx/catalog.js';
+import { isNginxCanary } from '../controller/translate/ingress/nginx/nginx-canary.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { compileRe2 } from '../controller/translate/ingress/path-match-regex.js';
 import { translate } from '../controller/translate/translate.js';
 import { buildResources } from '../envoy/build-resources.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';

@@ -1,9 +1,9 @@
 // README "The ingress-nginx ConfigMap" lists every ConfigMap key the controller honours (and no other), so the guide
-// cannot drift from controller/translate/nginx/nginx-configmap-keys.ts, which migrate-check reports from.
+// cannot drift from controller/translate/ingress/nginx/nginx-configmap-keys.ts, which migrate-check reports from.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { nginxConfigMapKeys } from '../controller/translate/nginx/nginx-configmap-keys.js';
+import { nginxConfigMapKeys } from '../controller/translate/ingress/nginx/nginx-configmap-keys.js';
 import { findRepoRoot } from './harness/repo-root.js';
 
 const readme = readFileSync(path.join(findRepoRoot(), 'README.md'), 'utf8');

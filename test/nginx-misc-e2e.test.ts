@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import test from 'ava';
-import { nginxAnnotationsClassAnnotation } from '../controller/translate/ingress-class-nginx.js';
+import { nginxAnnotationsClassAnnotation } from '../controller/translate/ingress/ingress-class-nginx.js';
 import { ECHO_DELAY_HEADER } from './harness/echo-backend.js';
 import type { HttpGetOptions, HttpResult } from './harness/http-client.js';
 import { waitFor } from './harness/wait.js';

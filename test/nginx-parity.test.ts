@@ -3,12 +3,12 @@
 // request (method, headers, Host, path) and checks the status or answering Service, response headers, what the
 // echo backend received and the body. Each row is one HTTP expectation of an ingress-nginx e2e Go test; a row that
 // records a `difference` expects OUR answer and cites the catalog entry that documents it. Further tests hold the
-// tables, the catalog (controller/translate/nginx/catalog.ts) and migrate-check together. Format:
+// tables, the catalog (controller/translate/ingress/nginx/catalog.ts) and migrate-check together. Format:
 // test/nginx-parity/README.md.
 import test from 'ava';
 import { defaultEdgeHardening } from '../envoy/edge-hardening.js';
 import { runMigrateCheck } from '../cli/migrate-check-command.js';
-import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/nginx/catalog.js';
+import { nginxAnnotationCatalog, nginxAnnotationPrefix } from '../controller/translate/ingress/nginx/catalog.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { ingressNginxSourcesAvailable, readIngressNginxFile } from './fixtures/ingress-nginx-sources.js';
 import { createTestCA, type IssuedCertificate } from './harness/test-certs.js';

@@ -1,12 +1,12 @@
-// README "Coming from ingress-nginx" lists every annotation of the catalog (controller/translate/nginx/catalog.ts)
+// README "Coming from ingress-nginx" lists every annotation of the catalog (controller/translate/ingress/nginx/catalog.ts)
 // with the catalog's status, so the guide an ingress-nginx user reads cannot drift from what migrate-check says:
 // its table of every annotation is generated from the catalog (UPDATE_GOLDEN=1 rewrites it), and the catalog covers
 // every annotation of ingress-nginx's annotations page.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { nginxAnnotationCatalog } from '../controller/translate/nginx/catalog.js';
-import { nginxCatalogMarkdownTable, readmeStatusWords as words } from '../controller/translate/nginx/catalog-markdown.js';
+import { nginxAnnotationCatalog } from '../controller/translate/ingress/nginx/catalog.js';
+import { nginxCatalogMarkdownTable, readmeStatusWords as words } from '../controller/translate/ingress/nginx/catalog-markdown.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { ingressNginxAnnotationsPage } from './fixtures/ingress-nginx-annotations-page.js';
 import { ingressNginxSourcesAvailable, readIngressNginxFile } from './fixtures/ingress-nginx-sources.js';

@@ -12,7 +12,7 @@ import { createLogger } from '../cli/logger.js';
 import { ControllerMetrics, metricNames } from '../cli/metrics.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
 import { explain, type ExplainRequest } from '../controller/explain.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { buildBootstrap } from '../envoy/bootstrap.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';

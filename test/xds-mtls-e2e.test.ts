@@ -10,7 +10,7 @@ import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
 import { createXdsServerCredentials } from '../cli/xds-server-credentials.js';
-import { defaultTranslateOptions } from '../controller/translate/options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { stringify } from 'yaml';
 import { buildBootstrap, buildXdsTlsSdsFiles } from '../envoy/bootstrap.js';
 import { useEnvoy } from './harness/ava-fixtures.js';

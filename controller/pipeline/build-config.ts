@@ -7,9 +7,9 @@ import type { EnvoyOptions, EnvoyResources } from '../../envoy/resource-types.js
 import { splitVirtualHosts } from '../../envoy/virtual-host-discovery.js';
 import type { ResourceKind } from '../../proto/type-urls.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
-import { endpointsForCluster, indexEndpointSources } from '../translate/endpoints.js';
-import type { ClusterState } from '../translate/kube-objects.js';
-import type { TranslateOptions } from '../translate/options.js';
+import { endpointsForCluster, indexEndpointSources } from '../translate/shared/endpoints.js';
+import type { ClusterState } from '../translate/shared/kube-objects.js';
+import type { TranslateOptions } from '../translate/shared/options.js';
 import { translate, type TranslationResult } from '../translate/translate.js';
 
 export interface BuiltConfig {

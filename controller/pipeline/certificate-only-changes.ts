@@ -1,8 +1,8 @@
 // When a change touched only Secrets, and only their certificate bytes can differ in what they give: the build
 // pipeline then reuses the last translation and rebuilds SDS alone (a `secrets` build).
 import type { TlsSecretIR } from '../../ir/index.js';
-import type { Secret } from '../translate/kube-objects.js';
-import { secretResourceName, validateTlsSecret } from '../translate/tls-secret.js';
+import type { Secret } from '../translate/shared/kube-objects.js';
+import { secretResourceName, validateTlsSecret } from '../translate/shared/tls-secret.js';
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, i) => name === b[i]);

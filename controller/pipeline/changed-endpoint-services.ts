@@ -1,8 +1,8 @@
 // Which Services' endpoint objects changed between two cluster states, found by object identity (the store keeps
 // unchanged objects as they were): a routes build recomputes the endpoints of those Services only.
-import { serviceKeyOfSlice } from '../translate/endpoints.js';
-import type { ClusterState } from '../translate/kube-objects.js';
-import { sameObjects } from '../translate/same-objects.js';
+import { serviceKeyOfSlice } from '../translate/shared/endpoints.js';
+import type { ClusterState } from '../translate/shared/kube-objects.js';
+import { sameObjects } from '../translate/shared/same-objects.js';
 
 /** `namespace/name` of the Services whose EndpointSlices or Endpoints differ between two states (undefined: many). */
 export function changedEndpointServices(before: ClusterState, after: ClusterState): Set<string> | undefined {

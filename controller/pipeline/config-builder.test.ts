@@ -4,7 +4,7 @@ import { benchReconcileOptions } from '../../bench/translation-scale.js';
 import { createTestCA } from '../../test/harness/test-certs.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
 import { buildConfig, fullUpdate } from './build-config.js';
-import type { ClusterState, Ingress, Secret } from '../translate/kube-objects.js';
+import type { ClusterState, Ingress, Secret } from '../translate/shared/kube-objects.js';
 import { ConfigBuilder, type IncrementalBuild } from './config-builder.js';
 
 const ca = await createTestCA({ commonName: 'build-config test CA' });

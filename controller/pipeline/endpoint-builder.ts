@@ -7,8 +7,8 @@ import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from '../../ir/index.js
 import { buildClusterLoadAssignment } from '../../envoy/cluster-load-assignment.js';
 import type { NamedResource } from '../../envoy/resource-types.js';
 import type { ObjectStore, StoreChange } from '../store.js';
-import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from '../translate/endpoints.js';
-import type { ClusterState, EndpointSlice, Endpoints, KubeObject, Service } from '../translate/kube-objects.js';
+import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from '../translate/shared/endpoints.js';
+import type { ClusterState, EndpointSlice, Endpoints, KubeObject, Service } from '../translate/shared/kube-objects.js';
 
 /** What the endpoints build reads of the store: single objects by key, never a copy of the whole state. */
 export type ObjectLookup = Pick<ObjectStore, 'get'>;

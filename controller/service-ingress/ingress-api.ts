@@ -4,7 +4,7 @@
 import { ApiException, NetworkingV1Api, type KubeConfig, type V1Ingress } from '@kubernetes/client-node';
 import { requestTimeoutOptions } from '../leader-election.js';
 import { normalizeObject } from '../sources/normalize.js';
-import type { Ingress } from '../translate/kube-objects.js';
+import type { Ingress } from '../translate/shared/kube-objects.js';
 
 /** The Ingress writes the manager makes; errors carry the HTTP status as `code` (ApiException). */
 export interface IngressApi {

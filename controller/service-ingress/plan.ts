@@ -1,9 +1,9 @@
 // What the Service-annotation Ingress manager should do for one Service, decided from the Service and the Ingress
 // of the same name: create, update or delete the Ingress it owns, leave it alone, or warn. Pure: the manager
 // (service-ingress-manager.ts) carries the plan out through the API client (ingress-api.ts).
-import type { Diagnostic } from '../translate/diagnostics.js';
-import { parseHost } from '../translate/hostname.js';
-import type { Ingress, IngressRule, OwnerReference, Service } from '../translate/kube-objects.js';
+import type { Diagnostic } from '../translate/shared/diagnostics.js';
+import { parseHost } from '../translate/shared/hostname.js';
+import type { Ingress, IngressRule, OwnerReference, Service } from '../translate/shared/kube-objects.js';
 import { defaultServiceIngressHostTemplate } from './host-template.js';
 
 /** The annotation that asks for an Ingress; only the exact value "true" does. */

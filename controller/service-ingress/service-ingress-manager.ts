@@ -8,8 +8,8 @@
 // by the pure plan (plan.ts) and done through the API client (ingress-api.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
 import type { ObjectStore, StoreChange } from '../store.js';
-import type { Diagnostic } from '../translate/diagnostics.js';
-import type { Ingress, Service } from '../translate/kube-objects.js';
+import type { Diagnostic } from '../translate/shared/diagnostics.js';
+import type { Ingress, Service } from '../translate/shared/kube-objects.js';
 import { describeError, statusOf, type IngressApi } from './ingress-api.js';
 import { KeyedWorkQueue } from './keyed-work-queue.js';
 import { planServiceIngress, ServiceIngressReason, validateHostTemplate, type ServiceIngressPlan, type ServiceIngressSettings } from './plan.js';

@@ -16,7 +16,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
-import type { IngressClass, KubeKind } from '../translate/kube-objects.js';
+import type { IngressClass, KubeKind } from '../translate/shared/kube-objects.js';
 import { normalizeObject } from './normalize.js';
 
 export interface ClusterSourceLog {

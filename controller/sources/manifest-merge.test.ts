@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import type { KubeObject } from '../translate/kube-objects.js';
+import type { KubeObject } from '../translate/shared/kube-objects.js';
 import { ManifestMerge, objectId, type ManifestFileObjects, type MergeOutcome } from './manifest-merge.js';
 
 function service(name: string, version = 0): KubeObject {

@@ -3,7 +3,7 @@
 // are compared with what it said before, instead of merging and handing the store every object of every file
 // (at 50,000 Ingresses, 155,000 objects: hundreds of milliseconds per edit). Whenever an object is defined in two
 // files, or an edit moves an object between files, the whole directory is merged as before.
-import type { KubeObject } from '../translate/kube-objects.js';
+import type { KubeObject } from '../translate/shared/kube-objects.js';
 import type { ManifestProblem } from './manifest-parser.js';
 
 /** One file's objects (already stamped), in path order: `file` is the path the problems name. */

@@ -1,7 +1,7 @@
 // Parses the YAML/JSON text of one manifest file into objects: multi-document files, `List` kinds, and
 // per-document errors that name the file and document instead of failing the whole file.
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../translate/kube-objects.js';
+import type { KubeObject } from '../translate/shared/kube-objects.js';
 import { isSupportedKind, normalizeObject } from './normalize.js';
 
 export interface ManifestProblem {

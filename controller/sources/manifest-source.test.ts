@@ -6,7 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { stringify } from 'yaml';
 import { createTempDir } from '../../test/harness/temp-dir.js';
 import { ObjectStore, type StoreChange } from '../store.js';
-import type { Service } from '../translate/kube-objects.js';
+import type { Service } from '../translate/shared/kube-objects.js';
 import { ManifestDirectorySource, type SourceLog } from './manifest-source.js';
 
 interface LogLine {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ObjectStore } from '../store.js';
-import type { KubeKind, KubeObject } from '../translate/kube-objects.js';
+import type { KubeKind, KubeObject } from '../translate/shared/kube-objects.js';
 import { ManifestMerge } from './manifest-merge.js';
 import { parseManifest, type ManifestProblem } from './manifest-parser.js';
 

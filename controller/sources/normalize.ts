@@ -1,6 +1,6 @@
 // Turns an object as read from YAML or the API (client classes, Date timestamps, stringData) into the plain
 // shape the translator reads. Pure.
-import type { KubeKind, KubeObject } from '../translate/kube-objects.js';
+import type { KubeKind, KubeObject } from '../translate/shared/kube-objects.js';
 
 const supported: Record<KubeKind, { apiVersions: string[]; namespaced: boolean }> = {
   Ingress: { apiVersions: ['networking.k8s.io/v1'], namespaced: true },

@@ -13,7 +13,7 @@ import {
   listenerFixture as listener,
   routesFixture as routes,
 } from '../../xds/testing/resource-fixtures.js';
-import type { ObjectRef } from '../translate/kube-objects.js';
+import type { ObjectRef } from '../translate/shared/kube-objects.js';
 import { AppliedTracker, type AppliedEvent } from './applied-tracker.js';
 
 const node = { id: 'test-envoy', cluster: 'test' };

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { resourceKinds, type ResourceKind } from '../../proto/type-urls.js';
 import type { AckEvent } from '../../xds/stream-session.js';
 import type { Snapshot } from '../../xds/snapshot.js';
-import type { ObjectRef } from '../translate/kube-objects.js';
+import type { ObjectRef } from '../translate/shared/kube-objects.js';
 
 export interface AppliedEvent {
   generation: number;

@@ -4,7 +4,7 @@
 // otherwise dropped (Events are best effort), to be reported again by a later build.
 import { CoreV1Api, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
-import type { Diagnostic } from '../translate/diagnostics.js';
+import type { Diagnostic } from '../translate/shared/diagnostics.js';
 import type { StatusLog } from './status-writer.js';
 
 export const eventSourceComponent = 'envoy-ingress';

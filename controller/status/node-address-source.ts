@@ -14,7 +14,7 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import type { LoadBalancerIngress } from '../translate/kube-objects.js';
+import type { LoadBalancerIngress } from '../translate/shared/kube-objects.js';
 import { addressesKey, nodeAddresses, type PublishNodesOptions } from './published-addresses.js';
 
 export interface NodeAddressSourceLog {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { Service } from '../translate/kube-objects.js';
+import type { Service } from '../translate/shared/kube-objects.js';
 import { addressesKey, addressOf, nodeAddresses, publishedAddresses } from './published-addresses.js';
 
 const publishService = { namespace: 'ingress', name: 'envoy' };

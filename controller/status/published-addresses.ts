@@ -3,7 +3,7 @@
 // with --publish-nodes (Envoy on the nodes' own network, no Service in front), the addresses of the nodes whose
 // Envoy pod is ready. Pure.
 import { isIP } from 'node:net';
-import type { LoadBalancerIngress, Service } from '../translate/kube-objects.js';
+import type { LoadBalancerIngress, Service } from '../translate/shared/kube-objects.js';
 
 export interface PublishOptions {
   /** The Service that exposes Envoy; its load balancer, external or cluster IPs are published. */

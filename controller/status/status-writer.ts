@@ -5,7 +5,7 @@
 import { NetworkingV1Api, type KubeConfig, type V1Ingress } from '@kubernetes/client-node';
 import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
-import type { Ingress, LoadBalancerIngress, ObjectRef } from '../translate/kube-objects.js';
+import type { Ingress, LoadBalancerIngress, ObjectRef } from '../translate/shared/kube-objects.js';
 import { addressesKey } from './published-addresses.js';
 
 export interface StatusLog {

@@ -4,10 +4,10 @@ import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { stringify } from 'yaml';
-import { clusterStateFromYaml } from './cluster-state-yaml.js';
-import { translateEndpoints } from './endpoints.js';
-import type { ClusterState } from './kube-objects.js';
-import { defaultTranslateOptions, type TranslateOptions } from './options.js';
+import { clusterStateFromYaml } from './shared/cluster-state-yaml.js';
+import { translateEndpoints } from './shared/endpoints.js';
+import type { ClusterState } from './shared/kube-objects.js';
+import { defaultTranslateOptions, type TranslateOptions } from './shared/options.js';
 import { translate } from './translate.js';
 
 // dist/controller/translate/ -> repository root.

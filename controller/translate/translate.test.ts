@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import fc from 'fast-check';
-import { clusterStateFromYaml } from './cluster-state-yaml.js';
-import type { ClusterState, Ingress, IngressBackend, Service } from './kube-objects.js';
-import { defaultTranslateOptions } from './options.js';
+import { clusterStateFromYaml } from './shared/cluster-state-yaml.js';
+import type { ClusterState, Ingress, IngressBackend, Service } from './shared/kube-objects.js';
+import { defaultTranslateOptions } from './shared/options.js';
 import { translate } from './translate.js';
 
 const testdata = new URL('../../../testdata/translate/', import.meta.url);

@@ -32,8 +32,8 @@ import type {
   Secret,
   Service,
   ServicePort,
-} from '../../controller/translate/kube-objects.js';
-import { defaultNotFoundPage } from '../../controller/translate/options.js';
+} from '../../controller/translate/shared/kube-objects.js';
+import { defaultNotFoundPage } from '../../controller/translate/shared/options.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Certificates

@@ -1,0 +1,57 @@
+/** What the translator needs to know about this controller; all plain values, no I/O. */
+export interface TranslateOptions {
+  /** Name of the IngressClass this controller serves. */
+  ingressClassName: string;
+  /** Value of IngressClass spec.controller that marks a class as ours. */
+  controllerName: string;
+  /** HTML body returned with 404 when no rule and no default backend matches. */
+  notFoundPage: string;
+  /** Port used in http -> https redirects (the port clients reach the HTTPS listener on). */
+  httpsRedirectPort: number;
+  /**
+   * Serve backends that are ExternalName Services (a DNS cluster to spec.externalName). Off by default: an
+   * ExternalName lets whoever writes Services in a namespace point the proxy at any name (--allow-external-name).
+   */
+  allowExternalName?: boolean;
+  /**
+   * Also read ingress-nginx's `nginx.ingress.kubernetes.io/*` annotations (translate/ingress/nginx/, --nginx-annotations);
+   * our own annotations win where both set the same thing.
+   */
+  nginxAnnotations?: boolean;
+  /**
+   * The ingress-nginx ConfigMap (--nginx-configmap): its settings, and ingress-nginx's defaults for the keys it
+   * does not set, apply to the Ingresses whose nginx annotations are read (translate/ingress/nginx/nginx-configmap.ts).
+   */
+  nginxConfigMap?: { namespace: string; name: string };
+  /**
+   * Status of the https redirects (ssl-redirect, force-ssl-redirect) of Ingresses read through the nginx layer:
+   * ingress-nginx's ConfigMap key http-redirect-code (default 308). Our own annotations keep 301.
+   */
+  nginxHttpRedirectCode?: 301 | 302 | 307 | 308;
+  /**
+   * Routes whose path starts with one of these are not redirected to https by the nginx layer (ingress-nginx's
+   * ConfigMap key no-tls-redirect-locations, `/.well-known/acme-challenge` by default there); absent: none.
+   */
+  nginxNoTlsRedirectLocations?: readonly string[];
+  /**
+   * Let ingress-nginx annotations name objects of another namespace (`auth-secret: other/name`). Off by default: a
+   * tenant could make another namespace's Secret its users list (ingress-nginx's `allow-cross-namespace-resources`,
+   * --nginx-allow-cross-namespace-resources).
+   */
+  nginxAllowCrossNamespaceResources?: boolean;
+}
+
+export const defaultNotFoundPage = `<!DOCTYPE html>
+<html><head><title>404 Not Found</title></head>
+<body><h1>404 Not Found</h1><p>No Ingress rule matches this host and path.</p><hr><p>envoy-ingress</p></body></html>
+`;
+
+export const defaultTranslateOptions: TranslateOptions = {
+  ingressClassName: 'envoy-ingress',
+  controllerName: 'envoy-ingress.io/ingress-controller',
+  notFoundPage: defaultNotFoundPage,
+  httpsRedirectPort: 443,
+};
+
+/** Prefix of this controller's own annotations. */
+export const annotationPrefix = 'envoy-ingress.io/';
