@@ -125,7 +125,7 @@ test('/debug/xds and /debug/ir show the served config with private keys redacted
   t.false(ir.body.includes(keyBody));
   const irv = JSON.parse(ir.body) as IrView;
   t.is(irv.generation, controller.reconciler.generation);
-  t.deepEqual(irv.ir?.tlsServers.map((s) => s.name), ['https/secure.test']);
+  t.deepEqual(irv.ir?.listeners.flatMap((l) => l.tlsServers ?? []).map((s) => s.name), ['https/secure.test']);
   t.deepEqual(irv.endpoints.map((e) => e.endpoints), [[{ address: '10.0.0.1', port: 8000 }]]);
   t.true(irv.diagnostics.some((d) => d.reason === 'ServiceNotFound'));
 });

@@ -1,12 +1,13 @@
-import { type GatewayIR, HtpasswdUsers } from '../ir/index.js';
+import { type DataPlaneIR, HtpasswdUsers } from '../ir/index.js';
 import test from 'ava';
 import { buildResources } from '../envoy/build-resources.js';
 import { redactPrivateKeys, redactedValue } from './debug-views.js';
+import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const hash = '{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=';
 
 test('basic-auth users (password hashes) never reach Envoy, and the IR shows them redacted', (t) => {
-  const ir: GatewayIR = {
+  const ir: DataPlaneIR = ingressPairIR({
     http: {
       name: 'http',
       virtualHosts: [
@@ -28,7 +29,7 @@ test('basic-auth users (password hashes) never reach Envoy, and the IR shows the
     clusters: [{ name: 'default/web/80', service: { namespace: 'default', name: 'web', port: 80 } }],
     secrets: [],
     basicAuthUsers: [{ id: 'default/s/auth-file', users: new HtpasswdUsers(`alice:${hash}\n`) }],
-  };
+  });
   const resources = buildResources(ir, [], { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 });
   const served = JSON.stringify(resources);
   // Envoy gets the users' id and realm only: the controller checks the passwords (controller/auth/).

@@ -1,6 +1,6 @@
 // The JSON documents of the admin server's /debug endpoints, built from a running controller. Private keys
 // never leave the process: SDS secrets are redacted here, and the IR's PrivateKey prints as "[redacted]".
-import type { ClusterEndpointsIR, GatewayIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, DataPlaneIR } from '../ir/index.js';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
@@ -107,7 +107,7 @@ export function clientsView(cp: ControlPlane): { clients: ClientView[] } {
 /** What `envoy-ingress explain --controller URL` reads: the IR of the last build, its endpoints and problems. */
 export interface IrView {
   generation: number;
-  ir: GatewayIR | null;
+  ir: DataPlaneIR | null;
   endpoints: ClusterEndpointsIR[];
   diagnostics: Diagnostic[];
 }

@@ -1,7 +1,7 @@
 // /debug/ui: a read-only status page, plain server-rendered HTML (no script, no framework): the route table
 // (host -> path -> Service -> endpoints and their readiness), the connected Envoys and whether they have the
 // current config, and the current diagnostics.
-import type { ClusterIR, GatewayIR, RouteIR, RouteTableIR } from '../ir/index.js';
+import type { ClusterIR, DataPlaneIR, RouteIR, RouteTableIR } from '../ir/index.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
 import { serviceNameLabel } from '../controller/translate/shared/endpoints.js';
@@ -78,7 +78,7 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
   }
 }
 
-export function routeRows(ir: GatewayIR, store: ObjectStore): RouteRow[] {
+export function routeRows(ir: DataPlaneIR, store: ObjectStore): RouteRow[] {
   const clusters = new Map(ir.clusters.map((c) => [c.name, c]));
   const rows: RouteRow[] = [];
   const add = (listener: 'http' | 'https', table: RouteTableIR): void => {
@@ -97,10 +97,11 @@ export function routeRows(ir: GatewayIR, store: ObjectStore): RouteRow[] {
       }
     }
   };
-  add('http', ir.http);
-  // TLS filter chains may share one route table: list each table once.
-  const tables = new Map(ir.tlsServers.map((server) => [server.routeTable.name, server.routeTable]));
-  for (const table of tables.values()) add('https', table);
+  // Plain-HTTP listeners first, then those terminating TLS; a table two listeners of a kind share is listed once.
+  for (const protocol of ['HTTP', 'HTTPS'] as const) {
+    const tables = new Set(ir.listeners.filter((l) => l.protocol === protocol && (protocol === 'HTTP' || (l.tlsServers?.length ?? 0) > 0)).map((l) => l.routeTable));
+    for (const table of tables) if (table !== undefined) add(protocol === 'HTTP' ? 'http' : 'https', table);
+  }
   return rows;
 }
 

@@ -3,15 +3,16 @@ import { buildResources } from '../envoy/build-resources.js';
 import type { ResourceJson } from '../envoy/resource-types.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
 import { findEnvoyBinary, validateWithEnvoy } from './validate-with-envoy.js';
+import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 function withRoute(route: ResourceJson): ResourceJson {
   const resources = buildResources(
-    {
+    ingressPairIR({
       http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] },
       tlsServers: [],
       clusters: [],
       secrets: [],
-    },
+    }),
     [],
     { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 },
   );

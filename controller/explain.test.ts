@@ -5,6 +5,7 @@ import { buildConfig } from './pipeline/build-config.js';
 import { explain, formatExplanation, normalizeHost, normalizeRequestPath, type ExplainInput } from './explain.js';
 import { clusterStateFromYaml } from './translate/shared/cluster-state-yaml.js';
 import { defaultTranslateOptions } from './translate/shared/options.js';
+import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const envoyOptions = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
 
@@ -183,7 +184,7 @@ test('TLS: an SNI no certificate names gets the default certificate (a tls entry
 test('rule and path numbers come from the route IR, not from the route name', (t) => {
   const source = { kind: 'Ingress' as const, namespace: 'shop', name: 'orders' };
   const input: ExplainInput = {
-    ir: {
+    ir: ingressPairIR({
       http: {
         name: 'http',
         virtualHosts: [
@@ -202,7 +203,7 @@ test('rule and path numbers come from the route IR, not from the route name', (t
       tlsServers: [],
       clusters: [{ name: 'shop/api/80', service: { namespace: 'shop', name: 'api', port: 80 } }],
       secrets: [],
-    },
+    }),
     endpoints: [{ cluster: 'shop/api/80', endpoints: [{ address: '10.0.0.9', port: 8080 }] }],
     diagnostics: [],
   };

@@ -9,7 +9,7 @@
 //    table without `*` answers 404 itself.
 // 3. Route: the first route of the virtual host, in order, whose match takes the normalised path (query
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
-import type { ClusterEndpointsIR, EndpointIR, GatewayIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, EndpointIR, DataPlaneIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
 import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import type { ObjectRef } from './translate/shared/kube-objects.js';
@@ -28,7 +28,7 @@ export interface ExplainRequest {
 }
 
 export interface ExplainInput {
-  ir: GatewayIR;
+  ir: DataPlaneIR;
   endpoints: readonly ClusterEndpointsIR[];
   diagnostics: readonly Diagnostic[];
 }
@@ -284,9 +284,11 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
   let certificate: Explanation['certificate'] = null;
   if (scheme === 'https') {
     const sni = request.sni === undefined ? host : normalizeHost(request.sni);
-    const server = selectTlsServer(input.ir.tlsServers, sni);
+    // Every terminating chain, with the table its listener serves (the Ingress listeners: one HTTPS listener).
+    const chains = input.ir.listeners.flatMap((l) => (l.protocol === 'HTTPS' && l.routeTable !== undefined ? (l.tlsServers ?? []).map((s) => ({ ...s, routeTable: l.routeTable as RouteTableIR })) : []));
+    const server = selectTlsServer(chains, sni);
     if (!server) {
-      const names = input.ir.tlsServers.flatMap((s) => s.serverNames);
+      const names = chains.flatMap((s) => s.serverNames);
       return {
         ...base,
         tlsServer: null,
@@ -308,7 +310,9 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
     certificate = { secret: server.secret, coversSni: sni === '' ? null : certificateCovers(input, server.secret, sni) };
     table = server.routeTable;
   } else {
-    table = input.ir.http;
+    const plain = input.ir.listeners.find((l) => l.protocol === 'HTTP')?.routeTable;
+    if (plain === undefined) throw new Error('the data plane has no plain-HTTP listener');
+    table = plain;
   }
 
   const { vhost, considered: hosts } = selectVirtualHost(table, host);

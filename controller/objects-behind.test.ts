@@ -1,10 +1,11 @@
-import { type GatewayIR, PrivateKey } from '../ir/index.js';
+import { type DataPlaneIR, PrivateKey } from '../ir/index.js';
 import test from 'ava';
 import { objectsBehind } from './objects-behind.js';
+import { type IngressPairParts, ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const web = { kind: 'Ingress' as const, namespace: 'shop', name: 'web' };
 const api = { kind: 'Ingress' as const, namespace: 'shop', name: 'api' };
-const ir: GatewayIR = {
+const parts: IngressPairParts = {
   http: {
     name: 'http',
     virtualHosts: [
@@ -42,6 +43,7 @@ const ir: GatewayIR = {
   ],
   secrets: [{ name: 'shop/tls', certificateChain: 'x', privateKey: new PrivateKey('k') }],
 };
+const ir: DataPlaneIR = ingressPairIR(parts);
 
 test('a rejected cluster names its Service and the Ingresses routing to it', (t) => {
   t.deepEqual(objectsBehind(ir, 'cluster', ['shop/api/80']), [api, { kind: 'Service', namespace: 'shop', name: 'api' }]);
@@ -68,8 +70,8 @@ test('unknown names give nothing', (t) => {
 
 test('a rejected route table names the basic-auth Secret of its routes too', async (t) => {
   const users = { kind: 'Secret' as const, namespace: 'shop', name: 'users' };
-  const guarded: GatewayIR = {
-    ...ir,
+  const guardedParts: IngressPairParts = {
+    ...parts,
     http: {
       name: 'http',
       virtualHosts: [
@@ -88,8 +90,9 @@ test('a rejected route table names the basic-auth Secret of its routes too', asy
         },
       ],
     },
-  };
-  t.deepEqual(objectsBehind({ ...guarded, tlsServers: [] }, 'routeConfiguration', ['ingress']), [web, users].sort((a, b) => (`${a.kind}/${a.namespace}/${a.name}` < `${b.kind}/${b.namespace}/${b.name}` ? -1 : 1)));
+  };  const guarded = ingressPairIR(guardedParts);
+
+  t.deepEqual(objectsBehind(ingressPairIR({ ...guardedParts, tlsServers: [] }), 'routeConfiguration', ['ingress']), [web, users].sort((a, b) => (`${a.kind}/${a.namespace}/${a.name}` < `${b.kind}/${b.namespace}/${b.name}` ? -1 : 1)));
   // A cluster NACK is about the cluster, not the users of a route using it.
   t.false(objectsBehind(guarded, 'cluster', ['shop/web/80']).some((o) => o.kind === 'Secret'));
 });

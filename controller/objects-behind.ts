@@ -1,5 +1,5 @@
 // Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
-import type { GatewayIR, RouteTableIR } from '../ir/index.js';
+import { type DataPlaneIR, type RouteTableIR, servedRouteTables } from '../ir/index.js';
 import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
 import { refKey, type ObjectRef } from './translate/shared/kube-objects.js';
 
@@ -19,11 +19,11 @@ function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
   return out;
 }
 
-function tables(ir: GatewayIR): RouteTableIR[] {
-  return [ir.http, ...ir.tlsServers.map((s) => s.routeTable)];
+function tables(ir: DataPlaneIR): RouteTableIR[] {
+  return servedRouteTables(ir.listeners);
 }
 
-export function objectsBehind(ir: GatewayIR, kind: ResourceKind, names: readonly string[]): ObjectRef[] {
+export function objectsBehind(ir: DataPlaneIR, kind: ResourceKind, names: readonly string[]): ObjectRef[] {
   const found = new Map<string, ObjectRef>();
   const add = (refs: Iterable<ObjectRef>): void => {
     for (const r of refs) found.set(refKey(r), r);
@@ -48,13 +48,14 @@ export function objectsBehind(ir: GatewayIR, kind: ResourceKind, names: readonly
         break;
       }
       case 'listener':
-        if (name === 'ingress_https') for (const s of ir.tlsServers) add(routeSources(s.routeTable));
-        else add(routeSources(ir.http));
+        for (const listener of ir.listeners) if (listener.name === name && listener.routeTable !== undefined) add(routeSources(listener.routeTable));
         break;
       case 'secret': {
         const [namespace = '', secretName = ''] = name.split('/');
         add([{ kind: 'Secret', namespace, name: secretName }]);
-        for (const s of ir.tlsServers) if (s.secret === name) add(routeSources(s.routeTable));
+        for (const listener of ir.listeners) {
+          if (listener.routeTable !== undefined && (listener.tlsServers ?? []).some((s) => s.secret === name)) add(routeSources(listener.routeTable));
+        }
         break;
       }
     }

@@ -3,7 +3,7 @@
 // change after a quiet period is built at once; changes arriving during a build are folded into one next build.
 // Endpoint-only changes are an endpoints build of the Services concerned. Nothing is published until every source
 // has synced, and a failed build keeps the last good config.
-import type { ClusterEndpointsIR, GatewayIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, DataPlaneIR } from '../ir/index.js';
 import { EventEmitter } from 'node:events';
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
@@ -52,7 +52,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   #fullPending = true;
   /** Services (namespace/name) whose endpoints changed since the last build. */
   readonly #endpointServices = new Set<string>();
-  #ir: GatewayIR | undefined;
+  #ir: DataPlaneIR | undefined;
   #references: ReferenceSets = { services: new Set(), secrets: new Set() };
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
@@ -81,7 +81,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     return this.#served;
   }
 
-  get ir(): GatewayIR | undefined {
+  get ir(): DataPlaneIR | undefined {
     return this.#ir;
   }
 

@@ -4,8 +4,9 @@ import { addTranslationFlags, translationOptions, type TranslationFlags } from '
 import { stdoutAccessLogType } from './access-log.js';
 import { buildResources } from './build-resources.js';
 import type { EnvoyOptions } from './resource-types.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
-const ir = { http: { name: 'http', virtualHosts: [] }, tlsServers: [], clusters: [], secrets: [] };
+const ir = ingressPairIR({ http: { name: 'http', virtualHosts: [] }, tlsServers: [], clusters: [], secrets: [] });
 
 function connectionManagers(options: EnvoyOptions): Record<string, unknown>[] {
   const listeners = buildResources(ir, [], options).listeners;

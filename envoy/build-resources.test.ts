@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { DataPlaneIR, ListenerIR, RouteTableIR } from '../ir/index.js';
 import test from 'ava';
 import { decodeAnyToJson, encodeAny } from '../proto/proto-json.js';
 import { buildResources } from './build-resources.js';
 import { goldenYaml, loadGoldenCases } from './test-helpers/golden-cases.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
 // testdata/envoy/<case>.in.yaml -> <case>.out.yaml; UPDATE_GOLDEN=1 rewrites the outputs (review the diff).
 const update = process.env['UPDATE_GOLDEN'] === '1';
@@ -26,12 +28,12 @@ test('both listeners, every TLS filter chain included, use one RouteConfiguratio
   const table = { name: 'https/shared', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] };
   const server = (host: string) => ({ name: `https/${host}`, serverNames: [host], secret: 'default/tls', routeTable: table });
   const resources = buildResources(
-    {
+    ingressPairIR({
       http: { name: 'http', virtualHosts: [] },
       tlsServers: [server('b.example.com'), server('a.example.com')],
       clusters: [],
       secrets: [],
-    },
+    }),
     [],
     { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 },
   );
@@ -47,10 +49,50 @@ test('both listeners, every TLS filter chain included, use one RouteConfiguratio
   t.deepEqual(rdsNames, ['ingress', 'ingress', 'ingress']);
 });
 
-test('TLS servers with different route tables are refused: one RouteConfiguration cannot serve both', (t) => {
-  const server = (host: string) => ({ name: `https/${host}`, serverNames: [host], secret: 'default/tls', routeTable: { name: host, virtualHosts: [] } });
-  const ir = { http: { name: 'http', virtualHosts: [] }, tlsServers: [server('a.example.com'), server('b.example.com')], clusters: [], secrets: [] };
-  t.throws(() => buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }), { message: /same route table/ });
+test('listeners sharing a port are one Envoy listener: a filter chain per TLS server, each routed by its own listener\'s RouteConfiguration', (t) => {
+  const table = (name: string, host: string): RouteTableIR => ({
+    name,
+    virtualHosts: [{ name: host, hostnames: [host], routes: [{ name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'default/app/80' } }] }],
+  });
+  const https = (name: string, host: string): ListenerIR => ({
+    name,
+    port: 443,
+    protocol: 'HTTPS',
+    routeTable: table(`${name}/routes`, host),
+    tlsServers: [{ name: `${name}/${host}`, serverNames: [host], secret: `default/${host}` }],
+  });
+  const ir: DataPlaneIR = {
+    listeners: [https('gw-a', 'a.example.com'), https('gw-b', 'b.example.com'), { name: 'gw-plain', port: 80, protocol: 'HTTP', routeTable: table('gw-plain/routes', 'c.example.com') }],
+    clusters: [{ name: 'default/app/80', service: { namespace: 'default', name: 'app', port: 80 } }],
+    secrets: [],
+  };
+  const resources = buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 });
+  t.deepEqual(resources.listeners.map((l) => l.name), ['gw-a', 'gw-plain']);
+  t.deepEqual(resources.routeConfigurations.map((r) => r.name), ['gw-a/routes', 'gw-b/routes', 'gw-plain/routes']);
+  const tls = resources.listeners[0]!.resource as { address: unknown; filter_chains: { name: string; filters: unknown[] }[] };
+  t.deepEqual(tls.address, { socket_address: { address: '0.0.0.0', port_value: 443 } });
+  const rdsOf = (chain: unknown): string[] => [...JSON.stringify(chain).matchAll(/"route_config_name":"([^"]+)"/g)].map((m) => m[1]!);
+  t.deepEqual(tls.filter_chains.map((c) => [c.name, rdsOf(c)]), [['gw-a/a.example.com', ['gw-a/routes']], ['gw-b/b.example.com', ['gw-b/routes']]]);
+  // Every resource is one Envoy takes.
+  for (const list of Object.values(resources)) for (const { resource } of list) encodeAny(resource);
+});
+
+test('a plaintext HTTP listener cannot share its port (one connection manager per plaintext port)', (t) => {
+  const plain = (name: string): ListenerIR => ({ name, port: 80, protocol: 'HTTP', routeTable: { name, virtualHosts: [] } });
+  const ir: DataPlaneIR = { listeners: [plain('a'), plain('b')], clusters: [], secrets: [] };
+  t.throws(() => buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }), { message: /port 80: listener a is plaintext HTTP/ });
+});
+
+test('a wildcard host covers one label (Ingress) unless its virtual host says one or more (Gateway API)', (t) => {
+  const routes = [{ name: 'r', match: { kind: 'prefix' as const, path: '/' }, action: { kind: 'direct' as const, status: 200 } }];
+  const resourcesFor = (wildcardLabels: 'one-or-more' | undefined): string => {
+    const vhost = { name: '*.example.com', hostnames: ['*.example.com'], routes, ...(wildcardLabels === undefined ? {} : { wildcardLabels }) };
+    const ir: DataPlaneIR = { listeners: [{ name: 'l', port: 80, protocol: 'HTTP', routeTable: { name: 'l', virtualHosts: [vhost] } }], clusters: [], secrets: [] };
+    return JSON.stringify(buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }).routeConfigurations);
+  };
+  // One label: the authority is checked again, as Envoy's own `*.example.com` matches a.b.example.com too.
+  t.regex(resourcesFor(undefined), /\[\^\.\]\+/);
+  t.notRegex(resourcesFor('one-or-more'), /:authority/);
 });
 
 for (const c of loadGoldenCases()) {
@@ -77,12 +119,12 @@ test('listeners: new IR objects with the same relevant parts give the same JSON 
   const ir = (o: { secret?: string; host?: string; cors?: boolean } = {}) => {
     const table = { name: 'https', virtualHosts: [{ name: 'a.example.com', hostnames: ['a.example.com'], routes: [route(o.cors ?? false)] }] };
     const host = o.host ?? 'a.example.com';
-    return {
+    return ingressPairIR({
       http: { name: 'http', virtualHosts: [...table.virtualHosts] },
       tlsServers: [{ name: `https/${host}`, serverNames: [host], secret: o.secret ?? 'default/tls', routeTable: table }],
       clusters: [],
       secrets: [],
-    };
+    });
   };
   const listeners = (o: Parameters<typeof ir>[0] = {}) => buildResources(ir(o), [], options).listeners.map((l) => l.resource);
   const [http, https] = listeners();

@@ -1,4 +1,4 @@
-import type { ClusterEndpointsIR, ClusterIR, FallbackClusterIR, GatewayIR, RouteTableIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, ClusterIR, DataPlaneIR, FallbackClusterIR, ListenerIR, RouteTableIR } from '../ir/index.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
@@ -7,10 +7,10 @@ import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, withListenerSettings } from './edge-hardening.js';
 import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
-import { buildHttpListener, buildHttpsListener, type HttpsListenerOptions, httpListenerName, httpsListenerName, type ListenerOptions, type ServedRoutes } from './listener.js';
+import { buildHttpListener, buildHttpsListener, type HttpsListenerOptions, type ListenerOptions, type ServedRoutes } from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { notFoundReplyOf } from './not-found-reply.js';
-import { buildRouteConfiguration, routeConfigurationName } from './route-configuration.js';
+import { buildRouteConfiguration } from './route-configuration.js';
 import { buildSecret } from './secret.js';
 
 /** One memo per buffer limit (a setting, so one or two values in a process's life). */
@@ -32,13 +32,21 @@ function routesKey(routes: ServedRoutes): unknown[] {
 }
 
 const httpListenerOf = builtForSameKey(
-  ({ routes, listenAddress, port, edge, accessLog }: ListenerOptions) => JSON.stringify([routesKey(routes), listenAddress, port, edge, accessLog]),
+  ({ name, routes, listenAddress, port, edge, accessLog }: ListenerOptions) => JSON.stringify([name, routesKey(routes), listenAddress, port, edge, accessLog]),
   buildHttpListener,
 );
 
 const httpsListenerOf = builtForSameKey(
-  ({ servers, routes, listenAddress, port, edge, accessLog, passthrough }: HttpsListenerOptions) =>
-    JSON.stringify([servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes), listenAddress, port, edge, accessLog, passthrough]),
+  ({ name, chains, listenAddress, port, edge, accessLog, passthrough }: HttpsListenerOptions) =>
+    JSON.stringify([
+      name,
+      chains.map(({ servers, routes }) => [servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes)]),
+      listenAddress,
+      port,
+      edge,
+      accessLog,
+      passthrough,
+    ]),
   buildHttpsListener,
 );
 
@@ -51,46 +59,102 @@ function named(name: string, resource: ResourceJson): NamedResource {
 }
 
 /**
- * The table TLS connections are served from, if any is terminated. The translator gives every TLS server the
- * same one (a host is served the same whichever certificate the connection came in with).
+ * A RouteConfiguration and the tables it is made from: the plain-HTTP listener's and the TLS listener's of the
+ * listeners naming it (ir/listener.ts `routeConfiguration`), or one table; and the 404 reply its connection managers
+ * give when no route matches.
  */
-function tlsRouteTable(ir: GatewayIR): RouteTableIR | undefined {
-  const table = ir.tlsServers[0]?.routeTable;
-  if (ir.tlsServers.some((server) => server.routeTable !== table)) {
-    throw new Error('every TLS server must serve the same route table: both listeners share one RouteConfiguration');
+interface ServedConfiguration {
+  name: string;
+  plain: RouteTableIR | undefined;
+  tls: RouteTableIR | undefined;
+  routes: ServedRoutes;
+}
+
+/** The RouteConfigurations the listeners use, by name. A name is served one plain and one TLS table at most. */
+function servedConfigurations(listeners: readonly ListenerIR[]): Map<string, ServedConfiguration> {
+  const tables = new Map<string, { plain: RouteTableIR | undefined; tls: RouteTableIR | undefined }>();
+  for (const listener of listeners) {
+    const table = listener.routeTable;
+    if (table === undefined) continue;
+    const name = listener.routeConfiguration ?? table.name;
+    const entry = tables.get(name) ?? { plain: undefined, tls: undefined };
+    const side = listener.protocol === 'HTTP' ? 'plain' : 'tls';
+    const other = entry[side];
+    if (other !== undefined && other !== table) throw new Error(`RouteConfiguration ${name} is given two ${side === 'plain' ? 'plain-HTTP' : 'TLS'} route tables`);
+    entry[side] = table;
+    tables.set(name, entry);
   }
-  return table;
+  const configurations = new Map<string, ServedConfiguration>();
+  for (const [name, { plain, tls }] of tables) {
+    const main = (plain ?? tls) as RouteTableIR;
+    // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).
+    const notFound = notFoundReplyOf(main);
+    const both = plain !== undefined && tls !== undefined && tls !== plain ? [plain, tls] : [main];
+    configurations.set(name, { name, plain: plain ?? tls, tls: plain === undefined ? undefined : tls, routes: { routeConfigName: name, tables: both, notFound } });
+  }
+  return configurations;
 }
 
 /**
- * Every Envoy resource for a GatewayIR. Each cluster gets a ClusterLoadAssignment, empty when `endpoints` has
- * none for it, so no cluster waits in warming for endpoints that may never come; endpoints of clusters the IR
- * does not have are ignored (an EDS name must always be a cluster).
+ * Every Envoy resource for a DataPlaneIR. The IR's listeners become one Envoy listener per port (named after the
+ * first listener on it): a plaintext one for an HTTP listener, or one with a filter chain per TLS server and per
+ * passed-through name for HTTPS and TLS listeners; each route table a RouteConfiguration (two listeners may share one).
+ * Each cluster gets a ClusterLoadAssignment, empty when `endpoints` has none for it, so no cluster waits in warming
+ * for endpoints that may never come; endpoints of clusters the IR does not have are ignored (an EDS name must always
+ * be a cluster).
  */
 export function buildResources(
-  ir: GatewayIR,
+  ir: DataPlaneIR,
   endpoints: readonly ClusterEndpointsIR[],
   options: EnvoyOptions,
 ): EnvoyResources {
-  const edge = withListenerSettings(options.edge ?? defaultEdgeHardening, ir.listener);
+  const baseEdge = options.edge ?? defaultEdgeHardening;
   const accessLog: AccessLogOptions | false = options.accessLog === false ? false : { logQuery: options.accessLogQuery ?? true };
-  const tls = tlsRouteTable(ir);
-  // Both listeners use one RouteConfiguration (route-configuration.ts), so the same per-route filters.
-  // The 404 page is Envoy's reply when no route matches, not a route in every virtual host (not-found-reply.ts).
-  const notFound = notFoundReplyOf(ir);
-  const routes: ServedRoutes = { routeConfigName: routeConfigurationName, tables: tls === undefined ? [ir.http] : [ir.http, tls], notFound };
-  const serving = { routes, listenAddress: options.listenAddress, edge, accessLog };
-  const listeners = [named(httpListenerName, httpListenerOf({ ...serving, port: options.httpPort }))];
-  const passthrough = ir.tlsPassthrough ?? [];
-  if (ir.tlsServers.length > 0 || passthrough.length > 0) {
-    listeners.push(named(httpsListenerName, httpsListenerOf({ ...serving, port: options.httpsPort, servers: ir.tlsServers, passthrough })));
+  const configurations = servedConfigurations(ir.listeners);
+  const routesOf = (listener: ListenerIR): ServedRoutes => {
+    const table = listener.routeTable;
+    if (table === undefined) throw new Error(`listener ${listener.name} (${listener.protocol}) has no route table`);
+    return (configurations.get(listener.routeConfiguration ?? table.name) as ServedConfiguration).routes;
+  };
+  const listeners: NamedResource[] = [];
+  for (const onPort of listenersByPort(ir.listeners)) {
+    const first = onPort[0] as ListenerIR;
+    const edge = withListenerSettings(baseEdge, first.settings);
+    const where = { name: first.name, listenAddress: options.listenAddress, port: first.port, edge, accessLog };
+    const plain = onPort.filter((listener) => listener.protocol === 'HTTP');
+    if (plain.length > 0) {
+      // One connection manager per plaintext port: the translators give each port one HTTP listener.
+      if (onPort.length > 1) throw new Error(`port ${first.port}: listener ${first.name} is plaintext HTTP, and others share its port: ${onPort.map((l) => l.name).join(', ')}`);
+      listeners.push(named(first.name, httpListenerOf({ ...where, routes: routesOf(first) })));
+      continue;
+    }
+    const chains = onPort.filter((listener) => (listener.tlsServers?.length ?? 0) > 0).map((listener) => ({ servers: listener.tlsServers ?? [], routes: routesOf(listener) }));
+    const passthrough = onPort.flatMap((listener) => listener.tlsPassthrough ?? []);
+    listeners.push(named(first.name, httpsListenerOf({ ...where, chains, passthrough })));
   }
   return {
     listeners: listeners.sort(byName),
-    routeConfigurations: [named(routeConfigurationName, buildRouteConfiguration(ir.http, tls, notFound))],
-    ...clusterResources(ir.clusters, ir.fallbackClusters, endpoints, edge.perConnectionBufferLimitBytes),
+    routeConfigurations: [...configurations.values()]
+      .map(({ name, plain, tls, routes }) => named(name, buildRouteConfiguration(name, plain as RouteTableIR, tls, routes.notFound)))
+      .sort(byName),
+    ...clusterResources(ir.clusters, ir.fallbackClusters, endpoints, baseEdge.perConnectionBufferLimitBytes),
     secrets: ir.secrets.map((secret) => named(secret.name, secretOf(secret))).sort(byName),
   };
+}
+
+/**
+ * The IR's listeners grouped by port, each group in the IR's order (by name), the groups by their first listener.
+ * Port 0 (any free port, in tests) is a port of its own for each listener.
+ */
+function listenersByPort(listeners: readonly ListenerIR[]): ListenerIR[][] {
+  const byPort = new Map<number | ListenerIR, ListenerIR[]>();
+  for (const listener of listeners) {
+    const key = listener.port === 0 ? listener : listener.port;
+    const group = byPort.get(key);
+    if (group === undefined) byPort.set(key, [listener]);
+    else group.push(listener);
+  }
+  return [...byPort.values()];
 }
 
 interface ClusterResources {

@@ -1,7 +1,7 @@
 // What the built resources make a real Envoy do with traffic: host matching (wildcards of exactly one label,
 // case, ports), Ingress path semantics, path normalisation, local replies and redirects, TLS by SNI. Envoy
 // serves the resources inlined into a static bootstrap, on OS-chosen ports.
-import { type GatewayIR, PrivateKey, type RouteIR, type RouteTableIR } from '../ir/index.js';
+import { type DataPlaneIR, PrivateKey, type RouteIR, type RouteTableIR } from '../ir/index.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -11,6 +11,7 @@ import { httpGet, httpsGet, type HttpResult } from '../test/harness/http-client.
 import { buildResources } from './build-resources.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import { envoyTestdataDir } from './test-helpers/golden-cases.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
 const certificate = readFileSync(path.join(envoyTestdataDir(), 'certs', 'test-only.crt'), 'utf8');
 const privateKey = readFileSync(path.join(envoyTestdataDir(), 'certs', 'test-only.key'), 'utf8');
@@ -25,7 +26,7 @@ function forward(name: string, kind: 'exact' | 'prefix', p: string, cluster: str
   return { name, match: { kind, path: p }, action: { kind: 'forward', cluster } };
 }
 
-function gateway(): GatewayIR {
+function gateway(): DataPlaneIR {
   const catchAll = {
     name: '*',
     hostnames: ['*'],
@@ -52,7 +53,7 @@ function gateway(): GatewayIR {
     ],
   };
   const tlsTable: RouteTableIR = { name: 'https/*.example.com', virtualHosts: [{ ...catchAll, routes: [notFound] }, wildcard] };
-  return {
+  return ingressPairIR({
     http,
     tlsServers: [{ name: 'https/*.example.com', serverNames: ['*.example.com'], secret: 'default/tls', routeTable: tlsTable }],
     clusters: ['default/foo/80', 'default/shared/80', 'default/wild/80'].map((name) => {
@@ -60,7 +61,7 @@ function gateway(): GatewayIR {
       return { name, service: { namespace, name: service, port: 80 } };
     }),
     secrets: [{ name: 'default/tls', certificateChain: certificate, privateKey: new PrivateKey(privateKey) }],
-  };
+  }, { http: 0, https: 0 });
 }
 
 interface Ports {

@@ -45,7 +45,7 @@ export interface EdgeHardeningOptions {
   serverHeaderPassThrough?: boolean;
 }
 
-/** `edge` with what the translation decides for the listeners (GatewayIR.listener); the same object when nothing. */
+/** `edge` with what the translation decides for the listeners (DataPlaneIR.listener); the same object when nothing. */
 export function withListenerSettings(
   edge: EdgeHardeningOptions,
   settings: { serverHeaderPassThrough?: boolean; trustForwardedHeaders?: boolean } | undefined,

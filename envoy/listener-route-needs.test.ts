@@ -11,7 +11,7 @@ function table(policy: RoutePolicyIR): RouteTableIR {
 }
 
 function connectionManager(policy: RoutePolicyIR): ResourceJson {
-  const listener = buildHttpListener({ routes: { routeConfigName: 'ingress', tables: [table(policy)] }, listenAddress: '127.0.0.1', port: 8080 });
+  const listener = buildHttpListener({ name: 'ingress_http', routes: { routeConfigName: 'ingress', tables: [table(policy)] }, listenAddress: '127.0.0.1', port: 8080 });
   const chain = (listener['filter_chains'] as ResourceJson[])[0] as ResourceJson;
   return ((chain['filters'] as ResourceJson[])[0] as ResourceJson)['typed_config'] as ResourceJson;
 }
@@ -37,8 +37,8 @@ test('the HTTPS listener reads the route tables once, not once per TLS filter ch
       },
     });
     const counted: RouteTableIR = { name: 'ingress', virtualHosts: hosts };
-    const servers = Array.from({ length: chains }, (_, i) => ({ name: `https/${i}.test`, serverNames: [`${i}.test`], secret: `s${i}`, routeTable: counted }));
-    const listener = buildHttpsListener({ servers, routes: { routeConfigName: 'ingress', tables: [counted] }, listenAddress: '127.0.0.1', port: 8443 });
+    const servers = Array.from({ length: chains }, (_, i) => ({ name: `https/${i}.test`, serverNames: [`${i}.test`], secret: `s${i}` }));
+    const listener = buildHttpsListener({ name: 'ingress_https', chains: [{ servers, routes: { routeConfigName: 'ingress', tables: [counted] } }], listenAddress: '127.0.0.1', port: 8443 });
     t.is((listener['filter_chains'] as ResourceJson[]).length, chains);
     return reads;
   };

@@ -1,20 +1,22 @@
-// GatewayIR.listener (what the ingress-nginx ConfigMap decides for both listeners) reaches the connection managers,
+// ListenerIR.settings (what the ingress-nginx ConfigMap decides for both Ingress listeners) reaches the connection managers,
 // through the protobuf codec Envoy reads; without it the listeners stay as the flags say.
-import type { GatewayIR } from '../ir/index.js';
+import type { DataPlaneIR, ListenerSettingsIR } from '../ir/index.js';
 import test from 'ava';
 import { encodeAny } from '../proto/proto-json.js';
 import { buildResources } from './build-resources.js';
 import { defaultEdgeHardening } from './edge-hardening.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
-const ir = (listener?: GatewayIR['listener']): GatewayIR => ({
-  http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] },
-  tlsServers: [],
-  clusters: [],
-  secrets: [],
-  ...(listener === undefined ? {} : { listener }),
-});
+const ir = (listener?: ListenerSettingsIR): DataPlaneIR =>
+  ingressPairIR({
+    http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] },
+    tlsServers: [],
+    clusters: [],
+    secrets: [],
+    ...(listener === undefined ? {} : { listener }),
+  });
 
-function connectionManager(gateway: GatewayIR, xffNumTrustedHops = 0): Record<string, unknown> {
+function connectionManager(gateway: DataPlaneIR, xffNumTrustedHops = 0): Record<string, unknown> {
   const resources = buildResources(gateway, [], { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443, edge: { ...defaultEdgeHardening, xffNumTrustedHops } });
   const listener = resources.listeners[0]!.resource as { filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[] };
   encodeAny(resources.listeners[0]!.resource); // Envoy's schema accepts it

@@ -10,9 +10,6 @@ import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
 
-export const httpListenerName = 'ingress_http';
-export const httpsListenerName = 'ingress_https';
-
 const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
 const tcpProxyType = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
@@ -35,15 +32,22 @@ export interface ServingOptions {
   accessLog?: AccessLogOptions | false;
 }
 
-/** A listener: where it accepts connections and what it serves there. */
+/** A listener: its name (also the connection managers' stat prefix), where it accepts connections and what it serves there. */
 export interface ListenerOptions extends ServingOptions {
+  name: string;
   listenAddress: string;
   port: number;
 }
 
-/** The TLS listener: a terminating filter chain per TLS server, and the ssl-passthrough chains. */
-export interface HttpsListenerOptions extends ListenerOptions {
+/** TLS servers whose chains serve the same routes (those of one IR listener). */
+export interface TlsChains {
   servers: readonly TlsServerIR[];
+  routes: ServedRoutes;
+}
+
+/** The TLS listener: a terminating filter chain per TLS server, and the ssl-passthrough chains. */
+export interface HttpsListenerOptions extends Omit<ListenerOptions, 'routes'> {
+  chains: readonly TlsChains[];
   passthrough?: readonly TlsPassthroughIR[];
 }
 
@@ -62,23 +66,23 @@ function servingConnectionManager(statPrefix: string, { routes, edge = defaultEd
 
 /** The plaintext listener: one filter chain serving `routes`. */
 export function buildHttpListener(options: ListenerOptions): ResourceJson {
-  const { listenAddress, port, edge = defaultEdgeHardening } = options;
+  const { name, listenAddress, port, edge = defaultEdgeHardening } = options;
   return {
     '@type': TypeUrl.listener,
-    name: httpListenerName,
+    name,
     address: buildSocketAddress(listenAddress, port),
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
-    filter_chains: [{ filters: [servingConnectionManager(httpListenerName, options)] }],
+    filter_chains: [{ filters: [servingConnectionManager(name, options)] }],
   };
 }
 
-/** One TLS filter chain, selected by SNI, terminating with the server's certificate and serving `routes`. */
-export function buildTlsFilterChain(server: TlsServerIR, serving: ServingOptions): ResourceJson {
+/** One TLS filter chain of listener `statPrefix`, selected by SNI, terminating with the server's certificate and serving `routes`. */
+export function buildTlsFilterChain(server: TlsServerIR, statPrefix: string, serving: ServingOptions): ResourceJson {
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
     transport_socket: buildTlsTransportSocket(server.secret),
-    filters: [servingConnectionManager(httpsListenerName, serving)],
+    filters: [servingConnectionManager(statPrefix, serving)],
   };
 }
 
@@ -96,14 +100,18 @@ export function buildPassthroughFilterChain(server: TlsPassthroughIR): ResourceJ
 
 /** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
 export function buildHttpsListener(options: HttpsListenerOptions): ResourceJson {
-  const { servers, listenAddress, port, edge = defaultEdgeHardening, passthrough = [] } = options;
+  const { name, chains, listenAddress, port, edge = defaultEdgeHardening, accessLog, passthrough = [] } = options;
+  const serving = (routes: ServedRoutes): ServingOptions => ({ routes, edge, ...(accessLog === undefined ? {} : { accessLog }) });
   return {
     '@type': TypeUrl.listener,
-    name: httpsListenerName,
+    name,
     address: buildSocketAddress(listenAddress, port),
     ...bufferLimitField(edge.perConnectionBufferLimitBytes),
     listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': tlsInspectorType } }],
     // SNI picks the chain; the translator gives a passthrough host no terminating chain, so names never overlap.
-    filter_chains: [...passthrough.map(buildPassthroughFilterChain), ...servers.map((server) => buildTlsFilterChain(server, options))],
+    filter_chains: [
+      ...passthrough.map(buildPassthroughFilterChain),
+      ...chains.flatMap(({ servers, routes }) => servers.map((server) => buildTlsFilterChain(server, name, serving(routes)))),
+    ],
   };
 }

@@ -1,20 +1,22 @@
-import type { GatewayIR, RouteIR, VirtualHostIR } from '../ir/index.js';
+import type { DataPlaneIR, RouteIR, VirtualHostIR } from '../ir/index.js';
 import test from 'ava';
 import { fallbackRoute } from '../controller/translate/ingress/virtual-host.js';
+import { ingressHttpTableOf } from '../controller/translate/ingress/ingress-listeners.js';
 import { buildResources } from './build-resources.js';
 import { buildNotFoundLocalReply, notFoundReplyOf } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
 const page = '<h1>404 Not Found</h1>\n';
 const fallback = (): RouteIR => fallbackRoute(undefined, page);
 const app: RouteIR = { name: 'app', match: { kind: 'prefix', path: '/app' }, action: { kind: 'forward', cluster: 'default/web/80' } };
 const vhost = (host: string, routes: RouteIR[]): VirtualHostIR => ({ name: host, hostnames: [host], routes });
 
-function gateway(catchAllRoutes: RouteIR[], hosts: VirtualHostIR[]): GatewayIR {
-  return { http: { name: 'http', virtualHosts: [...hosts, vhost('*', catchAllRoutes)] }, tlsServers: [], clusters: [], secrets: [] };
+function gateway(catchAllRoutes: RouteIR[], hosts: VirtualHostIR[]): DataPlaneIR {
+  return ingressPairIR({ http: { name: 'http', virtualHosts: [...hosts, vhost('*', catchAllRoutes)] }, tlsServers: [], clusters: [], secrets: [] });
 }
 
-function build(ir: GatewayIR): { routes: Map<string, string[]>; hcm: ResourceJson } {
+function build(ir: DataPlaneIR): { routes: Map<string, string[]>; hcm: ResourceJson } {
   const resources = buildResources(ir, [], { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 });
   const table = resources.routeConfigurations[0]!.resource;
   const routes = new Map(
@@ -44,7 +46,7 @@ test('the translator\'s 404 fallback is left out of every virtual host; the conn
 test('with a default backend nothing is left out and Envoy keeps its own 404', (t) => {
   const defaultBackend: RouteIR = { name: 'default-backend', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'default/fallback/80' } };
   const ir = gateway([fallbackRoute(defaultBackend, page)], [vhost('a.test', [app, fallbackRoute(defaultBackend, page)])]);
-  t.is(notFoundReplyOf(ir), undefined);
+  t.is(notFoundReplyOf(ingressHttpTableOf(ir)), undefined);
   const { routes, hcm } = build(ir);
   t.deepEqual(routes.get('a.test'), ['app', 'default-backend']);
   t.is(hcm['local_reply_config'], undefined);
@@ -63,7 +65,7 @@ test('a host built once is built again when the 404 reply differs only in its co
   const host = vhost('a.test', [app, fallback()]);
   const table = { name: 'http', virtualHosts: [host] };
   const names = (reply: { body: string; contentType: string }): string[] =>
-    ((buildRouteConfiguration(table, undefined, reply)['virtual_hosts'] as ResourceJson[])[0]!['routes'] as ResourceJson[]).map((r) => String(r['name']));
+    ((buildRouteConfiguration('ingress', table, undefined, reply)['virtual_hosts'] as ResourceJson[])[0]!['routes'] as ResourceJson[]).map((r) => String(r['name']));
   t.deepEqual(names({ body: page, contentType: 'text/html' }), ['app']);
   // Another content type: the route's page is not the reply's, so the route stays.
   t.deepEqual(names({ body: page, contentType: 'text/plain' }), ['app', 'fallback']);

@@ -3,7 +3,7 @@
 // rebuilds every route of a table on each change, and those direct responses (a body and a header each) were
 // a large part of that work. A request no route matches gets Envoy's 404 (response flag NR) anyway; the
 // connection managers' local reply mapper gives it the same body and content type.
-import { fallbackRouteName, type GatewayIR, type RouteIR } from '../ir/index.js';
+import { fallbackRouteName, type RouteIR, type RouteTableIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { catchAllOf } from './virtual-host.js';
 
@@ -28,9 +28,9 @@ function isNotFoundFallback(route: RouteIR | undefined): route is RouteIR & { ac
   );
 }
 
-/** The 404 reply the plain-HTTP catch-all ends with, if it ends with the translator's 404 fallback. */
-export function notFoundReplyOf(ir: GatewayIR): NotFoundReply | undefined {
-  const routes = catchAllOf(ir.http.virtualHosts)?.routes ?? [];
+/** The 404 reply the table's catch-all (plain HTTP's, for a pair) ends with, if it ends with the translator's 404 fallback. */
+export function notFoundReplyOf(table: RouteTableIR): NotFoundReply | undefined {
+  const routes = catchAllOf(table.virtualHosts)?.routes ?? [];
   const last = routes[routes.length - 1];
   return isNotFoundFallback(last) ? { body: last.action.body, contentType: last.action.contentType } : undefined;
 }

@@ -13,7 +13,7 @@ export interface NamedResource {
   resource: ResourceJson;
 }
 
-/** Everything the xDS server publishes for one GatewayIR; each list is sorted by name. */
+/** Everything the xDS server publishes for one DataPlaneIR; each list is sorted by name. */
 export interface EnvoyResources {
   listeners: NamedResource[];
   routeConfigurations: NamedResource[];

@@ -2,16 +2,14 @@ import { compareVirtualHosts, type RouteIR, type RouteTableIR, type VirtualHostI
 import { TypeUrl } from '../proto/type-urls.js';
 import type { ResourceJson } from './resource-types.js';
 import { answersNotFound, type NotFoundReply } from './not-found-reply.js';
-import { authorityRegexFor, buildVirtualHost, catchAllOf } from './virtual-host.js';
+import { authorityRegexOf, buildVirtualHost, catchAllOf } from './virtual-host.js';
 
-// One RouteConfiguration for both listeners. The translator gives plain HTTP and TLS a route table each (they
+// One RouteConfiguration for a plain-HTTP and a TLS listener that name the same one (the Ingress pair, see
+// ir/listener.ts `routeConfiguration`). The translator gives plain HTTP and TLS a route table each (they
 // differ where a host redirects plain HTTP to https, or where routes are https-only); Envoy rebuilds the whole
 // table of a RouteConfiguration on every VHDS update, so two tables cost every route change two rebuilds. Here
 // they become one: a host served the same on both is served as it is, and a host served differently gets its
 // plain-HTTP routes first, each limited to plain-HTTP requests, then its TLS routes.
-
-/** The RDS name both listeners use. */
-export const routeConfigurationName = 'ingress';
 
 /** Envoy's default cap on a direct response body; a larger one makes it reject the whole RouteConfiguration. */
 const defaultMaxDirectResponseBodyBytes = 4096;
@@ -73,7 +71,7 @@ function virtualHostOf(vhost: VirtualHostIR, tableUnknownHostRoutes: readonly Ro
   ) {
     return known.json;
   }
-  const unknownHostRoutes = authorityRegexFor(vhost.hostnames) === undefined ? noRoutes : tableUnknownHostRoutes;
+  const unknownHostRoutes = authorityRegexOf(vhost) === undefined ? noRoutes : tableUnknownHostRoutes;
   const json = buildVirtualHost(...withoutTrailingNotFound(vhost, unknownHostRoutes, notFound));
   builtVirtualHosts.set(vhost, { unknownHostRoutes, notFoundBody: notFound?.body, notFoundType: notFound?.contentType, json });
   return json;
@@ -176,16 +174,16 @@ function mergedVirtualHosts(plain: RouteTableIR, tls: RouteTableIR, notFound: No
 }
 
 /**
- * The RouteConfiguration (RDS resource) both listeners use: `plain` as plain HTTP is served, and `tls` as TLS
+ * The RouteConfiguration (RDS resource) `name` that listeners use: `plain` as plain HTTP is served, and `tls` as TLS
  * connections are (undefined when no TLS is terminated: then it is `plain` alone). A virtual host ending in the
  * 404 fallback that answers `notFound` ends without it: the connection managers give that reply when no route
  * matches (not-found-reply.ts).
  */
-export function buildRouteConfiguration(plain: RouteTableIR, tls?: RouteTableIR, notFound?: NotFoundReply): ResourceJson {
+export function buildRouteConfiguration(name: string, plain: RouteTableIR, tls?: RouteTableIR, notFound?: NotFoundReply): ResourceJson {
   const plainUnknown = catchAllOf(plain.virtualHosts)?.routes ?? noRoutes;
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
-    name: routeConfigurationName,
+    name,
     virtual_hosts:
       tls === undefined || tls === plain
         ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, plainUnknown, notFound))

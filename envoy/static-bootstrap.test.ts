@@ -1,5 +1,5 @@
 // Every golden case, inlined into a static bootstrap, must be accepted by the real Envoy in validate mode.
-import { type GatewayIR, PrivateKey, type RouteIR } from '../ir/index.js';
+import { type DataPlaneIR, PrivateKey, type RouteIR } from '../ir/index.js';
 import test from 'ava';
 import { validateWithEnvoy } from '../cli/validate-with-envoy.js';
 import { buildResources } from './build-resources.js';
@@ -7,6 +7,7 @@ import { buildCluster } from './cluster.js';
 import type { NamedResource, ResourceJson } from './resource-types.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
 import { loadGoldenCases } from './test-helpers/golden-cases.js';
+import { ingressPairIR } from './test-helpers/ingress-pair-ir.js';
 
 for (const c of loadGoldenCases()) {
   test(`envoy accepts the resources of ${c.name}`, async (t) => {
@@ -29,12 +30,12 @@ test('envoy really loads the inlined certificates: a broken private key is rejec
 /** A resource without its Any `@type`, as static resources hold it. */
 /** `envoy --mode validate` on a config with one plain-HTTP virtual host `host` holding `route`. */
 function validatePlainHttpHost(host: string, route: RouteIR): ReturnType<typeof validateWithEnvoy> {
-  const ir: GatewayIR = {
+  const ir: DataPlaneIR = ingressPairIR({
     http: { name: 'http', virtualHosts: [{ name: host, hostnames: [host], routes: [route] }] },
     tlsServers: [],
     clusters: [],
     secrets: [],
-  };
+  });
   const options = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
   return validateWithEnvoy(inlineIntoStaticBootstrap(buildResources(ir, [], options)));
 }

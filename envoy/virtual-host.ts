@@ -33,12 +33,17 @@ export function authorityRegexFor(hostnames: readonly string[]): string | undefi
   return `(?i)^${hosts}(:[0-9]+)?$`;
 }
 
+/** The authority check of a virtual host: none where its wildcards may cover several labels (Envoy's own matching). */
+export function authorityRegexOf(vhost: VirtualHostIR): string | undefined {
+  return vhost.wildcardLabels === 'one-or-more' ? undefined : authorityRegexFor(vhost.hostnames);
+}
+
 /**
  * A VirtualHost. `unknownHostRoutes` are the routes of the catch-all virtual host: a request whose host only
  * looks like it matches a wildcard (more than one label) gets them, exactly as if no host had matched.
  */
 export function buildVirtualHost(vhost: VirtualHostIR, unknownHostRoutes: readonly RouteIR[] = []): ResourceJson {
-  const authorityRegex = authorityRegexFor(vhost.hostnames);
+  const authorityRegex = authorityRegexOf(vhost);
   const routes: ResourceJson[] = [];
   for (const route of vhost.routes) {
     if (route.policy?.corsResponse === undefined) routes.push(buildRoute(route, authorityRegex));

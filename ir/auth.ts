@@ -11,10 +11,10 @@ export class HtpasswdUsers extends SecretText {
 
 /**
  * HTTP basic authentication (ingress-nginx auth-type basic); the users come from a Secret. Envoy asks the controller
- * (ext_authz over gRPC) with `usersId`; the users themselves stay in the controller (GatewayIR.basicAuthUsers).
+ * (ext_authz over gRPC) with `usersId`; the users themselves stay in the controller (DataPlaneIR.basicAuthUsers).
  */
 export interface BasicAuthIR {
-  /** Which entry of GatewayIR.basicAuthUsers holds the users: `namespace/name/secretType` of their Secret. */
+  /** Which entry of DataPlaneIR.basicAuthUsers holds the users: `namespace/name/secretType` of their Secret. */
   usersId: string;
   /** The realm of the 401's `WWW-Authenticate: Basic realm="..."` challenge (auth-realm; empty by default, as nginx). */
   realm: string;

@@ -6,7 +6,7 @@
  */
 export interface FallbackClusterIR {
   name: string;
-  /** Names of GatewayIR.clusters entries, most preferred first. */
+  /** Names of DataPlaneIR.clusters entries, most preferred first. */
   clusters: string[];
 }
 

@@ -1,17 +1,16 @@
-// TLS on the HTTPS listener: terminated hosts (one filter chain each), passed-through hosts, certificates.
+// TLS on HTTPS listeners: terminated hosts (one filter chain each), passed-through hosts, certificates.
 import { SecretText } from './secret-text.js';
-import type { RouteTableIR } from './virtual-host.js';
 
 /** A TLS host whose connections are passed on unterminated (ingress-nginx ssl-passthrough), selected by SNI. */
 export interface TlsPassthroughIR {
   /** Deterministic filter chain name, e.g. `passthrough/foo.example.com`. */
   name: string;
   serverNames: string[];
-  /** The cluster (one of GatewayIR.clusters) the TCP stream goes to. */
+  /** The cluster (one of DataPlaneIR.clusters) the TCP stream goes to. */
   cluster: string;
 }
 
-/** A TLS-terminated set of host names on the HTTPS listener: one filter chain selected by SNI. */
+/** A TLS-terminated set of host names on an HTTPS listener: one filter chain selected by SNI, serving the listener's routes. */
 export interface TlsServerIR {
   /** Deterministic name of the filter chain, e.g. `https/foo.example.com`. */
   name: string;
@@ -19,8 +18,6 @@ export interface TlsServerIR {
   serverNames: string[];
   /** SDS resource name of the certificate. */
   secret: string;
-  /** The routes served on this chain. */
-  routeTable: RouteTableIR;
 }
 
 /** A PEM private key (SecretText: it never prints itself). */

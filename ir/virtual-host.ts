@@ -16,6 +16,11 @@ export interface VirtualHostIR {
   hostnames: string[];
   /** In match order: the first route that matches wins. The last route is the fallback (default backend/404). */
   routes: RouteIR[];
+  /**
+   * What a `*.example.com` host name covers: absent, exactly one label (the Ingress API); `one-or-more`, any number
+   * of labels (the Gateway API).
+   */
+  wildcardLabels?: 'one-or-more';
 }
 
 export interface RouteTableIR {

@@ -13,6 +13,7 @@ import { defaultTranslateOptions } from '../controller/translate/shared/options.
 import { Reason } from '../controller/translate/shared/reasons.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
 import { encodeAny } from '../proto/proto-json.js';
+import { ingressHttpTableOf } from '../controller/translate/ingress/ingress-listeners.js';
 
 const batches = 20;
 const ingressesPerBatch = 25;
@@ -137,7 +138,7 @@ test('random annotation values never break other settings, other Ingresses, or E
       t.true(d.message.length < 2000, 'a huge value is not copied into the message');
     }
     // Every Ingress keeps its route on plain HTTP (served, redirected or refused), whatever its annotations.
-    const routeNames = ir.http.virtualHosts.flatMap((v) => v.routes.map((r) => r.name));
+    const routeNames = ingressHttpTableOf(ir).virtualHosts.flatMap((v) => v.routes.map((r) => r.name));
     for (let i = 0; i < ingresses.length; i++) {
       const name = `ingress/default/ing-${i}/rule/0/path/0`;
       t.true(routeNames.some((n) => n === name || n.startsWith(`${name}/`)), `batch ${b}: ${name} missing`);

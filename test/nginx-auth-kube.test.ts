@@ -13,6 +13,7 @@ import { findKubeBinaries, KUBE_BINARIES_BUILD_TIMEOUT_MS } from './harness/kube
 import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
 import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
+import { ingressHttpTableOf } from '../controller/translate/ingress/ingress-listeners.js';
 
 let cluster: KubeCluster | undefined;
 
@@ -109,7 +110,7 @@ test('without opaqueSecrets only TLS Secrets are watched: the auth-secret is not
   t.deepEqual(secretNames(store), ['site-tls']);
   const { ir, diagnostics } = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
   t.true(diagnostics.some((d) => d.reason === 'SecretNotFound' && d.object.name === 'private' && d.message.includes('it must be a Secret of type Opaque')));
-  const route = ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
+  const route = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
   t.like(route?.action, { kind: 'direct', status: 503 });
 });
 
@@ -118,7 +119,7 @@ test('with opaqueSecrets the users are read and follow changes of the Secret', a
   t.deepEqual(secretNames(store), ['basic-auth', 'site-tls']);
   const first = translate(store.state(), { ...defaultTranslateOptions, nginxAnnotations: true });
   t.deepEqual(first.diagnostics.filter((d) => d.object.name === 'private'), []);
-  const route = first.ir.http.virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
+  const route = ingressHttpTableOf(first.ir).virtualHosts.find((v) => v.name === 'private.test')?.routes[0];
   t.is(route?.policy?.basicAuth?.usersId, 'default/basic-auth/auth-file');
   t.is(first.ir.basicAuthUsers?.[0]?.users.reveal(), 'alice:{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=\n');
   t.true(first.references.secrets.includes('default/basic-auth'));

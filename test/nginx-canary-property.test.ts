@@ -13,6 +13,7 @@ import { compileRe2 } from '../controller/translate/ingress/path-match-regex.js'
 import { translate } from '../controller/translate/translate.js';
 import { buildResources } from '../envoy/build-resources.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
+import { ingressHttpTableOf } from '../controller/translate/ingress/ingress-listeners.js';
 
 const options = { ...defaultTranslateOptions, nginxAnnotations: true };
 const hosts = ['a.test', 'b.test', '*.wild.test'];
@@ -93,7 +94,7 @@ function stateOf(canaries: readonly CanarySpec[]): ClusterState {
 
 function check(state: ClusterState): string | undefined {
   const { ir } = translate(state, options);
-  for (const vhost of ir.http.virtualHosts) {
+  for (const vhost of ingressHttpTableOf(ir).virtualHosts) {
     for (const route of vhost.routes) {
       for (const header of route.headers ?? []) {
         if (header.kind === 'regex' && !compileRe2(header.value).ok) return `${route.name}: ${header.value} is not RE2`;
@@ -108,14 +109,14 @@ function check(state: ClusterState): string | undefined {
   }
   // Every main route is still there, to the main Service, and no canary got a route of its own.
   for (const [i, host] of hosts.entries()) {
-    const vhost = ir.http.virtualHosts.find((v) => v.name === host);
+    const vhost = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === host);
     for (const j of paths.keys()) {
       const main = vhost?.routes.find((r) => r.name === `ingress/default/main-${i}-${j}/rule/0/path/0`);
       if (main?.action.kind !== 'forward' || main.action.cluster !== 'default/main/80') return `main-${i}-${j} not served by its backend`;
     }
   }
   const canaryNames = new Set(state.ingresses.filter(isNginxCanary).map((i) => i.metadata.name));
-  const stray = ir.http.virtualHosts.flatMap((v) => v.routes).find((r) => r.source !== undefined && canaryNames.has(r.source.name));
+  const stray = ingressHttpTableOf(ir).virtualHosts.flatMap((v) => v.routes).find((r) => r.source !== undefined && canaryNames.has(r.source.name));
   return stray === undefined ? undefined : `canary route ${stray.name}`;
 }
 
@@ -134,7 +135,7 @@ test('the real Envoy accepts what any canary annotations produce', async (t) => 
   for (const canaries of samples) {
     const state = stateOf(canaries);
     const { ir } = translate(state, options);
-    t.true(ir.http.virtualHosts.some((v) => v.routes.some((r) => r.headers !== undefined)), 'the sample has canary routes');
+    t.true(ingressHttpTableOf(ir).virtualHosts.some((v) => v.routes.some((r) => r.headers !== undefined)), 'the sample has canary routes');
     const resources = buildResources(ir, translateEndpoints(state, ir.clusters), { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 });
     const result = await validateWithEnvoy(inlineIntoStaticBootstrap(resources));
     t.true(result.ok, result.output);

@@ -31,6 +31,7 @@ import {
   pipelineOptionsArbitrary,
 } from './generators/kube-arbitraries.js';
 import { limiter } from './harness/limiter.js';
+import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const defaultSeed = 20_240_611;
 const batchCount = 10;
@@ -225,14 +226,14 @@ function bootstrapWithCertificate(material: { certPem: string; keyPem: string })
   const host = 'tls.example.com';
   const routeTable = { name: `https/${host}`, virtualHosts: [{ name: host, hostnames: [host], routes: [] }] };
   const resources = buildResources(
-    {
+    ingressPairIR({
       http: { name: 'http', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [] }] },
       tlsServers: [{ name: `https/${host}`, serverNames: [host], secret: 'default/pool', routeTable }],
       clusters: [],
       secrets: [
         { name: 'default/pool', certificateChain: material.certPem, privateKey: new PrivateKey(material.keyPem) },
       ],
-    },
+    }),
     [],
     envoyOptions,
   );

@@ -1,5 +1,5 @@
 // The users the controller checks basic-auth credentials against, by BasicAuthIR.usersId, taken from every built
-// GatewayIR (its basicAuthUsers). A Secret change reaches here with the next build; Envoy's config names users by
+// DataPlaneIR (its basicAuthUsers). A Secret change reaches here with the next build; Envoy's config names users by
 // id only, so it does not change with the passwords.
 import type { BasicAuthUsersIR, HtpasswdUsers } from '../../ir/index.js';
 

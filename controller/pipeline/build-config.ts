@@ -32,8 +32,23 @@ export function endpointsOf(state: ClusterState, translation: TranslationResult)
   return endpoints;
 }
 
+const withPorts = new WeakMap<BuildOptions, TranslateOptions>();
+
+/**
+ * The translator's options with the Ingress listeners on the Envoy options' ports (--http-port, --https-port): the
+ * flags give both, and the listeners are IR nodes the translator makes. Memoised per options object, so a builder's
+ * translations all see one options object.
+ */
+export function translateOptionsOf(options: BuildOptions): TranslateOptions {
+  let translateOptions = withPorts.get(options);
+  if (translateOptions === undefined) {
+    translateOptions = { ...options.translate, listenerPorts: { http: options.envoy.httpPort, https: options.envoy.httpsPort } };
+    withPorts.set(options, translateOptions);
+  }
+  return translateOptions;
+}
 export function buildConfig(state: ClusterState, options: BuildOptions): BuiltConfig {
-  const translation = translate(state, options.translate);
+  const translation = translate(state, translateOptionsOf(options));
   const endpoints = endpointsOf(state, translation);
   const resources = buildResources(translation.ir, [...endpoints.values()], options.envoy);
   return { translation, endpoints, resources };

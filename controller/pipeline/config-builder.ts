@@ -5,7 +5,7 @@ import { buildResources } from '../../envoy/build-resources.js';
 import type { NamedResource } from '../../envoy/resource-types.js';
 import { buildSecret } from '../../envoy/secret.js';
 import type { SnapshotUpdate } from '../../xds/snapshot-cache.js';
-import { buildConfig, endpointsOf, fullUpdate, type BuildOptions } from './build-config.js';
+import { buildConfig, endpointsOf, fullUpdate, translateOptionsOf, type BuildOptions } from './build-config.js';
 import { serviceKey } from '../translate/shared/backend.js';
 import { endpointsForCluster, indexEndpointSources } from '../translate/shared/endpoints.js';
 import { HostIndex } from '../translate/ingress/host-index.js';
@@ -128,7 +128,7 @@ export class ConfigBuilder {
     const stale = changedEndpointServices(before, state);
     if (stale === undefined) return undefined;
     last.index ??= this.#indexOf(before);
-    const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, this.options.translate);
+    const translation = translateIncrementally({ state: before, result: last.translation, index: last.index }, state, translateOptionsOf(this.options));
     if (translation === undefined) return undefined;
     // The same clusters, and no Service's endpoints changed: the same endpoints (most one-Ingress changes), and the
     // same list of them, so the builders hand back the same CDS and EDS lists. (The pipeline's endpoints builds

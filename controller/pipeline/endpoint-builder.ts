@@ -3,7 +3,7 @@
 // endpoint change costs the same at 10 or 10,000 Services. What it needs between configuration builds: the
 // clusters of each Service (from the last configuration build) and the EndpointSlices of each Service (kept up to
 // date from store changes, since a slice may be relabelled to another Service).
-import type { ClusterEndpointsIR, ClusterIR, GatewayIR } from '../../ir/index.js';
+import type { ClusterEndpointsIR, ClusterIR, DataPlaneIR } from '../../ir/index.js';
 import { buildClusterLoadAssignment } from '../../envoy/cluster-load-assignment.js';
 import type { NamedResource } from '../../envoy/resource-types.js';
 import type { ObjectStore, StoreChange } from '../store.js';
@@ -66,7 +66,7 @@ export class EndpointBuilder {
    * remade only when its input changed (the store hands the same list while none of its objects changes, and an
    * unchanged cluster list is the same array): a one-Ingress change does not walk every cluster and slice.
    */
-  rebase(ir: GatewayIR, state: ClusterState, endpoints: Map<string, ClusterEndpointsIR>): void {
+  rebase(ir: DataPlaneIR, state: ClusterState, endpoints: Map<string, ClusterEndpointsIR>): void {
     this.#endpoints = endpoints;
     if (ir.clusters !== this.#indexedClusters) {
       this.#clustersByService = clustersByService(ir.clusters);

@@ -5,6 +5,7 @@ import { clusterStateFromYaml } from './shared/cluster-state-yaml.js';
 import type { ClusterState, Ingress, IngressBackend, Service } from './shared/kube-objects.js';
 import { defaultTranslateOptions } from './shared/options.js';
 import { translate } from './translate.js';
+import { ingressHttpTableOf, ingressHttpsTableOf, ingressTlsServersOf } from './ingress/ingress-listeners.js';
 
 const testdata = new URL('../../../testdata/translate/', import.meta.url);
 const load = (name: string): ClusterState =>
@@ -68,7 +69,7 @@ test('the 404 page and the https port come from the options', (t) => {
   const input = load('tls-valid');
   const options = { ...defaultTranslateOptions, notFoundPage: 'nothing here', httpsRedirectPort: 30443 };
   const { ir } = translate(input, options);
-  const catchAll = ir.http.virtualHosts.at(-1);
+  const catchAll = ingressHttpTableOf(ir).virtualHosts.at(-1);
   t.is(catchAll?.name, '*');
   t.deepEqual(catchAll?.routes.at(-1)?.action, {
     kind: 'direct',
@@ -76,17 +77,17 @@ test('the 404 page and the https port come from the options', (t) => {
     body: 'nothing here',
     contentType: 'text/html',
   });
-  const secure = ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
+  const secure = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'secure.example.com');
   t.deepEqual(secure?.routes[0]?.action, { kind: 'https-redirect', statusCode: 301, port: 30443 });
 });
 
 test('https serves the very virtual host plain HTTP serves unchanged (one IR object, built once); a redirecting host differs', (t) => {
   const { ir } = translate(load('ssl-redirect-off'), defaultTranslateOptions);
-  const https = ir.tlsServers.find((s) => s.name === 'https/optout.example.com')?.routeTable;
-  const optout = ir.http.virtualHosts.find((v) => v.name === 'optout.example.com');
+  const https = ingressTlsServersOf(ir).some((s) => s.name === 'https/optout.example.com') ? ingressHttpsTableOf(ir) : undefined;
+  const optout = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'optout.example.com');
   t.truthy(optout);
   t.is(https?.virtualHosts.find((v) => v.name === 'optout.example.com'), optout);
-  for (const vhost of ir.http.virtualHosts) {
+  for (const vhost of ingressHttpTableOf(ir).virtualHosts) {
     const served = https?.virtualHosts.find((v) => v.name === vhost.name);
     if (vhost.routes.some((r) => r.action.kind === 'https-redirect')) t.not(served, vhost, vhost.name);
   }
@@ -98,7 +99,7 @@ test('an Ingress that only provides TLS for a host and keeps the default still m
     creationTimestamp: '2024-06-01T00:00:00Z',
   });
   const { ir } = translate({ ...input, ingresses: [...input.ingresses, certOnly] }, defaultTranslateOptions);
-  const optout = ir.http.virtualHosts.find((v) => v.name === 'optout.example.com');
+  const optout = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'optout.example.com');
   t.is(optout?.routes[0]?.action.kind, 'https-redirect');
 });
 
@@ -135,35 +136,43 @@ test('an Ingress whose every part is broken is still served (its status is ours)
   const result = translate(state({ ingresses: [broken, good] }), defaultTranslateOptions);
   t.deepEqual(result.servedIngresses.map((r) => r.name), ['broken', 'good']);
   t.deepEqual(result.diagnostics.map((d) => d.reason), ['InvalidHost', 'InvalidPath', 'SecretNotFound']);
-  const vhost = result.ir.http.virtualHosts.find((v) => v.name === 'b.example.com');
+  const vhost = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.name === 'b.example.com');
   t.deepEqual(vhost?.routes.map((r) => r.name), ['ingress/default/good/rule/0/path/0', 'fallback']);
 });
 
 test('an empty state still has the catch-all virtual host answering 404', (t) => {
   const result = translate(state({}), defaultTranslateOptions);
+  // One listener, plain HTTP on the default port (no TLS host: no HTTPS listener).
   t.deepEqual(result.ir, {
-    http: {
-      name: 'http',
-      virtualHosts: [
-        {
-          name: '*',
-          hostnames: ['*'],
-          routes: [
+    listeners: [
+      {
+        name: 'ingress_http',
+        port: 8080,
+        protocol: 'HTTP',
+        routeConfiguration: 'ingress',
+        routeTable: {
+          name: 'ingress_http',
+          virtualHosts: [
             {
-              name: 'fallback',
-              match: { kind: 'prefix', path: '/' },
-              action: {
-                kind: 'direct',
-                status: 404,
-                body: defaultTranslateOptions.notFoundPage,
-                contentType: 'text/html',
-              },
+              name: '*',
+              hostnames: ['*'],
+              routes: [
+                {
+                  name: 'fallback',
+                  match: { kind: 'prefix', path: '/' },
+                  action: {
+                    kind: 'direct',
+                    status: 404,
+                    body: defaultTranslateOptions.notFoundPage,
+                    contentType: 'text/html',
+                  },
+                },
+              ],
             },
           ],
         },
-      ],
-    },
-    tlsServers: [],
+      },
+    ],
     clusters: [],
     secrets: [],
   });

@@ -1,18 +1,20 @@
-// Golden test cases: testdata/envoy/<case>.in.yaml (a GatewayIR, its endpoints and optionally EnvoyOptions)
+// Golden test cases: testdata/envoy/<case>.in.yaml (a DataPlaneIR, or the Ingress listeners' parts, its endpoints and
+// optionally EnvoyOptions)
 // and testdata/envoy/<case>.out.yaml (the EnvoyResources built from it, private keys redacted).
-import { type ClusterEndpointsIR, type GatewayIR, PrivateKey, type TlsSecretIR } from '../../ir/index.js';
+import { type ClusterEndpointsIR, type DataPlaneIR, PrivateKey, type TlsSecretIR } from '../../ir/index.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { EnvoyOptions, EnvoyResources } from '../resource-types.js';
+import { type IngressPairParts, ingressPairIR } from './ingress-pair-ir.js';
 
 export const defaultTestOptions: EnvoyOptions = { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 };
 
 export interface GoldenCase {
   name: string;
   outPath: string;
-  ir: GatewayIR;
+  ir: DataPlaneIR;
   endpoints: ClusterEndpointsIR[];
   options: EnvoyOptions;
 }
@@ -28,8 +30,11 @@ export function envoyTestdataDir(): string {
   return path.join(dir, 'testdata', 'envoy');
 }
 
+type FileSecrets = { secrets: (Omit<TlsSecretIR, 'privateKey'> & { privateKey: string })[] };
+
 interface CaseFile {
-  ir: Omit<GatewayIR, 'secrets'> & { secrets: (Omit<TlsSecretIR, 'privateKey'> & { privateKey: string })[] };
+  /** The IR with its listeners, or the Ingress pair's parts (ingress-pair-ir.ts) on the options' ports. */
+  ir: (Omit<DataPlaneIR, 'secrets'> & FileSecrets) | (Omit<IngressPairParts, 'secrets'> & FileSecrets);
   endpoints?: ClusterEndpointsIR[];
   options?: EnvoyOptions;
 }
@@ -37,16 +42,15 @@ interface CaseFile {
 /** Reads one `.in.yaml`; `privateKey: <pem>` becomes a PrivateKey. */
 export function readCase(inPath: string): GoldenCase {
   const file = parse(readFileSync(inPath, 'utf8')) as CaseFile;
-  const ir: GatewayIR = {
-    ...file.ir,
-    secrets: file.ir.secrets.map((s) => ({ ...s, privateKey: new PrivateKey(s.privateKey) })),
-  };
+  const options = file.options ?? defaultTestOptions;
+  const secrets = file.ir.secrets.map((s) => ({ ...s, privateKey: new PrivateKey(s.privateKey) }));
+  const ir: DataPlaneIR = 'listeners' in file.ir ? { ...file.ir, secrets } : ingressPairIR({ ...file.ir, secrets }, { http: options.httpPort, https: options.httpsPort });
   return {
     name: path.basename(inPath, '.in.yaml'),
     outPath: inPath.replace(/\.in\.yaml$/, '.out.yaml'),
     ir,
     endpoints: file.endpoints ?? [],
-    options: file.options ?? defaultTestOptions,
+    options,
   };
 }
 

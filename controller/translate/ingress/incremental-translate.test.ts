@@ -15,6 +15,7 @@ import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress, Secret, Service } from '../shared/kube-objects.js';
 import { annotationPrefix, defaultTranslateOptions } from '../shared/options.js';
 import { translate, type TranslationResult } from '../translate.js';
+import { ingressTlsServersOf } from './ingress-listeners.js';
 
 const namespace = 'shop';
 const hostPool = ['a.test', 'b.test', 'c.test', 'd.test', '*.w.test', 'x.w.test', 'e.test', 'f.test'];
@@ -245,7 +246,7 @@ test('incremental translation equals full translation after every edit, and is u
 
 /** The TLS chains and certificates of a result (what a splice of a TLS change must get right beside the tables). */
 function chainsOf(result: TranslationResult): unknown {
-  return [result.ir.tlsServers.map((s) => [s.name, s.serverNames, s.secret]), result.ir.secrets];
+  return [ingressTlsServersOf(result.ir).map((s) => [s.name, s.serverNames, s.secret]), result.ir.secrets];
 }
 
 function sameIndex(a: HostIndex, b: HostIndex): boolean {

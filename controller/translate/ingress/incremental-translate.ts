@@ -17,6 +17,7 @@ import { sameObjects } from '../shared/same-objects.js';
 import { collectReferences, type References } from '../shared/references.js';
 import { spliceSorted, type SortedOrder } from '../shared/sorted-splice.js';
 import { translateIngresses, type TranslationResult } from './translate-ingresses.js';
+import { ingressListenersOf, ingressTlsServersOf, withIngressServing } from './ingress-listeners.js';
 
 /** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
 const maxChanged = 64;
@@ -61,7 +62,11 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
     return undefined;
   }
   const result: TranslationResult = {
-    ir: { ...previous.ir, http: tables.http, tlsServers: tables.tlsServers, clusters, secrets },
+    ir: withIngressServing(
+      { ...previous.ir, clusters, secrets },
+      { http: tables.http, https: tables.httpsTable, tlsServers: tables.tlsServers, tlsPassthrough: [], settings: ingressListenersOf(previous.ir).http.settings },
+      options,
+    ),
     diagnostics: spliceDiagnostics(previous, partial, around.ingresses, changes.ingresses),
     servedIngresses: spliceServedIngresses(previous, changes.ingresses, served),
     references: spliceReferences(previous, changes.ingresses, served),
@@ -92,7 +97,7 @@ function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
 
 /** Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies). */
 function isSpliceable(previous: TranslationResult): boolean {
-  if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (previous.ir.tlsPassthrough?.length ?? 0) > 0) return false;
+  if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (ingressListenersOf(previous.ir).https?.tlsPassthrough?.length ?? 0) > 0) return false;
   return previous.serverNameCopies !== true;
 }
 
@@ -214,13 +219,14 @@ function spliceTables(previous: TranslationResult, partial: TranslationResult, h
   const taken = (table: RouteTableIR): VirtualHostIR[] => table.virtualHosts.filter((vhost) => hosts.has(vhost.name));
   const removedHttp: VirtualHostIR[] = [];
   const removedHttps: VirtualHostIR[] = [];
-  const addedHttp = taken(partial.ir.http);
+  const addedHttp = taken(ingressListenersOf(partial.ir).http.routeTable);
   const addedHttps = taken(partial.httpsTable);
-  const http = splice(previous.ir.http, hosts, addedHttp, removedHttp);
+  const http = splice(ingressListenersOf(previous.ir).http.routeTable, hosts, addedHttp, removedHttp);
   const httpsTable = splice(previous.httpsTable, hosts, addedHttps, removedHttps);
-  const tlsServers = spliceTlsServers(previous.ir.tlsServers, partial.ir.tlsServers, hosts, httpsTable);
+  const previousTlsServers = ingressTlsServersOf(previous.ir);
+  const tlsServers = spliceTlsServers(previousTlsServers, ingressTlsServersOf(partial.ir), hosts);
   // The https table is served (and its clusters used) only with TLS servers.
-  const servedBefore = previous.ir.tlsServers.length > 0;
+  const servedBefore = previousTlsServers.length > 0;
   const servedAfter = tlsServers.length > 0;
   return {
     http,
@@ -233,9 +239,9 @@ function spliceTables(previous: TranslationResult, partial: TranslationResult, h
 
 /**
  * The TLS chains: those of the closure's hosts from the partial translation, the others as they were, in the
- * translator's order (by host, the default certificate's chain last), all serving the spliced https table.
+ * translator's order (by host, the default certificate's chain last); they serve the spliced https table.
  */
-function spliceTlsServers(previous: readonly TlsServerIR[], partial: readonly TlsServerIR[], hosts: ReadonlySet<string>, httpsTable: RouteTableIR): TlsServerIR[] {
+function spliceTlsServers(previous: readonly TlsServerIR[], partial: readonly TlsServerIR[], hosts: ReadonlySet<string>): TlsServerIR[] {
   const hostOf = (server: TlsServerIR): string | undefined => (server.serverNames.length === 1 ? server.serverNames[0] : undefined);
   const inClosure = (server: TlsServerIR): boolean => {
     const host = hostOf(server);
@@ -246,7 +252,7 @@ function spliceTlsServers(previous: readonly TlsServerIR[], partial: readonly Tl
   const others = kept.filter((server) => hostOf(server) === undefined); // the default certificate's chain
   const added = partial.filter(inClosure);
   const merged = mergeByKey(keptHosts, added, (server) => hostOf(server)!);
-  return [...merged, ...others].map((server) => (server.routeTable === httpsTable ? server : { ...server, routeTable: httpsTable }));
+  return [...merged, ...others];
 }
 
 /**
@@ -284,7 +290,7 @@ interface ClusterUses {
  * When the https table starts or stops being served (the first TLS chain, or the last one gone), counted again.
  */
 function clusterUsesAfter(previous: TranslationResult, tables: SplicedTables): ClusterUses {
-  if (previous.ir.tlsServers.length > 0 !== tables.tlsServers.length > 0) {
+  if (ingressTlsServersOf(previous.ir).length > 0 !== tables.tlsServers.length > 0) {
     return { counts: countClusterUses(tables.tlsServers.length > 0 ? [tables.http, tables.httpsTable] : [tables.http]), setChanged: true };
   }
   const counts = clusterUsesOf(previous);
@@ -469,7 +475,8 @@ const clusterUses = new WeakMap<TranslationResult, Map<string, number>>();
 function clusterUsesOf(result: TranslationResult): Map<string, number> {
   let uses = clusterUses.get(result);
   if (uses === undefined) {
-    uses = countClusterUses(result.ir.tlsServers.length > 0 ? [result.ir.http, result.httpsTable] : [result.ir.http]);
+    const http = ingressListenersOf(result.ir).http.routeTable;
+    uses = countClusterUses(ingressTlsServersOf(result.ir).length > 0 ? [http, result.httpsTable] : [http]);
     clusterUses.set(result, uses);
   }
   return uses;

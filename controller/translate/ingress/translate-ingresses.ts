@@ -1,6 +1,6 @@
 // The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
 // deterministic; best effort: a broken part of an Ingress is reported and only that part is left out.
-import { catchAllHost, type ClusterIR, compareStrings, type GatewayIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
+import { catchAllHost, type ClusterIR, compareStrings, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type AnnotationsByIngress, annotationPolicyPass, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { indexServices } from '../shared/backend.js';
@@ -16,11 +16,12 @@ import type { TranslateOptions } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
 import { type References, collectReferences } from '../shared/references.js';
 import { type CollectedTls, collectTlsHosts } from './tls-hosts.js';
-import type { LayerPhases, LayerVirtualHosts, TranslatorLayer } from './translator-layer.js';
+import type { FinishedDataPlane, IngressDataPlane, LayerPhases, LayerVirtualHosts, TranslatorLayer } from './translator-layer.js';
+import { ingressHttpListenerName, ingressHttpsListenerName, ingressListeners } from './ingress-listeners.js';
 import { assembleVirtualHost, fallbackRoute, redirectVirtualHost, routeTable } from './virtual-host.js';
 
 export interface TranslationResult {
-  ir: GatewayIR;
+  ir: DataPlaneIR;
   /** Sorted by object, in the order found for each object. */
   diagnostics: Diagnostic[];
   /** Every Ingress of our class, even partly broken ones (their status is ours to write), sorted. */
@@ -39,14 +40,21 @@ export interface TranslationResult {
   serverNameCopies?: true;
 }
 
-/** RDS name of the plaintext listener's route table. */
-export const httpRouteTableName = 'http';
+/** Name of the plaintext listener's route table (named after its listener). */
+export const httpRouteTableName = ingressHttpListenerName;
 
 /**
- * RDS name of the route table every TLS filter chain shares: SNI picks the certificate (the chain), the Host
- * header picks the route, as on plain HTTP.
+ * Name of the route table every TLS filter chain shares (named after its listener): SNI picks the certificate (the
+ * chain), the Host header picks the route, as on plain HTTP.
  */
-export const httpsRouteTableName = 'https';
+export const httpsRouteTableName = ingressHttpsListenerName;
+
+/** The IR of a finished Ingress translation: its serving parts become the Ingress listeners. */
+function dataPlaneOf({ ir, httpsTable }: FinishedDataPlane, options: TranslateOptions): DataPlaneIR {
+  const { http, tlsServers, tlsPassthrough, listenerSettings, ...rest } = ir;
+  const serving = { http, https: httpsTable, tlsServers, tlsPassthrough: tlsPassthrough ?? [], settings: listenerSettings };
+  return { listeners: ingressListeners(serving, options), ...rest };
+}
 
 /** Name of the filter chain of one TLS host. */
 export function httpsName(host: string): string {
@@ -112,17 +120,17 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
   const tables = routeTables(hosts, tls, annotations, annotationsByRef, rules.contributorsByHost, phases, options);
 
   // Final.
-  const listener = phases.listener();
-  const ir: GatewayIR = {
+  const listenerSettings = phases.listenerSettings();
+  const plane: IngressDataPlane = {
     http: tables.http,
     tlsServers: tables.tlsServers,
     clusters: clustersUsedBy(tables.tlsServers.length > 0 ? [tables.http, tables.https] : [tables.http], clusters),
     secrets: tables.secrets,
-    ...(listener === undefined ? {} : { listener }),
+    ...(listenerSettings === undefined ? {} : { listenerSettings }),
   };
-  const finished = frozenInTests(phases.finish(frozenInTests({ ir, httpsTable: tables.https })));
+  const finished = frozenInTests(phases.finish(frozenInTests({ ir: plane, httpsTable: tables.https })));
   return {
-    ir: finished.ir,
+    ir: frozenInTests(dataPlaneOf(finished, options)),
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
@@ -189,16 +197,16 @@ function routeTables(
   const secrets = new Map<string, TlsSecretIR>();
   for (const { host, secret } of [...tls.hosts.values()].sort((a, b) => compareStrings(a.host, b.host))) {
     if (phases.passesThroughTls(host)) continue; // its TLS connections are not terminated
-    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
+    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name });
     secrets.set(secret.name, secret);
   }
   // Names the layer answers itself (from-to-www-redirect) over https: with the certificate of their host.
   for (const { host, secret } of hosts.tlsHosts(tls.hosts)) {
-    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name, routeTable: https });
+    tlsServers.push({ name: httpsName(host), serverNames: [host], secret: secret.name });
   }
   if (tls.defaultCertificate !== undefined) {
     const { secret } = tls.defaultCertificate;
-    tlsServers.push({ name: defaultCertificateChainName, serverNames: [], secret: secret.name, routeTable: https });
+    tlsServers.push({ name: defaultCertificateChainName, serverNames: [], secret: secret.name });
     secrets.set(secret.name, secret);
   }
 

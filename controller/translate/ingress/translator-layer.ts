@@ -4,7 +4,7 @@
 // something (copy-on-write of the changed path): no phase writes to an IR object another phase built, so the
 // memos of the Envoy builders (envoy/built-once.ts) may key on IR objects. Tests freeze what is handed between
 // phases (freeze-in-tests.ts), so a phase that writes to it throws.
-import type { ClusterIR, GatewayIR, ListenerSettingsIR, RouteIR, RouteTableIR, TlsSecretIR, VirtualHostIR } from '../../../ir/index.js';
+import type { ClusterIR, DataPlaneIR, ListenerSettingsIR, RouteIR, RouteTableIR, TlsPassthroughIR, TlsSecretIR, TlsServerIR, VirtualHostIR } from '../../../ir/index.js';
 import type { IngressAnnotations } from './annotations.js';
 import type { ServiceIndex } from '../shared/backend.js';
 import type { CollectedRoutes } from './collected-routes.js';
@@ -26,11 +26,23 @@ export interface TranslationContext {
 }
 
 /**
- * The gateway, and the route table of the TLS chains also when there are none (TranslationResult.httpsTable): a
- * phase that changes routes changes them in both.
+ * What the Ingress translation serves while it is finished, before it becomes the IR's listeners
+ * (ingress-listeners.ts): the plain-HTTP table, the TLS chains (all serving `FinishedDataPlane.httpsTable`), the
+ * passed-through names, the listeners' settings, and the rest of the data plane.
  */
-export interface FinishedGateway {
-  ir: GatewayIR;
+export interface IngressDataPlane extends Omit<DataPlaneIR, 'listeners'> {
+  http: RouteTableIR;
+  tlsServers: TlsServerIR[];
+  tlsPassthrough?: TlsPassthroughIR[];
+  listenerSettings?: ListenerSettingsIR;
+}
+
+/**
+ * The Ingress data plane, and the route table of the TLS chains also when there are none
+ * (TranslationResult.httpsTable): a phase that changes routes changes them in both.
+ */
+export interface FinishedDataPlane {
+  ir: IngressDataPlane;
   httpsTable: RouteTableIR;
 }
 
@@ -79,9 +91,9 @@ export interface LayerPhases {
 
   // Final.
   /** Connection manager settings the layer decides, if any. */
-  listener(): ListenerSettingsIR | undefined;
+  listenerSettings(): ListenerSettingsIR | undefined;
   /** The finished gateway with what the layer adds on top (new objects along what it changes). */
-  finish(gateway: FinishedGateway): FinishedGateway;
+  finish(gateway: FinishedDataPlane): FinishedDataPlane;
   /** The translation's references plus the objects the layer reads. */
   references(references: References): References;
 }

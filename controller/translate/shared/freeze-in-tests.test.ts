@@ -6,6 +6,7 @@ import { deepFreeze, freezesIr } from './freeze-in-tests.js';
 import type { ClusterState, Ingress } from './kube-objects.js';
 import { defaultTranslateOptions } from './options.js';
 import { translate } from '../translate.js';
+import { ingressHttpTableOf } from '../ingress/ingress-listeners.js';
 
 const ourClass = { kind: 'IngressClass' as const, metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
 
@@ -35,7 +36,7 @@ test('the test runner turns the freezing on (scripts/test.js sets ENVOY_INGRESS_
 
 test('under test, writing to the IR translate() returns throws: a route, a virtual host list, the gateway', (t) => {
   const { ir, httpsTable } = translate(state, { ...defaultTranslateOptions, nginxAnnotations: true });
-  const vhost = ir.http.virtualHosts.find((v) => v.name === 'a.example');
+  const vhost = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'a.example');
   const route = vhost?.routes[0];
   if (vhost === undefined || route === undefined) return t.fail('no route for a.example');
   // What the nginx layer's auth and edge passes did to the finished IR before they returned new objects.

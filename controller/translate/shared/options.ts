@@ -39,7 +39,15 @@ export interface TranslateOptions {
    * --nginx-allow-cross-namespace-resources).
    */
   nginxAllowCrossNamespaceResources?: boolean;
+  /**
+   * The ports of the Ingress listeners (--http-port, --https-port); absent: defaultListenerPorts. The build pipeline
+   * hands them over from the Envoy options.
+   */
+  listenerPorts?: { http: number; https: number };
 }
+
+/** The Ingress listeners' ports when none are given: the CLI's defaults. */
+export const defaultListenerPorts = { http: 8080, https: 8443 } as const;
 
 export const defaultNotFoundPage = `<!DOCTYPE html>
 <html><head><title>404 Not Found</title></head>

@@ -14,7 +14,7 @@ import type { References } from '../../shared/references.js';
 import { Reason } from '../../shared/reasons.js';
 import { passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import { type FinishedGateway, withRewrittenRoutes } from './finished-gateway.js';
+import { type FinishedDataPlane, withRewrittenRoutes } from './finished-data-plane.js';
 import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -197,11 +197,11 @@ export interface NginxAuthInputs {
  * services that cannot be used. Runs after the route tables are assembled, so no route copy is made afterwards.
  */
 export function withNginxAuth(
-  gateway: FinishedGateway,
+  gateway: FinishedDataPlane,
   settingsByIngress: ReadonlyMap<string, { ingress: Ingress; auth: NginxAuthSettings }>,
   inputs: NginxAuthInputs,
   diagnostics: Diagnostic[],
-): FinishedGateway {
+): FinishedDataPlane {
   if (settingsByIngress.size === 0) return gateway;
   const secrets = new Map(inputs.secrets.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]));
   const resolved = new Map<string, ResolvedAuth>();

@@ -15,6 +15,7 @@ import { nginxAnnotationPrefix } from './catalog.js';
 import { cookieHeaderMatch, headerPatternRegex, isRe2, parseGoBool } from './nginx-canary-values.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { isNginxCanary, readNginxCanary } from './nginx-canary.js';
+import { ingressHttpTableOf, ingressHttpsTableOf, ingressTlsServersOf } from '../ingress-listeners.js';
 
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
 const ourClass = { kind: 'IngressClass' as const, metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
@@ -39,7 +40,7 @@ function state(ingresses: Ingress[]): ClusterState {
 }
 
 function vhost(result: ReturnType<typeof translate>, host = 'app.test'): VirtualHostIR {
-  const found = result.ir.http.virtualHosts.find((v) => v.name === host);
+  const found = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.name === host);
   if (found === undefined) throw new Error(`no virtual host ${host}`);
   return found;
 }
@@ -150,7 +151,7 @@ test('a canary without a main route, a second canary, a canary of the main backe
     ...plain,
   ]);
   t.deepEqual(summary(vhost(result, 'self.test').routes), ['self-main/rule/0/path/0 -> default/web/80', 'fallback -> direct']);
-  t.false(result.ir.http.virtualHosts.some((v) => v.name === 'nobody.test'));
+  t.false(ingressHttpTableOf(result.ir).virtualHosts.some((v) => v.name === 'nobody.test'));
   t.false(result.ir.clusters.some((c) => c.name === 'default/web-v3/80'));
 });
 
@@ -242,12 +243,12 @@ test('over TLS the canary routes are the same (the HTTPS route table is a copy);
   };
   const result = translate({ ...tlsCase, ingresses: [...tlsCase.ingresses, canary] }, nginxOn);
   t.deepEqual(result.diagnostics, []);
-  const https = result.ir.tlsServers[0]?.routeTable.virtualHosts.find((v) => v.name === 'secure.example.com');
+  const https = ingressHttpsTableOf(result.ir)?.virtualHosts.find((v) => v.name === 'secure.example.com');
   const routes = summary(https?.routes ?? []);
   t.deepEqual(routes.filter((r) => r.includes('/canary/') || r.includes('+ 10/100')).length, 3, routes.join('\n'));
   t.true(routes.some((r) => r.startsWith('secure/rule/0/path/0/canary/cookie-always [cookie regex') && r.endsWith('-> default/api/80')));
   t.true(routes.some((r) => r === 'secure/rule/0/path/0 -> default/web/80 + 10/100 default/api/80'));
-  const http = result.ir.http.virtualHosts.find((v) => v.name === 'secure.example.com');
+  const http = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.name === 'secure.example.com');
   // ingress-nginx's redirect: exactly / goes to https://host, without a path (nginx-redirect.ts).
   t.true(http?.routes.every((r) => r.action.kind === 'https-redirect' || (r.action.kind === 'url-redirect' && r.action.location === 'https://secure.example.com')));
 });
@@ -307,7 +308,7 @@ test("a canary's spec.tls is ignored, as in ingress-nginx: no TLS server, no mis
   const canary = ingress('canary', 'web-v2', nginx({ canary: 'true', 'canary-weight': '10' }), { age: 1 });
   canary.spec!.tls = [{ hosts: ['app.test'], secretName: 'canary-cert' }];
   const result = translate(state([main, canary]), nginxOn);
-  t.deepEqual(result.ir.tlsServers, []);
+  t.deepEqual(ingressTlsServersOf(result.ir), []);
   t.false(result.diagnostics.some((d) => d.reason === Reason.SecretNotFound));
   // The canary itself still joins.
   t.like(vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0')?.action, { kind: 'forward', split: { weight: 10 } });

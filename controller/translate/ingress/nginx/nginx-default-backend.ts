@@ -244,7 +244,7 @@ function errorPagesFor(source: ObjectRef, statuses: number[], cluster: string, s
 }
 
 /**
- * What the rewritten routes of `tables` need besides GatewayIR.clusters: the fallback clusters they forward to,
+ * What the rewritten routes of `tables` need besides DataPlaneIR.clusters: the fallback clusters they forward to,
  * and the error-pages virtual host with one route per default backend used (`tables`: each table -> a new one
  * with it, when there are error pages). Returns the fallback clusters and every cluster they or the error pages
  * name (to be added to the IR's).

@@ -12,6 +12,7 @@ import { nginxAnnotationPrefix } from './catalog.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { errorPagesHost, parseStatuses } from './nginx-default-backend.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
+import { ingressHttpTableOf, ingressListenersOf, ingressTlsServersOf } from '../ingress-listeners.js';
 
 const nginx = (values: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));
@@ -87,12 +88,12 @@ for (const name of nginxEdgeAnnotations) {
 
 test('ssl-passthrough: the "/" path\'s backend takes the host\'s TLS connections; other backends are reported', (t) => {
   const { ir, diagnostics } = translate(state([ing('pass', nginx({ 'ssl-passthrough': 'true' }), [{ host: 'pass.test', paths: [['/api', 'web'], ['/', 'secure']] }])]), on);
-  t.deepEqual(ir.tlsPassthrough, [{ name: 'passthrough/pass.test', serverNames: ['pass.test'], cluster: 'default/secure/80~tls-passthrough' }]);
+  t.deepEqual(ingressListenersOf(ir).https?.tlsPassthrough, [{ name: 'passthrough/pass.test', serverNames: ['pass.test'], cluster: 'default/secure/80~tls-passthrough' }]);
   t.true(ir.clusters.some((c) => c.name === 'default/secure/80~tls-passthrough' && c.service.name === 'secure'));
   t.deepEqual(diagnostics.map((d) => d.reason), [Reason.SslPassthroughPathsIgnored]);
   t.regex(diagnostics[0]?.message ?? '', /all go to secure:80 .*\/api \(web:80\)/);
   // Plain HTTP still has both routes.
-  const vhost = ir.http.virtualHosts.find((v) => v.name === 'pass.test');
+  const vhost = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'pass.test');
   t.deepEqual(vhost?.routes.map((r) => r.match.path), ['/api', '/', '/']);
 });
 
@@ -102,15 +103,15 @@ test('ssl-passthrough: without a "/" path the first path decides; the host gets 
     state([ing('pass', nginx({ 'ssl-passthrough': 'true' }), [{ host: 'pass.test', paths: [['/b', 'secure'], ['/a', 'web']] }], { tls: [{ hosts: ['pass.test'], secretName: 'x' }] })], { secrets: [secret] }),
     on,
   );
-  t.is(ir.tlsPassthrough?.[0]?.cluster, 'default/secure/80~tls-passthrough');
-  t.false(ir.tlsServers.some((s) => s.serverNames.includes('pass.test')));
+  t.is(ingressListenersOf(ir).https?.tlsPassthrough?.[0]?.cluster, 'default/secure/80~tls-passthrough');
+  t.false(ingressTlsServersOf(ir).some((s) => s.serverNames.includes('pass.test')));
 });
 
 test('ssl-passthrough: an older Ingress serving the host decides; the newer one is refused', (t) => {
   const older = ing('older', {}, [{ host: 'h.test', paths: [['/', 'web']] }]);
   const newer = ing('newer', nginx({ 'ssl-passthrough': 'true' }), [{ host: 'h.test', paths: [['/x', 'secure']] }], {}, '2024-02-01T00:00:00Z');
   const { ir, diagnostics } = translate(state([newer, older]), on);
-  t.is(ir.tlsPassthrough, undefined);
+  t.is(ingressListenersOf(ir).https?.tlsPassthrough, undefined);
   t.deepEqual(diagnostics.map((d) => [d.object.name, d.reason]), [['newer', Reason.SslPassthroughConflict]]);
 });
 
@@ -119,7 +120,7 @@ test('default-backend: forwarding routes get a fallback cluster to the first TCP
     state([ing('shop', nginx({ 'default-backend': 'errors' }), [{ host: 'shop.test', paths: [['/', 'web'], ['/gone', 'missing']] }])]),
     on,
   );
-  const routes = ir.http.virtualHosts.find((v) => v.name === 'shop.test')?.routes ?? [];
+  const routes = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'shop.test')?.routes ?? [];
   t.deepEqual(routes.map((r) => r.action), [
     { kind: 'forward', cluster: 'default/errors/8080' },
     { kind: 'forward', cluster: 'default/web/80~default-backend=default/errors/8080' },
@@ -143,7 +144,7 @@ test('default-backend naming a missing Service or one without a TCP port is repo
 
 test('custom-http-errors: error pages go to the annotation\'s default backend, else the spec.defaultBackend', (t) => {
   const own = translate(state([ing('a', nginx({ 'default-backend': 'errors', 'custom-http-errors': '503,404' }), [{ host: 'a.test', paths: [['/', 'web']] }])]), on).ir;
-  const route = own.http.virtualHosts.find((v) => v.name === 'a.test')?.routes[0];
+  const route = ingressHttpTableOf(own).virtualHosts.find((v) => v.name === 'a.test')?.routes[0];
   t.deepEqual(route?.policy?.errorPages, {
     statuses: [404, 503],
     host: errorPagesHost,
@@ -155,18 +156,18 @@ test('custom-http-errors: error pages go to the annotation\'s default backend, e
       { name: 'X-Service-Port', value: '80' },
     ],
   });
-  const pages = own.http.virtualHosts.find((v) => v.name === errorPagesHost);
+  const pages = ingressHttpTableOf(own).virtualHosts.find((v) => v.name === errorPagesHost);
   t.deepEqual(pages?.routes[0]?.action, { kind: 'forward', cluster: 'default/errors/8080' });
   t.deepEqual(pages?.routes[0]?.policy, { rewrite: { kind: 'regex', pattern: '^.*$', substitution: '/' }, hostRewriteFromHeader: 'x-forwarded-host' });
 
   const global = ing('catch-all', {}, [], { defaultBackend: { service: { name: 'secure', port: { number: 80 } } } });
   const viaGlobal = translate(state([global, ing('b', nginx({ 'custom-http-errors': '502' }), [{ host: 'b.test', paths: [['/', 'web']] }])]), on);
   t.deepEqual(viaGlobal.diagnostics, []);
-  t.is(viaGlobal.ir.http.virtualHosts.find((v) => v.name === 'b.test')?.routes[0]?.policy?.errorPages?.path, '/default/secure/80');
+  t.is(ingressHttpTableOf(viaGlobal.ir).virtualHosts.find((v) => v.name === 'b.test')?.routes[0]?.policy?.errorPages?.path, '/default/secure/80');
 
   const none = translate(state([ing('c', nginx({ 'custom-http-errors': '502' }), [{ host: 'c.test', paths: [['/', 'web']] }])]), on);
   t.deepEqual(none.diagnostics.map((d) => d.reason), [Reason.CustomHttpErrorsWithoutBackend]);
-  t.is(none.ir.http.virtualHosts.find((v) => v.name === errorPagesHost), undefined);
+  t.is(ingressHttpTableOf(none.ir).virtualHosts.find((v) => v.name === errorPagesHost), undefined);
 });
 
 test('custom-http-errors statuses: a comma-separated list of 300-599, sorted without duplicates', (t) => {
@@ -227,7 +228,7 @@ test('a default-backend Service is a reference (its creation rebuilds), even bef
 test('disable-proxy-intercept-errors: only the proxy\'s own errors get the error pages; a missing Service goes to the default backend with what ingress-nginx tells it', (t) => {
   const values = { 'default-backend': 'errors', 'custom-http-errors': '503', 'disable-proxy-intercept-errors': 'true' };
   const { ir } = translate(state([ing('app', nginx(values), [{ host: 'app.test', paths: [['/', 'web'], ['/gone', 'missing']] }])]), on);
-  const routes = ir.http.virtualHosts.find((v) => v.name === 'app.test')?.routes ?? [];
+  const routes = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'app.test')?.routes ?? [];
   t.is(routes.find((r) => r.match.path === '/')?.policy?.errorPages?.proxyErrorsOnly, true);
   t.deepEqual(routes.find((r) => r.match.path === '/gone')?.policy?.defaultBackendHeaders, [
     { name: 'X-Namespace', value: 'default' },

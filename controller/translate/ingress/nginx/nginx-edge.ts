@@ -8,7 +8,7 @@ import type { Ingress } from '../../shared/kube-objects.js';
 import type { References } from '../../shared/references.js';
 import type { RoutePass } from '../collected-routes.js';
 import { disableProxyInterceptErrorsAnnotation, parseGoBool, customHttpErrorsAnnotation, defaultBackendAnnotation, finishNginxDefaultBackends, isServiceName, nginxDefaultBackendPass, parseStatuses, readNginxDefaultBackends } from './nginx-default-backend.js';
-import { type FinishedGateway, servedTables, withTables } from './finished-gateway.js';
+import { type FinishedDataPlane, servedTables, withTables } from './finished-data-plane.js';
 import { type SslPassthrough, collectSslPassthrough, parseSslPassthrough, sslPassthroughAnnotation } from './nginx-passthrough.js';
 
 /** The annotations this module reads (after the prefix); they act through translate(), see nginx-edge.test.ts. */
@@ -72,8 +72,8 @@ export function nginxEdge(ingresses: readonly Ingress[], ctx: NginxEdgeContext):
 }
 
 /** The finished gateway with what the edge features need: passthrough chains, fallback clusters, error pages, clusters. */
-export function withNginxEdge(gateway: FinishedGateway, edge: NginxEdge): FinishedGateway {
-  const finished = finishNginxDefaultBackends(servedTables(gateway.ir), edge.clusters, edge.fallbacks);
+export function withNginxEdge(gateway: FinishedDataPlane, edge: NginxEdge): FinishedDataPlane {
+  const finished = finishNginxDefaultBackends(servedTables(gateway), edge.clusters, edge.fallbacks);
   const { ir, httpsTable } = withTables(gateway, finished.tables);
   const extra = [...edge.passthrough.clusters, ...finished.clusters];
   let clusters = ir.clusters;

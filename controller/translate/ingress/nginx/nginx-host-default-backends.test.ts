@@ -2,6 +2,7 @@ import test from 'ava';
 import type { ClusterState, Ingress, IngressClass, Service } from '../../shared/kube-objects.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../../shared/options.js';
 import { translate } from '../../translate.js';
+import { ingressHttpTableOf } from '../ingress-listeners.js';
 
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
 const ourClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
@@ -29,7 +30,7 @@ function state(ingresses: Ingress[]): ClusterState {
 /** What answers an unmatched path of each host: the cluster, or the status of a direct answer. */
 function fallbacks(result: ReturnType<typeof translate>): Record<string, string> {
   return Object.fromEntries(
-    result.ir.http.virtualHosts.map((v) => {
+    ingressHttpTableOf(result.ir).virtualHosts.map((v) => {
       const last = v.routes[v.routes.length - 1];
       return [v.name, last?.action.kind === 'forward' ? last.action.cluster : last?.action.kind === 'direct' ? String(last.action.status) : String(last?.action.kind)];
     }),

@@ -146,7 +146,7 @@ function begin(context: TranslationContext): LayerPhases {
       return nginxRedirects.size === 0 ? plain : withNginxHttpsRedirects(plain, routes, contributors, hasTls, nginxRedirects, redirectOptions);
     },
 
-    listener: () => (configMap === undefined ? undefined : nginxConfigMapListener(configMap)),
+    listenerSettings: () => (configMap === undefined ? undefined : nginxConfigMapListener(configMap)),
 
     finish(gateway) {
       const withEdge = edge === undefined ? gateway : withNginxEdge(gateway, edge);

@@ -8,6 +8,7 @@ import { translate } from '../../translate.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { migrationReport } from './migration-report.js';
 import { mapNginxAnnotations, mappedNginxAnnotations } from './nginx-annotations.js';
+import { ingressHttpTableOf } from '../ingress-listeners.js';
 
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
 const ourClass = { kind: 'IngressClass' as const, metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
@@ -42,7 +43,7 @@ function state(ingresses: Ingress[]): ClusterState {
 }
 
 function vhost(result: ReturnType<typeof translate>, host = 'app.test'): VirtualHostIR {
-  const found = result.ir.http.virtualHosts.find((v) => v.name === host);
+  const found = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.name === host);
   if (found === undefined) throw new Error(`no virtual host ${host}`);
   return found;
 }

@@ -2,26 +2,22 @@
 // tables, virtual hosts and routes along the changed paths only, everything else shared. The https route table
 // translate() hands back beside the IR (TranslationResult.httpsTable, what an incremental translation splices
 // into) follows: it is the TLS chains' table, or, without TLS chains, still holds virtual hosts plain HTTP serves.
-import type { GatewayIR, RouteIR, RouteTableIR, VirtualHostIR } from '../../../../ir/index.js';
-import type { FinishedGateway } from '../translator-layer.js';
+import type { RouteIR, RouteTableIR, VirtualHostIR } from '../../../../ir/index.js';
+import type { FinishedDataPlane } from '../translator-layer.js';
 
-export type { FinishedGateway };
+export type { FinishedDataPlane };
 
-/** The route tables the gateway serves: plain HTTP's and the TLS chains' (one, shared by every chain). */
-export function servedTables(ir: GatewayIR): RouteTableIR[] {
-  return [ir.http, ...ir.tlsServers.map((server) => server.routeTable)].filter((table, i, all) => all.indexOf(table) === i);
+/** The route tables the data plane serves: plain HTTP's and, with TLS chains, theirs (one, shared by every chain). */
+export function servedTables({ ir, httpsTable }: FinishedDataPlane): RouteTableIR[] {
+  return ir.tlsServers.length > 0 && httpsTable !== ir.http ? [ir.http, httpsTable] : [ir.http];
 }
 
 /** The gateway with its route tables replaced (`replaced`: old table -> new one); the same object without any. */
-export function withTables(gateway: FinishedGateway, replaced: ReadonlyMap<RouteTableIR, RouteTableIR>): FinishedGateway {
+export function withTables(gateway: FinishedDataPlane, replaced: ReadonlyMap<RouteTableIR, RouteTableIR>): FinishedDataPlane {
   if (replaced.size === 0) return gateway;
   const { ir, httpsTable } = gateway;
-  const tlsServers = ir.tlsServers.map((server) => {
-    const table = replaced.get(server.routeTable);
-    return table === undefined ? server : { ...server, routeTable: table };
-  });
   return {
-    ir: { ...ir, http: replaced.get(ir.http) ?? ir.http, tlsServers },
+    ir: { ...ir, http: replaced.get(ir.http) ?? ir.http },
     httpsTable: replaced.get(httpsTable) ?? httpsTable,
   };
 }
@@ -31,7 +27,7 @@ export function withTables(gateway: FinishedGateway, replaced: ReadonlyMap<Route
  * or tables stays one object. Virtual hosts and tables holding a rewritten route are new objects; the https table
  * handed back beside the IR gets the same routes where it shares them.
  */
-export function withRewrittenRoutes(gateway: FinishedGateway, rewrite: (route: RouteIR) => RouteIR): FinishedGateway {
+export function withRewrittenRoutes(gateway: FinishedDataPlane, rewrite: (route: RouteIR) => RouteIR): FinishedDataPlane {
   const routes = new Map<RouteIR, RouteIR>();
   const hosts = new Map<VirtualHostIR, VirtualHostIR>();
   const tables = new Map<RouteTableIR, RouteTableIR>();
@@ -53,7 +49,7 @@ export function withRewrittenRoutes(gateway: FinishedGateway, rewrite: (route: R
     if (done === undefined) routes.set(route, (done = rewrite(route)));
     return done;
   };
-  for (const table of servedTables(gateway.ir)) {
+  for (const table of servedTables(gateway)) {
     const next = tableOf(table, rewriteOnce);
     if (next !== table) tables.set(table, next);
   }

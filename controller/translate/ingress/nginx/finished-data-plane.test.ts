@@ -1,7 +1,8 @@
 import test from 'ava';
-import type { GatewayIR, RouteIR, RouteTableIR, VirtualHostIR } from '../../../../ir/index.js';
+import type { RouteIR, RouteTableIR, VirtualHostIR } from '../../../../ir/index.js';
+import type { IngressDataPlane } from '../translator-layer.js';
 import { deepFreeze } from '../../shared/freeze-in-tests.js';
-import { withRewrittenRoutes } from './finished-gateway.js';
+import { withRewrittenRoutes } from './finished-data-plane.js';
 
 const route = (name: string): RouteIR => ({ name, match: { kind: 'prefix', path: `/${name}` }, action: { kind: 'forward', cluster: 'c' } });
 const vhost = (name: string, routes: RouteIR[]): VirtualHostIR => ({ name, hostnames: [name], routes });
@@ -12,11 +13,11 @@ test('routes are rewritten once per object along the changed path only; the TLS 
   const both = vhost('a.example', [shared, route('plain')]);
   const untouched = vhost('b.example', [route('plain-b')]);
   const https: RouteTableIR = { name: 'https', virtualHosts: [both, untouched] };
-  const ir: GatewayIR = deepFreeze({
+  const ir: IngressDataPlane = deepFreeze({
     http: { name: 'http', virtualHosts: [vhost('c.example', [shared]), untouched] },
     tlsServers: [
-      { name: 'https/a.example', serverNames: ['a.example'], secret: 's', routeTable: https },
-      { name: 'https/b.example', serverNames: ['b.example'], secret: 's', routeTable: https },
+      { name: 'https/a.example', serverNames: ['a.example'], secret: 's' },
+      { name: 'https/b.example', serverNames: ['b.example'], secret: 's' },
     ],
     clusters: [],
     secrets: [],
@@ -24,10 +25,9 @@ test('routes are rewritten once per object along the changed path only; the TLS 
   const { ir: next, httpsTable } = withRewrittenRoutes({ ir, httpsTable: https }, denied);
   const rewritten = next.http.virtualHosts[0]?.routes[0];
   t.deepEqual(rewritten?.action, { kind: 'direct', status: 503 });
-  // One new object for the route wherever it was, the same https table for every chain and beside the IR.
+  // One new object for the route wherever it was; the chains (which serve the https table) are unchanged.
   t.is(httpsTable.virtualHosts[0]?.routes[0], rewritten);
-  t.is(next.tlsServers[0]?.routeTable, httpsTable);
-  t.is(next.tlsServers[1]?.routeTable, httpsTable);
+  t.is(next.tlsServers, ir.tlsServers);
   // What did not change is shared, not copied.
   t.is(httpsTable.virtualHosts[1], untouched);
   t.is(next.http.virtualHosts[1], untouched);
@@ -42,7 +42,7 @@ test('without TLS chains the https table beside the IR changes only where it sha
   const shared = route('auth-shared');
   const ownCopy = route('auth-https-only');
   const https: RouteTableIR = deepFreeze({ name: 'https', virtualHosts: [vhost('a.example', [shared]), vhost('b.example', [ownCopy])] });
-  const ir: GatewayIR = deepFreeze({ http: { name: 'http', virtualHosts: [vhost('a.example', [shared])] }, tlsServers: [], clusters: [], secrets: [] });
+  const ir: IngressDataPlane = deepFreeze({ http: { name: 'http', virtualHosts: [vhost('a.example', [shared])] }, tlsServers: [], clusters: [], secrets: [] });
   const { httpsTable } = withRewrittenRoutes({ ir, httpsTable: https }, denied);
   t.is(httpsTable.virtualHosts[0]?.routes[0]?.action.kind, 'direct');
   t.is(httpsTable.virtualHosts[1], https.virtualHosts[1]);
