@@ -99,3 +99,14 @@ export interface RouteIR {
    */
   policy?: RoutePolicyIR;
 }
+
+/**
+ * The clusters a route sends requests to: its own, its split's, its mirror's. The one walk every count of cluster
+ * use makes (a full translation's cluster list and an incremental one's counts must agree).
+ */
+export function routeClusters(route: RouteIR): string[] {
+  if (route.action.kind !== 'forward') return [];
+  const names = route.action.split === undefined ? [route.action.cluster] : [route.action.cluster, route.action.split.cluster];
+  if (route.policy?.mirrorCluster !== undefined) names.push(route.policy.mirrorCluster);
+  return names;
+}

@@ -1,6 +1,6 @@
 // The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
 // deterministic; best effort: a broken part of an Ingress is reported and only that part is left out.
-import { catchAllHost, type ClusterIR, compareStrings, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
+import { catchAllHost, type ClusterIR, compareStrings, routeClusters, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type AnnotationsByIngress, annotationPolicyPass, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { indexServices } from '../shared/backend.js';
@@ -73,10 +73,7 @@ function clustersUsedBy(tables: readonly RouteTableIR[], known: ReadonlyMap<stri
   for (const table of tables) {
     for (const vhost of table.virtualHosts) {
       for (const route of vhost.routes) {
-        if (route.action.kind !== 'forward') continue;
-        const names = route.action.split === undefined ? [route.action.cluster] : [route.action.cluster, route.action.split.cluster];
-        if (route.policy?.mirrorCluster !== undefined) names.push(route.policy.mirrorCluster);
-        for (const name of names) {
+        for (const name of routeClusters(route)) {
           const cluster = known.get(name);
           // Copied once per cluster, not once per route using it.
           if (cluster !== undefined && !used.has(cluster.name)) used.set(cluster.name, { ...cluster, service: { ...cluster.service } });
