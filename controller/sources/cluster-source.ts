@@ -18,6 +18,7 @@ import {
 import type { ObjectStore } from '../store.js';
 import type { IngressClass, KubeKind } from '../translate/shared/kube-objects.js';
 import { normalizeObject } from './normalize.js';
+import { keyNamespaceOf, namespaceOf } from '../translate/shared/kinds.js';
 
 export interface ClusterSourceLog {
   info(obj: object, msg: string): void;
@@ -122,7 +123,7 @@ export class ClusterSource {
       this.#forget(opaqueInformerId);
       void running.stop();
       const opaque = this.store.list('Secret').filter((s) => (s as { type?: string }).type !== 'kubernetes.io/tls');
-      for (const s of opaque) this.store.delete('Secret', s.metadata.namespace ?? 'default', s.metadata.name);
+      for (const s of opaque) this.store.delete('Secret', namespaceOf(s.metadata), s.metadata.name);
       this.#checkSynced(); // it may have been the last informer the first sync waited for
     }
   }
@@ -236,7 +237,7 @@ export class ClusterSource {
     informer.on('update', upsert);
     informer.on('delete', (obj) => {
       if (!current()) return;
-      const namespace = spec.kind === 'IngressClass' ? '' : (obj.metadata?.namespace ?? 'default');
+      const namespace = keyNamespaceOf(spec.kind, obj.metadata ?? {});
       this.store.delete(spec.kind, namespace, obj.metadata?.name ?? '');
     });
     informer.on('error', (err: unknown) => {

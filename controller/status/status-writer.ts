@@ -7,6 +7,7 @@ import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { Ingress, LoadBalancerIngress, ObjectRef } from '../translate/shared/kube-objects.js';
 import { addressesKey } from './published-addresses.js';
+import { namespaceOf } from '../translate/shared/kinds.js';
 
 export interface StatusLog {
   info(obj: object, msg: string): void;
@@ -108,7 +109,7 @@ export class StatusWriter {
   resync(): void {
     if (!this.#published || this.#stopped || !this.options.isLeader()) return;
     for (const obj of this.options.store.list('Ingress')) {
-      const key = `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
+      const key = `${namespaceOf(obj.metadata)}/${obj.metadata.name}`;
       if (this.#needsWrite(key)) this.#enqueue(key);
     }
   }
@@ -234,7 +235,7 @@ export class StatusWriter {
       if (wanted === undefined || addressesKey(wanted) === addressesKey(current)) return;
       // The whole object goes back (a status PUT may otherwise drop labels); the API server ignores spec here.
       const body = { ...obj, status: { ...obj.status, loadBalancer: { ...obj.status?.loadBalancer, ingress: wanted.map((a) => ({ ...a })) } } };
-      const namespace = obj.metadata.namespace ?? 'default';
+      const namespace = namespaceOf(obj.metadata);
       const name = obj.metadata.name;
       try {
         const result = await this.#api.replaceNamespacedIngressStatus({

@@ -13,9 +13,9 @@ import { hasNginxAnnotations, type HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
 import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf, type Secret, type Service } from '../shared/kube-objects.js';
 import type { TranslateOptions } from '../shared/options.js';
-import { sameObjects } from '../shared/same-objects.js';
 import { collectReferences, type References } from '../shared/references.js';
 import { spliceSorted, type SortedOrder } from '../shared/sorted-splice.js';
+import { unchangedBeyond } from '../shared/unchanged-inputs.js';
 import { translateIngresses, type TranslationResult } from './translate-ingresses.js';
 
 /** At most this many changed Ingresses, and a closure of at most this share of all, are worth splicing. */
@@ -83,11 +83,12 @@ interface Changes {
   secrets: Changed<Secret>;
 }
 
-/** The inputs every virtual host may depend on: IngressClasses, the ingress-nginx ConfigMap. */
+/**
+ * Every input the splice does not take (kinds.ts: those a `routes` build cannot take, such as IngressClasses and the
+ * ingress-nginx ConfigMap, which every virtual host may depend on, and any list no kind names) is unchanged.
+ */
 function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
-  if (!sameObjects(before.ingressClasses, after.ingressClasses)) return false;
-  // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
-  return sameObjects(before.configMaps ?? [], after.configMaps ?? []);
+  return unchangedBeyond('routes', before, after);
 }
 
 /** Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies). */
