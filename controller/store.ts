@@ -1,7 +1,7 @@
 // The object store: the latest version of every watched object, by kind and namespace/name. Sources write it;
 // the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing.
 import { EventEmitter } from 'node:events';
-import { keyNamespaceOf, kindNames, kindTable } from './translate/shared/kinds.js';
+import { isKindName, keyNamespaceOf, kindNames, kindTable } from './translate/shared/kinds.js';
 import type { ClusterState, KubeKind, KubeObject } from './translate/shared/kube-objects.js';
 
 export interface StoreChange {
@@ -14,9 +14,14 @@ export interface StoreChange {
   previous?: KubeObject;
 }
 
+/** keyNamespaceOf, and an object's own namespace for a kind the table lacks. */
+function namespaceKeyOf(kind: KubeKind, metadata: KubeObject['metadata']): string {
+  return isKindName(kind) ? keyNamespaceOf(kind, metadata) : (metadata.namespace ?? '');
+}
+
 /** The store's key of an object: its namespace as every layer reads it (kinds.ts), and its name. */
 function keyOf(obj: KubeObject): string {
-  return `${keyNamespaceOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
+  return `${namespaceKeyOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
 }
 
 /** Compares objects while ignoring bookkeeping fields that change on every write. */
@@ -36,8 +41,14 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
    */
   readonly #lists = new Map<KubeKind, readonly KubeObject[]>();
 
+  /** A kind's objects; a kind the table lacks (an optional kind a test watches) gets its map when first written. */
   #map(kind: KubeKind): Map<string, KubeObject> {
-    return this.#objects.get(kind)!;
+    let map = this.#objects.get(kind);
+    if (map === undefined) {
+      map = new Map();
+      this.#objects.set(kind, map);
+    }
+    return map;
   }
 
   get(kind: KubeKind, namespace: string, name: string): KubeObject | undefined {
@@ -96,7 +107,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
         this.#lists.delete(kind);
         changes.push({
           kind,
-          namespace: keyNamespaceOf(kind, previous.metadata),
+          namespace: namespaceKeyOf(kind, previous.metadata),
           name: previous.metadata.name,
           type: 'deleted',
           object: previous,
@@ -121,7 +132,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       if (previous === undefined) continue;
       map.delete(key);
       this.#lists.delete(obj.kind);
-      changes.push({ kind: obj.kind, namespace: keyNamespaceOf(obj.kind, previous.metadata), name: previous.metadata.name, type: 'deleted', object: previous, previous });
+      changes.push({ kind: obj.kind, namespace: namespaceKeyOf(obj.kind, previous.metadata), name: previous.metadata.name, type: 'deleted', object: previous, previous });
     }
     for (const obj of objects) {
       const change = this.#upsert(obj);
@@ -146,7 +157,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     map.set(key, obj);
     const change: StoreChange = {
       kind: obj.kind,
-      namespace: keyNamespaceOf(obj.kind, obj.metadata),
+      namespace: namespaceKeyOf(obj.kind, obj.metadata),
       name: obj.metadata.name,
       type: previous ? 'modified' : 'added',
       object: obj,

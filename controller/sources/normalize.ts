@@ -32,12 +32,16 @@ function toPlain(value: unknown): unknown {
   );
 }
 
-export function normalizeObject(raw: unknown): NormalizeResult {
+/**
+ * `info`: how to read a kind the kind table does not have (an optional kind a test watches); without it, such a
+ * kind is ignored.
+ */
+export function normalizeObject(raw: unknown, info?: { apiVersions: readonly string[]; namespaced: boolean }): NormalizeResult {
   if (!isRecord(raw)) return { ok: false, ignored: false, error: 'document is not an object' };
   const kind = raw['kind'];
-  if (!isSupportedKind(kind)) return { ok: false, ignored: true };
+  if (info === undefined && !isSupportedKind(kind)) return { ok: false, ignored: true };
   const apiVersion = raw['apiVersion'];
-  const spec = kindInfo(kind);
+  const spec = info ?? kindInfo(kind as KubeKind);
   if (apiVersion !== undefined && !spec.apiVersions.includes(String(apiVersion))) {
     return { ok: false, ignored: false, error: `${kind} apiVersion ${String(apiVersion)} is not supported (use ${spec.apiVersions.join(' or ')})` };
   }
