@@ -11,7 +11,7 @@ import { BuildPipeline, type BuildKind, type PipelineBuild } from './pipeline/bu
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import { type EndpointObject, serviceKeyOfEndpointObject } from './translate/shared/endpoints.js';
-import { kindTable, type NamedKind } from './translate/shared/kinds.js';
+import { isKindName, kindTable, type NamedKind } from './translate/shared/kinds.js';
 import type { ObjectRef } from './translate/shared/kube-objects.js';
 import type { TranslateOptions } from './translate/shared/options.js';
 
@@ -129,7 +129,11 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     let relevant = false;
     for (const c of changes) {
       if (c.kind === 'EndpointSlice') this.#pipeline.trackEndpointSlice(c);
-      if (kindTable[c.kind].build === 'endpoints') {
+      if (!isKindName(c.kind)) {
+        // A kind the table does not have (an optional kind a source was given): nothing is known to ignore it.
+        this.#fullPending = true;
+        relevant = true;
+      } else if (kindTable[c.kind].build === 'endpoints') {
         for (const svc of endpointServicesOf(c)) {
           if (this.#references.services.has(svc)) {
             this.#endpointServices.add(svc);

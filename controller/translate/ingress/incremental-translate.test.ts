@@ -13,7 +13,7 @@ import { HostIndex } from './host-index.js';
 import { translateIncrementally } from './incremental-translate.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress, Secret, Service } from '../shared/kube-objects.js';
-import { buildTakes, type KindName, kindNames } from '../shared/kinds.js';
+import { buildTakes, type KindName, kindNames, type KindsWithBuild } from '../shared/kinds.js';
 import { annotationPrefix, defaultTranslateOptions } from '../shared/options.js';
 import { translate, type TranslationResult } from '../translate.js';
 
@@ -156,6 +156,13 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
   }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
+
+// The kinds whose changes the kind table lets a routes build take, besides endpoint objects (the config builder
+// recomputes those), are exactly those the splice looks at (changesBetween): a kind given `routes` or `secrets` in
+// the table without being taught to the splice does not compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const spliceTakes: Same<KindsWithBuild<'routes' | 'secrets'>, 'Ingress' | 'Service' | 'Secret'> = true;
+void spliceTakes;
 
 /** Whether a routes build can take a change of `kind` (kinds.ts); a kind the table does not have never. */
 function spliceable(kind: OtherKind): boolean {
