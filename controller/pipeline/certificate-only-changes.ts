@@ -6,7 +6,7 @@ import type { ObjectOfKind } from '../translate/shared/kube-objects.js';
 import { secretResourceName, validateTlsSecret } from '../translate/shared/tls-secret.js';
 
 /** The kind whose changes a secrets build takes besides endpoint objects (kinds.ts): only Secrets have certificates. */
-type Secret = ObjectOfKind<Exclude<KindsWithBuild<'secrets'>, never>>;
+type Secret = ObjectOfKind<KindsWithBuild<'secrets'>>;
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, i) => name === b[i]);
