@@ -2,6 +2,7 @@
 // with objects, as a Kubernetes watch would deliver them: the benchmarks measure the controller, not file I/O.
 import { Reconciler, type BuildResult, type ReconcileLog } from '../controller/reconciler.js';
 import { ObjectStore } from '../controller/store.js';
+import { kindNames } from '../controller/translate/shared/kinds.js';
 import type { ClusterState, KubeObject } from '../controller/translate/shared/kube-objects.js';
 import { AdsServer } from '../xds/ads-server.js';
 import { SnapshotCache } from '../xds/snapshot-cache.js';
@@ -25,7 +26,7 @@ export interface InProcessController {
 
 export async function startInProcessController(state: ClusterState, envoy: EnvoyOptions = benchReconcileOptions.envoy): Promise<InProcessController> {
   const store = new ObjectStore();
-  store.replace(['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret'], objectsOf(state) as KubeObject[]);
+  store.replace(kindNames, objectsOf(state) as KubeObject[]);
   const cache = new SnapshotCache();
   const reconciler = new Reconciler(store, cache, { translate: benchReconcileOptions.translate, envoy }, silentLog);
   const builds: BuildResult[] = [];

@@ -4,6 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
+import { kindNames } from '../controller/translate/shared/kinds.js';
 import type { KubeKind } from '../controller/translate/shared/kube-objects.js';
 import { TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
@@ -11,7 +12,7 @@ import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { OverloadState } from './envoy-overload.js';
 
-const kubeKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
+const kubeKinds: readonly KubeKind[] = kindNames;
 
 /** What the metrics observe. Every controller (standalone or Kubernetes) has these. */
 export interface MetricSources {

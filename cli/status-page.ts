@@ -8,6 +8,7 @@ import { serviceNameLabel } from '../controller/translate/shared/endpoints.js';
 import type { EndpointSlice, Service } from '../controller/translate/shared/kube-objects.js';
 import { describeMatch } from '../controller/translate/ingress/path-match.js';
 import { clientsView, type ClientView, type ControlPlane } from './debug-views.js';
+import { namespaceOf } from '../controller/translate/shared/kinds.js';
 
 export interface EndpointRow {
   address: string;
@@ -42,7 +43,7 @@ function endpointRows(store: ObjectStore, cluster: ClusterIR): EndpointRow[] {
   const portName = service?.spec?.ports?.find((p) => p.port === port)?.name ?? '';
   const rows: EndpointRow[] = [];
   for (const slice of store.list('EndpointSlice') as EndpointSlice[]) {
-    if ((slice.metadata.namespace ?? 'default') !== namespace || slice.metadata.labels?.[serviceNameLabel] !== name) continue;
+    if (namespaceOf(slice.metadata) !== namespace || slice.metadata.labels?.[serviceNameLabel] !== name) continue;
     const slicePort = slice.ports?.find((p) => (p.name ?? '') === portName)?.port;
     if (slicePort === undefined) continue;
     for (const endpoint of slice.endpoints ?? []) {

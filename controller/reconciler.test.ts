@@ -259,3 +259,11 @@ test('stop() detaches from the store', async (t) => {
   await reconciler.idle();
   t.is(builds.length, 0);
 });
+
+test('a change of a kind the kind table does not have asks for a configuration build', async (t) => {
+  const { store, reconciler, builds } = await readyWithApp();
+  store.upsert({ apiVersion: 'test.envoy-ingress.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } } as unknown as KubeObject);
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 1);
+});

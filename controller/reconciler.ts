@@ -10,7 +10,8 @@ import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import { BuildPipeline, type BuildKind, type PipelineBuild } from './pipeline/build-pipeline.js';
 import type { ObjectStore, StoreChange } from './store.js';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
-import { serviceKeyOfSlice } from './translate/shared/endpoints.js';
+import { type EndpointObject, serviceKeyOfEndpointObject } from './translate/shared/endpoints.js';
+import { isKindName, kindTable, type NamedKind } from './translate/shared/kinds.js';
 import type { ObjectRef } from './translate/shared/kube-objects.js';
 import type { TranslateOptions } from './translate/shared/options.js';
 
@@ -40,6 +41,21 @@ interface ReferenceSets {
 export interface ReconcilerOptions {
   translate: TranslateOptions;
   envoy: EnvoyOptions;
+}
+
+/** The object of each `named` kind that builds read, from the options. */
+function namedObjects(options: TranslateOptions): Record<NamedKind, { namespace: string; name: string } | undefined> {
+  return { ConfigMap: options.nginxConfigMap };
+}
+
+/** The Services whose endpoints an endpoint object's change concerns (both versions': a slice may change Service). */
+function endpointServicesOf(c: StoreChange): Set<string> {
+  const services = new Set<string>();
+  for (const obj of [c.object, c.previous]) {
+    const svc = obj !== undefined && kindTable[obj.kind].build === 'endpoints' ? serviceKeyOfEndpointObject(obj as EndpointObject) : undefined;
+    if (svc !== undefined) services.add(svc);
+  }
+  return services;
 }
 
 function diagnosticKey(d: Diagnostic): string {
@@ -105,62 +121,44 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     this.store.off('change', this.#onChange);
   }
 
-  /** Classify store changes: ignore irrelevant ones, note endpoint-only ones, else ask for a full build. */
+  /**
+   * Classify store changes by their kind's entry in the kind table: ignore those no build reads, note those of
+   * endpoint objects (an endpoints build of their Services), else ask for a configuration build.
+   */
   notify(changes: readonly StoreChange[]): void {
     let relevant = false;
     for (const c of changes) {
-      const key = `${c.namespace}/${c.name}`;
-      switch (c.kind) {
-        case 'Ingress':
-        case 'IngressClass':
-          this.#fullPending = true;
-          relevant = true;
-          break;
-        case 'Service':
-          if (this.#ir === undefined || this.#references.services.has(key)) {
-            this.#fullPending = true;
+      if (c.kind === 'EndpointSlice') this.#pipeline.trackEndpointSlice(c);
+      if (!isKindName(c.kind)) {
+        // A kind the table does not have (an optional kind a source was given): nothing is known to ignore it.
+        this.#fullPending = true;
+        relevant = true;
+      } else if (kindTable[c.kind].build === 'endpoints') {
+        for (const svc of endpointServicesOf(c)) {
+          if (this.#references.services.has(svc)) {
+            this.#endpointServices.add(svc);
             relevant = true;
           }
-          break;
-        case 'Secret':
-          if (this.#ir === undefined || this.#references.secrets.has(key)) {
-            this.#fullPending = true;
-            relevant = true;
-          }
-          break;
-        case 'EndpointSlice': {
-          const services = new Set<string>();
-          for (const obj of [c.object, c.previous]) {
-            const svc = obj && obj.kind === 'EndpointSlice' ? serviceKeyOfSlice(obj) : undefined;
-            if (svc) services.add(svc);
-          }
-          this.#pipeline.trackEndpointSlice(c);
-          for (const svc of services) {
-            if (this.#references.services.has(svc)) {
-              this.#endpointServices.add(svc);
-              relevant = true;
-            }
-          }
-          break;
         }
-        case 'Endpoints':
-          if (this.#references.services.has(key)) {
-            this.#endpointServices.add(key);
-            relevant = true;
-          }
-          break;
-        case 'ConfigMap': {
-          // Only the ingress-nginx ConfigMap (--nginx-configmap) is read; a manifest directory may hold others.
-          const ref = this.options.translate.nginxConfigMap;
-          if (ref !== undefined && ref.namespace === c.namespace && ref.name === c.name) {
-            this.#fullPending = true;
-            relevant = true;
-          }
-          break;
-        }
+      } else if (this.#reads(c)) {
+        this.#fullPending = true;
+        relevant = true;
       }
     }
     if (relevant) this.#kick();
+  }
+
+  /** Whether a build reads the changed object (kinds.ts `reads`). */
+  #reads(c: StoreChange): boolean {
+    const reads = kindTable[c.kind].reads;
+    if (reads === 'all') return true;
+    if (reads === 'named') {
+      // Only the object the options name is read (the ingress-nginx ConfigMap); a manifest directory may hold others.
+      const ref = namedObjects(this.options.translate)[c.kind as NamedKind];
+      return ref !== undefined && ref.namespace === c.namespace && ref.name === c.name;
+    }
+    // Before the first build nothing is known to be referenced.
+    return this.#ir === undefined || this.#references[reads.referenced === 'service' ? 'services' : 'secrets'].has(`${c.namespace}/${c.name}`);
   }
 
   /** Resolves when no build is running or pending (for tests and orderly shutdown). */

@@ -149,3 +149,14 @@ test('update upserts and deletes as one change batch, leaving other objects unto
   t.deepEqual(batches.map((b) => b.map((c) => `${c.type} ${c.name}`)), [['deleted drop', 'modified edit', 'added add']]);
   t.deepEqual(store.list('Service').map((s) => s.metadata.name).sort(), ['add', 'edit', 'keep']);
 });
+
+test('a namespaced object written without a namespace is in "default", as the translator reads it', (t) => {
+  const store = new ObjectStore();
+  const batches = record(store);
+  const { namespace: _none, ...metadata } = service('web').metadata;
+  store.upsert({ ...service('web'), metadata });
+  t.deepEqual(summary(batches), [['added Service default/web']]);
+  t.is(store.get('Service', 'default', 'web')?.metadata.name, 'web');
+  store.delete('Service', 'default', 'web');
+  t.is(store.count('Service'), 0);
+});

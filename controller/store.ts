@@ -1,6 +1,7 @@
 // The object store: the latest version of every watched object, by kind and namespace/name. Sources write it;
 // the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing.
 import { EventEmitter } from 'node:events';
+import { isKindName, keyNamespaceOf, kindNames, kindTable } from './translate/shared/kinds.js';
 import type { ClusterState, KubeKind, KubeObject } from './translate/shared/kube-objects.js';
 
 export interface StoreChange {
@@ -13,10 +14,14 @@ export interface StoreChange {
   previous?: KubeObject;
 }
 
-const kinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
+/** keyNamespaceOf, and an object's own namespace for a kind the table lacks. */
+function namespaceKeyOf(kind: KubeKind, metadata: KubeObject['metadata']): string {
+  return isKindName(kind) ? keyNamespaceOf(kind, metadata) : (metadata.namespace ?? '');
+}
 
+/** The store's key of an object: its namespace as every layer reads it (kinds.ts), and its name. */
 function keyOf(obj: KubeObject): string {
-  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+  return `${namespaceKeyOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
 }
 
 /** Compares objects while ignoring bookkeeping fields that change on every write. */
@@ -29,15 +34,21 @@ function sameContent(a: KubeObject, b: KubeObject): boolean {
 }
 
 export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
-  readonly #objects = new Map<KubeKind, Map<string, KubeObject>>(kinds.map((k) => [k, new Map()]));
+  readonly #objects = new Map<KubeKind, Map<string, KubeObject>>(kindNames.map((k) => [k, new Map()]));
   /**
    * Per kind, the list `list` returned, until an object of that kind is written: a kind that did not change gives
    * the same array, so builds can tell it unchanged at once and keep what they derived from it.
    */
   readonly #lists = new Map<KubeKind, readonly KubeObject[]>();
 
+  /** A kind's objects; a kind the table lacks (an optional kind a test watches) gets its map when first written. */
   #map(kind: KubeKind): Map<string, KubeObject> {
-    return this.#objects.get(kind)!;
+    let map = this.#objects.get(kind);
+    if (map === undefined) {
+      map = new Map();
+      this.#objects.set(kind, map);
+    }
+    return map;
   }
 
   get(kind: KubeKind, namespace: string, name: string): KubeObject | undefined {
@@ -96,7 +107,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
         this.#lists.delete(kind);
         changes.push({
           kind,
-          namespace: previous.metadata.namespace ?? '',
+          namespace: namespaceKeyOf(kind, previous.metadata),
           name: previous.metadata.name,
           type: 'deleted',
           object: previous,
@@ -121,7 +132,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       if (previous === undefined) continue;
       map.delete(key);
       this.#lists.delete(obj.kind);
-      changes.push({ kind: obj.kind, namespace: previous.metadata.namespace ?? '', name: previous.metadata.name, type: 'deleted', object: previous, previous });
+      changes.push({ kind: obj.kind, namespace: namespaceKeyOf(obj.kind, previous.metadata), name: previous.metadata.name, type: 'deleted', object: previous, previous });
     }
     for (const obj of objects) {
       const change = this.#upsert(obj);
@@ -146,7 +157,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     map.set(key, obj);
     const change: StoreChange = {
       kind: obj.kind,
-      namespace: obj.metadata.namespace ?? '',
+      namespace: namespaceKeyOf(obj.kind, obj.metadata),
       name: obj.metadata.name,
       type: previous ? 'modified' : 'added',
       object: obj,
@@ -160,14 +171,9 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
    * write since the last view has the same array.
    */
   state(): ClusterState {
-    return {
-      ingresses: this.list('Ingress') as ClusterState['ingresses'],
-      ingressClasses: this.list('IngressClass') as ClusterState['ingressClasses'],
-      services: this.list('Service') as ClusterState['services'],
-      endpointSlices: this.list('EndpointSlice') as ClusterState['endpointSlices'],
-      endpoints: this.list('Endpoints') as ClusterState['endpoints'],
-      secrets: this.list('Secret') as ClusterState['secrets'],
-      configMaps: this.list('ConfigMap') as NonNullable<ClusterState['configMaps']>,
-    };
+    // One list per kind of the table, under its field (an optional kind's too: empty is the same as absent).
+    const state: Record<string, readonly KubeObject[]> = {};
+    for (const kind of kindNames) state[kindTable[kind].state] = this.list(kind);
+    return state as unknown as ClusterState;
   }
 }

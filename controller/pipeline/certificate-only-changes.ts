@@ -1,15 +1,19 @@
 // When a change touched only Secrets, and only their certificate bytes can differ in what they give: the build
 // pipeline then reuses the last translation and rebuilds SDS alone (a `secrets` build).
 import type { TlsSecretIR } from '../../ir/index.js';
-import type { Secret } from '../translate/shared/kube-objects.js';
+import { namespaceOf, type KindsWithBuild } from '../translate/shared/kinds.js';
+import type { ObjectOfKind } from '../translate/shared/kube-objects.js';
 import { secretResourceName, validateTlsSecret } from '../translate/shared/tls-secret.js';
+
+/** The kind whose changes a secrets build takes besides endpoint objects (kinds.ts): only Secrets have certificates. */
+type Secret = ObjectOfKind<KindsWithBuild<'secrets'>>;
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, i) => name === b[i]);
 }
 
 function secretKey(secret: Secret): string {
-  return secretResourceName(secret.metadata.namespace ?? 'default', secret.metadata.name);
+  return secretResourceName(namespaceOf(secret.metadata), secret.metadata.name);
 }
 
 /**

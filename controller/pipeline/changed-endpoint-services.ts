@@ -1,21 +1,30 @@
 // Which Services' endpoint objects changed between two cluster states, found by object identity (the store keeps
-// unchanged objects as they were): a routes build recomputes the endpoints of those Services only.
-import { serviceKeyOfSlice } from '../translate/shared/endpoints.js';
-import type { ClusterState } from '../translate/shared/kube-objects.js';
+// unchanged objects as they were): a routes build recomputes the endpoints of those Services only. The endpoint
+// kinds are those of the kind table that an `endpoints` build takes (EndpointSlices, Endpoints).
+import { kindNames, kindTable, type KindsWithBuild } from '../translate/shared/kinds.js';
+import { type EndpointObject, serviceKeyOfEndpointObject } from '../translate/shared/endpoints.js';
+import { type ClusterState, objectsOf } from '../translate/shared/kube-objects.js';
 import { sameObjects } from '../translate/shared/same-objects.js';
 
-/** `namespace/name` of the Services whose EndpointSlices or Endpoints differ between two states (undefined: many). */
+const endpointKinds = kindNames.filter((kind): kind is KindsWithBuild<'endpoints'> => kindTable[kind].build === 'endpoints');
+
+/** `namespace/name` of the Services whose endpoint objects differ between two states (undefined: many). */
 export function changedEndpointServices(before: ClusterState, after: ClusterState): Set<string> | undefined {
   const services = new Set<string>();
-  const slices = changedByIdentity(before.endpointSlices, after.endpointSlices);
-  const legacy = changedByIdentity(before.endpoints, after.endpoints);
-  if (slices === undefined || legacy === undefined) return undefined;
-  for (const slice of slices) {
-    const key = serviceKeyOfSlice(slice);
-    if (key !== undefined) services.add(key);
+  for (const kind of endpointKinds) {
+    const changed = changedByIdentity<EndpointObject>(objectsOf(before, kind), objectsOf(after, kind));
+    if (changed === undefined) return undefined;
+    for (const obj of changed) {
+      const key = serviceKeyOfEndpointObject(obj);
+      if (key !== undefined) services.add(key);
+    }
   }
-  for (const e of legacy) services.add(`${e.metadata.namespace ?? 'default'}/${e.metadata.name}`);
   return services;
+}
+
+/** Whether no endpoint object changed between two states. */
+export function sameEndpointObjects(before: ClusterState, after: ClusterState): boolean {
+  return endpointKinds.every((kind) => sameObjects(objectsOf(before, kind), objectsOf(after, kind)));
 }
 
 /** Objects in one list and not the other (both versions of a changed one), or undefined when there are many. */

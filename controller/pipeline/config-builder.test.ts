@@ -163,3 +163,16 @@ test('a build the cache refused is not the base of the next one', (t) => {
 function withoutEncoders(update: SnapshotUpdate): Record<string, { name: string; resource: unknown }[]> {
   return Object.fromEntries(Object.entries(update).map(([kind, list]) => [kind, list.map(({ name, resource }) => ({ name, resource }))]));
 }
+
+test('a certificate-only Secret change together with an object of a kind a secrets build does not know is a full build', (t) => {
+  const { builder: b, updates } = builder();
+  // A kind in the store that the kind table (and so the secrets build) does not have yet.
+  const withWidget = (state: ClusterState, version: string): ClusterState =>
+    ({ ...state, widgets: [{ kind: 'Widget', metadata: { name: 'w', namespace: 'bench', resourceVersion: version } }] }) as ClusterState;
+  const state = withWidget(baseState(), '1');
+  b.build(state, (u) => updates.push(u));
+  const changed = withWidget(replaceSecret(state, syntheticSecret(10, pem(certB))), '2');
+  t.is(b.build(changed, (u) => updates.push(u)).built.kind, 'full');
+  // The certificate change alone is still a secrets build.
+  t.is(b.build(replaceSecret(changed, syntheticSecret(10, pem(certA))), (u) => updates.push(u)).built.kind, 'secrets');
+});

@@ -12,10 +12,10 @@ import { HostIndex } from '../translate/ingress/host-index.js';
 import { translateIncrementally } from '../translate/ingress/incremental-translate.js';
 import { isServedByUs } from '../translate/ingress/ingress-class.js';
 import type { ClusterState } from '../translate/shared/kube-objects.js';
-import { sameObjects } from '../translate/shared/same-objects.js';
+import { unchangedBeyond } from '../translate/shared/unchanged-inputs.js';
 import type { TranslationResult } from '../translate/translate.js';
 import { certificateOnlyChanges } from './certificate-only-changes.js';
-import { changedEndpointServices } from './changed-endpoint-services.js';
+import { changedEndpointServices, sameEndpointObjects } from './changed-endpoint-services.js';
 
 export interface IncrementalBuild {
   translation: TranslationResult;
@@ -170,14 +170,8 @@ export class ConfigBuilder {
     const last = this.#last;
     if (last === undefined) return undefined;
     const before = last.state;
-    if (
-      !sameObjects(before.ingresses, state.ingresses) ||
-      !sameObjects(before.ingressClasses, state.ingressClasses) ||
-      !sameObjects(before.services, state.services) ||
-      !sameObjects(before.configMaps ?? [], state.configMaps ?? [])
-    ) {
-      return undefined;
-    }
+    // Only what a secrets build takes (kinds.ts: Secrets, endpoint objects) may have changed.
+    if (!unchangedBeyond('secrets', before, state)) return undefined;
     const changed = certificateOnlyChanges(before.secrets, state.secrets);
     if (changed === undefined) return undefined;
     const { translation } = last;
@@ -186,7 +180,7 @@ export class ConfigBuilder {
       const secret = changed.get(named.name);
       return secret === undefined ? named : { name: named.name, resource: buildSecret(secret) };
     });
-    const endpointsUnchanged = sameObjects(before.endpointSlices, state.endpointSlices) && sameObjects(before.endpoints, state.endpoints);
+    const endpointsUnchanged = sameEndpointObjects(before, state);
     const nextTranslation: TranslationResult = { ...translation, ir: { ...translation.ir, secrets } };
     return {
       translation: nextTranslation,

@@ -9,6 +9,7 @@ import type { NamedResource } from '../../envoy/resource-types.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import { endpointsForCluster, serviceKeyOfSlice, type EndpointSourceIndex } from '../translate/shared/endpoints.js';
 import type { ClusterState, EndpointSlice, Endpoints, KubeObject, Service } from '../translate/shared/kube-objects.js';
+import { keyNamespaceOf } from '../translate/shared/kinds.js';
 
 /** What the endpoints build reads of the store: single objects by key, never a copy of the whole state. */
 export type ObjectLookup = Pick<ObjectStore, 'get'>;
@@ -22,7 +23,7 @@ export interface EndpointsBuild {
 const noState: ClusterState = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], endpoints: [], secrets: [] };
 
 /** The store's key of an object. */
-const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+const keyOf = (obj: KubeObject): string => `${keyNamespaceOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
 
 function clustersByService(clusters: readonly ClusterIR[]): Map<string, ClusterIR[]> {
   const byService = new Map<string, ClusterIR[]>();

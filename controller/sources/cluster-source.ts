@@ -4,19 +4,13 @@
 // IngressClass of ours opts in, started and stopped as IngressClasses change). An informer that fails is restarted with
 // backoff (1 s doubling to 30 s); an expired resourceVersion (410 Gone) makes it relist. `synced` turns true
 // only once every informer has completed its first list, so a restarted controller never publishes a partial
-// view to a running Envoy.
-import {
-  CoreV1Api,
-  DiscoveryV1Api,
-  KubeConfig,
-  ListWatch,
-  NetworkingV1Api,
-  Watch,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+// view to a running Envoy. The kinds watched are those of the kind table (controller/sources/kinds.ts); an optional
+// one (a CRD) is watched only while discovery says the API serves it, polled, and the first sync does not wait for it.
+import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
+import { isKindName, keyNamespaceOf, kindTable, namespaceOf, type NamedKind } from '../translate/shared/kinds.js';
 import type { IngressClass, KubeKind } from '../translate/shared/kube-objects.js';
+import { type AnyList, collectionPath, isServed, listKind, sourceKind, sourceKinds, type SourceKind } from './kinds.js';
 import { normalizeObject } from './normalize.js';
 
 export interface ClusterSourceLog {
@@ -45,18 +39,21 @@ export interface ClusterSourceOptions {
   /** Backoff bounds, for tests. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The kinds to watch: every kind of the kind table unless a test says otherwise. */
+  kinds?: readonly SourceKind[];
+  /** How often discovery is asked whether an optional kind (a CRD) is served now (default 30 s). */
+  discoveryIntervalMs?: number;
 }
 
 interface KindSpec {
   /** Distinguishes informers of one kind (Secrets: TLS and Opaque); the kind when there is one. */
   id?: string;
   kind: KubeKind;
-  path: (ns: string | undefined) => string;
-  list: (ns: string | undefined) => Promise<KubernetesListObject<KubernetesObject>>;
+  source: SourceKind;
+  /** The namespace watched (undefined: all); a cluster-scoped kind has none. */
+  namespace: string | undefined;
   fieldSelector?: string;
 }
-
-type AnyList = KubernetesListObject<KubernetesObject>;
 
 export class ClusterSource {
   // By informer id (the kind, or KindSpec.id).
@@ -74,6 +71,8 @@ export class ClusterSource {
   /** Latched: once every informer wanted at start has listed, later changes (an Opaque informer) do not unsync. */
   #initialSyncDone = false;
   #stopStoreListener: (() => void) | undefined;
+  /** Optional kinds (CRDs) whose informer runs because discovery found them served. */
+  readonly #servedOptional = new Set<string>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -113,8 +112,7 @@ export class ClusterSource {
     const running = this.#informers.get(opaqueInformerId);
     if (wanted && running === undefined) {
       this.log.info({}, 'watching Opaque Secrets (ingress-nginx basic auth: auth-secret)');
-      const core = this.kubeConfig.makeApiClient(CoreV1Api);
-      void this.#startKind(opaqueSecretsSpec(core, secretsPath), this.options.namespace).catch((e: unknown) =>
+      void this.#startKind(opaqueSecretsSpec(this.options.namespace)).catch((e: unknown) =>
         this.log.warn({ err: describe(e) }, 'Opaque Secrets informer failed to start'),
       );
     } else if (!wanted && running !== undefined) {
@@ -122,7 +120,7 @@ export class ClusterSource {
       this.#forget(opaqueInformerId);
       void running.stop();
       const opaque = this.store.list('Secret').filter((s) => (s as { type?: string }).type !== 'kubernetes.io/tls');
-      for (const s of opaque) this.store.delete('Secret', s.metadata.namespace ?? 'default', s.metadata.name);
+      for (const s of opaque) this.store.delete('Secret', namespaceOf(s.metadata), s.metadata.name);
       this.#checkSynced(); // it may have been the last informer the first sync waited for
     }
   }
@@ -141,54 +139,87 @@ export class ClusterSource {
     return new Promise((resolve) => this.#onSynced.push(resolve));
   }
 
-  /** The informers that always run (the Opaque Secrets one is started by #reconcileOpaque). */
+  #kinds(): readonly SourceKind[] {
+    return this.options.kinds ?? sourceKinds;
+  }
+
+  /** The informer of a kind: which of its objects are watched, or undefined when none are. */
+  #specOf(source: SourceKind): KindSpec | undefined {
+    const kind = source.kind as KubeKind;
+    const namespace = source.namespaced ? this.options.namespace : undefined;
+    // Only TLS Secrets by default (the Opaque ones in their own informer, see #reconcileOpaque).
+    if (kind === 'Secret') return { kind, source, namespace, fieldSelector: 'type=kubernetes.io/tls' };
+    if (isKindName(kind) && kindTable[kind].reads === 'named') {
+      // One object by name, whatever `namespace` says: list and watch with a metadata.name field selector (RBAC
+      // resourceNames allows that); none while the options name none.
+      const ref = this.#named()[kind as NamedKind];
+      return ref === undefined ? undefined : { kind, source, namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` };
+    }
+    return { kind, source, namespace };
+  }
+
+  #named(): Record<NamedKind, { namespace: string; name: string } | undefined> {
+    return { ConfigMap: this.options.nginxConfigMap };
+  }
+
+  /** The informers that always run (the Opaque Secrets one is started by #reconcileOpaque, optional kinds by #discover). */
   #staticSpecs(): KindSpec[] {
-    const core = this.kubeConfig.makeApiClient(CoreV1Api);
-    const networking = this.kubeConfig.makeApiClient(NetworkingV1Api);
-    const discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
-    const tls = 'type=kubernetes.io/tls';
-    return [
-      {
-        kind: 'IngressClass',
-        path: () => '/apis/networking.k8s.io/v1/ingressclasses',
-        list: () => networking.listIngressClass() as Promise<AnyList>,
-      },
-      {
-        kind: 'Ingress',
-        path: at('/apis/networking.k8s.io/v1', 'ingresses'),
-        list: (ns) => (ns ? networking.listNamespacedIngress({ namespace: ns }) : networking.listIngressForAllNamespaces()) as Promise<AnyList>,
-      },
-      {
-        kind: 'Service',
-        path: at('/api/v1', 'services'),
-        list: (ns) => (ns ? core.listNamespacedService({ namespace: ns }) : core.listServiceForAllNamespaces()) as Promise<AnyList>,
-      },
-      {
-        kind: 'EndpointSlice',
-        path: at('/apis/discovery.k8s.io/v1', 'endpointslices'),
-        list: (ns) =>
-          (ns ? discovery.listNamespacedEndpointSlice({ namespace: ns }) : discovery.listEndpointSliceForAllNamespaces()) as Promise<AnyList>,
-      },
-      {
-        kind: 'Endpoints',
-        path: at('/api/v1', 'endpoints'),
-        list: (ns) => (ns ? core.listNamespacedEndpoints({ namespace: ns }) : core.listEndpointsForAllNamespaces()) as Promise<AnyList>,
-      },
-      {
-        kind: 'Secret',
-        path: at('/api/v1', 'secrets'),
-        fieldSelector: tls,
-        list: (ns) =>
-          (ns
-            ? core.listNamespacedSecret({ namespace: ns, fieldSelector: tls })
-            : core.listSecretForAllNamespaces({ fieldSelector: tls })) as Promise<AnyList>,
-      },
-      ...(this.options.nginxConfigMap === undefined ? [] : [nginxConfigMapSpec(core, this.options.nginxConfigMap)]),
-    ];
+    return this.#kinds()
+      .filter((source) => !source.optional)
+      .map((source) => this.#specOf(source))
+      .filter((spec) => spec !== undefined);
+  }
+
+  /** Starts an optional kind's informer when discovery finds it served, stops it (its objects leave) when it goes. */
+  async #discover(source: SourceKind): Promise<void> {
+    if (this.#stopped) return;
+    const spec = this.#specOf(source);
+    if (spec === undefined) return;
+    const id = spec.id ?? spec.kind;
+    let served: boolean;
+    try {
+      served = await isServed(this.kubeConfig, source);
+    } catch (e: unknown) {
+      this.log.warn({ kind: source.kind, err: describe(e) }, 'discovery failed; asking again later');
+      return;
+    }
+    if (this.#stopped) return;
+    const running = this.#informers.get(id);
+    if (served && running === undefined) {
+      this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
+      this.#servedOptional.add(id);
+      void this.#startKind(spec).catch((e: unknown) => this.log.warn({ kind: source.kind, err: describe(e) }, 'informer failed to start'));
+    } else if (!served && running !== undefined) {
+      this.log.info({ kind: source.kind }, 'the API no longer serves an optional kind: not watching it');
+      this.#servedOptional.delete(id);
+      this.#forget(id);
+      void running.stop();
+      this.store.replace([spec.kind], []);
+    }
+  }
+
+  #pollOptional(): void {
+    const optional = this.#kinds().filter((source) => source.optional);
+    if (optional.length === 0 || this.#stopped) return;
+    const poll = (): void => {
+      void Promise.all(optional.map((source) => this.#discover(source))).finally(() => {
+        if (this.#stopped) return;
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          poll();
+        }, this.options.discoveryIntervalMs ?? 30_000);
+        this.#timers.add(timer);
+      });
+    };
+    poll();
+  }
+
+  /** Whether the informer of an optional kind (a CRD) runs now. */
+  watching(kind: string): boolean {
+    return this.#informers.has(kind);
   }
 
   async start(): Promise<void> {
-    const ns = this.options.namespace;
     if (typeof this.options.opaqueSecrets === 'function') {
       const onChange = (changes: readonly { kind: KubeKind }[]): void => {
         if (changes.some((c) => c.kind === 'IngressClass')) this.#reconcileOpaque();
@@ -197,13 +228,14 @@ export class ClusterSource {
       this.#stopStoreListener = () => this.store.off('change', onChange);
     }
     this.#reconcileOpaque();
-    await Promise.all(this.#staticSpecs().map((spec) => this.#startKind(spec, ns)));
+    this.#pollOptional();
+    await Promise.all(this.#staticSpecs().map((spec) => this.#startKind(spec)));
   }
 
-  async #startKind(spec: KindSpec, ns: string | undefined): Promise<void> {
+  async #startKind(spec: KindSpec): Promise<void> {
     const id = spec.id ?? spec.kind;
     const listFn = async (): Promise<AnyList> => {
-      const list = await spec.list(ns);
+      const list = await listKind(this.kubeConfig, spec.source, { namespace: spec.namespace, fieldSelector: spec.fieldSelector });
       const count = (this.#listCalls.get(id) ?? 0) + 1;
       this.#listCalls.set(id, count);
       // Per kind: 1 + the relists of all its informers.
@@ -215,7 +247,7 @@ export class ClusterSource {
       return list;
     };
     const informer = new ListWatch<KubernetesObject>(
-      spec.path(ns),
+      collectionPath(spec.source, spec.namespace),
       new Watch(this.kubeConfig),
       listFn,
       false,
@@ -228,7 +260,8 @@ export class ClusterSource {
     const upsert = (obj: KubernetesObject): void => {
       if (!current()) return;
       this.#backoff.delete(id);
-      const n = normalizeObject({ ...obj, kind: spec.kind });
+      // A kind the table lacks (an optional kind given by a test) is read as its source entry describes it.
+      const n = normalizeObject({ ...obj, kind: spec.kind }, isKindName(spec.kind) ? undefined : { apiVersions: [apiVersionOf(spec.source)], namespaced: spec.source.namespaced });
       if (n.ok) this.store.upsert(n.object);
       else if (!n.ignored) this.log.warn({ kind: spec.kind, name: obj.metadata?.name, error: n.error }, 'skipping object');
     };
@@ -236,7 +269,7 @@ export class ClusterSource {
     informer.on('update', upsert);
     informer.on('delete', (obj) => {
       if (!current()) return;
-      const namespace = spec.kind === 'IngressClass' ? '' : (obj.metadata?.namespace ?? 'default');
+      const namespace = isKindName(spec.kind) ? keyNamespaceOf(spec.kind, obj.metadata ?? {}) : spec.source.namespaced ? namespaceOf(obj.metadata ?? {}) : '';
       this.store.delete(spec.kind, namespace, obj.metadata?.name ?? '');
     });
     informer.on('error', (err: unknown) => {
@@ -292,33 +325,13 @@ function describe(err: unknown): string {
   return String(err);
 }
 
-function at(group: string, resource: string): (ns: string | undefined) => string {
-  return (ns) => (ns ? `${group}/namespaces/${ns}/${resource}` : `${group}/${resource}`);
+function apiVersionOf(source: SourceKind): string {
+  return source.group === '' ? source.version : `${source.group}/${source.version}`;
 }
 
-const secretsPath = at('/api/v1', 'secrets');
-
-/** One ConfigMap by name: list and watch with a metadata.name field selector (RBAC resourceNames allows that). */
-function nginxConfigMapSpec(core: CoreV1Api, ref: { namespace: string; name: string }): KindSpec {
-  const fieldSelector = `metadata.name=${ref.name}`;
-  return {
-    kind: 'ConfigMap',
-    path: () => `/api/v1/namespaces/${ref.namespace}/configmaps`,
-    fieldSelector,
-    list: () => core.listNamespacedConfigMap({ namespace: ref.namespace, fieldSelector }) as Promise<AnyList>,
-  };
-}
 const opaqueInformerId = 'Secret/Opaque';
 
 /** Opaque Secrets (ingress-nginx basic-auth users), in their own informer: a field selector cannot say "tls or Opaque". */
-function opaqueSecretsSpec(core: CoreV1Api, path: (ns: string | undefined) => string): KindSpec {
-  const opaque = 'type=Opaque';
-  return {
-    id: opaqueInformerId,
-    kind: 'Secret',
-    path,
-    fieldSelector: opaque,
-    list: (ns) =>
-      (ns ? core.listNamespacedSecret({ namespace: ns, fieldSelector: opaque }) : core.listSecretForAllNamespaces({ fieldSelector: opaque })) as Promise<AnyList>,
-  };
+function opaqueSecretsSpec(namespace: string | undefined): KindSpec {
+  return { id: opaqueInformerId, kind: 'Secret', source: sourceKind('Secret'), namespace, fieldSelector: 'type=Opaque' };
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ObjectStore } from '../store.js';
+import { keyNamespaceOf, kindNames } from '../translate/shared/kinds.js';
 import type { KubeKind, KubeObject } from '../translate/shared/kube-objects.js';
 import { ManifestMerge } from './manifest-merge.js';
 import { parseManifest, type ManifestProblem } from './manifest-parser.js';
@@ -13,7 +14,7 @@ export interface SourceLog {
   warn(obj: object, msg: string): void;
 }
 
-const allKinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'ConfigMap'];
+const allKinds: readonly KubeKind[] = kindNames;
 const manifestFile = /\.(ya?ml|json)$/i;
 
 interface FileEntry {
@@ -271,7 +272,7 @@ export class ManifestDirectorySource {
 
   #withTimestamp(obj: KubeObject): KubeObject {
     if (obj.metadata.creationTimestamp) return obj;
-    const key = `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+    const key = `${obj.kind}/${keyNamespaceOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
     let ts = this.#firstSeen.get(key);
     if (!ts) {
       ts = (this.options.now?.() ?? new Date()).toISOString();

@@ -1,12 +1,14 @@
 // Writes Ingress status.loadBalancer.ingress: our addresses on the Ingresses Envoy serves, nothing on those it
-// stopped serving (only where the status is ours). Level-triggered like a controller work queue: each dirty
-// Ingress is compared with the wanted state when its turn comes, so repeated publishes coalesce. At most one
-// write per Ingress is in flight and a few overall; failures back off per Ingress and never reach the caller.
+// stopped serving (only where the status is ours). The writes go through the generic status queue
+// (status-queue.ts: leader-only, coalescing, conflict retry, backoff per Ingress); this file says what an
+// Ingress's status should be and how it is read and written.
 import { NetworkingV1Api, type KubeConfig, type V1Ingress } from '@kubernetes/client-node';
 import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { Ingress, LoadBalancerIngress, ObjectRef } from '../translate/shared/kube-objects.js';
 import { addressesKey } from './published-addresses.js';
+import { StatusQueue, type StatusQueueStats, statusCodeOf } from './status-queue.js';
+import { namespaceOf } from '../translate/shared/kinds.js';
 
 export interface StatusLog {
   info(obj: object, msg: string): void;
@@ -29,14 +31,8 @@ export interface StatusWriterOptions {
   maxConflictRetries?: number;
 }
 
-export interface StatusWriterStats {
-  /** Successful status updates. */
-  writes: number;
-  /** 409 Conflict answers (each followed by a re-read). */
-  conflicts: number;
-  /** Failed attempts that were scheduled for a retry. */
-  failures: number;
-}
+export type StatusWriterStats = StatusQueueStats;
+
 
 /**
  * The object our last status write returned, and the resourceVersions our writes replaced: while the store still
@@ -55,35 +51,43 @@ const rememberedVersions = 4;
 const rememberedAddressLists = 8;
 
 export class StatusWriter {
-  readonly stats: StatusWriterStats = { writes: 0, conflicts: 0, failures: 0 };
   readonly #api: NetworkingV1Api;
+  readonly #queue: StatusQueue<Ingress>;
   #published = false;
   #served = new Set<string>();
   #addresses: readonly LoadBalancerIngress[] = [];
   /** Keys (addressesKey) of address lists this process has published, newest last. */
   readonly #ours: string[] = [];
   readonly #written = new Map<string, Written>();
-  /** Queue order; a key is in at most once. */
-  readonly #queue = new Set<string>();
-  readonly #inFlight = new Set<string>();
-  readonly #retryTimers = new Map<string, NodeJS.Timeout>();
-  readonly #failures = new Map<string, number>();
-  #idle: (() => void)[] = [];
-  #stopped = false;
   readonly #onStoreChange = (changes: StoreChange[]): void => {
     if (!this.#published || !this.options.isLeader()) return;
     for (const c of changes) {
       if (c.kind !== 'Ingress') continue;
       const key = `${c.namespace}/${c.name}`;
       if (c.type === 'deleted') this.#forget(key);
-      else if (this.#needsWrite(key)) this.#enqueue(key);
+      else this.#queue.enqueue(key);
     }
   };
 
   constructor(private readonly options: StatusWriterOptions) {
     this.#api = options.kubeConfig.makeApiClient(NetworkingV1Api);
+    this.#queue = new StatusQueue<Ingress>(
+      {
+        kind: 'Ingress',
+        logField: 'ingress',
+        latest: (key) => this.#latest(key),
+        desired: (key, obj) => this.#desired(key, obj),
+        write: (key, obj, body) => this.#write(key, obj, body),
+        read: (key) => this.#read(key),
+      },
+      options,
+    );
     // Someone else overwriting our status (or an Ingress appearing) is corrected without waiting for a build.
     options.store.on('change', this.#onStoreChange);
+  }
+
+  get stats(): StatusWriterStats {
+    return this.#queue.stats;
   }
 
   /**
@@ -106,39 +110,28 @@ export class StatusWriter {
 
   /** Compare every Ingress with the wanted status again (after becoming leader, or to repair drift). */
   resync(): void {
-    if (!this.#published || this.#stopped || !this.options.isLeader()) return;
-    for (const obj of this.options.store.list('Ingress')) {
-      const key = `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
-      if (this.#needsWrite(key)) this.#enqueue(key);
-    }
+    if (!this.#published || !this.options.isLeader()) return;
+    for (const obj of this.options.store.list('Ingress')) this.#queue.enqueue(`${namespaceOf(obj.metadata)}/${obj.metadata.name}`);
   }
 
   /** Resolves when nothing is queued or being written (retries waiting for their backoff do not count). */
   idle(): Promise<void> {
-    if (this.#queue.size === 0 && this.#inFlight.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    return this.#queue.idle();
   }
 
   /** Ingresses waiting for a retry after a failed write. */
   get pendingRetries(): number {
-    return this.#retryTimers.size;
+    return this.#queue.pendingRetries;
   }
 
   stop(): void {
-    this.#stopped = true;
     this.options.store.off('change', this.#onStoreChange);
-    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
-    this.#retryTimers.clear();
-    this.#queue.clear();
-    this.#settleIdle();
+    this.#queue.stop();
   }
 
   #forget(key: string): void {
     this.#written.delete(key);
-    this.#failures.delete(key);
-    const timer = this.#retryTimers.get(key);
-    if (timer) clearTimeout(timer);
-    this.#retryTimers.delete(key);
+    this.#queue.forget(key);
   }
 
   /** The newest copy we know: the store's, or the one our last write returned if the store lags behind it. */
@@ -161,12 +154,13 @@ export class StatusWriter {
     return undefined;
   }
 
-  #needsWrite(key: string): boolean {
-    const obj = this.#latest(key);
-    if (!obj) return false;
+  /** The Ingress with the wanted addresses, or undefined when it has them or they are not ours to change. */
+  #desired(key: string, obj: Ingress): Ingress | undefined {
     const current = statusOf(obj);
     const wanted = this.#wanted(key, current);
-    return wanted !== undefined && addressesKey(wanted) !== addressesKey(current);
+    if (wanted === undefined || addressesKey(wanted) === addressesKey(current)) return undefined;
+    // The whole object goes back (a status PUT may otherwise drop labels); the API server ignores spec here.
+    return { ...obj, status: { ...obj.status, loadBalancer: { ...obj.status?.loadBalancer, ingress: wanted.map((a) => ({ ...a })) } } };
   }
 
   #ingress(key: string): Ingress | undefined {
@@ -175,92 +169,16 @@ export class StatusWriter {
     return obj?.kind === 'Ingress' ? obj : undefined;
   }
 
-  #enqueue(key: string): void {
-    if (this.#stopped || this.#retryTimers.has(key)) return; // a failing Ingress waits for its backoff
-    this.#queue.add(key);
-    this.#drain();
-  }
-
-  #drain(): void {
-    const max = this.options.maxInFlight ?? 2;
-    for (const key of this.#queue) {
-      if (this.#inFlight.size >= max) break;
-      if (this.#inFlight.has(key)) continue; // one write per Ingress: it runs again when the current one ends
-      this.#queue.delete(key);
-      this.#inFlight.add(key);
-      void this.#sync(key).then(
-        () => this.#done(key, undefined),
-        (err: unknown) => this.#done(key, err),
-      );
-    }
-    this.#settleIdle();
-  }
-
-  #done(key: string, err: unknown): void {
-    this.#inFlight.delete(key);
-    if (err === undefined) {
-      this.#failures.delete(key);
-    } else if (!this.#stopped) {
-      this.stats.failures += 1;
-      const failures = (this.#failures.get(key) ?? 0) + 1;
-      this.#failures.set(key, failures);
-      const min = this.options.minBackoffMs ?? 1000;
-      const delay = Math.min(min * 2 ** (failures - 1), this.options.maxBackoffMs ?? 60_000);
-      this.options.log.warn({ ingress: key, err: describeError(err), retryInMs: delay }, 'could not update Ingress status; will retry');
-      this.#queue.delete(key);
-      const timer = setTimeout(() => {
-        this.#retryTimers.delete(key);
-        if (this.#needsWrite(key)) this.#enqueue(key);
-      }, delay);
-      timer.unref();
-      this.#retryTimers.set(key, timer);
-    }
-    this.#drain();
-  }
-
-  #settleIdle(): void {
-    if (this.#queue.size > 0 || this.#inFlight.size > 0) return;
-    for (const resolve of this.#idle.splice(0)) resolve();
-  }
-
-  /** Brings one Ingress's status to the wanted value; throws to ask for a retry with backoff. */
-  async #sync(key: string): Promise<void> {
-    let obj = this.#latest(key);
-    const maxConflicts = this.options.maxConflictRetries ?? 3;
-    for (let conflicts = 0; ; ) {
-      if (!obj || this.#stopped || !this.options.isLeader()) return;
-      const current = statusOf(obj);
-      const wanted = this.#wanted(key, current);
-      if (wanted === undefined || addressesKey(wanted) === addressesKey(current)) return;
-      // The whole object goes back (a status PUT may otherwise drop labels); the API server ignores spec here.
-      const body = { ...obj, status: { ...obj.status, loadBalancer: { ...obj.status?.loadBalancer, ingress: wanted.map((a) => ({ ...a })) } } };
-      const namespace = obj.metadata.namespace ?? 'default';
-      const name = obj.metadata.name;
-      try {
-        const result = await this.#api.replaceNamespacedIngressStatus({
-          namespace,
-          name,
-          body: body as unknown as V1Ingress,
-          fieldManager: 'envoy-ingress',
-        });
-        this.stats.writes += 1;
-        this.#remember(key, obj, result);
-        this.options.log.info(
-          { ingress: key, addresses: wanted.map((a) => a.ip ?? a.hostname) },
-          wanted.length > 0 ? 'published Ingress address' : 'cleared Ingress address',
-        );
-        return;
-      } catch (err: unknown) {
-        const code = statusCodeOf(err);
-        if (code === 404) return; // deleted meanwhile: the store will drop it
-        if (code !== 409) throw err;
-        this.stats.conflicts += 1;
-        conflicts += 1;
-        if (conflicts > maxConflicts) throw err;
-        this.options.log.debug({ ingress: key, attempt: conflicts }, 'Ingress changed while writing its status; re-reading');
-        obj = await this.#read(namespace, name);
-      }
-    }
+  async #write(key: string, obj: Ingress, body: Ingress): Promise<void> {
+    const result = await this.#api.replaceNamespacedIngressStatus({
+      namespace: namespaceOf(obj.metadata),
+      name: obj.metadata.name,
+      body: body as unknown as V1Ingress,
+      fieldManager: 'envoy-ingress',
+    });
+    this.#remember(key, obj, result);
+    const wanted = statusOf(body);
+    this.options.log.info({ ingress: key, addresses: wanted.map((a) => a.ip ?? a.hostname) }, wanted.length > 0 ? 'published Ingress address' : 'cleared Ingress address');
   }
 
   #remember(key: string, base: Ingress, result: V1Ingress): void {
@@ -273,9 +191,10 @@ export class StatusWriter {
     this.#written.set(key, { replacedVersions: replaced, object: normalized.object });
   }
 
-  async #read(namespace: string, name: string): Promise<Ingress | undefined> {
+  async #read(key: string): Promise<Ingress | undefined> {
+    const slash = key.indexOf('/');
     try {
-      const fresh = await this.#api.readNamespacedIngress({ namespace, name });
+      const fresh = await this.#api.readNamespacedIngress({ namespace: key.slice(0, slash), name: key.slice(slash + 1) });
       const normalized = normalizeObject({ ...fresh, kind: 'Ingress', apiVersion: 'networking.k8s.io/v1' });
       return normalized.ok && normalized.object.kind === 'Ingress' ? normalized.object : undefined;
     } catch (err: unknown) {
@@ -287,17 +206,4 @@ export class StatusWriter {
 
 function statusOf(obj: Ingress): readonly LoadBalancerIngress[] {
   return obj.status?.loadBalancer?.ingress ?? [];
-}
-
-/** HTTP status of a client-node ApiException (or undefined for network errors). */
-export function statusCodeOf(err: unknown): number | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
-  return undefined;
-}
-
-function describeError(err: unknown): string {
-  const code = statusCodeOf(err);
-  const message = err instanceof Error ? err.message : String(err);
-  const firstLine = message.split('\n')[0] ?? message;
-  return code === undefined ? firstLine : `HTTP ${code}: ${firstLine.slice(0, 300)}`;
 }

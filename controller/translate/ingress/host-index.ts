@@ -3,6 +3,7 @@
 // from build to build.
 import { catchAllHost } from '../../../ir/index.js';
 import type { Ingress } from '../shared/kube-objects.js';
+import { namespaceOf } from '../shared/kinds.js';
 
 const nginxAnnotationPrefix = 'nginx.ingress.kubernetes.io/';
 
@@ -30,7 +31,7 @@ function hostsNamedBy(ingress: Ingress): string[] {
 }
 
 function servicesNamedBy(ingress: Ingress): string[] {
-  const namespace = ingress.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(ingress.metadata);
   const services = new Set<string>();
   const backend = ingress.spec?.defaultBackend?.service?.name;
   if (backend !== undefined) services.add(`${namespace}/${backend}`);
@@ -46,7 +47,7 @@ function servicesNamedBy(ingress: Ingress): string[] {
  * could name (auth-secret), a superset, so a change to any of them is never missed.
  */
 function secretsNamedBy(ingress: Ingress): string[] {
-  const namespace = ingress.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(ingress.metadata);
   const secrets = new Set<string>();
   for (const tls of ingress.spec?.tls ?? []) {
     const name = tls.secretName;

@@ -13,6 +13,7 @@ import { HostIndex } from './host-index.js';
 import { translateIncrementally } from './incremental-translate.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress, Secret, Service } from '../shared/kube-objects.js';
+import { buildTakes, type KindName, kindNames, type KindsWithBuild } from '../shared/kinds.js';
 import { annotationPrefix, defaultTranslateOptions } from '../shared/options.js';
 import { translate, type TranslationResult } from '../translate.js';
 import { ingressTlsServersOf } from './ingress-listeners.js';
@@ -115,7 +116,59 @@ const editArb = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('add' as const), spec: specArb }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('secret' as const), secret: secretEditArb }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('set+secret' as const), target: fc.nat(), spec: specArb, secret: secretEditArb }), weight: 1 },
+  // An Ingress and an object of any kind of the kind table, or of a kind no entry names, changed in one batch.
+  { arbitrary: fc.record({ kind: fc.constant('set+other' as const), target: fc.nat(), spec: specArb, other: fc.constantFrom<OtherKind>(...kindNames, 'Unknown') }), weight: 2 },
 );
+
+/** A kind of the table, or one the table does not have (a kind added to the store before its entry). */
+type OtherKind = KindName | 'Unknown';
+
+/** A state field no kind of the table names. */
+const unknownField = 'widgets';
+
+/**
+ * A change of one object of each kind that leaves the translation as it was (it must still be spliced right, or
+ * declined when a routes build cannot take a change of that kind): a new version of an object, or an object that
+ * comes or goes.
+ */
+const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
+  Ingress: (state) => ({ ...state, ingresses: state.ingresses.map((x, i) => (i === 0 ? structuredClone(x) : x)) }),
+  IngressClass: (state) => {
+    const spare = state.ingressClasses.some((c) => c.metadata.name === 'spare');
+    return {
+      ...state,
+      ingressClasses: spare
+        ? state.ingressClasses.filter((c) => c.metadata.name !== 'spare')
+        : [...state.ingressClasses, { kind: 'IngressClass', metadata: { name: 'spare' }, spec: { controller: 'example.com/other' } }],
+    };
+  },
+  Service: (state) => ({ ...state, services: state.services.map((x, i) => (i === 0 ? structuredClone(x) : x)) }),
+  EndpointSlice: (state) => ({
+    ...state,
+    endpointSlices: [
+      { kind: 'EndpointSlice', metadata: { name: `web-${state.endpointSlices.length}`, namespace, labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ name: 'http', port: 8080 }] },
+    ],
+  }),
+  Endpoints: (state) => ({ ...state, endpoints: [{ kind: 'Endpoints', metadata: { name: 'web', namespace }, subsets: [{ addresses: [{ ip: `10.0.1.${state.endpoints.length + 1}` }], ports: [{ port: 8080 }] }] }] }),
+  Secret: (state) => ({ ...state, secrets: state.secrets.map((x, i) => (i === 0 ? structuredClone(x) : x)) }),
+  ConfigMap: (state) => ({
+    ...state,
+    configMaps: (state.configMaps ?? []).length > 0 ? [] : [{ kind: 'ConfigMap', metadata: { name: 'unrelated', namespace }, data: { a: 'b' } }],
+  }),
+  Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
+};
+
+// The kinds whose changes the kind table lets a routes build take, besides endpoint objects (the config builder
+// recomputes those), are exactly those the splice looks at (changesBetween): a kind given `routes` or `secrets` in
+// the table without being taught to the splice does not compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const spliceTakes: Same<KindsWithBuild<'routes' | 'secrets'>, 'Ingress' | 'Service' | 'Secret'> = true;
+void spliceTakes;
+
+/** Whether a routes build can take a change of `kind` (kinds.ts); a kind the table does not have never. */
+function spliceable(kind: OtherKind): boolean {
+  return kind !== 'Unknown' && buildTakes('routes', kind);
+}
 
 /** The certificates of the Secret variants (issued once: the test CA is slow). */
 async function secretCertificates(): Promise<Record<'valid' | 'rotated' | 'other-names', { certPem: string; keyPem: string }>> {
@@ -174,13 +227,14 @@ test('incremental translation equals full translation after every edit, and is u
   let initialSecrets: Secret[] = withSecret([], 'tls-a', 'valid', certificates);
   initialSecrets = withSecret(initialSecrets, 'tls-b', 'other-names', certificates);
   initialSecrets = withSecret(initialSecrets, 'other/tls-a', 'valid', certificates);
-  let base: Omit<ClusterState, 'ingresses'> = {
+  const initialBase: Omit<ClusterState, 'ingresses'> = {
     ingressClasses: [{ kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: 'envoy-ingress.io/ingress-controller' } }],
     services: services(),
     endpointSlices: [],
     endpoints: [],
     secrets: initialSecrets,
   };
+  let base = initialBase;
   let spliced = 0;
   let edits = 0;
   /** Splices of edits that changed a Secret, or the TLS chains. */
@@ -188,16 +242,16 @@ test('incremental translation equals full translation after every edit, and is u
   let splicedTls = 0;
   fc.assert(
     fc.property(fc.array(specArb, { minLength: 1, maxLength: 10 }), fc.array(editArb, { minLength: 1, maxLength: 12 }), (initial, script) => {
-      base = { ...base, services: services(), secrets: initialSecrets };
+      base = initialBase;
       let next = initial.length;
-      let ingresses = initial.map((spec, i) => ingressOf(i, spec, 1));
+      let ingresses: readonly Ingress[] = initial.map((spec, i) => ingressOf(i, spec, 1));
       let state: ClusterState = { ...base, ingresses };
       let result = translate(state, defaultTranslateOptions);
       const servedOf = (list: readonly Ingress[]): Ingress[] => list.filter((i) => isServedByUs(i, base.ingressClasses, defaultTranslateOptions));
       let index = HostIndex.of(servedOf(ingresses));
       for (const edit of script) {
         edits += 1;
-        if ((edit.kind === 'set' || edit.kind === 'set+secret') && ingresses.length > 0) {
+        if ((edit.kind === 'set' || edit.kind === 'set+secret' || edit.kind === 'set+other') && ingresses.length > 0) {
           const at = edit.target % ingresses.length;
           const index = Number(ingresses[at]!.metadata.name.slice(4));
           ingresses = ingresses.map((ing, i) => (i === at ? ingressOf(index, edit.spec, (ing.metadata.generation ?? 1) + 1) : ing));
@@ -211,9 +265,15 @@ test('incremental translation equals full translation after every edit, and is u
           base = { ...base, services: [web, ...services(edit.variant).slice(1)] };
         }
         if (edit.kind === 'secret' || edit.kind === 'set+secret') base = { ...base, secrets: withSecret(base.secrets, edit.secret.name, edit.secret.variant, certificates) };
-        const after: ClusterState = { ...base, ingresses };
+        let after: ClusterState = { ...base, ingresses };
+        if (edit.kind === 'set+other') {
+          ({ ingresses, ...base } = otherChanges[edit.other](after));
+          after = { ...base, ingresses };
+        }
         const full = translate(after, defaultTranslateOptions);
         const incremental = translateIncrementally({ state, result, index }, after, defaultTranslateOptions);
+        // A change of a kind a routes build cannot take (a global input, a kind the splice does not know) is never spliced.
+        if (incremental !== undefined && edit.kind === 'set+other' && !spliceable(edit.other)) return false;
         if (incremental !== undefined) {
           spliced += 1;
           if (base.secrets !== state.secrets) splicedSecrets += 1;
@@ -427,4 +487,24 @@ test('a host whose Services only the https table forwards to (https-only), next 
   const spliced = translateIncrementally(base, next, defaultTranslateOptions);
   if (spliced === undefined) t.pass();
   else t.is(comparable(spliced), comparable(full));
+});
+
+test('a batch changing an Ingress and an object of a kind the splice does not know is not spliced: a full build takes both', async (t) => {
+  const { syntheticCluster } = await import('../../../bench/synthetic-cluster.js');
+  const tls = await benchCertificate();
+  // A kind in the store that the kind table (and so the splice) does not have yet, e.g. a Gateway API one.
+  const withWidget = (state: ClusterState, version: string): ClusterState =>
+    ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace, resourceVersion: version } }] }) as ClusterState;
+  let state = withWidget(syntheticCluster({ ingresses: 20, tls }), '1');
+  const builder = new ConfigBuilder(benchReconcileOptions);
+  builder.build(state, () => undefined);
+  const ingress = structuredClone(state.ingresses[3]!);
+  ingress.spec!.rules![0]!.http!.paths[0]!.path = '/changed';
+  const base = { state, result: translate(state, defaultTranslateOptions), index: HostIndex.of(state.ingresses) };
+  state = withWidget({ ...state, ingresses: state.ingresses.map((x, i) => (i === 3 ? ingress : x)) }, '2');
+  t.is(translateIncrementally(base, state, defaultTranslateOptions), undefined);
+  t.is(builder.build(state, () => undefined).built.kind, 'full');
+  // The same Ingress change alone is spliced.
+  const alone = { ...state, ingresses: state.ingresses.map((x, i) => (i === 3 ? structuredClone(ingress) : x)) };
+  t.is(builder.build(alone, () => undefined).built.kind, 'routes');
 });

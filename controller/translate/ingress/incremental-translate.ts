@@ -11,7 +11,7 @@ import type { HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress } from '../shared/kube-objects.js';
 import type { TranslateOptions } from '../shared/options.js';
-import { sameObjects } from '../shared/same-objects.js';
+import { unchangedBeyond } from '../shared/unchanged-inputs.js';
 import { translateIngresses, type TranslationResult } from './translate-ingresses.js';
 import { ingressListenersOf, withIngressServing } from './ingress-listeners.js';
 import { clusterUsesAfter, recordClusterUses, spliceClusters } from './cluster-uses.js';
@@ -74,11 +74,12 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
   return result;
 }
 
-/** The inputs every virtual host may depend on: IngressClasses, the ingress-nginx ConfigMap. */
+/**
+ * Every input the splice does not take (kinds.ts: those a `routes` build cannot take, such as IngressClasses and the
+ * ingress-nginx ConfigMap, which every virtual host may depend on, and any list no kind names) is unchanged.
+ */
 function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
-  if (!sameObjects(before.ingressClasses, after.ingressClasses)) return false;
-  // The ingress-nginx ConfigMap is every nginx-layer Ingress's defaults.
-  return sameObjects(before.configMaps ?? [], after.configMaps ?? []);
+  return unchangedBeyond('routes', before, after);
 }
 
 /** Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies). */

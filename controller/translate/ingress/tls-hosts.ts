@@ -11,6 +11,7 @@ import {
   secretResourceName,
   validateTlsSecret,
 } from '../shared/tls-secret.js';
+import { namespaceOf } from '../shared/kinds.js';
 
 export interface TlsHost {
   host: string;
@@ -44,7 +45,7 @@ export function collectTlsHosts(
   diagnostics: Diagnostic[],
 ): CollectedTls {
   const secretsByName = new Map(
-    secrets.map((s) => [secretResourceName(s.metadata.namespace ?? 'default', s.metadata.name), s]),
+    secrets.map((s) => [secretResourceName(namespaceOf(s.metadata), s.metadata.name), s]),
   );
   const validated = new Map<string, ValidatedSecret>();
   const hosts = new Map<string, TlsHost>();

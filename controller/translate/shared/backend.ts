@@ -4,6 +4,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { type Ingress, type IngressBackend, type Service, type ServicePort, refOf } from './kube-objects.js';
 import { checkExternalName } from './external-name.js';
 import { Reason } from './reasons.js';
+import { namespaceOf } from './kinds.js';
 
 export interface ResolvedBackend {
   action: RouteActionIR;
@@ -26,7 +27,7 @@ const indexes = new WeakMap<readonly Service[], ServiceIndex>();
 export function indexServices(services: readonly Service[]): ServiceIndex {
   let index = indexes.get(services);
   if (index === undefined) {
-    index = new Map(services.map((s) => [serviceKey(s.metadata.namespace ?? 'default', s.metadata.name), s]));
+    index = new Map(services.map((s) => [serviceKey(namespaceOf(s.metadata), s.metadata.name), s]));
     indexes.set(services, index);
   }
   return index;
@@ -58,7 +59,7 @@ export function resolveBackend(
   diagnostics: Diagnostic[],
   allowExternalName = false,
 ): ResolvedBackend {
-  const namespace = ingress.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(ingress.metadata);
   const report = (reason: string, message: string): ResolvedBackend => {
     diagnostics.push({ object: refOf(ingress), severity: 'Warning', reason, message: `${where}: ${message}` });
     return { action: unavailable };

@@ -1,6 +1,7 @@
 // Multi-document YAML of Kubernetes objects -> ClusterState, for golden tests and examples. Pure: text in,
 // data out. Secret `stringData` is folded into base64 `data` the way the API server does it.
 import { parseAllDocuments } from 'yaml';
+import { isKindName, kindNames, kindTable } from './kinds.js';
 import type { ClusterState, KubeObject, Secret } from './kube-objects.js';
 import type { TranslateOptions } from './options.js';
 
@@ -9,8 +10,6 @@ export interface ParsedClusterState {
   /** Fields of an optional `kind: TranslateOptions` document, for cases that need non-default options. */
   options: Partial<TranslateOptions>;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer E)[] ? E[] : T[K] };
 
 function foldStringData(doc: Record<string, unknown>): Secret {
   const { stringData, ...rest } = doc as Record<string, unknown> & { stringData?: Record<string, string> };
@@ -22,14 +21,9 @@ function foldStringData(doc: Record<string, unknown>): Secret {
 }
 
 export function clusterStateFromYaml(text: string): ParsedClusterState {
-  const state: Mutable<ClusterState> = {
-    ingresses: [],
-    ingressClasses: [],
-    services: [],
-    endpointSlices: [],
-    endpoints: [],
-    secrets: [],
-  };
+  // Every required kind's list, empty; an optional kind's only once an object of it is read (absent: none).
+  const lists: Record<string, KubeObject[]> = {};
+  for (const kind of kindNames) if (!kindTable[kind].optional) lists[kindTable[kind].state] = [];
   let options: Partial<TranslateOptions> = {};
   for (const document of parseAllDocuments(text)) {
     if (document.errors.length > 0) throw new Error(`invalid YAML: ${document.errors[0]?.message ?? ''}`);
@@ -37,37 +31,16 @@ export function clusterStateFromYaml(text: string): ParsedClusterState {
     if (doc === null || doc === undefined) continue;
     if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('every YAML document must be an object');
     const record = doc as Record<string, unknown>;
-    const object = record as unknown as KubeObject | { kind: 'TranslateOptions' };
-    switch (object.kind) {
-      case 'Ingress':
-        state.ingresses.push(object);
-        break;
-      case 'IngressClass':
-        state.ingressClasses.push(object);
-        break;
-      case 'Service':
-        state.services.push(object);
-        break;
-      case 'EndpointSlice':
-        state.endpointSlices.push(object);
-        break;
-      case 'Endpoints':
-        state.endpoints.push(object);
-        break;
-      case 'Secret':
-        state.secrets.push(foldStringData(record));
-        break;
-      case 'ConfigMap':
-        state.configMaps = [...(state.configMaps ?? []), object];
-        break;
-      case 'TranslateOptions': {
-        const { kind: _kind, ...fields } = record;
-        options = { ...options, ...(fields as Partial<TranslateOptions>) };
-        break;
-      }
-      default:
-        throw new Error(`unsupported kind ${JSON.stringify(record['kind'])}`);
+    const kind = record['kind'];
+    if (kind === 'TranslateOptions') {
+      const { kind: _kind, ...fields } = record;
+      options = { ...options, ...(fields as Partial<TranslateOptions>) };
+    } else if (isKindName(kind)) {
+      const object = kind === 'Secret' ? foldStringData(record) : (record as unknown as KubeObject);
+      (lists[kindTable[kind].state] ??= []).push(object);
+    } else {
+      throw new Error(`unsupported kind ${JSON.stringify(kind)}`);
     }
   }
-  return { state, options };
+  return { state: lists as unknown as ClusterState, options };
 }

@@ -3,7 +3,8 @@
 import { type ClusterEndpointsIR, type ClusterIR, compareStrings, type EndpointIR } from '../../../ir/index.js';
 import { isIP } from 'node:net';
 import { isTcpServicePort, serviceKey } from './backend.js';
-import type { ClusterState, EndpointSlice, Endpoints, Service } from './kube-objects.js';
+import { namespaceOf, type KindsWithBuild } from './kinds.js';
+import type { ClusterState, EndpointSlice, Endpoints, ObjectOfKind, Service } from './kube-objects.js';
 
 /** The label the EndpointSlice controller puts on every slice of a Service. */
 export const serviceNameLabel = 'kubernetes.io/service-name';
@@ -11,7 +12,25 @@ export const serviceNameLabel = 'kubernetes.io/service-name';
 /** The Service an EndpointSlice belongs to, or undefined for a slice without the service-name label. */
 export function serviceKeyOfSlice(slice: EndpointSlice): string | undefined {
   const service = slice.metadata.labels?.[serviceNameLabel];
-  return service === undefined ? undefined : serviceKey(slice.metadata.namespace ?? 'default', service);
+  return service === undefined ? undefined : serviceKey(namespaceOf(slice.metadata), service);
+}
+
+/** The kinds whose objects hold a Service's endpoints (kinds.ts: those an `endpoints` build takes). */
+export type EndpointObject = ObjectOfKind<KindsWithBuild<'endpoints'>>;
+
+/** The Service an endpoint object belongs to (undefined: a slice that names none). */
+export function serviceKeyOfEndpointObject(obj: EndpointObject): string | undefined {
+  switch (obj.kind) {
+    case 'EndpointSlice':
+      return serviceKeyOfSlice(obj);
+    case 'Endpoints':
+      return serviceKey(namespaceOf(obj.metadata), obj.metadata.name);
+    default: {
+      // A kind added to the table as an endpoints kind needs its rule here.
+      const unknown: never = obj;
+      return unknown;
+    }
+  }
 }
 
 /** Everything endpoint resolution reads, grouped by Service key. Build once per state, query per cluster. */
@@ -26,7 +45,7 @@ export function indexEndpointSources(state: ClusterState, only?: ReadonlySet<str
   const wanted = (key: string): boolean => only === undefined || only.has(key);
   const services = new Map<string, Service>();
   for (const s of state.services) {
-    const key = serviceKey(s.metadata.namespace ?? 'default', s.metadata.name);
+    const key = serviceKey(namespaceOf(s.metadata), s.metadata.name);
     if (wanted(key)) services.set(key, s);
   }
   const slices = new Map<string, EndpointSlice[]>();
@@ -39,7 +58,7 @@ export function indexEndpointSources(state: ClusterState, only?: ReadonlySet<str
   }
   const endpoints = new Map<string, Endpoints>();
   for (const e of state.endpoints) {
-    const key = serviceKey(e.metadata.namespace ?? 'default', e.metadata.name);
+    const key = serviceKey(namespaceOf(e.metadata), e.metadata.name);
     if (wanted(key)) endpoints.set(key, e);
   }
   return { services, slices, endpoints };

@@ -1,6 +1,7 @@
 // The subset of Kubernetes objects the translator reads, as plain data (the JSON shape the API server and
 // YAML manifests use). Sources normalise into these types, so the pure translator never sees client classes.
 import type { SourceRef } from '../../../ir/index.js';
+import { type KindName, kindTable, namespaceOf } from './kinds.js';
 
 export interface ObjectMeta {
   name: string;
@@ -157,26 +158,38 @@ export interface ConfigMap {
 
 export type KubeObject = Ingress | IngressClass | Service | EndpointSlice | Endpoints | Secret | ConfigMap;
 export type KubeKind = KubeObject['kind'];
+export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
-/** Everything the translator reads: a consistent snapshot of the store. */
-export interface ClusterState {
-  ingresses: readonly Ingress[];
-  ingressClasses: readonly IngressClass[];
-  services: readonly Service[];
-  endpointSlices: readonly EndpointSlice[];
-  endpoints: readonly Endpoints[];
-  secrets: readonly Secret[];
-  /** ConfigMaps the sources read (the one --nginx-configmap names); absent means none. */
-  configMaps?: readonly ConfigMap[];
-}
+// Every object type has its entry in the kind table (kinds.ts), and every entry its object type.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _everyKindInTable: Same<KubeKind, KindName> = true;
+void _everyKindInTable;
+
+type Table = typeof kindTable;
+type RequiredKinds = { [K in KubeKind]: Table[K]['optional'] extends true ? never : K }[KubeKind];
+type OptionalKinds = Exclude<KubeKind, RequiredKinds>;
+
+/**
+ * Everything the translator reads: a consistent snapshot of the store, one list per kind of the kind table, under
+ * the table's field name. An optional kind's list may be absent, meaning none (configMaps: the one
+ * --nginx-configmap names, if any).
+ */
+export type ClusterState = { [K in RequiredKinds as Table[K]['state']]: readonly ObjectOfKind<K>[] } & {
+  [K in OptionalKinds as Table[K]['state']]?: readonly ObjectOfKind<K>[];
+};
 
 /** A reference to one of the objects the translator reads: the IR's SourceRef with a known kind. */
 export type ObjectRef<Kind extends KubeKind = KubeKind> = SourceRef<Kind>;
 
 export function refOf<Obj extends KubeObject>(obj: Obj): ObjectRef<Obj['kind']> {
-  return { kind: obj.kind, namespace: obj.metadata.namespace ?? 'default', name: obj.metadata.name };
+  return { kind: obj.kind, namespace: namespaceOf(obj.metadata), name: obj.metadata.name };
 }
 
 export function refKey(ref: ObjectRef): string {
   return `${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+/** The objects of `kind` in `state` (none when an optional kind's list is absent). */
+export function objectsOf<K extends KubeKind>(state: ClusterState, kind: K): readonly ObjectOfKind<K>[] {
+  return ((state as Readonly<Record<string, readonly KubeObject[] | undefined>>)[kindTable[kind].state] ?? []) as readonly ObjectOfKind<K>[];
 }

@@ -1,6 +1,7 @@
 // The "oldest object wins" order Kubernetes controllers use to settle conflicts.
 import { compareStrings } from '../../../ir/index.js';
 import type { ObjectMeta } from './kube-objects.js';
+import { namespaceOf } from './kinds.js';
 
 
 /** Milliseconds since the epoch, or +Infinity when absent or unparsable (such objects count as newest). */
@@ -16,7 +17,7 @@ export function compareByAge(a: { metadata: ObjectMeta }, b: { metadata: ObjectM
   const tb = creationTime(b.metadata);
   if (ta !== tb) return ta < tb ? -1 : 1;
   return (
-    compareStrings(a.metadata.namespace ?? 'default', b.metadata.namespace ?? 'default') ||
+    compareStrings(namespaceOf(a.metadata), namespaceOf(b.metadata)) ||
     compareStrings(a.metadata.name, b.metadata.name)
   );
 }

@@ -2,6 +2,7 @@
 // nothing refers to (a Service that appears later is referenced already, so its creation is not skipped).
 import { compareStrings } from '../../../ir/index.js';
 import type { Ingress, IngressBackend } from './kube-objects.js';
+import { namespaceOf } from './kinds.js';
 
 export interface References {
   /** `namespace/name` of every Service a backend names, existing or not, sorted. */
@@ -14,7 +15,7 @@ export function collectReferences(ingresses: readonly Ingress[]): References {
   const services = new Set<string>();
   const secrets = new Set<string>();
   for (const ingress of ingresses) {
-    const namespace = ingress.metadata.namespace ?? 'default';
+    const namespace = namespaceOf(ingress.metadata);
     const addBackend = (backend: IngressBackend | undefined): void => {
       if (backend?.service !== undefined) services.add(`${namespace}/${backend.service.name}`);
     };

@@ -2,6 +2,7 @@
 import { PrivateKey, type TlsSecretIR } from '../../../ir/index.js';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Secret } from './kube-objects.js';
+import { namespaceOf } from './kinds.js';
 
 export type ValidatedSecret =
   /** `dnsNames`: the names the leaf certificate is for (lower case), to check them against the hosts it serves. */
@@ -50,7 +51,7 @@ export function validateTlsSecret(secret: Secret): ValidatedSecret {
 const validatedSecrets = new WeakMap<Secret, ValidatedSecret>();
 
 function validateTlsSecretUncached(secret: Secret): ValidatedSecret {
-  const namespace = secret.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(secret.metadata);
   const name = secretResourceName(namespace, secret.metadata.name);
   const fail = (problem: string): ValidatedSecret => ({ valid: false, error: `secret ${name} ${problem}` });
 

@@ -9,6 +9,7 @@ import { nginxRegexHosts } from './nginx-regex-hosts.js';
 import { ruleHost } from '../ingress-rules.js';
 import { parseRegexPath } from '../path-match-regex.js';
 import { type ConfigMapReport, formatConfigMapReport } from './nginx-configmap-report.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -128,7 +129,7 @@ export function migrationReport(ingresses: readonly Ingress[], configMap?: Confi
   const regexHosts = nginxRegexHosts(sorted, () => true);
   const reports = sorted.map(
     (ingress): IngressReport => ({
-      namespace: ingress.metadata.namespace ?? 'default',
+      namespace: namespaceOf(ingress.metadata),
       name: ingress.metadata.name,
       annotations: annotationFindings(ingress),
       routeChanges: routeChanges(ingress, regexHosts),

@@ -16,6 +16,7 @@ import { passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { type FinishedDataPlane, withRewrittenRoutes } from './finished-data-plane.js';
 import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -74,14 +75,14 @@ export function readNginxAuth(ingress: Ingress, diagnostics: Diagnostic[], layer
     const secretType = (raw('auth-secret-type') ?? 'auth-file').trim();
     const secret = (raw('auth-secret') ?? '').trim();
     const parts = secret.split('/');
-    const [namespace, name] = parts.length === 2 ? parts : [ingress.metadata.namespace ?? 'default', parts[0]];
+    const [namespace, name] = parts.length === 2 ? parts : [namespaceOf(ingress.metadata), parts[0]];
     if (secretType !== 'auth-file' && secretType !== 'auth-map') {
       refuse('auth-secret-type', `has invalid value ${JSON.stringify(secretType)}; accepted values: "auth-file", "auth-map"`);
     } else if (secret === '') {
       refuse('auth-secret', 'is missing: auth-type "basic" needs the Secret holding the users');
     } else if (parts.length > 2 || namespace === undefined || name === undefined || !objectName.test(namespace) || !objectName.test(name)) {
       refuse('auth-secret', `has invalid value ${JSON.stringify(secret)}; accepted: a Secret name or "namespace/name"`);
-    } else if (namespace !== (ingress.metadata.namespace ?? 'default') && layer.allowCrossNamespace !== true) {
+    } else if (namespace !== namespaceOf(ingress.metadata) && layer.allowCrossNamespace !== true) {
       // As ingress-nginx without allow-cross-namespace-resources: one tenant must not make another's Secret its
       // users list. The Secret is not looked up, so the answer is the same whether it exists or not.
       report(
@@ -203,7 +204,7 @@ export function withNginxAuth(
   diagnostics: Diagnostic[],
 ): FinishedDataPlane {
   if (settingsByIngress.size === 0) return gateway;
-  const secrets = new Map(inputs.secrets.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]));
+  const secrets = new Map(inputs.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s]));
   const resolved = new Map<string, ResolvedAuth>();
   for (const [key, { ingress, auth }] of settingsByIngress) resolved.set(key, resolveAuth(ingress, auth, secrets, inputs.services, diagnostics));
 

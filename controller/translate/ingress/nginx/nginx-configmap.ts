@@ -8,6 +8,7 @@ import type { ClusterState, ConfigMap, ObjectRef } from '../../shared/kube-objec
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { nginxConfigMapKey } from './nginx-configmap-keys.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 export type RedirectCode = 301 | 302 | 307 | 308;
 
@@ -88,7 +89,7 @@ export const nginxConfigMapDefaults = {
 
 /** The ConfigMap `options` names, or undefined when it names none or the ConfigMap is not in the state. */
 export function findNginxConfigMap(state: ClusterState, ref: { namespace: string; name: string }): ConfigMap | undefined {
-  return state.configMaps?.find((c) => (c.metadata.namespace ?? 'default') === ref.namespace && c.metadata.name === ref.name);
+  return state.configMaps?.find((c) => namespaceOf(c.metadata) === ref.namespace && c.metadata.name === ref.name);
 }
 
 class ConfigMapReader {

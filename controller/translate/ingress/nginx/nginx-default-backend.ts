@@ -20,6 +20,7 @@ import { defaultBackendRouteName } from '../default-backend.js';
 import { ruleRouteName } from '../ingress-rules.js';
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 export const defaultBackendAnnotation = `${nginxAnnotationPrefix}default-backend`;
 export const customHttpErrorsAnnotation = `${nginxAnnotationPrefix}custom-http-errors`;
@@ -144,7 +145,7 @@ function resolveDefaultBackend(
   allowExternalName: boolean,
 ): ClusterIR | undefined {
   if (!isServiceName(name)) return undefined; // reported by the nginx layer (checkNginxEdgeValues)
-  const namespace = ingress.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(ingress.metadata);
   const where = `annotation ${defaultBackendAnnotation}`;
   const service = services.get(serviceKey(namespace, name));
   // ingress-nginx uses the Service's first port.

@@ -11,6 +11,7 @@ import { parseHost } from '../../shared/hostname.js';
 import { type Ingress, type IngressBackend, refOf } from '../../shared/kube-objects.js';
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 export const sslPassthroughAnnotation = `${nginxAnnotationPrefix}ssl-passthrough`;
 
@@ -101,7 +102,7 @@ export function collectSslPassthrough(
       if (owner !== undefined && owner !== ingress) {
         warn(
           Reason.SslPassthroughConflict,
-          `host ${host}: Ingress ${owner.metadata.namespace ?? 'default'}/${owner.metadata.name} is older and decides how its TLS connections are handled; ssl-passthrough ignored for it`,
+          `host ${host}: Ingress ${namespaceOf(owner.metadata)}/${owner.metadata.name} is older and decides how its TLS connections are handled; ssl-passthrough ignored for it`,
         );
         continue;
       }

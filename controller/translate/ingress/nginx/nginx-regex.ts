@@ -20,6 +20,7 @@ import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { parseGoBool } from './nginx-canary-values.js';
 import { isNginxRewriteTarget } from './nginx-regex-hosts.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -189,7 +190,7 @@ export function withNginxAppRoots(
           ingress,
           diagnostics,
           Reason.RuleConflict,
-          `annotation ${n('app-root')} ignored on host ${host}: Ingress ${owner.metadata.namespace ?? 'default'}/${owner.metadata.name} is older and already sets it`,
+          `annotation ${n('app-root')} ignored on host ${host}: Ingress ${namespaceOf(owner.metadata)}/${owner.metadata.name} is older and already sets it`,
         );
         continue;
       }

@@ -7,6 +7,7 @@ import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '..
 import { checkExternalName } from '../../shared/external-name.js';
 import type { Ingress } from '../../shared/kube-objects.js';
 import { Reason } from '../../shared/reasons.js';
+import { namespaceOf } from '../../shared/kinds.js';
 
 /** In-cluster Service names: `name.namespace.svc` and `name.namespace.svc.cluster.local`. */
 const serviceHost = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc(\.cluster\.local)?$/;
@@ -52,7 +53,7 @@ export function clusterForUrl(
   // A DNS cluster; `service` names the Ingress's namespace and the host (there is no Service behind it).
   const cluster: ClusterIR = {
     name: `${use}/${host}:${port}${tls === undefined ? '' : '~https'}`,
-    service: { namespace: ingress.metadata.namespace ?? 'default', name: host, port },
+    service: { namespace: namespaceOf(ingress.metadata), name: host, port },
     externalName: checked.host,
   };
   if (tls !== undefined) cluster.upstreamTls = tls;

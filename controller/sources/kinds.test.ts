@@ -1,0 +1,30 @@
+import test from 'ava';
+import { kindNames, kindTable } from '../translate/shared/kinds.js';
+import { collectionPath, sourceKind, sourceKinds } from './kinds.js';
+
+test('every kind of the table is a source kind, watched at its API path', (t) => {
+  t.deepEqual(sourceKinds.map((k) => k.kind), kindNames);
+  const paths = Object.fromEntries(sourceKinds.map((k) => [k.kind, [collectionPath(k, undefined), collectionPath(k, 'shop')]]));
+  t.deepEqual(paths, {
+    Ingress: ['/apis/networking.k8s.io/v1/ingresses', '/apis/networking.k8s.io/v1/namespaces/shop/ingresses'],
+    // Cluster-scoped: the namespace watched does not apply.
+    IngressClass: ['/apis/networking.k8s.io/v1/ingressclasses', '/apis/networking.k8s.io/v1/ingressclasses'],
+    Service: ['/api/v1/services', '/api/v1/namespaces/shop/services'],
+    EndpointSlice: ['/apis/discovery.k8s.io/v1/endpointslices', '/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices'],
+    Endpoints: ['/api/v1/endpoints', '/api/v1/namespaces/shop/endpoints'],
+    Secret: ['/api/v1/secrets', '/api/v1/namespaces/shop/secrets'],
+    ConfigMap: ['/api/v1/configmaps', '/api/v1/namespaces/shop/configmaps'],
+  });
+});
+
+test('a source kind takes its group, version and scope from the table', (t) => {
+  for (const kind of kindNames) {
+    const source = sourceKind(kind);
+    const apiVersion = source.group === '' ? source.version : `${source.group}/${source.version}`;
+    t.is(apiVersion, kindTable[kind].apiVersions[0]);
+    t.is(source.namespaced, kindTable[kind].namespaced);
+    // Built-in kinds are always served.
+    t.false(source.optional);
+  }
+  t.throws(() => sourceKind('Widget'));
+});
