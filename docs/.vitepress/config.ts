@@ -1,7 +1,11 @@
 // The documentation site (VitePress). `npm run docs` serves it with live reload, `npm run docs:build` writes the
 // static site to docs/.vitepress/dist. Dead internal links fail the build (VitePress's own check); missing anchors
 // are checked over the built HTML by docs/gen/check-links.ts (test/docs-site.test.ts).
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitepress';
+
+/** The Performance page's charts are drawn from this file; the dev server reloads them when it changes. */
+const benchResults = fileURLToPath(new URL('../../bench/results/latest.json', import.meta.url));
 
 export default defineConfig({
   title: 'envoy-ingress',
@@ -15,6 +19,10 @@ export default defineConfig({
   // An empty icon: otherwise every page asks for /favicon.ico, whose 404 a browser reports as a console error.
   head: [['link', { rel: 'icon', href: 'data:,' }]],
   markdown: { lineNumbers: false },
+  vite: {
+    // Vite watches docs/ only; the bench results live outside it.
+    plugins: [{ name: 'watch-bench-results', configureServer: (server) => void server.watcher.add(benchResults) }],
+  },
   themeConfig: {
     // Offline full-text search: VitePress builds a MiniSearch index of every page into the site itself.
     search: { provider: 'local' },
