@@ -7,7 +7,15 @@ import { cell, code, escapeText, page, table } from './markdown.js';
  * The `envoy-ingress` program as cli/main.ts defines it. main.ts builds the program at import time and then parses
  * process.argv; parseAsync is stubbed for the import so the definitions are read without running a command.
  */
-export async function loadProgram(): Promise<Command> {
+export function loadProgram(): Promise<Command> {
+  // An ES module runs once per process: a second import would not call parseAsync again.
+  loaded ??= importProgram();
+  return loaded;
+}
+
+let loaded: Promise<Command> | undefined;
+
+async function importProgram(): Promise<Command> {
   let program: Command | undefined;
   const parseAsync = Command.prototype.parseAsync;
   Command.prototype.parseAsync = function (this: Command) {
