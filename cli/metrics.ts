@@ -26,7 +26,7 @@ export interface MetricSources {
   lists?: () => ReadonlyMap<KubeKind, number>;
 }
 
-/** Names and help texts, also listed in the README (a test checks they match). */
+/** Names and help texts, also listed in docs/reference/metrics.md (generated from this registry; a test checks it). */
 export const metricNames = {
   connectedEnvoys: 'envoy_ingress_xds_connected_envoys',
   envoysInSync: 'envoy_ingress_xds_envoys_in_sync',

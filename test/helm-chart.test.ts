@@ -335,7 +335,7 @@ test('every flag the chart passes to our image exists, with every value set, in 
   for (const flag of ['--ingress-class', '--controller-name', '--nginx-annotations', '--metrics-address', '--publish-nodes', '--xds-tls-cert']) t.true(flags.has(flag), flag);
 });
 
-test.serial('an install made with kubectl apply -f deploy/ is adopted by helm install as the README says, without replacing a pod template', async (t) => {
+test.serial('an install made with kubectl apply -f deploy/ is adopted by helm install as docs/install/upgrades.md says, without replacing a pod template', async (t) => {
   const kubeconfig = home.file('kubeconfig-adopt');
   await writeFile(kubeconfig, kube.cluster.kubeconfig({ token: kube.cluster.adminToken }), { mode: 0o600 });
   const deployDir = path.join(repoRoot, 'deploy');
@@ -344,7 +344,7 @@ test.serial('an install made with kubectl apply -f deploy/ is adopted by helm in
   // Without the ownership metadata Helm refuses to touch the objects.
   const refused = await t.throwsAsync(helm(['install', 'envoy-ingress', chartDir, '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress']));
   t.regex(refused!.message, /exists and cannot be imported into the current release/);
-  // The README's command: Helm takes the objects over (kubectl's client-side apply owns fields the API server
+  // The command of docs/install/upgrades.md: Helm takes the objects over (kubectl's client-side apply owns fields the API server
   // defaulted, e.g. fieldRef.apiVersion, hence --force-conflicts: the values are the same).
   await helm(['install', 'envoy-ingress', chartDir, '--kubeconfig', kubeconfig, '--namespace', 'envoy-ingress', '--take-ownership', '--force-conflicts']);
   const after = JSON.parse(await kube.cluster.kubectlOk(['get', '-n', 'envoy-ingress', 'deployment', 'envoy-ingress', '-o', 'json']));

@@ -1,4 +1,4 @@
-// The folders are the pipeline (README "Architecture"): objects -> controller/translate/ -> ir/ -> envoy/ -> xds/,
+// The folders are the pipeline (docs/contributing/architecture.md): objects -> controller/translate/ -> ir/ -> envoy/ -> xds/,
 // with proto/ beneath. An import against that direction (an Envoy builder reaching into the translator, the pure
 // translator importing an effect) fails here, so the layering stays visible in the folders rather than in a diagram.
 // Tests and their helpers are exempt: an end-to-end test may wire any layers together.
