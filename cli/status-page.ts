@@ -59,11 +59,13 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
     case 'forward': {
       const cluster = clusters.get(action.cluster);
       if (!cluster) return { target: `cluster ${action.cluster}` };
-      const canary = action.split === undefined ? undefined : clusters.get(action.split.cluster);
-      const split =
-        action.split === undefined
-          ? ''
-          : ` (canary ${action.split.weight}/${action.split.totalWeight}: ${canary ? `Service ${canary.service.namespace}/${canary.service.name}:${canary.service.port}` : `cluster ${action.split.cluster}`})`;
+      const totalWeight = action.split?.totalWeight;
+      const split = (action.split?.backends ?? [])
+        .map(({ cluster: name, weight }) => {
+          const canary = clusters.get(name);
+          return ` (canary ${weight}/${totalWeight}: ${canary ? `Service ${canary.service.namespace}/${canary.service.name}:${canary.service.port}` : `cluster ${name}`})`;
+        })
+        .join('');
       return { target: `Service ${cluster.service.namespace}/${cluster.service.name}:${cluster.service.port}${split}`, cluster };
     }
     case 'https-redirect':

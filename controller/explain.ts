@@ -9,7 +9,7 @@
 //    table without `*` answers 404 itself.
 // 3. Route: the first route of the virtual host, in order, whose match takes the normalised path (query
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
-import type { ClusterEndpointsIR, EndpointIR, DataPlaneIR, PathMatchIR, RouteIR, RouteTableIR, VirtualHostIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, EndpointIR, DataPlaneIR, PathMatchIR, RouteIR, RouteTableIR, SourceRef, VirtualHostIR } from '../ir/index.js';
 import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import type { ObjectRef } from './translate/shared/kube-objects.js';
@@ -44,7 +44,7 @@ export interface RouteConsideration {
   /** e.g. `Prefix /api`. */
   match: string;
   /** The Ingress the route came from; absent for the controller's own routes (404 page, https redirect). */
-  source?: ObjectRef;
+  source?: SourceRef;
   rule?: number;
   path?: number;
   outcome: 'selected' | 'no-match' | 'shadowed' | 'not-tried';
@@ -354,11 +354,15 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
       const response: ExplainedResponse = { kind: 'forward', cluster: action.cluster, service: cluster ? { ...cluster.service } : null, endpoints };
       let canaryText = '';
       if (action.split !== undefined && response.kind === 'forward') {
-        const { weight, totalWeight } = action.split;
-        const canary = input.ir.clusters.find((c) => c.name === action.split?.cluster);
-        response.canary = { cluster: action.split.cluster, service: canary ? { ...canary.service } : null, weight, totalWeight };
-        const canaryService = canary ? `Service ${canary.service.namespace}/${canary.service.name} port ${canary.service.port}` : `cluster ${action.split.cluster}`;
-        canaryText = ` (canary: ${weight} of every ${totalWeight} requests go to ${canaryService} instead)`;
+        const { totalWeight } = action.split;
+        const shares = action.split.backends.map(({ cluster: name, weight }) => {
+          const canary = input.ir.clusters.find((c) => c.name === name);
+          const canaryService = canary ? `Service ${canary.service.namespace}/${canary.service.name} port ${canary.service.port}` : `cluster ${name}`;
+          return { canary: { cluster: name, service: canary ? { ...canary.service } : null, weight, totalWeight }, text: `${weight} of every ${totalWeight} requests go to ${canaryService}` };
+        });
+        // One backend is an ingress-nginx canary: the JSON names it; several are listed in the text.
+        if (shares.length === 1) response.canary = (shares[0] as (typeof shares)[number]).canary;
+        canaryText = ` (canary: ${shares.map((share) => share.text).join(', ')} instead)`;
       }
       if (cluster?.externalName !== undefined) {
         return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} (ExternalName: Envoy resolves ${cluster.externalName} itself)${canaryText}` };

@@ -4,13 +4,14 @@ import type { AdsServer } from '../xds/ads-server.js';
 import type { NackEvent } from '../xds/stream-session.js';
 import { objectsBehind } from './objects-behind.js';
 import type { Reconciler } from './reconciler.js';
-import { refKey, type ObjectRef } from './translate/shared/kube-objects.js';
+import type { SourceRef } from '../ir/index.js';
+import { refKey } from './translate/shared/kube-objects.js';
 
 export function reportNacks(
   server: AdsServer,
   reconciler: Reconciler,
   log: { error(obj: object, msg: string): void },
-  onNack?: (event: NackEvent, objects: ObjectRef[]) => void,
+  onNack?: (event: NackEvent, objects: SourceRef[]) => void,
 ): void {
   server.on('nack', (event) => {
     const ir = reconciler.ir;

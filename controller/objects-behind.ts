@@ -1,15 +1,15 @@
 // Which Kubernetes objects an xDS resource was built from, so a NACK from Envoy can name them. Pure.
-import { type DataPlaneIR, type RouteTableIR, servedRouteTables } from '../ir/index.js';
+import { type DataPlaneIR, type RouteTableIR, servedRouteTables, type SourceRef } from '../ir/index.js';
 import { routeConfigurationOf, type ResourceKind } from '../proto/type-urls.js';
-import { refKey, type ObjectRef } from './translate/shared/kube-objects.js';
+import { refKey } from './translate/shared/kube-objects.js';
 
-function routeSources(table: RouteTableIR, onlyCluster?: string): ObjectRef[] {
-  const out: ObjectRef[] = [];
+function routeSources(table: RouteTableIR, onlyCluster?: string): SourceRef[] {
+  const out: SourceRef[] = [];
   for (const vhost of table.virtualHosts) {
     for (const route of vhost.routes) {
       if (!route.source) continue;
       const action = route.action;
-      const uses = action.kind === 'forward' && (action.cluster === onlyCluster || action.split?.cluster === onlyCluster);
+      const uses = action.kind === 'forward' && (action.cluster === onlyCluster || (action.split?.backends ?? []).some((backend) => backend.cluster === onlyCluster));
       if (onlyCluster !== undefined && !uses) continue;
       out.push(route.source);
       // A route carries the users of its basic-auth Secret (ingress-nginx auth-secret): a route NACK may be theirs.
@@ -23,9 +23,9 @@ function tables(ir: DataPlaneIR): RouteTableIR[] {
   return servedRouteTables(ir.listeners);
 }
 
-export function objectsBehind(ir: DataPlaneIR, kind: ResourceKind, names: readonly string[]): ObjectRef[] {
-  const found = new Map<string, ObjectRef>();
-  const add = (refs: Iterable<ObjectRef>): void => {
+export function objectsBehind(ir: DataPlaneIR, kind: ResourceKind, names: readonly string[]): SourceRef[] {
+  const found = new Map<string, SourceRef>();
+  const add = (refs: Iterable<SourceRef>): void => {
     for (const r of refs) found.set(refKey(r), r);
   };
   for (const name of names) {

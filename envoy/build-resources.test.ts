@@ -144,3 +144,30 @@ test('listeners: new IR objects with the same relevant parts give the same JSON 
   t.regex(JSON.stringify(withCors[1]), /envoy\.filters\.http\.cors/);
   t.notRegex(JSON.stringify(listeners()[0]), /envoy\.filters\.http\.cors/);
 });
+
+test('a split over several backends: each takes its weight of the total, the route\'s own cluster the rest', (t) => {
+  const route = {
+    name: 'r',
+    match: { kind: 'prefix' as const, path: '/' },
+    action: {
+      kind: 'forward' as const,
+      cluster: 'default/a/80',
+      split: { backends: [{ cluster: 'default/b/80', weight: 30 }, { cluster: 'default/c/80', weight: 50 }], totalWeight: 100 },
+    },
+  };
+  const ir: DataPlaneIR = {
+    listeners: [{ name: 'l', port: 80, protocol: 'HTTP', routeTable: { name: 'l', virtualHosts: [{ name: 'a.test', hostnames: ['a.test'], routes: [route] }] } }],
+    clusters: ['a', 'b', 'c'].map((name) => ({ name: `default/${name}/80`, service: { namespace: 'default', name, port: 80 } })),
+    secrets: [],
+  };
+  const table = buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }).routeConfigurations[0]!.resource;
+  encodeAny(table);
+  const built = ((table['virtual_hosts'] as { routes: { route: { weighted_clusters: unknown } }[] }[])[0]!.routes[0]!).route;
+  t.deepEqual(built.weighted_clusters, {
+    clusters: [
+      { name: 'default/a/80', weight: 20 },
+      { name: 'default/b/80', weight: 30 },
+      { name: 'default/c/80', weight: 50 },
+    ],
+  });
+});

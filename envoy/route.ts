@@ -24,11 +24,9 @@ export function buildRouteMatch(match: PathMatchIR): ResourceJson {
 
 /** The route's own cluster gets what the split leaves: Envoy picks a cluster at random in proportion to the weights. */
 function buildWeightedClusters(cluster: string, split: TrafficSplitIR): ResourceJson {
+  const taken = split.backends.reduce((sum, backend) => sum + backend.weight, 0);
   return {
-    clusters: [
-      { name: cluster, weight: split.totalWeight - split.weight },
-      { name: split.cluster, weight: split.weight },
-    ],
+    clusters: [{ name: cluster, weight: split.totalWeight - taken }, ...split.backends.map((backend) => ({ name: backend.cluster, weight: backend.weight }))],
   };
 }
 

@@ -27,7 +27,7 @@ export type PathMatchIR =
   | { kind: 'regex'; path: string; regex: string };
 
 export type RouteActionIR =
-  /** Proxy to a cluster; with `split`, a share of the requests goes to the split's cluster instead (a canary). */
+  /** Proxy to a cluster; with `split`, shares of the requests go to the split's clusters instead (a canary, weighted backends). */
   | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
   /**
    * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
@@ -55,13 +55,18 @@ export type RouteActionIR =
   | { kind: 'direct'; status: number; body?: string; contentType?: string };
 
 /**
- * Of every request, `weight` out of `totalWeight` (chosen at random) go to `cluster`, the rest to the route's own
- * cluster. 0 < weight <= totalWeight (ingress-nginx canary-weight / canary-weight-total).
+ * Of every request (chosen at random), each backend's `weight` out of `totalWeight` go to its cluster, the rest to the
+ * route's own cluster. Each weight > 0 and their sum <= totalWeight (ingress-nginx canary-weight /
+ * canary-weight-total: one backend; a Gateway API rule: several).
  */
 export interface TrafficSplitIR {
+  backends: WeightedClusterIR[];
+  totalWeight: number;
+}
+
+export interface WeightedClusterIR {
   cluster: string;
   weight: number;
-  totalWeight: number;
 }
 
 /** A condition on a request header, in addition to the path (ingress-nginx canary-by-header / canary-by-cookie). */
@@ -86,11 +91,12 @@ export interface RouteIR {
   /** Every one must hold too (a request without the header matches none); absent means the path decides alone. */
   headers?: HeaderMatchIR[];
   action: RouteActionIR;
-  /** The Ingress this route came from; absent for routes the controller adds itself (404 fallback). */
-  source?: SourceRef<'Ingress'>;
+  /** The object this route came from (an Ingress, an HTTPRoute...); absent for routes the controller adds itself (404 fallback). */
+  source?: SourceRef;
   /**
-   * The Ingress path this route serves, on the route built for it (and its copies on other hosts) only: routes
-   * derived from it under names of their own (canary variants, https redirects, https-only 403s) have none.
+   * Which rule of its source, and which path (Ingress) or match (HTTPRoute) of that rule, this route serves, on the
+   * route built for it (and its copies on other hosts) only: routes derived from it under names of their own (canary
+   * variants, https redirects, https-only 403s) have none.
    */
   rulePath?: RulePathRef;
   /**
@@ -106,7 +112,7 @@ export interface RouteIR {
  */
 export function routeClusters(route: RouteIR): string[] {
   if (route.action.kind !== 'forward') return [];
-  const names = route.action.split === undefined ? [route.action.cluster] : [route.action.cluster, route.action.split.cluster];
+  const names = [route.action.cluster, ...(route.action.split?.backends ?? []).map((backend) => backend.cluster)];
   if (route.policy?.mirrorCluster !== undefined) names.push(route.policy.mirrorCluster);
   return names;
 }

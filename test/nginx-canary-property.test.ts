@@ -102,8 +102,11 @@ function check(state: ClusterState): string | undefined {
       }
       const action = route.action;
       if (action.kind === 'forward' && action.split !== undefined) {
-        const { weight, totalWeight } = action.split;
-        if (!(Number.isInteger(weight) && weight > 0 && weight <= totalWeight && totalWeight >= 100)) return `${route.name}: split ${weight}/${totalWeight}`;
+        const { backends, totalWeight } = action.split;
+        const [backend, ...more] = backends;
+        const weight = backend?.weight ?? 0;
+        // An ingress-nginx canary is one backend taking weight of totalWeight.
+        if (more.length > 0 || !(Number.isInteger(weight) && weight > 0 && weight <= totalWeight && totalWeight >= 100)) return `${route.name}: split ${weight}/${totalWeight}`;
       }
     }
   }

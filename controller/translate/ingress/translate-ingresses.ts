@@ -1,6 +1,6 @@
 // The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
 // deterministic; best effort: a broken part of an Ingress is reported and only that part is left out.
-import { catchAllHost, type ClusterIR, compareStrings, routeClusters, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
+import { catchAllHost, type ClusterIR, compareStrings, routeClusters, type DataPlaneIR, type RouteIR, type RouteTableIR, type SourceRef, type TlsSecretIR, type TlsServerIR, type VirtualHostIR } from '../../../ir/index.js';
 import { type AnnotationsByIngress, annotationPolicyPass, plainHttpVirtualHost } from './annotation-policy.js';
 import type { IngressAnnotations } from './annotations.js';
 import { indexServices } from '../shared/backend.js';
@@ -64,7 +64,7 @@ export function httpsName(host: string): string {
 /** Name of the filter chain with the default certificate (never a host's: `*` is not a valid TLS host). */
 export const defaultCertificateChainName = httpsName('*');
 
-function compareRefs(a: ObjectRef, b: ObjectRef): number {
+function compareRefs(a: SourceRef, b: SourceRef): number {
   return compareStrings(refKey(a), refKey(b));
 }
 

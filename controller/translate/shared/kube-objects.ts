@@ -185,7 +185,7 @@ export function refOf<Obj extends KubeObject>(obj: Obj): ObjectRef<Obj['kind']> 
   return { kind: obj.kind, namespace: namespaceOf(obj.metadata), name: obj.metadata.name };
 }
 
-export function refKey(ref: ObjectRef): string {
+export function refKey(ref: SourceRef): string {
   return `${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 

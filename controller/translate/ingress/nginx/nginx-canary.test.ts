@@ -50,7 +50,7 @@ function summary(routes: readonly RouteIR[]): string[] {
   return routes.map((r) => {
     const headers = (r.headers ?? []).map((h) => ` [${h.name} ${h.kind} ${h.value}]`).join('');
     const a = r.action;
-    const target = a.kind === 'forward' ? `${a.cluster}${a.split ? ` + ${a.split.weight}/${a.split.totalWeight} ${a.split.cluster}` : ''}` : a.kind;
+    const target = a.kind === 'forward' ? `${a.cluster}${(a.split?.backends ?? []).map((b) => ` + ${b.weight}/${a.split?.totalWeight} ${b.cluster}`).join('')}` : a.kind;
     return `${r.name.replace('ingress/default/', '')}${headers} -> ${target}`;
   });
 }
@@ -112,13 +112,13 @@ test('weight: 0 adds no split, the total may be raised, a weight of the whole to
   };
   t.deepEqual(split({ 'canary-weight': '0' }), { split: undefined, reasons: [] });
   t.deepEqual(split({}), { split: undefined, reasons: [] });
-  t.deepEqual(split({ 'canary-weight': '100' }), { split: { cluster: 'default/web-v2/80', weight: 100, totalWeight: 100 }, reasons: [] });
-  t.deepEqual(split({ 'canary-weight': '25', 'canary-weight-total': '1000' }), { split: { cluster: 'default/web-v2/80', weight: 25, totalWeight: 1000 }, reasons: [] });
+  t.deepEqual(split({ 'canary-weight': '100' }), { split: { backends: [{ cluster: 'default/web-v2/80', weight: 100 }], totalWeight: 100 }, reasons: [] });
+  t.deepEqual(split({ 'canary-weight': '25', 'canary-weight-total': '1000' }), { split: { backends: [{ cluster: 'default/web-v2/80', weight: 25 }], totalWeight: 1000 }, reasons: [] });
   // Invalid values: reported, and the safe reading (nothing by weight; total 100, as ingress-nginx does below 100).
   t.deepEqual(split({ 'canary-weight': '101' }), { split: undefined, reasons: [Reason.InvalidAnnotation] });
   t.deepEqual(split({ 'canary-weight': '-5' }), { split: undefined, reasons: [Reason.InvalidAnnotation] });
   t.deepEqual(split({ 'canary-weight': '12.5' }), { split: undefined, reasons: [Reason.InvalidAnnotation] });
-  t.deepEqual(split({ 'canary-weight': '10', 'canary-weight-total': '50' }), { split: { cluster: 'default/web-v2/80', weight: 10, totalWeight: 100 }, reasons: [Reason.InvalidAnnotation] });
+  t.deepEqual(split({ 'canary-weight': '10', 'canary-weight-total': '50' }), { split: { backends: [{ cluster: 'default/web-v2/80', weight: 10 }], totalWeight: 100 }, reasons: [Reason.InvalidAnnotation] });
 });
 
 test('a canary without a main route, a second canary, a canary of the main backend: reported, the main route unchanged', (t) => {
@@ -282,7 +282,7 @@ test('a canary joins only a main path with the same path and pathType as written
     const split = mainRoute?.action.kind === 'forward' ? mainRoute.action.split : undefined;
     const reported = result.diagnostics.filter((d) => d.reason === Reason.NginxCanaryWithoutMain && d.object.name === 'canary');
     if (c.joins) {
-      t.like(split, { cluster: 'default/web-v2/80', weight: 50 }, label);
+      t.like(split, { backends: [{ cluster: 'default/web-v2/80', weight: 50 }] }, label);
       t.deepEqual(reported, [], label);
     } else {
       t.is(split, undefined, label);
@@ -301,7 +301,7 @@ test('an absent pathType is ImplementationSpecific for the comparison, as in ing
   const weighted = nginx({ canary: 'true', 'canary-weight': '50' });
   const joined = translate(state([withoutType('main', 'web', {}, 0), ingress('canary', 'web-v2', weighted, { path: '/app', pathType: 'ImplementationSpecific', age: 1 })]), nginxOn);
   const route = vhost(joined).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0');
-  t.like(route?.action, { kind: 'forward', split: { cluster: 'default/web-v2/80' } });
+  t.like(route?.action, { kind: 'forward', split: { backends: [{ cluster: 'default/web-v2/80' }] } });
 });
 
 test("a canary's spec.tls is ignored, as in ingress-nginx: no TLS server, no missing-Secret report", (t) => {
@@ -311,7 +311,7 @@ test("a canary's spec.tls is ignored, as in ingress-nginx: no TLS server, no mis
   t.deepEqual(ingressTlsServersOf(result.ir), []);
   t.false(result.diagnostics.some((d) => d.reason === Reason.SecretNotFound));
   // The canary itself still joins.
-  t.like(vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0')?.action, { kind: 'forward', split: { weight: 10 } });
+  t.like(vhost(result).routes.find((r) => r.name === 'ingress/default/main/rule/0/path/0')?.action, { kind: 'forward', split: { backends: [{ weight: 10 }] } });
 });
 
 test("a canary's balancer: the main Ingress's with a sticky affinity cookie, else its own load-balance, as ingress-nginx keeps the canary upstream's", (t) => {
@@ -321,7 +321,7 @@ test("a canary's balancer: the main Ingress's with a sticky affinity cookie, els
       nginxOn,
     );
     const split = vhost(result).routes.find((r) => r.action.kind === 'forward' && r.action.split !== undefined)?.action;
-    const name = split?.kind === 'forward' ? (split.split?.cluster ?? '') : '';
+    const name = split?.kind === 'forward' ? (split.split?.backends[0]?.cluster ?? '') : '';
     const cluster = result.ir.clusters.find((c) => c.name === name);
     return { name, ...(cluster?.loadBalancer === undefined ? {} : { loadBalancer: cluster.loadBalancer }), routes: summary(vhost(result).routes) };
   };

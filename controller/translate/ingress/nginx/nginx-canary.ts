@@ -418,7 +418,7 @@ export function withNginxCanaries(canaries: readonly NginxCanary[], virtualHosts
         const mainCluster = main.action.cluster;
         const extra = canaryRoutes(sticky, config, cluster.name, mainCluster);
         const joined: RouteIR =
-          config.weight > 0 ? { ...sticky, action: { kind: 'forward', cluster: mainCluster, split: { cluster: cluster.name, weight: config.weight, totalWeight: config.totalWeight } } } : sticky;
+          config.weight > 0 ? { ...sticky, action: { kind: 'forward', cluster: mainCluster, split: { backends: [{ cluster: cluster.name, weight: config.weight }], totalWeight: config.totalWeight } } } : sticky;
         const routes = changed.get(host) ?? [...vhost.routes];
         changed.set(host, routes);
         routes.splice(index, 1, ...extra, joined);

@@ -11,7 +11,7 @@
 // host with the headers ingress-nginx sends (X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name,
 // X-Service-Name, X-Service-Port, X-Request-ID). The default backend is the Ingress's default-backend annotation,
 // else the controller-wide default backend (spec.defaultBackend), as ingress-nginx falls back to its global one.
-import { type ClusterIR, compareStrings, compareVirtualHosts, type ErrorPagesIR, type FallbackClusterIR, forwardedHostHeader, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../../../ir/index.js';
+import { type ClusterIR, compareStrings, compareVirtualHosts, type ErrorPagesIR, type FallbackClusterIR, forwardedHostHeader, type RouteIR, type RouteTableIR, type SourceRef, type VirtualHostIR } from '../../../../ir/index.js';
 import { type ServiceIndex, isTcpServicePort, resolveBackend, serviceKey } from '../../shared/backend.js';
 import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../../shared/diagnostics.js';
@@ -233,7 +233,7 @@ export function nginxDefaultBackendPass(
   };
 }
 
-function errorPagesFor(source: ObjectRef, statuses: number[], cluster: string, service: ClusterIR['service'] | undefined): ErrorPagesIR {
+function errorPagesFor(source: SourceRef, statuses: number[], cluster: string, service: ClusterIR['service'] | undefined): ErrorPagesIR {
   const headers = [
     { name: 'X-Namespace', value: source.namespace },
     { name: 'X-Ingress-Name', value: source.name },

@@ -228,7 +228,7 @@ test('a canary joins the regex route of a main Ingress with use-regex by the pat
   t.deepEqual(canaryIngress, []);
   const [route] = vhost(result).routes;
   t.is(route?.match.kind, 'regex');
-  t.like(route?.action, { kind: 'forward', cluster: 'default/web/80', split: { cluster: 'default/web-v2/80', weight: 20, totalWeight: 100 } });
+  t.like(route?.action, { kind: 'forward', cluster: 'default/web/80', split: { backends: [{ cluster: 'default/web-v2/80', weight: 20 }], totalWeight: 100 } });
 });
 
 test('explain predicts regex routes and the app-root redirect', (t) => {
