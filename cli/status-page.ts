@@ -1,7 +1,7 @@
 // /debug/ui: a read-only status page, plain server-rendered HTML (no script, no framework): the route table
 // (host -> path -> Service -> endpoints and their readiness), the connected Envoys and whether they have the
 // current config, and the current diagnostics.
-import type { ClusterIR, DataPlaneIR, RouteIR, RouteTableIR } from '../ir/index.js';
+import type { ClusterIR, DataPlaneIR, RedirectIR, RouteIR, RouteTableIR } from '../ir/index.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
 import { serviceNameLabel } from '../controller/translate/shared/endpoints.js';
@@ -68,16 +68,12 @@ function targetOf(route: RouteIR, clusters: ReadonlyMap<string, ClusterIR>): { t
         .join('');
       return { target: `Service ${cluster.service.namespace}/${cluster.service.name}:${cluster.service.port}${split}`, cluster };
     }
-    case 'https-redirect':
-      return { target: `${action.statusCode} redirect to https` };
-    case 'host-redirect':
-      return { target: `${action.statusCode} redirect to ${action.scheme}://${action.host}:${action.port}` };
-    case 'url-redirect':
-      return { target: `${action.statusCode} redirect to ${action.location}` };
-    case 'path-redirect':
-      return { target: `${action.statusCode} redirect to ${action.path}${action.query === undefined ? '' : `?${action.query}`}` };
-    case 'direct':
-      return { target: `${action.status} from Envoy` };
+    case 'redirect':
+      return { target: `${action.statusCode} redirect to ${describeRedirect(action)}` };
+    case 'direct': {
+      const location = action.headers?.find((header) => header.name === 'location')?.value;
+      return { target: location === undefined ? `${action.status} from Envoy` : `${action.status} redirect to ${location}` };
+    }
   }
 }
 
@@ -192,4 +188,12 @@ ${diagnosticRows}
 </tbody></table>`}
 </body></html>
 `;
+}
+
+/** Where a redirect sends the client: `https` for the https redirect, else the parts it replaces. */
+function describeRedirect(action: RedirectIR): string {
+  if (action.scheme === 'https' && action.host === undefined && action.path?.kind !== 'replace') return 'https';
+  const authority = action.host === undefined ? '' : `${action.scheme === undefined ? '' : `${action.scheme}:`}//${action.host}${action.port === undefined ? '' : `:${action.port}`}`;
+  const path = action.path?.kind === 'replace' ? `${action.path.path}${action.query?.kind === 'replace' ? `?${action.query.query}` : ''}` : '';
+  return `${authority}${path}`;
 }

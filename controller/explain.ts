@@ -9,7 +9,7 @@
 //    table without `*` answers 404 itself.
 // 3. Route: the first route of the virtual host, in order, whose match takes the normalised path (query
 //    dropped, `//` merged, dot segments resolved: normalize_path and merge_slashes are on).
-import type { ClusterEndpointsIR, EndpointIR, DataPlaneIR, PathMatchIR, RouteIR, RouteTableIR, SourceRef, VirtualHostIR } from '../ir/index.js';
+import type { ClusterEndpointsIR, EndpointIR, DataPlaneIR, PathMatchIR, RedirectIR, RouteIR, RouteTableIR, SourceRef, VirtualHostIR } from '../ir/index.js';
 import { X509Certificate } from 'node:crypto';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import type { ObjectRef } from './translate/shared/kube-objects.js';
@@ -243,8 +243,34 @@ function considerRoutes(routes: readonly RouteIR[], path: string): { considered:
 }
 
 /** Envoy's https_redirect keeps the (normalised) path and the query string. */
-function redirectLocation(host: string, pathAndQuery: string, port: number | undefined): string {
-  return `https://${host}${port !== undefined && port !== 443 ? `:${port}` : ''}${pathAndQuery}`;
+/** The https redirect: the same host and path on https. */
+function isHttpsOnly(action: RedirectIR): boolean {
+  return action.scheme === 'https' && action.host === undefined && action.path?.kind !== 'replace';
+}
+
+/**
+ * The Location Envoy sends for a redirect of this request: a new scheme drops the request's port (the scheme's
+ * default, unless the redirect names one), a new host or port replaces the authority's, the path and query as the
+ * redirect says.
+ */
+function redirectLocation(
+  action: RedirectIR,
+  request: { scheme: string; host: string; requestHost: string; path: string; query: string },
+): string {
+  const scheme = action.scheme ?? request.scheme;
+  const schemeChanged = scheme !== request.scheme;
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  const hostname = action.host ?? request.host;
+  const authority =
+    action.port !== undefined
+      ? `${hostname}${action.port === defaultPort && action.host === undefined ? '' : `:${action.port}`}`
+      : action.host !== undefined || schemeChanged
+        ? hostname
+        : request.requestHost;
+  const path =
+    action.path?.kind === 'replace' ? action.path.path : action.path?.kind === 'strip-trailing-slash' && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+  const query = action.query === undefined ? request.query : action.query.kind === 'drop' ? '' : `?${action.query.query}`;
+  return `${scheme}://${authority}${path}${query}`;
 }
 
 /** Diagnostics of the Ingresses behind the considered routes, and of rules for this host that were skipped. */
@@ -373,45 +399,30 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
       const list = endpoints.map((e) => `${e.address}:${e.port}`).join(', ');
       return { ...common, response, status: null, verdict: `served by ${whereOf(route)} -> ${service} -> ${endpoints.length} ready endpoint(s): ${list}${canaryText}` };
     }
-    case 'https-redirect': {
-      const kept = action.stripTrailingSlash && path.endsWith('/') ? path.slice(0, -1) : path;
-      const location = redirectLocation(host, `${kept}${query}`, action.port);
+    case 'redirect': {
+      const location = redirectLocation(action, { scheme, host, requestHost: request.host, path, query });
+      const because = isHttpsOnly(action)
+        ? ` because ${host} has TLS (an Ingress lists it in spec.tls) and ssl-redirect is on`
+        : route.source === undefined
+          ? ''
+          : ` set by ${whereOf(route)}`;
       return {
         ...common,
         response: { kind: 'redirect', status: action.statusCode, location },
         status: action.statusCode,
-        verdict: `${action.statusCode} redirect to ${location} because ${host} has TLS (an Ingress lists it in spec.tls) and ssl-redirect is on`,
-      };
-    }
-    case 'host-redirect': {
-      const kept = action.stripTrailingSlash && path.endsWith('/') ? path.slice(0, -1) : path;
-      const location = `${action.scheme}://${action.host}:${action.port}${kept}${query}`;
-      return {
-        ...common,
-        response: { kind: 'redirect', status: action.statusCode, location },
-        status: action.statusCode,
-        verdict: `${action.statusCode} redirect to ${location} (nginx from-to-www-redirect)`,
-      };
-    }
-    case 'url-redirect': {
-      const location = action.location.startsWith('/') && !action.relative ? `${scheme}://${request.host}${action.location}` : action.location;
-      return {
-        ...common,
-        response: { kind: 'redirect', status: action.statusCode, location },
-        status: action.statusCode,
-        verdict: `${action.statusCode} redirect to ${location} set by ${whereOf(route)} (nginx permanent-redirect/temporal-redirect)`,
-      };
-    }
-    case 'path-redirect': {
-      const location = `${scheme}://${request.host}${action.path}${action.query === undefined ? '' : `?${action.query}`}`;
-      return {
-        ...common,
-        response: { kind: 'redirect', status: action.statusCode, location },
-        status: action.statusCode,
-        verdict: `${action.statusCode} redirect to ${location} set by ${whereOf(route)} (nginx app-root)`,
+        verdict: `${action.statusCode} redirect to ${location}${because}`,
       };
     }
     case 'direct': {
+      const location = action.headers?.find((header) => header.name === 'location')?.value;
+      if (location !== undefined) {
+        return {
+          ...common,
+          response: { kind: 'redirect', status: action.status, location },
+          status: action.status,
+          verdict: `${action.status} redirect to ${location}${route.source === undefined ? '' : ` set by ${whereOf(route)}`}`,
+        };
+      }
       const response: ExplainedResponse = { kind: 'direct', status: action.status };
       if (!selected.source) {
         return { ...common, response, status: action.status, verdict: `${action.status} because no rule of host ${vhost.name} matches ${path} and no Ingress has a default backend${triedText}` };

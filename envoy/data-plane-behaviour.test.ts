@@ -44,8 +44,8 @@ function gateway(): DataPlaneIR {
         routes: [
           forward('exact', 'exact', '/exact', 'default/foo/80'),
           forward('app', 'prefix', '/app', 'default/foo/80'),
-          { name: 'redirect-8443', match: { kind: 'prefix', path: '/secure' }, action: { kind: 'https-redirect', statusCode: 308, port: 8443 } },
-          { name: 'redirect-443', match: { kind: 'prefix', path: '/login' }, action: { kind: 'https-redirect', statusCode: 301 } },
+          { name: 'redirect-8443', match: { kind: 'prefix', path: '/secure' }, action: { kind: 'redirect', statusCode: 308, scheme: 'https', port: 8443 } },
+          { name: 'redirect-443', match: { kind: 'prefix', path: '/login' }, action: { kind: 'redirect', statusCode: 301, scheme: 'https' } },
           { name: 'unavailable', match: { kind: 'prefix', path: '/broken' }, action: { kind: 'direct', status: 503, body: 'no backend' } },
           notFound,
         ],

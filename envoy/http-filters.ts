@@ -111,7 +111,7 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
       if (policy === undefined) continue;
       // A redirect route carries only an ingress-nginx CORS policy (its headers go on the redirect).
       if (route.action.kind !== 'forward') {
-        if (route.action.kind === 'https-redirect' && policy.corsResponse !== undefined) use.mask |= corsResponseFilterBit;
+        if (route.action.kind === 'redirect' && policy.corsResponse !== undefined) use.mask |= corsResponseFilterBit;
         continue;
       }
       filters.forEach((filter, i) => {

@@ -10,7 +10,7 @@ const app = (name: string, path = '/'): RouteIR => ({ name, match: { kind: 'pref
 const redirect = (host: string): VirtualHostIR => ({
   name: host,
   hostnames: [host],
-  routes: [{ name: `https-redirect/${host}`, match: { kind: 'prefix', path: '/' }, action: { kind: 'https-redirect', statusCode: 301 } }],
+  routes: [{ name: `https-redirect/${host}`, match: { kind: 'prefix', path: '/' }, action: { kind: 'redirect', statusCode: 301, scheme: 'https' } }],
 });
 const vhost = (host: string, routes: RouteIR[]): VirtualHostIR => ({ name: host, hostnames: [host], routes });
 const table = (name: string, virtualHosts: VirtualHostIR[]): RouteTableIR => ({ name, virtualHosts });

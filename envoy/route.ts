@@ -1,4 +1,4 @@
-import type { HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
+import type { HeaderMatchIR, PathMatchIR, RedirectIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
 import { buildCorsResponseRoutes } from './cors-response.js';
@@ -36,23 +36,25 @@ export function buildHeaderMatcher(header: HeaderMatchIR): ResourceJson {
   return { name: header.name, string_match: stringMatch };
 }
 
-/** nginx `return CODE URL`: a Location as written (or a path made absolute on the request's scheme and host). */
-function buildUrlRedirect(action: Extract<RouteActionIR, { kind: 'url-redirect' }>): ResourceJson {
-  const code = action.statusCode as keyof typeof redirectResponseCodes;
-  if (!Object.hasOwn(redirectResponseCodes, code)) {
-    // nginx sends the text as the body for the codes that carry no Location.
-    return { direct_response: { status: action.statusCode, body: { inline_string: action.location } } };
+/**
+ * RedirectAction. An https redirect that names no host is Envoy's `https_redirect` (the scheme's default port unless
+ * one is given); a query given with a new path travels in path_redirect, which then replaces the request's.
+ */
+function buildRedirect(action: RedirectIR): ResourceJson {
+  const redirect: ResourceJson = {};
+  if (action.scheme === 'https' && action.host === undefined) redirect['https_redirect'] = true;
+  else {
+    if (action.scheme !== undefined) redirect['scheme_redirect'] = action.scheme;
+    if (action.host !== undefined) redirect['host_redirect'] = action.host;
   }
-  if (action.location.startsWith('/') && !action.relative) {
-    // A query in path_redirect replaces the request's; without one, the request's is dropped.
-    const redirect: ResourceJson = { path_redirect: action.location, response_code: redirectResponseCodes[code] };
-    if (!action.location.includes('?')) redirect['strip_query'] = true;
-    return { redirect };
-  }
-  return {
-    direct_response: { status: action.statusCode },
-    response_headers_to_add: [{ header: { key: 'location', value: action.location }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
-  };
+  if (action.port !== undefined) redirect['port_redirect'] = action.port;
+  const { path, query } = action;
+  if (path?.kind === 'replace') redirect['path_redirect'] = query?.kind === 'replace' ? `${path.path}?${query.query}` : path.path;
+  // The rewrite applies to the path only; the query is kept as sent.
+  if (path?.kind === 'strip-trailing-slash') redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
+  if (query?.kind === 'drop') redirect['strip_query'] = true;
+  redirect['response_code'] = redirectResponseCodes[action.statusCode];
+  return { redirect };
 }
 
 /** The action fields of a Route: exactly one of `route`, `redirect`, `direct_response` (plus its headers). */
@@ -61,39 +63,16 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
     case 'forward':
       if (action.split !== undefined) return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split) } };
       return { route: { cluster: action.cluster } };
-    case 'https-redirect': {
-      const redirect: ResourceJson = { https_redirect: true };
-      // Without port_redirect Envoy sends the client to the scheme's default port, 443.
-      if (action.port !== undefined && action.port !== 443) redirect['port_redirect'] = action.port;
-      // The rewrite applies to the path only; the query is kept as sent.
-      if (action.stripTrailingSlash) redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
-      redirect['response_code'] = redirectResponseCodes[action.statusCode];
-      return { redirect };
-    }
-    case 'url-redirect':
-      return buildUrlRedirect(action);
-    case 'host-redirect': {
-      const redirect: ResourceJson = { scheme_redirect: action.scheme, host_redirect: action.host, port_redirect: action.port };
-      if (action.stripTrailingSlash) redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
-      redirect['response_code'] = redirectResponseCodes[action.statusCode];
-      return { redirect };
-    }
-    case 'path-redirect': {
-      // Same scheme, host and port; a query in path_redirect replaces the request's, without one it is dropped.
-      const redirect: ResourceJson = { path_redirect: action.query === undefined ? action.path : `${action.path}?${action.query}` };
-      if (action.query === undefined) redirect['strip_query'] = true;
-      redirect['response_code'] = redirectResponseCodes[action.statusCode];
-      return { redirect };
-    }
+    case 'redirect':
+      return buildRedirect(action);
     case 'direct': {
       const directResponse: ResourceJson = { status: action.status };
       if (action.body !== undefined) directResponse['body'] = { inline_string: action.body };
       const fields: ResourceJson = { direct_response: directResponse };
-      if (action.contentType !== undefined) {
-        // Envoy labels a local reply body text/plain unless the route sets the header itself.
-        fields['response_headers_to_add'] = [
-          { header: { key: 'content-type', value: action.contentType }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
-        ];
+      // Envoy labels a local reply body text/plain unless the route sets the header itself.
+      const headers = [...(action.contentType === undefined ? [] : [{ name: 'content-type', value: action.contentType }]), ...(action.headers ?? [])];
+      if (headers.length > 0) {
+        fields['response_headers_to_add'] = headers.map(({ name, value }) => ({ header: { key: name, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }));
       }
       return fields;
     }
@@ -124,6 +103,6 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
 /** The Envoy routes of a RouteIR, in match order: one, or with ingress-nginx CORS its preflight route first. */
 export function buildRoutes(route: RouteIR, authorityRegex?: string): ResourceJson[] {
   const built = buildRoute(route, authorityRegex);
-  const cors = route.action.kind === 'forward' || route.action.kind === 'https-redirect' ? route.policy?.corsResponse : undefined;
+  const cors = route.action.kind === 'forward' || route.action.kind === 'redirect' ? route.policy?.corsResponse : undefined;
   return cors === undefined ? [built] : buildCorsResponseRoutes(built, cors);
 }

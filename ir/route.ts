@@ -1,5 +1,5 @@
 // Routes: how a request is matched and what is done with it. Plain data, no Kubernetes and no Envoy types.
-import type { RoutePolicyIR } from './route-policy.js';
+import type { HeaderIR, RoutePolicyIR } from './route-policy.js';
 import type { RulePathRef, SourceRef } from './source.js';
 
 /** How a route matches the request path. Query strings are never part of the match. */
@@ -29,30 +29,49 @@ export type PathMatchIR =
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, shares of the requests go to the split's clusters instead (a canary, weighted backends). */
   | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
-  /**
-   * Redirect the same host and path (query kept) to https. `stripTrailingSlash`: a path ending in "/" loses it
-   * (ingress-nginx: `/a/` -> `https://host/a`, `/` -> `https://host`), unless preserve-trailing-slash.
-   */
-  | { kind: 'https-redirect'; statusCode: 301 | 302 | 307 | 308; port?: number; stripTrailingSlash?: true }
-  /**
-   * Redirect to the same path (query kept) on another scheme, host and port (ingress-nginx from-to-www-redirect);
-   * `stripTrailingSlash` as for https-redirect.
-   */
-  | { kind: 'host-redirect'; statusCode: 301 | 302 | 307 | 308; scheme: 'http' | 'https'; host: string; port: number; stripTrailingSlash?: true }
-  /**
-   * Answer every request with `location` as written (ingress-nginx permanent-redirect / temporal-redirect, nginx
-   * `return CODE URL`): the Location header for 301, 302, 303, 307 and 308, the body for other codes (300-306), as
-   * nginx sends them. A location starting with "/" is made absolute on the request's scheme and host (nginx
-   * absolute_redirect) unless `relative` (relative-redirects); the request's query is never added.
-   */
-  | { kind: 'url-redirect'; statusCode: number; location: string; relative?: true }
-  /**
-   * Redirect to another path on the same scheme, host and port (ingress-nginx app-root); the request's query is
-   * dropped, `query` (when given) is sent instead.
-   */
-  | { kind: 'path-redirect'; statusCode: 301 | 302 | 307 | 308; path: string; query?: string }
+  /** Redirect the client: the request's URL with the parts the redirect names replaced (RedirectIR). */
+  | RedirectIR
   /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
-  | { kind: 'direct'; status: number; body?: string; contentType?: string };
+  | {
+      kind: 'direct';
+      status: number;
+      body?: string;
+      contentType?: string;
+      /** More response headers, set in this order (e.g. the Location of ingress-nginx `return CODE URL`). */
+      headers?: HeaderIR[];
+    };
+
+/**
+ * A redirect: the request's URL with the given parts replaced, as `statusCode`. ingress-nginx's https redirect is
+ * `scheme: https` (with `stripTrailingSlash` path unless preserve-trailing-slash), from-to-www-redirect a scheme, host
+ * and port, app-root a path with its query; the Gateway API's RequestRedirect filter any of them.
+ */
+export interface RedirectIR {
+  kind: 'redirect';
+  statusCode: 301 | 302 | 303 | 307 | 308;
+  /** Absent: the request's. */
+  scheme?: 'http' | 'https';
+  /** Absent: the request's (its port goes when the scheme changes). */
+  host?: string;
+  /** Absent: the request's, or the new scheme's default port when the scheme changes. */
+  port?: number;
+  /** Absent: the request's path. */
+  path?: RedirectPathIR;
+  /** Absent: the request's query is kept. */
+  query?: RedirectQueryIR;
+}
+
+export type RedirectPathIR =
+  /** The whole path. */
+  | { kind: 'replace'; path: string }
+  /** The request's path less a final "/" (ingress-nginx: `/a/` -> `/a`, `/` -> ``). */
+  | { kind: 'strip-trailing-slash' };
+
+export type RedirectQueryIR =
+  /** No query. */
+  | { kind: 'drop' }
+  /** This query in place of the request's. */
+  | { kind: 'replace'; query: string };
 
 /**
  * Of every request (chosen at random), each backend's `weight` out of `totalWeight` go to its cluster, the rest to the
@@ -101,7 +120,7 @@ export interface RouteIR {
   rulePath?: RulePathRef;
   /**
    * Per-route behaviour set by annotations; absent means Envoy's defaults. Only on `forward` routes, except
-   * `corsResponse`, which an `https-redirect` route may carry too (ingress-nginx answers CORS before redirecting).
+   * `corsResponse`, which a `redirect` route may carry too (ingress-nginx answers CORS before its https redirect).
    */
   policy?: RoutePolicyIR;
 }

@@ -6,6 +6,7 @@ import type { ClusterState, Ingress, IngressBackend, Service } from './shared/ku
 import { defaultTranslateOptions } from './shared/options.js';
 import { translate } from './translate.js';
 import { ingressHttpTableOf, ingressHttpsTableOf, ingressTlsServersOf } from './ingress/ingress-listeners.js';
+import { isHttpsRedirect } from './ingress/https-redirect.js';
 
 const testdata = new URL('../../../testdata/translate/', import.meta.url);
 const load = (name: string): ClusterState =>
@@ -78,7 +79,7 @@ test('the 404 page and the https port come from the options', (t) => {
     contentType: 'text/html',
   });
   const secure = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'secure.example.com');
-  t.deepEqual(secure?.routes[0]?.action, { kind: 'https-redirect', statusCode: 301, port: 30443 });
+  t.deepEqual(secure?.routes[0]?.action, { kind: 'redirect', statusCode: 301, scheme: 'https', port: 30443 });
 });
 
 test('https serves the very virtual host plain HTTP serves unchanged (one IR object, built once); a redirecting host differs', (t) => {
@@ -89,7 +90,7 @@ test('https serves the very virtual host plain HTTP serves unchanged (one IR obj
   t.is(https?.virtualHosts.find((v) => v.name === 'optout.example.com'), optout);
   for (const vhost of ingressHttpTableOf(ir).virtualHosts) {
     const served = https?.virtualHosts.find((v) => v.name === vhost.name);
-    if (vhost.routes.some((r) => r.action.kind === 'https-redirect')) t.not(served, vhost, vhost.name);
+    if (vhost.routes.some((r) => isHttpsRedirect(r.action))) t.not(served, vhost, vhost.name);
   }
 });
 
@@ -100,7 +101,7 @@ test('an Ingress that only provides TLS for a host and keeps the default still m
   });
   const { ir } = translate({ ...input, ingresses: [...input.ingresses, certOnly] }, defaultTranslateOptions);
   const optout = ingressHttpTableOf(ir).virtualHosts.find((v) => v.name === 'optout.example.com');
-  t.is(optout?.routes[0]?.action.kind, 'https-redirect');
+  t.true(optout?.routes[0] !== undefined && isHttpsRedirect(optout.routes[0].action));
 });
 
 test('an Ingress without creationTimestamp counts as the newest', (t) => {

@@ -1,6 +1,7 @@
 // Assembly of virtual hosts and route tables from collected routes.
 import { compareVirtualHosts, fallbackRouteName, type RouteIR, type RouteTableIR, type VirtualHostIR } from '../../../ir/index.js';
 import { cloneData } from '../shared/clone-data.js';
+import { httpsRedirect } from './https-redirect.js';
 import { compareRoutePrecedence } from './path-match.js';
 
 /** Name of the single route of a plain-HTTP virtual host that sends clients to https. */
@@ -47,7 +48,7 @@ export function redirectVirtualHost(host: string, httpsPort: number): VirtualHos
       {
         name: httpsRedirectRouteName,
         match: { kind: 'prefix', path: '/' },
-        action: { kind: 'https-redirect', statusCode: 301, port: httpsPort },
+        action: httpsRedirect(301, httpsPort),
       },
     ],
   };

@@ -10,6 +10,11 @@ import { nginxAuthAnnotations } from './nginx-auth.js';
 import { nginxCanaryAnnotations } from './nginx-canary.js';
 import { nginxEdgeAnnotations } from './nginx-edge.js';
 
+import type { RouteActionIR } from '../../../../ir/index.js';
+
+/** The status of a permanent-redirect / temporal-redirect action (a redirect, or nginx's direct answer). */
+const statusOf = (action: RouteActionIR | undefined): number | undefined => (action?.kind === 'redirect' ? action.statusCode : action?.kind === 'direct' ? action.status : undefined);
+
 function ingressWith(annotations: Record<string, string>): Ingress {
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -157,15 +162,24 @@ test('values map with ingress-nginx semantics', (t) => {
 
 test('permanent-redirect / temporal-redirect: the value as written, status codes, precedence, invalid values', (t) => {
   const redirect = (values: Record<string, string>) => parse(nginx(values)).parsed.nginxRedirects?.redirect;
-  t.deepEqual(redirect({ 'permanent-redirect': 'https://new.test' }), { kind: 'url-redirect', statusCode: 301, location: 'https://new.test' });
+  // nginx `return CODE URL`: a URL is the Location as written; a path a redirect to it on the request's host, unless
+  // relative-redirects keeps it as written.
+  t.deepEqual(redirect({ 'permanent-redirect': 'https://new.test' }), { kind: 'direct', status: 301, headers: [{ name: 'location', value: 'https://new.test' }] });
   t.deepEqual(redirect({ 'permanent-redirect': '/new', 'permanent-redirect-code': '308', 'relative-redirects': 'true' }), {
-    kind: 'url-redirect',
-    statusCode: 308,
-    location: '/new',
-    relative: true,
+    kind: 'direct',
+    status: 308,
+    headers: [{ name: 'location', value: '/new' }],
   });
+  t.deepEqual(redirect({ 'permanent-redirect': '/new?a=1', 'permanent-redirect-code': '308' }), {
+    kind: 'redirect',
+    statusCode: 308,
+    path: { kind: 'replace', path: '/new' },
+    query: { kind: 'replace', query: 'a=1' },
+  });
+  // A code nginx sends no Location for: the URL is the body.
+  t.deepEqual(redirect({ 'permanent-redirect': 'https://new.test', 'permanent-redirect-code': '300' }), { kind: 'direct', status: 300, body: 'https://new.test' });
   const both = parse(nginx({ 'temporal-redirect': 'https://t.test/', 'permanent-redirect': 'https://p.test/', 'temporal-redirect-code': '307' }));
-  t.deepEqual(both.parsed.nginxRedirects?.redirect, { kind: 'url-redirect', statusCode: 307, location: 'https://t.test/' });
+  t.deepEqual(both.parsed.nginxRedirects?.redirect, { kind: 'direct', status: 307, headers: [{ name: 'location', value: 'https://t.test/' }] });
   t.deepEqual(both.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation]);
   // ingress-nginx: a temporal URL must be http(s); a code that is no number drops the redirect; one out of range
   // falls back to the default; characters outside its validator make the value invalid.
@@ -180,10 +194,10 @@ test('permanent-redirect / temporal-redirect: the value as written, status codes
     t.is(r.parsed.nginxRedirects?.redirect, undefined, JSON.stringify(values));
     t.deepEqual(r.diagnostics.map((d) => d.reason), [Reason.InvalidAnnotation], JSON.stringify(values));
   }
-  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '200' })?.statusCode, 301);
-  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '309' })?.statusCode, 301);
-  t.is(redirect({ 'temporal-redirect': 'https://p.test/', 'temporal-redirect-code': '308' })?.statusCode, 302);
-  t.is(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '303' })?.statusCode, 303);
+  t.is(statusOf(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '200' })), 301);
+  t.is(statusOf(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '309' })), 301);
+  t.is(statusOf(redirect({ 'temporal-redirect': 'https://p.test/', 'temporal-redirect-code': '308' })), 302);
+  t.is(statusOf(redirect({ 'permanent-redirect': 'https://p.test/', 'permanent-redirect-code': '303' })), 303);
 });
 
 test('our annotation wins over the nginx one for the same setting', (t) => {

@@ -16,6 +16,7 @@ import { cookieHeaderMatch, headerPatternRegex, isRe2, parseGoBool } from './ngi
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { isNginxCanary, readNginxCanary } from './nginx-canary.js';
 import { ingressHttpTableOf, ingressHttpsTableOf, ingressTlsServersOf } from '../ingress-listeners.js';
+import { isHttpsRedirect } from '../https-redirect.js';
 
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
 const ourClass = { kind: 'IngressClass' as const, metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
@@ -250,7 +251,7 @@ test('over TLS the canary routes are the same (the HTTPS route table is a copy);
   t.true(routes.some((r) => r === 'secure/rule/0/path/0 -> default/web/80 + 10/100 default/api/80'));
   const http = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.name === 'secure.example.com');
   // ingress-nginx's redirect: exactly / goes to https://host, without a path (nginx-redirect.ts).
-  t.true(http?.routes.every((r) => r.action.kind === 'https-redirect' || (r.action.kind === 'url-redirect' && r.action.location === 'https://secure.example.com')));
+  t.true(http?.routes.every((r) => isHttpsRedirect(r.action) || (r.action.kind === 'direct' && r.action.headers?.[0]?.value === 'https://secure.example.com')));
 });
 
 test('a canary rule with an invalid host is reported and skipped, as any Ingress rule; the main route is unchanged', (t) => {

@@ -2,7 +2,9 @@
 // permanent-redirect / temporal-redirect with their codes and relative-redirects (nginx `return CODE URL`, the URL
 // as written), and the shape of the https redirect of ssl-redirect / force-ssl-redirect (the ConfigMap's
 // http-redirect-code, 308 by default; no port; a trailing slash dropped unless preserve-trailing-slash).
-import type { RouteActionIR, RouteIR, VirtualHostIR } from '../../../../ir/index.js';
+import type { RedirectIR, RouteActionIR, RouteIR, VirtualHostIR } from '../../../../ir/index.js';
+import { type HttpsRedirectIR, httpsRedirect, isHttpsRedirect, stripsTrailingSlash } from '../https-redirect.js';
+import { isAppRootRoute } from './nginx-regex.js';
 import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../../shared/diagnostics.js';
 import { type Ingress, refKey, refOf } from '../../shared/kube-objects.js';
@@ -12,8 +14,6 @@ import { nginxAnnotationPrefix } from './catalog.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
-export type UrlRedirectIR = Extract<RouteActionIR, { kind: 'url-redirect' }>;
-export type HttpsRedirectIR = Extract<RouteActionIR, { kind: 'https-redirect' }>;
 
 /** Names (after the prefix) this module reads. */
 export const nginxRedirectAnnotations = [
@@ -31,7 +31,8 @@ export const defaultNginxHttpRedirectCode = 308;
 /** What the redirect annotations of one Ingress read through the nginx layer amount to. */
 export interface NginxRedirectSettings {
   /** permanent-redirect / temporal-redirect: every route of the Ingress answers with this. */
-  redirect?: UrlRedirectIR;
+  /** permanent-redirect / temporal-redirect: what every route of the Ingress answers instead (nginxReturnUrl). */
+  redirect?: RouteActionIR;
   /** preserve-trailing-slash "true": the https redirect keeps a trailing slash. */
   preserveTrailingSlash: boolean;
   /** ssl-redirect (ours or the nginx one, ours winning), default true; force-ssl-redirect, default false. */
@@ -88,10 +89,10 @@ function readUrl(ingress: Ingress, diagnostics: Diagnostic[], name: string): str
  * permanent-redirect / temporal-redirect as ingress-nginx's redirect parser reads them: temporal first (its code
  * 300-307, else 302; the URL must be http(s)), then permanent (its code 300-308, else 301; any URL, a path too).
  */
-function readUrlRedirect(ingress: Ingress, diagnostics: Diagnostic[], relative: boolean): UrlRedirectIR | undefined {
+function readUrlRedirect(ingress: Ingress, diagnostics: Diagnostic[], relative: boolean): RouteActionIR | undefined {
   const temporal = readUrl(ingress, diagnostics, 'temporal-redirect');
   const permanent = readUrl(ingress, diagnostics, 'permanent-redirect');
-  const build = (location: string, statusCode: number): UrlRedirectIR => ({ kind: 'url-redirect', statusCode, location, ...(relative ? { relative: true as const } : {}) });
+  const build = (location: string, statusCode: number): RouteActionIR => nginxReturnUrl(statusCode, location, relative);
   if (temporal !== undefined) {
     const code = readCode(ingress, diagnostics, 'temporal-redirect-code', 307, 302);
     if (code === null) return undefined;
@@ -116,12 +117,27 @@ export function readNginxRedirect(ingress: Ingress, diagnostics: Diagnostic[]): 
 
 /** The https redirect ingress-nginx makes: http-redirect-code, no port unless the listener's is not 443. */
 export function nginxHttpsRedirect(options: TranslateOptions, preserveTrailingSlash: boolean): HttpsRedirectIR {
-  return {
-    kind: 'https-redirect',
-    statusCode: options.nginxHttpRedirectCode ?? defaultNginxHttpRedirectCode,
-    port: options.httpsRedirectPort,
-    ...(preserveTrailingSlash ? {} : { stripTrailingSlash: true as const }),
-  };
+  return httpsRedirect(options.nginxHttpRedirectCode ?? defaultNginxHttpRedirectCode, options.httpsRedirectPort, !preserveTrailingSlash);
+}
+
+/**
+ * nginx `return CODE URL` (permanent-redirect, temporal-redirect): the Location header for 301, 302, 303, 307 and 308,
+ * the body for other codes (300-306), as nginx sends them. A location starting with "/" is made absolute on the
+ * request's scheme and host (nginx absolute_redirect: a redirect to that path) unless `relative`
+ * (relative-redirects); the request's query is never added.
+ */
+export function nginxReturnUrl(statusCode: number, location: string, relative: boolean): RouteActionIR {
+  if (!isRedirectCode(statusCode)) return { kind: 'direct', status: statusCode, body: location };
+  if (location.startsWith('/') && !relative) {
+    const at = location.indexOf('?');
+    const path = at < 0 ? location : location.slice(0, at);
+    return { kind: 'redirect', statusCode, path: { kind: 'replace', path }, query: at < 0 ? { kind: 'drop' } : { kind: 'replace', query: location.slice(at + 1) } };
+  }
+  return { kind: 'direct', status: statusCode, headers: [{ name: 'location', value: location }] };
+}
+
+function isRedirectCode(code: number): code is RedirectIR['statusCode'] {
+  return code === 301 || code === 302 || code === 303 || code === 307 || code === 308;
 }
 
 /**
@@ -147,7 +163,7 @@ export function withNginxHttpsRedirects(
   const decide = (route: RouteIR | undefined): HttpsRedirectIR | 'serve' | undefined => {
     const settings = route?.source === undefined ? oldest : nginxRedirects.get(refKey(route.source));
     if (settings === undefined) return undefined;
-    if (route?.action.kind === 'path-redirect') return 'serve'; // app-root
+    if (route !== undefined && isAppRootRoute(route)) return 'serve'; // app-root
     // no-tls-redirect-locations (the ConfigMap): a location whose path starts with one is served on plain HTTP.
     if (route !== undefined && options.nginxNoTlsRedirectLocations?.some((location) => route.match.path.startsWith(location)) === true) return 'serve';
     return settings.forceSslRedirect || (hasTls && settings.sslRedirect) ? nginxHttpsRedirect(options, settings.preserveTrailingSlash) : 'serve';
@@ -169,8 +185,8 @@ export function withNginxHttpsRedirects(
       // nginx's CORS block runs before its https redirect: the redirect carries the CORS headers (nginx-cors.ts).
       ...(route.policy?.corsResponse === undefined ? {} : { policy: { corsResponse: structuredClone(route.policy.corsResponse) } }),
     });
-    if (treatment === undefined) return ours.action.kind === 'https-redirect' && single ? redirect(ours.action) : ours;
-    if (treatment === 'serve') return ours.action.kind === 'https-redirect' ? route : ours;
+    if (treatment === undefined) return isHttpsRedirect(ours.action) && single ? redirect(ours.action) : ours;
+    if (treatment === 'serve') return isHttpsRedirect(ours.action) ? route : ours;
     // https-only (403) wins over a redirect, as in our own layer.
     return ours.action.kind === 'direct' && !single ? ours : redirect(treatment);
   });
@@ -186,8 +202,8 @@ export function withNginxHttpsRedirects(
 function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: TranslateOptions): VirtualHostIR {
   // nginx drops the last character of the request URI if it is "/": with a query, the path keeps its slash.
   const routes = redirects.flatMap((route): RouteIR[] => {
-    if (route.action.kind !== 'https-redirect' || route.action.stripTrailingSlash !== true) return [route];
-    const { stripTrailingSlash: _, ...kept } = route.action;
+    if (!stripsTrailingSlash(route.action)) return [route];
+    const { path: _, ...kept } = route.action;
     const withQuery: RouteIR = {
       name: `${route.name}/query`,
       match: { ...route.match },
@@ -198,16 +214,16 @@ function withRootRedirect(plain: VirtualHostIR, redirects: RouteIR[], options: T
     return [withQuery, route];
   });
   const vhost = { name: plain.name, hostnames: [...plain.hostnames], routes };
-  const index = routes.findIndex((r) => (r.match.kind === 'exact' || r.match.kind === 'prefix') && r.match.path === '/' && r.action.kind === 'https-redirect' && r.action.stripTrailingSlash === true);
+  const index = routes.findIndex((r) => (r.match.kind === 'exact' || r.match.kind === 'prefix') && r.match.path === '/' && stripsTrailingSlash(r.action));
   const root = routes[index];
-  if (root === undefined || root.action.kind !== 'https-redirect' || root.action.stripTrailingSlash !== true) return vhost;
+  if (root === undefined || !stripsTrailingSlash(root.action)) return vhost;
   const host = plain.name.includes('*') ? '%REQ(:authority)%' : plain.name;
   const port = options.httpsRedirectPort === 443 ? '' : `:${options.httpsRedirectPort}`;
   const redirect: RouteIR = {
     name: `${root.name}/root`,
     match: { kind: 'exact', path: '/' },
     headers: [{ name: ':path', kind: 'exact', value: '/' }],
-    action: { kind: 'url-redirect', statusCode: root.action.statusCode, location: `https://${host}${port}` },
+    action: nginxReturnUrl(root.action.statusCode, `https://${host}${port}`, false),
     ...(root.policy === undefined ? {} : { policy: structuredClone(root.policy) }),
   };
   return { ...vhost, routes: [...routes.slice(0, index), redirect, ...routes.slice(index)] };

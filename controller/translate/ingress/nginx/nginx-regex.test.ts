@@ -192,9 +192,9 @@ test('app-root: exactly / redirects 302 to the app root, first on every host the
   const routes = vhost(result).routes;
   // Before the regex `/.*`, which is longer and also matches `/`.
   t.deepEqual(summary(routes), ['approot/app-root exact /', 'approot/rule/0/path/0 regex (?i)^(?:/.*).*', 'fallback prefix /']);
-  t.deepEqual(routes[0]?.action, { kind: 'path-redirect', statusCode: 302, path: '/app1' });
+  t.deepEqual(routes[0]?.action, { kind: 'redirect', statusCode: 302, path: { kind: 'replace', path: '/app1' }, query: { kind: 'drop' } });
   const withQuery = translate(state([ingress('approot', nginx({ 'app-root': '/app1?from=root' }), [{ path: '/', pathType: 'Prefix' }])]), nginxOn);
-  t.deepEqual(vhost(withQuery).routes[0]?.action, { kind: 'path-redirect', statusCode: 302, path: '/app1', query: 'from=root' });
+  t.deepEqual(vhost(withQuery).routes[0]?.action, { kind: 'redirect', statusCode: 302, path: { kind: 'replace', path: '/app1' }, query: { kind: 'replace', query: 'from=root' } });
 });
 
 test('app-root of two Ingresses on one host: the older wins, the other gets RuleConflict', (t) => {
@@ -208,7 +208,7 @@ test('app-root of two Ingresses on one host: the older wins, the other gets Rule
   t.deepEqual(result.diagnostics.map((d) => `${d.object.name} ${d.reason}`), ['newer RuleConflict']);
   t.regex(result.diagnostics[0]?.message ?? '', /app-root ignored on host app.test: Ingress default\/older is older/);
   const roots = vhost(result).routes.filter((r) => r.name.endsWith('/app-root'));
-  t.deepEqual(roots.map((r) => r.action), [{ kind: 'path-redirect', statusCode: 302, path: '/a' }]);
+  t.deepEqual(roots.map((r) => r.action), [{ kind: 'redirect', statusCode: 302, path: { kind: 'replace', path: '/a' }, query: { kind: 'drop' } }]);
 });
 
 test('use-regex and app-root are mapped, no longer reported as unsupported', (t) => {

@@ -9,7 +9,7 @@
 //   route's own regex with `\N`.
 // - app-root: ingress-nginx's server-level `if ($uri = /) { return 302 $scheme://$http_host<app-root>; }`: on every
 //   host the Ingress has rules for, exactly `/` redirects (302) to the app root, before any route is tried.
-import { catchAllHost, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../../ir/index.js';
+import { catchAllHost, type RedirectIR, type RedirectQueryIR, type RouteActionIR, type RouteIR, type VirtualHostIR } from '../../../../ir/index.js';
 import type { IngressAnnotations } from '../annotations.js';
 import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../../shared/diagnostics.js';
@@ -27,7 +27,8 @@ const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 /** Names (after the prefix) this module reads besides rewrite-target, which nginx-annotations.ts lists. */
 export const nginxRegexAnnotations = ['use-regex', 'app-root'] as const;
 
-export type PathRedirectIR = Extract<RouteActionIR, { kind: 'path-redirect' }>;
+/** app-root: `/` redirects to a path (and query) on the same host. */
+export type PathRedirectIR = RedirectIR & { path: { kind: 'replace'; path: string }; query: RedirectQueryIR };
 
 /** What use-regex, rewrite-target (with capture groups) and app-root of one Ingress amount to. */
 export interface NginxRegexSettings {
@@ -102,9 +103,9 @@ function parseAppRoot(ingress: Ingress, diagnostics: Diagnostic[], raw: string):
     invalid(ingress, diagnostics, 'app-root', raw, `${accepted} (not "/" itself)`, '/ is served by the routes');
     return undefined;
   }
-  const redirect: PathRedirectIR = { kind: 'path-redirect', statusCode: 302, path: m[1] as string };
-  if (m[2] !== undefined && m[2] !== '') redirect.query = m[2];
-  return redirect;
+  // The request's query is dropped; the app-root's own, if any, is sent instead.
+  const query: RedirectQueryIR = m[2] !== undefined && m[2] !== '' ? { kind: 'replace', query: m[2] } : { kind: 'drop' };
+  return { kind: 'redirect', statusCode: 302, path: { kind: 'replace', path: m[1] as string }, query };
 }
 
 /** Reads use-regex, rewrite-target with capture groups and app-root; undefined when none of them is set. */
@@ -154,7 +155,16 @@ export function nginxCaptureRewritePass(annotations: ReadonlyMap<string, WithNgi
 
 export function appRootRouteName(ingress: Ingress): string {
   const ref = refOf(ingress);
-  return `ingress/${ref.namespace}/${ref.name}/app-root`;
+  return appRootRouteNameOf(ref.namespace, ref.name);
+}
+
+function appRootRouteNameOf(namespace: string, name: string): string {
+  return `ingress/${namespace}/${name}/app-root`;
+}
+
+/** Whether `route` is the app-root redirect of its Ingress (nginx runs it before its https redirect). */
+export function isAppRootRoute(route: RouteIR): boolean {
+  return route.source !== undefined && route.action.kind === 'redirect' && route.name === appRootRouteNameOf(route.source.namespace, route.source.name);
 }
 
 /**

@@ -15,7 +15,7 @@ import { Reason } from '../../shared/reasons.js';
 import { certificateCoversHost, certificateDnsNames } from '../../shared/tls-secret.js';
 import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import { defaultNginxHttpRedirectCode } from './nginx-redirect.js';
+import { defaultNginxHttpRedirectCode, nginxReturnUrl } from './nginx-redirect.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
 
@@ -111,13 +111,13 @@ export interface WwwRedirects {
 
 /** `scheme://host:port` + the request URI less a final "/" (nginx drops the URI's last character if it is "/"). */
 function wwwRedirectHost(from: string, to: string, scheme: 'http' | 'https', port: number, statusCode: 301 | 302 | 307 | 308): VirtualHostIR {
-  const redirect = { kind: 'host-redirect', statusCode, scheme, host: to, port } as const;
+  const redirect = { kind: 'redirect', statusCode, scheme, host: to, port } as const;
   const routes: RouteIR[] = [
     // With a query the URI does not end in "/": the path keeps its slash.
     { name: 'www-redirect/query', match: { kind: 'prefix', path: '/' }, headers: [{ name: ':path', kind: 'regex', value: '[^?]*\\?.*' }], action: { ...redirect } },
     // Envoy's redirect always sends a path: exactly "/" is written out.
-    { name: 'www-redirect/root', match: { kind: 'exact', path: '/' }, headers: [{ name: ':path', kind: 'exact', value: '/' }], action: { kind: 'url-redirect', statusCode, location: `${scheme}://${to}:${port}` } },
-    { name: 'www-redirect', match: { kind: 'prefix', path: '/' }, action: { ...redirect, stripTrailingSlash: true } },
+    { name: 'www-redirect/root', match: { kind: 'exact', path: '/' }, headers: [{ name: ':path', kind: 'exact', value: '/' }], action: nginxReturnUrl(statusCode, `${scheme}://${to}:${port}`, false) },
+    { name: 'www-redirect', match: { kind: 'prefix', path: '/' }, action: { ...redirect, path: { kind: 'strip-trailing-slash' } } },
   ];
   return { name: from, hostnames: [from], routes };
 }
