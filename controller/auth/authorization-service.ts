@@ -252,9 +252,10 @@ export class BasicAuthService {
     this.#pending += 1;
     let decision: BasicAuthDecision;
     try {
-      decision = await decideBasicAuth(users, authorization, this.#verified, (password, hash) => {
-        this.stats.verifications += 1;
-        return this.#verify(password, hash, id ?? '');
+      decision = await decideBasicAuth(users, authorization, this.#verified, async (password, hash) => {
+        const verdict = await this.#verify(password, hash, id ?? '');
+        if (verdict !== 'busy') this.stats.verifications += 1;
+        return verdict;
       });
     } finally {
       this.#pending -= 1;

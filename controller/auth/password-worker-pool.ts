@@ -16,7 +16,11 @@ export interface PasswordWorkerPoolOptions {
   size?: number;
   /** Verifications of one tenant on workers at once (default: size - 1, at least 1). */
   perTenantRunning?: number;
-  /** Checks of one tenant waiting or running; past it, 'busy' (default 2 x size, at least 2). */
+  /**
+   * Checks of one tenant waiting or running; past it, 'busy' (default: size, at least 2). Small on purpose: at the
+   * cost cap a verification takes about 2 s, and a check still waiting when Envoy's ext_authz timeout (10 s) runs
+   * out is a 503 anyway.
+   */
   perTenantPending?: number;
 }
 
@@ -55,7 +59,7 @@ export class PasswordWorkerPool {
   constructor(options: PasswordWorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? availableParallelism());
     this.perTenantRunning = Math.max(1, options.perTenantRunning ?? this.size - 1);
-    this.perTenantPending = Math.max(1, options.perTenantPending ?? Math.max(2, 2 * this.size));
+    this.perTenantPending = Math.max(1, options.perTenantPending ?? Math.max(2, this.size));
   }
 
   /** Whether `password` matches `hash`, verified on a worker; 'busy' when `tenant` has too many checks pending. */
