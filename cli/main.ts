@@ -59,7 +59,7 @@ function xdsTlsFiles(flags: BootstrapFlags): { certFile: string; keyFile: string
 
 function addBootstrapFlags(cmd: Command): Command {
   return cmd
-    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket', '127.0.0.1:18000')
+    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket (run --envoy without it, --envoy-admin-address or --envoy-admin-port: both on Unix sockets in a private temporary directory)', '127.0.0.1:18000')
     .option('--envoy-admin-address <ip>', 'Envoy admin interface address (an IP, or unix:/PATH for a Unix socket)', '127.0.0.1')
     .option('--envoy-admin-port <port>', 'Envoy admin interface port', '9901')
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
@@ -317,6 +317,15 @@ addBootstrapFlags(
   const { ControllerMetrics } = await import('./metrics.js');
   const { EnvoySupervisor } = await import('./envoy-supervisor.js');
   const { findEnvoyBinary } = await import('./validate-with-envoy.js');
+  // The supervised Envoy with no address asked for: xDS and its admin interface on private Unix sockets.
+  const addressFlags = ['xdsAddress', 'envoyAdminAddress', 'envoyAdminPort'] as const;
+  if (flags.envoy && addressFlags.every((name) => command.getOptionValueSource(name) === 'default')) {
+    const { createPrivateSockets } = await import('./private-sockets.js');
+    const sockets = createPrivateSockets();
+    process.on('exit', () => sockets.remove());
+    flags.xdsAddress = sockets.xdsAddress;
+    flags.envoyAdminAddress = sockets.adminAddress;
+  }
   const xds = parseHostPort(flags.xdsAddress, '--xds-address');
   const drainSeconds = parseDrainSeconds(flags.drainSeconds);
   const overloadCheckSeconds = parseCount(flags.envoyOverloadCheckSeconds, '--envoy-overload-check-seconds', 0, 86_400);

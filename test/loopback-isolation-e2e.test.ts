@@ -11,7 +11,6 @@
 // - the two processes listen on no TCP port but those configured (xDS and admin are Unix sockets).
 // With xDS on 127.0.0.1:18000 and admin on 127.0.0.1:9901 (deploy/ before the fix) each of these fails.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -20,6 +19,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { useEchoBackend } from './harness/ava-fixtures.js';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
 import { httpGet } from './harness/http-client.js';
+import { listeningTcpPorts } from './harness/listening-ports.js';
 import { assertPrivateHostsWork, withPrivateHosts, writeHostsFile } from './harness/private-hosts.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
@@ -32,27 +32,6 @@ import { annotationPrefix } from '../controller/translate/options.js';
 const root = findRepoRoot();
 const socketDir = '/run/envoy-ingress';
 const attackerName = 'loopback.attacker.test';
-
-/** TCP ports in LISTEN state owned by the process `pid` (its fds' socket inodes, looked up in /proc/net/tcp*). */
-function listeningTcpPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]!);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports = new Set<number>();
-  for (const table of ['tcp', 'tcp6']) {
-    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A' && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(':')[1]!, 16));
-    }
-  }
-  return [...ports].sort((a, b) => a - b);
-}
 
 const clusterType = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 
