@@ -62,7 +62,9 @@ test('a storm of wrong passwords against a cost-14 hash gets 429 past its bound;
   t.is(calm.status, 200, 'the other tenant is let in during the storm');
   const count = (status: number) => stormStatuses.filter((s) => s === status).length;
   t.true(count(429) >= 40, `storm: ${JSON.stringify(Object.fromEntries([401, 429, 503].map((s) => [s, count(s)])))}`);
-  t.is(count(401) + count(429), 50, 'each storm request is refused: 401 when verified, 429 past the bound');
+  // Each storm request is refused: 401 when verified, 429 past the bound (503 only if a verification waited past
+  // Envoy's 10 s check timeout, possible on a saturated machine: the storm's own clients, never the other tenant).
+  t.is(count(401) + count(429) + count(503), 50, 'each storm request is refused');
   t.is(count(200), 0);
   t.is(stormResponses.find((r) => r.status === 429)?.headers['retry-after'], '1');
 
