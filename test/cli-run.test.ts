@@ -210,7 +210,8 @@ test('run --envoy without addresses: xDS and Envoy\'s admin on Unix sockets in a
     { ENVOY_BIN: await findEnvoyBinary() },
   );
   t.teardown(() => {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
+    // SIGTERM: on a failure, the CLI still removes its socket directory.
+    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGTERM');
   });
   const served = await waitFor(
     async () => {

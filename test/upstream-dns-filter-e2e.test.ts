@@ -66,7 +66,14 @@ test('names resolving to loopback or link-local addresses give Envoy no such add
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
-  t.teardown(() => void child.kill('SIGKILL'));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // SIGTERM first: the CLI removes its private socket directory on exit (SIGKILL would leave it behind).
+  t.teardown(async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  });
   t.teardown(() => {
     if (!t.passed) t.log(output.slice(-4000));
   });
