@@ -8,7 +8,9 @@ import { createTempDir } from '../test/harness/temp-dir.js';
 import { createTestCA } from '../test/harness/test-certs.js';
 import { SotwTestClient } from '../xds/testing/ads-test-client.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { request as httpRequest } from 'node:http';
 import { startAdminServer } from './admin-server.js';
+import { debugHostAllowed } from './debug-host-check.js';
 import type { ClientView, IrView, XdsView } from './debug-views.js';
 import { createLogger } from './logger.js';
 import { ControllerMetrics, metricNames } from './metrics.js';
@@ -144,4 +146,38 @@ test('/healthz, /readyz (503 until ready), unknown paths and non-GET methods', a
   t.is((await fetch(`${admin.url}/metrics`)).status, 404);
   t.is((await fetch(`${admin.url}/debug/xds`)).status, 404);
   t.is((await fetch(`${admin.url}/healthz`, { method: 'POST' })).status, 405);
+});
+
+/** GET with this Host header (fetch sets its own). */
+function getWithHost(url: string, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('/debug answers only to a loopback or the configured Host (DNS rebinding through kubectl port-forward); the probes to any', async (t) => {
+  const { admin } = await setUp(t);
+  const port = admin.port;
+  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost', `[::1]:${port}`]) {
+    t.is(await getWithHost(admin.url, '/debug/xds', host), 200, host);
+  }
+  for (const host of [`rebind.attacker.example:${port}`, 'attacker.example', `localhost.attacker.example:${port}`]) {
+    for (const path of ['/debug/xds', '/debug/ir', '/debug/clients', '/debug/ui', '/debug']) t.is(await getWithHost(admin.url, path, host), 421, `${host} ${path}`);
+    t.is(await getWithHost(admin.url, '/healthz', host), 200, host);
+  }
+});
+
+test('debugHostAllowed: loopback names and addresses, the configured address, nothing else', (t) => {
+  t.true(debugHostAllowed('LOCALHOST:9101', '127.0.0.1'));
+  t.true(debugHostAllowed('127.8.9.10', '127.0.0.1'));
+  t.true(debugHostAllowed('10.1.2.3:9101', '10.1.2.3'));
+  t.true(debugHostAllowed('[fd00::1]:9101', '[fd00::1]'));
+  t.false(debugHostAllowed('10.1.2.3:9101', '0.0.0.0'));
+  t.false(debugHostAllowed('127.0.0.1.nip.io', '127.0.0.1'));
+  t.false(debugHostAllowed(undefined, '127.0.0.1'));
 });

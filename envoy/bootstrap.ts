@@ -30,6 +30,23 @@ export interface BootstrapOptions {
   overload?: OverloadLimits;
   /** Mutual TLS to the xDS server (when Envoy runs in another pod than the controller). */
   xdsTls?: XdsClientTls;
+  /**
+   * The controller's upstream DNS filter (controller/upstream-dns/): Envoy resolves every name through it, which
+   * leaves out loopback and link-local addresses. Only where the controller runs beside Envoy.
+   */
+  upstreamDnsFilter?: { host: string; port: number };
+}
+
+/** Envoy's DNS resolver: c-ares asking only `filter` (never the system's resolvers: they would answer unfiltered). */
+function buildDnsResolverConfig(filter: { host: string; port: number }): ResourceJson {
+  return {
+    name: 'envoy.network.dns_resolver.cares',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.network.dns_resolver.cares.v3.CaresDnsResolverConfig',
+      resolvers: [{ socket_address: { address: filter.host, port_value: filter.port, protocol: 'UDP' } }],
+      use_resolvers_as_fallback: false,
+    },
+  };
 }
 
 /**
@@ -279,6 +296,7 @@ export function buildBootstrap(o: BootstrapOptions): ResourceJson {
     },
     ...(overloadManager !== undefined ? { overload_manager: overloadManager } : {}),
     layered_runtime: buildLayeredRuntime(),
+    ...(o.upstreamDnsFilter !== undefined ? { typed_dns_resolver_config: buildDnsResolverConfig(o.upstreamDnsFilter) } : {}),
   };
 }
 

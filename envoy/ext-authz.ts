@@ -1,5 +1,9 @@
-// External authorization over HTTP (ingress-nginx auth-url): one ext_authz filter per distinct service setting,
-// disabled on the connection manager and enabled per route (ExtAuthzPerRoute). Envoy sends the check request to
+// External authorization over HTTP (ingress-nginx auth-url). The connection manager has one filter for every
+// authorization service, disabled, whatever the services are: a match delegate around Envoy's composite filter.
+// A route that uses a service brings, as its per-route config of that filter, a matcher whose only action runs an
+// ext_authz filter configured for that service. So adding, changing or removing a tenant's auth-url changes
+// routes (RDS) only, never the listener (an LDS update drains every tenant's connections; one filter per service
+// made each auth-url edit one). Envoy sends the check request to
 // the service's cluster with the client's method, headers (no body) and path (after `pathPrefix`); a 200 answer lets
 // the request through with the configured headers of that answer copied onto it; any other answer goes to the
 // client (with its WWW-Authenticate and Location headers); an unreachable service or a 5xx gives 500, as
@@ -9,7 +13,13 @@ import { basicAuthAllowedMetadata } from './basic-auth.js';
 import type { ResourceJson } from './resource-types.js';
 
 export const extAuthzType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
-const extAuthzPerRouteType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
+const extensionWithMatcherType = 'type.googleapis.com/envoy.extensions.common.matching.v3.ExtensionWithMatcher';
+const extensionWithMatcherPerRouteType = 'type.googleapis.com/envoy.extensions.common.matching.v3.ExtensionWithMatcherPerRoute';
+const compositeType = 'type.googleapis.com/envoy.extensions.filters.http.composite.v3.Composite';
+const executeFilterActionType = 'type.googleapis.com/envoy.extensions.filters.http.composite.v3.ExecuteFilterAction';
+
+/** The connection manager's one filter for every authorization service (routes say which service). */
+export const externalAuthFilterName = 'envoy-ingress.auth_url';
 
 /** How long the authorization service may take to answer before the request fails with 500. */
 export const extAuthzTimeoutMs = 10_000;
@@ -55,18 +65,41 @@ export function buildExtAuthzFilterConfig(auth: ExternalAuthIR): ResourceJson {
   };
 }
 
-/** typed_per_filter_config that turns the (disabled) filter on for a route. */
-export function buildExtAuthzPerRoute(): ResourceJson {
-  return { '@type': extAuthzPerRouteType, check_settings: {} };
+/**
+ * typed_per_filter_config of externalAuthFilterName for a route that uses `auth`: it turns the (disabled) filter
+ * on, with a matcher that has no conditions (every request takes `on_no_match`) and runs ext_authz for `auth`.
+ */
+export function buildExtAuthzPerRoute(auth: ExternalAuthIR): ResourceJson {
+  return {
+    '@type': extensionWithMatcherPerRouteType,
+    xds_matcher: {
+      on_no_match: {
+        action: {
+          name: auth.filter,
+          typed_config: { '@type': executeFilterActionType, typed_config: { name: auth.filter, typed_config: buildExtAuthzFilterConfig(auth) } },
+        },
+      },
+    },
+  };
 }
 
-/** One disabled filter per distinct authorization service the policies use, sorted by filter name. */
-export function buildExtAuthzFilters(policies: readonly RoutePolicyIR[]): ResourceJson[] {
-  const byName = new Map<string, ExternalAuthIR>();
-  for (const policy of policies) {
-    if (policy.externalAuth !== undefined && !byName.has(policy.externalAuth.filter)) byName.set(policy.externalAuth.filter, policy.externalAuth);
-  }
-  return [...byName.values()]
-    .sort((a, b) => (a.filter < b.filter ? -1 : a.filter > b.filter ? 1 : 0))
-    .map((auth) => ({ name: auth.filter, typed_config: buildExtAuthzFilterConfig(auth), disabled: true }));
+/**
+ * The connection manager's filter when some route uses an authorization service: disabled; its own matcher has no
+ * action (a route's per-route matcher replaces it), so it only ever runs what a route asks for.
+ */
+export function buildExternalAuthFilter(): ResourceJson {
+  return {
+    name: externalAuthFilterName,
+    typed_config: {
+      '@type': extensionWithMatcherType,
+      xds_matcher: {},
+      extension_config: { name: 'envoy.filters.http.composite', typed_config: { '@type': compositeType } },
+    },
+    disabled: true,
+  };
+}
+
+/** Whether any of the policies uses an authorization service. */
+export function usesExternalAuth(policies: readonly RoutePolicyIR[]): boolean {
+  return policies.some((policy) => policy.externalAuth !== undefined);
 }

@@ -8,7 +8,7 @@ import { incrementalHostScan } from './host-scan.js';
 import { bufferFilterName, corsFilterName, rbacFilterName } from './route-policy.js';
 import { localRateLimitFilterName, localRateLimitType } from './local-rate-limit.js';
 import { basicAuthFilterName, buildBasicAuthFilterConfig } from './basic-auth.js';
-import { buildExtAuthzFilters } from './ext-authz.js';
+import { buildExternalAuthFilter, usesExternalAuth } from './ext-authz.js';
 import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
@@ -138,9 +138,10 @@ function routeConfiguredHttpFilters(uses: readonly HostFilterUse[]): ResourceJso
   const chosen: ResourceJson[] = filters
     .filter((_, i) => (mask & (1 << i)) !== 0)
     .map((filter) => ({ name: filter.name, typed_config: { ...filter.config }, disabled: true }));
-  // One ext_authz filter per authorization service (auth-url), after basic auth and before body buffering.
+  // One filter for every authorization service (auth-url: routes name theirs, ext-authz.ts), after basic auth and
+  // before body buffering.
   const buffer = chosen.findIndex((filter) => filter['name'] === authPassedFilterName || filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
-  chosen.splice(buffer === -1 ? chosen.length : buffer, 0, ...buildExtAuthzFilters(externalAuth));
+  if (usesExternalAuth(externalAuth)) chosen.splice(buffer === -1 ? chosen.length : buffer, 0, buildExternalAuthFilter());
   // gzip last: it compresses the upstream's answer first, before the other filters see the response.
   if (compression !== undefined) chosen.push({ name: compressorFilterName, typed_config: buildCompressorFilterConfig(compression), disabled: true });
   return chosen;

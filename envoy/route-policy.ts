@@ -8,7 +8,7 @@ import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, bu
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
 import type { ResourceJson } from './resource-types.js';
 import { basicAuthFilterName, buildBasicAuthPerRoute } from './basic-auth.js';
-import { buildExtAuthzPerRoute } from './ext-authz.js';
+import { buildExtAuthzPerRoute, externalAuthFilterName } from './ext-authz.js';
 import { buildCookieRewritePerRoute, cookieRewriteFilterName } from './cookie-rewrite.js';
 import { accessLogOffMetadata } from './access-log.js';
 import { buildErrorPagesPerRoute, buildErrorPagesRequestHeaders, customResponseFilterName, forwardedHostRequestHeader, buildDefaultBackendRequestHeaders } from './error-pages.js';
@@ -201,7 +201,7 @@ export function buildPerFilterConfig(policy: RoutePolicyIR): ResourceJson {
   if (policy.basicAuth !== undefined) config[basicAuthFilterName] = buildBasicAuthPerRoute(policy.basicAuth);
   if (policy.affinityCookie !== undefined) config[luaFilterName] = buildAffinityCookiePerRoute(policy.affinityCookie);
   if (policy.affinityCookie?.persistent === true) config[statefulSessionFilterName] = buildStatefulSessionPerRoute();
-  if (policy.externalAuth !== undefined) config[policy.externalAuth.filter] = buildExtAuthzPerRoute();
+  if (policy.externalAuth !== undefined) config[externalAuthFilterName] = buildExtAuthzPerRoute(policy.externalAuth);
   if (policy.compression !== undefined) config[compressorFilterName] = buildCompressorPerRoute();
   if (usesAuthSignin(policy.externalAuth)) config[authSigninFilterName] = buildAuthSigninPerRoute(policy.externalAuth!);
   if (usesAuthPassed(policy)) config[authPassedFilterName] = buildAuthPassedPerRoute(policy);

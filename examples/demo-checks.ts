@@ -9,7 +9,8 @@ export interface DemoAddresses {
   connectHost: string;
   httpPort: number;
   httpsPort: number;
-  adminPort: number;
+  /** Envoy's admin interface (a Unix socket). */
+  adminSocket: string;
   /** Path of the demo CA certificate (for curl) and its PEM (for node). */
   caFile: string;
   caPem: string;
@@ -30,6 +31,8 @@ interface Answer {
 
 interface Request {
   tls?: { servername: string; ca: string };
+  /** Instead of connectHost and port. */
+  socketPath?: string;
   port: number;
   host: string;
   path: string;
@@ -40,7 +43,8 @@ const timeoutMs = 10_000;
 
 function send(connectHost: string, r: Request): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const options = { host: connectHost, port: r.port, path: r.path, headers: { host: r.host }, timeout: timeoutMs };
+    const where = r.socketPath !== undefined ? { socketPath: r.socketPath } : { host: connectHost, port: r.port };
+    const options = { ...where, path: r.path, headers: { host: r.host }, timeout: timeoutMs };
     const onResponse = (res: import('node:http').IncomingMessage): void => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -173,12 +177,12 @@ export function demoChecks(a: DemoAddresses): DemoCheck[] {
 
   const routesDump = `/config_dump?resource=dynamic_route_configs`;
   const jqDomains = '.configs[].route_config | .name + ": " + ([.virtual_hosts[].domains[]] | join(" "))';
-  const admin = `http://127.0.0.1:${a.adminPort}`;
+  const admin = 'http://localhost';
   checks.push({
     title: 'debugging: the virtual hosts Envoy received over xDS (its admin /config_dump; needs jq)',
-    curl: `curl -s ${shellQuote(`${admin}${routesDump}`)} | jq -r ${shellQuote(jqDomains)}`,
+    curl: `curl -s --unix-socket ${shellQuote(a.adminSocket)} ${shellQuote(`${admin}${routesDump}`)} | jq -r ${shellQuote(jqDomains)}`,
     run: async () => {
-      const answer = await send('127.0.0.1', { port: a.adminPort, host: `127.0.0.1:${a.adminPort}`, path: routesDump });
+      const answer = await send(a.connectHost, { socketPath: a.adminSocket, port: 0, host: 'localhost', path: routesDump });
       const configs = jsonOf(answer)?.['configs'];
       type RouteConfigDump = { route_config?: { virtual_hosts?: { domains?: string[] }[] } };
       const domains = new Set(

@@ -2,7 +2,8 @@
 // certificate are generated for the TLS host, and `envoy-ingress run --envoy` serves a runtime copy of the
 // manifests to a real Envoy. Prints curl lines that work; DEMO_CHECK=1 runs them instead and exits.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,8 +23,6 @@ import {
 interface DemoConfig {
   httpPort: number;
   httpsPort: number;
-  adminPort: number;
-  xdsPort: number;
   /** `manifest`: echo servers listen on the EndpointSlice ports; `auto`: the OS picks, the copy is rewritten. */
   backendPorts: 'manifest' | 'auto';
   /** Runtime directory given by the user (kept on exit); otherwise a temporary one (removed on exit). */
@@ -48,8 +47,6 @@ function configFrom(env: NodeJS.ProcessEnv): DemoConfig {
   return {
     httpPort: portFrom(env, 'DEMO_HTTP_PORT', 8080),
     httpsPort: portFrom(env, 'DEMO_HTTPS_PORT', 8443),
-    adminPort: portFrom(env, 'DEMO_ADMIN_PORT', 9901),
-    xdsPort: portFrom(env, 'DEMO_XDS_PORT', 0),
     backendPorts,
     dir: env['DEMO_DIR'] || undefined,
     check: env['DEMO_CHECK'] === '1',
@@ -82,9 +79,19 @@ async function startBackends(config: DemoConfig, slots: BackendSlot[], servers: 
   }
 }
 
-async function adminGet(adminPort: number, urlPath: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`http://127.0.0.1:${adminPort}${urlPath}`, { signal: AbortSignal.timeout(2000) });
-  return { status: res.status, body: await res.text() };
+/** GET from Envoy's admin interface, a Unix socket (xDS is one too: nothing Envoy proxies to can reach either). */
+function adminGet(adminSocket: string, urlPath: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ socketPath: adminSocket, path: urlPath, timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('Envoy admin: no answer within 2 s')));
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 type EnvoyState = { serving: true } | { serving: false; error?: string };
@@ -99,10 +106,10 @@ interface ListenerDump {
  * Serving once Envoy is LIVE, both listeners are bound and nothing waits for xDS (clusters, routes, secrets).
  * A listener Envoy rejected (a port in use, typically) is an error: waiting longer would not help.
  */
-async function envoyState(adminPort: number): Promise<EnvoyState> {
+async function envoyState(adminSocket: string): Promise<EnvoyState> {
   try {
-    if ((await adminGet(adminPort, '/ready')).status !== 200) return { serving: false };
-    const dump = JSON.parse((await adminGet(adminPort, '/config_dump')).body) as { configs?: Record<string, unknown>[] };
+    if ((await adminGet(adminSocket, '/ready')).status !== 200) return { serving: false };
+    const dump = JSON.parse((await adminGet(adminSocket, '/config_dump')).body) as { configs?: Record<string, unknown>[] };
     const sections = dump.configs ?? [];
     const listeners = sections.flatMap((section) => (section['dynamic_listeners'] ?? []) as ListenerDump[]);
     const failed = listeners.find((l) => l.error_state !== undefined);
@@ -111,7 +118,7 @@ async function envoyState(adminPort: number): Promise<EnvoyState> {
     }
     if (sections.some((section) => Array.isArray(section['dynamic_warming_clusters']))) return { serving: false };
     if (listeners.some((l) => l.warming_state !== undefined)) return { serving: false };
-    const bound = JSON.parse((await adminGet(adminPort, '/listeners?format=json')).body) as {
+    const bound = JSON.parse((await adminGet(adminSocket, '/listeners?format=json')).body) as {
       listener_statuses?: { name?: string; local_address?: { socket_address?: { port_value?: number } } }[];
     };
     const names = new Set(
@@ -146,6 +153,11 @@ class Demo {
   get logFile(): string {
     return path.join(this.dir, 'envoy-ingress.log');
   }
+  /** Unix sockets for xDS and Envoy's admin, in a short directory of their own (a socket path has 107 bytes). */
+  readonly socketDir = mkdtempSync(path.join(tmpdir(), 'envoy-ingress-demo-'));
+  get adminSocket(): string {
+    return path.join(this.socketDir, 'admin.sock');
+  }
 
   async prepare(): Promise<string> {
     await mkdir(this.manifestsDir, { recursive: true });
@@ -172,8 +184,8 @@ class Demo {
       '--http-port', String(c.httpPort),
       '--https-port', String(c.httpsPort),
       '--https-redirect-port', String(c.httpsPort),
-      '--envoy-admin-port', String(c.adminPort),
-      '--xds-address', `127.0.0.1:${c.xdsPort}`,
+      '--envoy-admin-address', `unix:${this.adminSocket}`,
+      '--xds-address', `unix:${path.join(this.socketDir, 'xds.sock')}`,
     ];
     const log = openSync(this.logFile, 'a');
     // Its own process group (Envoy joins it), so stopping can make sure nothing is left behind.
@@ -197,7 +209,7 @@ class Demo {
       if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`envoy-ingress exited before Envoy was serving\n${await this.logTail()}`);
       }
-      const state = await envoyState(this.config.adminPort);
+      const state = await envoyState(this.adminSocket);
       if (state.serving) return;
       if (state.error !== undefined) throw new Error(`${state.error}\n${await this.logTail()}`);
       if (Date.now() > deadline) {
@@ -233,6 +245,7 @@ class Demo {
       }
       this.#killGroup('SIGKILL');
       await Promise.all(this.#servers.map((s) => s.close()));
+      rmSync(this.socketDir, { recursive: true, force: true });
     })();
     return this.#stopping;
   }
@@ -240,6 +253,7 @@ class Demo {
   /** Immediate stop (a second Ctrl-C). */
   kill(): void {
     this.#killGroup('SIGKILL');
+    rmSync(this.socketDir, { recursive: true, force: true });
     process.exit(130);
   }
 }
@@ -249,7 +263,7 @@ function usage(demo: Demo, checks: readonly DemoCheck[]): string {
     '',
     'envoy-ingress demo is serving.',
     `  Envoy        http://${connectHost}:${demo.config.httpPort}  https://${connectHost}:${demo.config.httpsPort}`,
-    `  admin        http://127.0.0.1:${demo.config.adminPort}`,
+    `  admin        curl --unix-socket ${demo.adminSocket} http://localhost/`,
     `  manifests    ${demo.manifestsDir}`,
     `  CA           ${demo.caFile}`,
     `  log          ${demo.logFile}`,
@@ -307,7 +321,7 @@ async function main(): Promise<number> {
     process.stdout.write(`envoy-ingress controller pid ${pid} (process group ${pid})\n`);
     process.stdout.write(`waiting for Envoy to be serving (the first run installs Envoy, which can take a minute)...\n`);
     await demo.waitUntilServing();
-    const checks = demoChecks({ connectHost, ...config, caFile: demo.caFile, caPem });
+    const checks = demoChecks({ connectHost, ...config, adminSocket: demo.adminSocket, caFile: demo.caFile, caPem });
     if (config.check) return (await runChecks(checks)) === 0 ? 0 : 1;
     process.stdout.write(usage(demo, checks));
     await new Promise<void>((resolve) => demo.aborted.signal.addEventListener('abort', () => resolve(), { once: true }));

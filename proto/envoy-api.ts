@@ -23,6 +23,9 @@ const entryFiles = [
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  // auth-url: one match-delegate filter around the composite filter; routes name the ext_authz to run (ext-authz.ts).
+  'envoy/extensions/common/matching/v3/extension_matcher.proto',
+  'envoy/extensions/filters/http/composite/v3/composite.proto',
   'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/basic_auth/v3/basic_auth.proto',
   'envoy/extensions/filters/http/buffer/v3/buffer.proto',

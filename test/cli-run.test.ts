@@ -1,10 +1,12 @@
 // The command line as users run it: `node dist/cli/main.js ...` in a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { findEnvoyBinary } from './harness/envoy-binary.js';
 import { httpGet } from './harness/http-client.js';
+import { childPids, listeningTcpPorts } from './harness/listening-ports.js';
 import { findRepoRoot } from './harness/repo-root.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
@@ -198,4 +200,38 @@ test('run --envoy with an Envoy binary that does not exist exits 2 and says so',
   ]);
   t.is(code, 2);
   t.regex(stderr, /cannot start Envoy \(\/nonexistent\/envoy\)/);
+});
+
+test('run --envoy without addresses: xDS and Envoy\'s admin on Unix sockets in a private directory, removed on exit; no TCP port of theirs', async (t) => {
+  const manifests = await useEchoAppManifests(t, [ingress('web', { rules: [{ host: 'web.example.test', paths: [{ path: '/', service: 'web' }] }] })]);
+  const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  const cli = startCli(
+    ['run', '--manifests', manifests, '--envoy', '--http-port', String(httpPort), '--https-port', String(httpsPort), '--listen-address', '127.0.0.1', '--debug-address', 'off'],
+    { ENVOY_BIN: await findEnvoyBinary() },
+  );
+  t.teardown(() => {
+    // SIGTERM: on a failure, the CLI still removes its socket directory.
+    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGTERM');
+  });
+  const served = await waitFor(
+    async () => {
+      const res = await httpGet({ port: httpPort, hostHeader: 'web.example.test', path: '/' }).catch(() => undefined);
+      return res?.status === 200 ? res : undefined;
+    },
+    { description: 'served through the supervised Envoy', timeoutMs: 60_000, intervalMs: 200 },
+  );
+  t.is(served.json?.service, 'web');
+  const listening = /"address":"unix:([^"]+)\/xds\.sock"[^\n]*xDS server listening/.exec(cli.stdout());
+  t.truthy(listening, cli.stdout().slice(0, 2000));
+  const dir = listening![1]!;
+  t.is(statSync(dir).mode & 0o777, 0o700);
+  t.is(statSync(path.join(dir, 'admin.sock')).mode & 0o777, 0o600);
+  // Neither process listens on TCP but for the data plane (the controller: nothing, /debug and health are off).
+  const envoyPid = childPids(cli.child.pid!)[0]!;
+  t.deepEqual(listeningTcpPorts(cli.child.pid!), []);
+  // (No HTTPS listener: no TLS host.)
+  t.deepEqual(listeningTcpPorts(envoyPid), [httpPort]);
+  cli.child.kill('SIGTERM');
+  t.is(await cli.exited, 0);
+  t.false(existsSync(dir), 'the socket directory is removed on exit');
 });

@@ -22,7 +22,7 @@ interface DemoRun {
 
 /** Starts the demo on ports the OS considers free; killed (with its process group) if the test ends early. */
 async function startDemo(t: ExecutionContext, extraEnv: Record<string, string>): Promise<DemoRun> {
-  const [httpPort, httpsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const [httpPort, httpsPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [demoScript], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,8 +31,6 @@ async function startDemo(t: ExecutionContext, extraEnv: Record<string, string>):
       ENVOY_BIN: await findEnvoyBinary(),
       DEMO_HTTP_PORT: String(httpPort),
       DEMO_HTTPS_PORT: String(httpsPort),
-      DEMO_ADMIN_PORT: String(adminPort),
-      DEMO_XDS_PORT: '0',
       DEMO_BACKEND_PORTS: 'auto',
       DEMO_DIR: '',
       ...extraEnv,

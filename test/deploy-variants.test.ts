@@ -54,7 +54,8 @@ test('default renders exactly the objects `kubectl apply -f deploy/` applies', a
 test('edge-nodes: the bootstrap is what the CLI prints (xDS and admin on Unix sockets) and Envoy accepts it', async (t) => {
   const { docs } = await render('edge-nodes');
   const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'envoy-ingress-bootstrap')!;
-  const header = (await readFile(path.join(root, 'deploy-variants/edge-nodes/envoy-bootstrap.yaml'), 'utf8')).split('\n')[0]!;
+  // deploy/'s bootstrap: xDS and admin on Unix sockets there too.
+  const header = (await readFile(path.join(root, 'deploy/04-envoy-bootstrap.yaml'), 'utf8')).split('\n')[0]!;
   const args = header.replace(/^# Generated: envoy-ingress /, '').split(' ');
   const { stdout } = await run(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args]);
   const bootstrap = parse(configMap.data!['bootstrap.yaml']!);

@@ -89,7 +89,7 @@ test('edge-nodes: xDS, Envoy admin and /debug are not on any TCP port; requests 
   // A short temp dir: Unix socket paths are limited to 107 bytes.
   const dir = await createTempDir('ei-');
   t.teardown(() => dir.remove());
-  const [httpPort, httpsPort, readyPort, healthPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [httpPort, httpsPort, readyPort, healthPort, dnsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const relocate = (s: string): string =>
     s
       .replaceAll(socketDir, dir.path)
@@ -98,10 +98,13 @@ test('edge-nodes: xDS, Envoy admin and /debug are not on any TCP port; requests 
       .replace(/^--https-redirect-port=443$/, `--https-redirect-port=${httpsPort}`)
       .replace(/^--listen-address=0\.0\.0\.0$/, '--listen-address=127.0.0.1')
       .replace(/^--health-address=127\.0\.0\.1:\d+$/, `--health-address=127.0.0.1:${healthPort}`)
-      .replace(/^--drain-seconds=\d+$/, '--drain-seconds=1');
+      .replace(/^--drain-seconds=\d+$/, '--drain-seconds=1')
+      .replace(/^--upstream-dns-filter=127\.0\.0\.1:\d+$/, `--upstream-dns-filter=127.0.0.1:${dnsPort}`);
   const bootstrap = parse(bootstrapText.replaceAll(socketDir, dir.path));
   const readiness = bootstrap.static_resources.listeners.find((l: any) => l.name === 'envoy_ready');
   readiness.address.socket_address = { address: '127.0.0.1', port_value: readyPort };
+  // The controller's upstream DNS filter, where Envoy resolves names (UDP: not among the TCP ports below).
+  for (const resolver of bootstrap.typed_dns_resolver_config.typed_config.resolvers) resolver.socket_address.port_value = dnsPort;
   await writeFile(dir.file('bootstrap.json'), JSON.stringify(bootstrap));
 
   const manifests = await useWebAppManifests(t);

@@ -6,7 +6,10 @@
 //   whose admin interface is a Unix socket: test/edge-nodes-uds-e2e.test.ts).
 // Either way Envoy's readiness endpoint (what the kubelet probes) stops answering 200 at once, clients on a
 // kept-alive connection are told to close it, Envoy stops listening after the drain time, and the drainer exits 0.
-// Only the ports (the test's own) and the drain time (2 s instead of 15) are changed.
+// Only the ports (the test's own) and the drain time (2 s instead of 15) are changed, and Envoy's admin interface
+// and xDS, Unix sockets in the manifests, become loopback ports the test harness reads Envoy's state from (each
+// manifest's drain command must name the bootstrap's admin socket; draining over the socket itself is shown by
+// test/edge-nodes-uds-e2e.test.ts and test/loopback-isolation-e2e.test.ts).
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -49,16 +52,20 @@ function withValues(args: readonly string[], values: Record<string, string>): st
   });
 }
 
+/** Where the manifests put Envoy's admin interface (the bootstrap's admin pipe). */
+const adminSocketUrl = 'unix:/run/envoy-ingress/admin.sock';
+
 /** The generated bootstrap with the test's ports: admin, readiness listener, controller's xDS. */
 async function deployedBootstrap(ports: { admin: number; ready: number; xds: number }): Promise<any> {
   const [configMap] = parseAllDocuments(await readFile(path.join(root, 'deploy/04-envoy-bootstrap.yaml'), 'utf8')).map((d) => d.toJS() as any);
   const bootstrap = parse(configMap.data['bootstrap.yaml']);
-  bootstrap.admin.address.socket_address.port_value = ports.admin;
+  if (`unix:${bootstrap.admin.address.pipe?.path}` !== adminSocketUrl) throw new Error(`admin is not at ${adminSocketUrl}`);
+  bootstrap.admin.address = { socket_address: { address: '127.0.0.1', port_value: ports.admin } };
   const ready = bootstrap.static_resources.listeners.find((l: any) => l.name === 'envoy_ready');
   ready.address.socket_address.address = '127.0.0.1';
   ready.address.socket_address.port_value = ports.ready;
   const xds = bootstrap.static_resources.clusters.find((c: any) => c.name === 'xds_cluster');
-  xds.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = ports.xds;
+  xds.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address = { socket_address: { address: '127.0.0.1', port_value: ports.xds } };
   return bootstrap;
 }
 
@@ -139,8 +146,7 @@ test('split: the Envoy DaemonSet\'s drainer container drains Envoy when the pod 
   t.is((await httpGet({ port: httpPort, hostHeader: 'web.example.test', path: '/' })).status, 200);
 
   // The drainer's own command line, pointed at this Envoy's admin port with the test's drain time.
-  const adminUrl = new URL(flagValue(drainer.args!, '--admin-url'));
-  t.is(adminUrl.hostname, '127.0.0.1');
+  t.is(flagValue(drainer.args!, '--admin-url'), adminSocketUrl);
   const args = withValues(drainer.args!, { '--admin-url': `http://127.0.0.1:${adminPort}`, '--drain-seconds': String(drainSeconds) });
   const child = spawn(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
@@ -163,7 +169,7 @@ for (const variant of [{ name: 'default', file: 'deploy/05-deployment.yaml' }]) 
     const envoyContainer = containers.find((c) => c.name === 'envoy')!;
     const controllerArgs = containers.find((c) => c.name === 'controller')!.args!;
     const [httpPort, httpsPort, readyPort, adminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    t.is(new URL(flagValue(controllerArgs, '--envoy-admin-url')).hostname, '127.0.0.1');
+    t.is(flagValue(controllerArgs, '--envoy-admin-url'), adminSocketUrl);
     // The controller's drain flags from the manifest; the Kubernetes-mode flags give way to a manifest directory.
     const drainFlags = withValues(
       controllerArgs.filter((a) => a.startsWith('--envoy-admin-url=') || a.startsWith('--drain-seconds=')),

@@ -2,8 +2,10 @@
 // served by the controller on its xDS server (envoy/basic-auth.ts says how Envoy is configured). A check carries
 // the route's users id and realm (context extensions) and the request's Authorization header only. Answers: OK
 // with the Authorization header removed (ingress-nginx does not pass the credentials on: `proxy_set_header
-// Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, or 503 when the users
-// are not known here or too many slow verifications are waiting. Nothing of a request is logged.
+// Authorization ""`), 401 with `WWW-Authenticate: Basic realm="<realm>"` and nginx's page, 429 when this
+// Secret has too many checks pending (one tenant's storm: PasswordWorkerPool), or 503 when the users are not
+// known here or too many checks are waiting overall. Slow hashes are verified on worker threads. Nothing of a
+// request is logged.
 import { BlockList, isIP } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
 import type { ClientAuthorizer } from '../../xds/client-identity.js';
@@ -12,6 +14,8 @@ import { messageType } from '../../proto/envoy-api.js';
 import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.js';
 import type { BasicAuthUsers } from './basic-auth-users.js';
 import { verifyPassword } from './password-hash.js';
+import { PasswordWorkerPool, type PoolVerdict } from './password-worker-pool.js';
+import { isSlowScheme, passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 
 const servicePath = '/envoy.service.auth.v3.Authorization';
@@ -49,6 +53,14 @@ export const authorizationRequiredPage = `<html>
 <head><title>401 Authorization Required</title></head>
 <body>
 <center><h1>401 Authorization Required</h1></center>
+</body>
+</html>
+`;
+
+const tooManyRequestsPage = `<html>
+<head><title>429 Too Many Requests</title></head>
+<body>
+<center><h1>429 Too Many Requests</h1></center>
 </body>
 </html>
 `;
@@ -92,7 +104,7 @@ function inRanges(address: string | undefined, cidrs: string): boolean {
 }
 
 /** google.rpc.Code values. */
-const rpcCode = { ok: 0, unauthenticated: 16, unavailable: 14 } as const;
+const rpcCode = { ok: 0, unauthenticated: 16, unavailable: 14, resourceExhausted: 8 } as const;
 
 function header(key: string, value: string): object {
   return { header: { key, value } };
@@ -121,6 +133,15 @@ function encodeDecision(decision: BasicAuthDecision | 'overloaded', realm: strin
               body: authorizationRequiredPage,
             },
           }
+      : decision === 'busy'
+        ? {
+            status: { code: rpcCode.resourceExhausted },
+            denied_response: {
+              status: { code: 429 },
+              headers: [header('content-type', 'text/html'), header('retry-after', '1')],
+              body: tooManyRequestsPage,
+            },
+          }
         : {
             status: { code: rpcCode.unavailable },
             denied_response: { status: { code: 503 }, headers: [header('content-type', 'text/html')], body: serviceUnavailablePage },
@@ -139,7 +160,10 @@ export interface BasicAuthServiceOptions {
   maxPendingVerifications?: number;
   /** Successful verifications remembered (default 10,000). */
   cacheSize?: number;
+  /** Instead of the worker pool, for tests: how a password is verified (on the event loop). */
   verify?: (password: string, hash: string) => Promise<boolean>;
+  /** Where slow hashes are verified (default: a pool of its own, sized to the machine). */
+  pool?: PasswordWorkerPool;
 }
 
 export interface BasicAuthServiceStats {
@@ -147,16 +171,19 @@ export interface BasicAuthServiceStats {
   allowed: number;
   denied: number;
   unavailable: number;
+  /** Refused with 429: the Secret had too many checks pending. */
+  busy: number;
   /** Verifications actually run (cache misses). */
   verifications: number;
 }
 
 /** The handlers of authorizationServiceDefinition, reading users from `users`. */
 export class BasicAuthService {
-  readonly stats: BasicAuthServiceStats = { checks: 0, allowed: 0, denied: 0, unavailable: 0, verifications: 0 };
+  readonly stats: BasicAuthServiceStats = { checks: 0, allowed: 0, denied: 0, unavailable: 0, busy: 0, verifications: 0 };
   readonly #verified: VerifiedPasswords;
   readonly #maxPending: number;
-  readonly #verify: (password: string, hash: string) => Promise<boolean>;
+  readonly #verify: (password: string, hash: string, tenant: string) => Promise<PoolVerdict>;
+  readonly #ownPool: PasswordWorkerPool | undefined;
   readonly #authorize: ClientAuthorizer | undefined;
   #pending = 0;
 
@@ -166,8 +193,24 @@ export class BasicAuthService {
   ) {
     this.#verified = new VerifiedPasswords(options.cacheSize ?? 10_000);
     this.#maxPending = options.maxPendingVerifications ?? 256;
-    this.#verify = options.verify ?? verifyPassword;
+    const given = options.verify;
+    if (given !== undefined) {
+      this.#verify = (password, hash) => given(password, hash);
+    } else {
+      const pool = options.pool ?? new PasswordWorkerPool();
+      if (options.pool === undefined) this.#ownPool = pool;
+      // Fast schemes ({SHA}, {SSHA}, {PLAIN}, DES) cost microseconds: a worker round trip would cost more.
+      this.#verify = (password, hash, tenant) => {
+        const scheme = passwordScheme(hash);
+        return scheme !== undefined && isSlowScheme(scheme) ? pool.verify(tenant, password, hash) : verifyPassword(password, hash);
+      };
+    }
     this.#authorize = options.authorizeClient;
+  }
+
+  /** Stops the worker threads of its own pool. */
+  async close(): Promise<void> {
+    await this.#ownPool?.close();
   }
 
   /** Registers the service on a gRPC server (before or after it is bound). */
@@ -209,15 +252,17 @@ export class BasicAuthService {
     this.#pending += 1;
     let decision: BasicAuthDecision;
     try {
-      decision = await decideBasicAuth(users, authorization, this.#verified, (password, hash) => {
-        this.stats.verifications += 1;
-        return this.#verify(password, hash);
+      decision = await decideBasicAuth(users, authorization, this.#verified, async (password, hash) => {
+        const verdict = await this.#verify(password, hash, id ?? '');
+        if (verdict !== 'busy') this.stats.verifications += 1;
+        return verdict;
       });
     } finally {
       this.#pending -= 1;
     }
     if (decision === 'allow') this.stats.allowed += 1;
     else if (decision === 'deny') this.stats.denied += 1;
+    else if (decision === 'busy') this.stats.busy += 1;
     else this.stats.unavailable += 1;
     return encodeDecision(decision, realm, satisfyAny);
   }

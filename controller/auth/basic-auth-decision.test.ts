@@ -26,20 +26,24 @@ test('decision: right password allows, anything else denies, unknown users id is
   t.is(await decideBasicAuth(undefined, basic('alice:wonderland'), cache), 'unavailable');
 });
 
-test('decision: a success is remembered per hash and password; failures and changed hashes are verified again', async (t) => {
+test('decision: a success is remembered per hash and password, a failure for a few seconds; changed hashes are verified again', async (t) => {
   let calls = 0;
   const verify = async (password: string, hash: string): Promise<boolean> => {
     calls += 1;
     return hash === sha(password);
   };
-  const cache = new VerifiedPasswords();
+  let now = 0;
+  const cache = new VerifiedPasswords(10_000, 5_000, () => now);
   const before = new Map([['alice', sha('one')]]);
   t.is(await decideBasicAuth(before, basic('alice:one'), cache, verify), 'allow');
   t.is(await decideBasicAuth(before, basic('alice:one'), cache, verify), 'allow');
   t.is(calls, 1);
   t.is(await decideBasicAuth(before, basic('alice:two'), cache, verify), 'deny');
   t.is(await decideBasicAuth(before, basic('alice:two'), cache, verify), 'deny');
-  t.is(calls, 3);
+  t.is(calls, 2, 'the repeated wrong password is answered from the negative cache');
+  now += 5_001;
+  t.is(await decideBasicAuth(before, basic('alice:two'), cache, verify), 'deny');
+  t.is(calls, 3, 'and verified again once it expired');
   // The Secret changes: the old password no longer matches the new hash, whatever the cache holds.
   const after = new Map([['alice', sha('two')]]);
   t.is(await decideBasicAuth(after, basic('alice:one'), cache, verify), 'deny');
@@ -58,6 +62,37 @@ test('a burst of checks of the same new credentials runs one verification', asyn
   const answers = await Promise.all(Array.from({ length: 16 }, () => decideBasicAuth(users, basic('alice:one'), cache, verify)));
   t.deepEqual(new Set(answers), new Set(['allow']));
   t.is(calls, 1);
+});
+
+test('a verification refused as busy is no failure: the same credentials are tried again at once', async (t) => {
+  let busy = true;
+  const verify = async (password: string, hash: string): Promise<boolean | 'busy'> => (busy ? 'busy' : hash === sha(password));
+  const cache = new VerifiedPasswords();
+  const users = new Map([['alice', sha('one')]]);
+  t.is(await decideBasicAuth(users, basic('alice:one'), cache, verify), 'busy');
+  t.is(await decideBasicAuth(users, basic('alice:nope'), cache, verify), 'busy');
+  busy = false;
+  t.is(await decideBasicAuth(users, basic('alice:one'), cache, verify), 'allow');
+  t.is(await decideBasicAuth(users, basic('alice:nope'), cache, verify), 'deny');
+});
+
+test('cache keys are length-prefixed: moving text between hash and password never gives the same key', (t) => {
+  // Joined with a NUL these two pairs were the same bytes ("a\0b\0c").
+  t.not(VerifiedPasswords.keyOf('a\0b', 'c'), VerifiedPasswords.keyOf('a', 'b\0c'));
+  t.not(VerifiedPasswords.keyOf('ab', ''), VerifiedPasswords.keyOf('a', 'b'));
+  t.is(VerifiedPasswords.keyOf('a', 'b'), VerifiedPasswords.keyOf('a', 'b'));
+});
+
+test('the negative cache is bounded and forgets expired failures', (t) => {
+  let now = 0;
+  const cache = new VerifiedPasswords(2, 1_000, () => now);
+  cache.addFailure('a');
+  cache.addFailure('b');
+  cache.addFailure('c');
+  t.false(cache.failedRecently('a'), 'the oldest went past capacity');
+  t.true(cache.failedRecently('b'));
+  now = 1_001;
+  t.false(cache.failedRecently('c'));
 });
 
 test('the cache is bounded: the least recently used success goes first', (t) => {

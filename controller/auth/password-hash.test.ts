@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import bcrypt from 'bcryptjs';
 import { verifyPassword } from './password-hash.js';
-import { passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
+import { passwordCostProblem, passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
 
 // dist/controller/auth/ -> repository root.
 const fixture = readFileSync(new URL('../../../test/fixtures/htpasswd/htpasswd-2.4.txt', import.meta.url), 'utf8');
@@ -41,6 +41,29 @@ test('the other formats nginx accepts: $1$ (openssl passwd -1), $2a$/$2b$, {SSHA
   t.false(await verifyPassword('baz', ssha));
   t.true(await verifyPassword('bar', '{PLAIN}bar'));
   t.false(await verifyPassword('baz', '{PLAIN}bar'));
+});
+
+test('SHA-crypt with rounds= verifies (glibc crypt(3) wrote these); the library threw "Invalid salt string" on them', async (t) => {
+  const hashes = [
+    '$5$rounds=12000$saltysalt$1pXIA6n/YfRBZZZdM058tSjao0HMnWGMHDGr9kTguq0',
+    '$6$rounds=1000$saltysalt$TWJlTyZT36LO/S.1Tgd1OXlBuZ5HGRDlg/MF/lcIBKPhxChlFYrg54T8/TO0E6Esi7p1XhtGv4gI7eK6l0SG/0',
+  ];
+  for (const hash of hashes) {
+    t.true(await verifyPassword('pw-rounds', hash), hash);
+    t.false(await verifyPassword('pw-wrong', hash), hash);
+  }
+});
+
+test('cost caps: bcrypt above cost 14 and SHA-crypt above 1,000,000 rounds are refused before any verification', (t) => {
+  const b = bcrypt.hashSync('bar', 4).slice(7);
+  t.is(passwordCostProblem(`$2y$14$${b}`), undefined);
+  t.regex(passwordCostProblem(`$2y$15$${b}`) ?? '', /bcrypt cost 15 is above the cap of 14/);
+  t.regex(passwordCostProblem(`$2y$31$${b}`) ?? '', /cost 31/);
+  const digest = '1pXIA6n/YfRBZZZdM058tSjao0HMnWGMHDGr9kTguq0';
+  t.is(passwordCostProblem(`$5$rounds=1000000$salt$${digest}`), undefined);
+  t.is(passwordCostProblem(`$5$salt$${digest}`), undefined);
+  t.regex(passwordCostProblem(`$5$rounds=1000001$salt$${digest}`) ?? '', /rounds=1000001 is above the cap of 1000000/);
+  t.is(passwordCostProblem('$apr1$OFG3Xybp$ckL0FHDAkoXYIlH9.cysT0'), undefined);
 });
 
 test('malformed hashes are no scheme and let nobody in', async (t) => {

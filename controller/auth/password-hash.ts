@@ -29,7 +29,9 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
       return bcrypt.compare(password, hash);
     case 'sha256-crypt':
     case 'sha512-crypt':
-      return sameText(shaCrypt(password, hash), hash);
+      // unixcrypt takes the settings ($5$[rounds=N$]salt) without the digest: given a whole hash with rounds= it
+      // throws "Invalid salt string".
+      return sameText(shaCrypt(password, hash.slice(0, hash.lastIndexOf('$'))), hash);
     case 'sha1':
       return sameText(`{SHA}${createHash('sha1').update(password, 'utf8').digest('base64')}`, hash);
     case 'ssha': {

@@ -17,6 +17,12 @@ localTargets.addAddress('::', 'ipv6');
 localTargets.addAddress('::1', 'ipv6');
 localTargets.addSubnet('fe80::', 10, 'ipv6');
 
+/** Whether an IP address is one of those local targets (the upstream DNS filter refuses resolved addresses so). */
+export function isLocalTarget(address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && localTargets.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 /**
  * Checks spec.externalName before it becomes a DNS cluster: a DNS name or an IP address, never `localhost`
  * (or a name under `.localhost`), a loopback, unspecified or link-local address: those would let a Service in

@@ -12,7 +12,7 @@ import { type Ingress, type ObjectRef, type Secret, refKey, refOf } from '../../
 import type { IngressAnnotations } from '../annotations.js';
 import type { References } from '../../shared/references.js';
 import { Reason } from '../../shared/reasons.js';
-import { passwordScheme } from './password-scheme.js';
+import { passwordCostProblem, passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { type FinishedDataPlane, withRewrittenRoutes } from './finished-data-plane.js';
 import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
@@ -360,6 +360,10 @@ export function readUsers(secret: Secret, secretType: 'auth-file' | 'auth-map'):
       users.add(user);
     } else if (passwordScheme(hash) === undefined) {
       skipped.push(`${where}: the user cannot log in: the password hash is in no format ingress-nginx accepts (apr1, bcrypt, SHA-256/512-crypt, MD5-crypt, DES crypt, {SHA}, {SSHA}, {PLAIN})`);
+      users.add(user);
+    } else if (passwordCostProblem(hash) !== undefined) {
+      // Verifying it would hold a CPU for seconds per wrong password (issue 25 item 4).
+      skipped.push(`${where}: the user cannot log in: ${passwordCostProblem(hash)}`);
       users.add(user);
     } else {
       lines.push(`${user}:${hash}`);

@@ -38,3 +38,27 @@ export const schemeLabel: Record<PasswordScheme, string> = {
   plain: '{PLAIN}',
   'des-crypt': 'crypt(3) DES (htpasswd -d)',
 };
+
+/**
+ * The most work a hash may ask of one verification. Verifying costs what the hash says (bcrypt: 2^cost rounds,
+ * SHA-crypt: `rounds=`), so a tenant's Secret chooses how much of the controller's CPU each wrong password takes:
+ * past these a user cannot log in (a diagnostic on the Ingress) instead of being a slow path. bcrypt 14 takes
+ * about 2 s here (bcryptjs), SHA-512-crypt at 1,000,000 rounds about 4 s: both above any default (htpasswd -B:
+ * cost 5, up to 17 with -C; glibc's crypt: 5,000 rounds).
+ */
+export const passwordCostCaps = { bcryptCost: 14, shaCryptRounds: 1_000_000 } as const;
+
+/** Why `hash` costs more than passwordCostCaps allow, or undefined when it does not. */
+export function passwordCostProblem(hash: string): string | undefined {
+  const scheme = passwordScheme(hash);
+  if (scheme === 'bcrypt') {
+    const cost = Number(hash.slice(4, 6));
+    if (cost > passwordCostCaps.bcryptCost) return `bcrypt cost ${cost} is above the cap of ${passwordCostCaps.bcryptCost}`;
+  } else if (scheme === 'sha256-crypt' || scheme === 'sha512-crypt') {
+    const rounds = /^\$[56]\$rounds=(\d+)\$/.exec(hash)?.[1];
+    if (rounds !== undefined && Number(rounds) > passwordCostCaps.shaCryptRounds) {
+      return `SHA-crypt rounds=${rounds} is above the cap of ${passwordCostCaps.shaCryptRounds}`;
+    }
+  }
+  return undefined;
+}

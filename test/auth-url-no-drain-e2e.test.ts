@@ -1,0 +1,94 @@
+// Issue 25 item 6: a tenant's change never drains other tenants' connections. Tenant B edits its auth-url 20
+// times (each a different authorization path, so a different service setting); tenant A holds one kept-alive
+// connection through it all. Each edit reaches Envoy (the check requests go to B's new path) as a route change
+// only: the listener is never updated in place, no filter chain drains, and A's connection is never asked to close
+// (with one ext_authz filter per auth-url setting, each edit was an LDS update that drained every connection).
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import test from 'ava';
+import { useEchoBackend } from './harness/ava-fixtures.js';
+import { createKeepAliveAgent, httpGet } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { nginxIngress } from './fixtures/nginx-manifests.js';
+import { startStack } from './fixtures/standalone-stack.js';
+
+const listenerStats = '^listener_manager\\.(listener_in_place_updated|listener_modified|total_filter_chains_draining|lds\\.update_success)$';
+
+test('20 auth-url edits of one tenant: no listener update, and another tenant\'s kept-alive connection is never drained', async (t) => {
+  t.timeout(240_000);
+  const web = await useEchoBackend(t, { service: 'web' });
+  // B's authorization service: lets everything through, remembers the paths it was asked.
+  const paths: string[] = [];
+  const authz: Server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => authz.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => authz.close(() => resolve())));
+  const authzPort = (authz.address() as AddressInfo).port;
+
+  const dir = await createTempDir();
+  t.teardown(() => dir.remove());
+  const write = (edit: number): Promise<void> => {
+    const b = nginxIngress('b', 'b.test', 'web', { 'auth-url': `http://authz.b.svc.cluster.local/check-${edit}` }) as { metadata: { namespace: string } };
+    b.metadata.namespace = 'b';
+    return writeFile(
+      path.join(dir.path, 'objects.yaml'),
+      toYaml([
+        ingressClass(),
+        ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }], 'a'),
+        ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }], 'b'),
+        ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: authzPort }], 'b'),
+        ingress('a', { namespace: 'a', rules: [{ host: 'a.test', paths: [{ path: '/', service: 'web' }] }] }),
+        b,
+      ]),
+    );
+  };
+  await write(0);
+  const stack = await startStack(t, { manifestsDir: dir.path, translate: { nginxAnnotations: true } });
+  const getB = () => httpGet({ port: stack.httpPort, hostHeader: 'b.test', path: '/x' });
+  await waitFor(async () => (await getB().catch(() => undefined))?.status === 200 && paths.at(-1)?.startsWith('/check-0/'), {
+    description: 'b.test checked at /check-0',
+    timeoutMs: 30_000,
+  });
+
+  // A's long-lived connection.
+  const agent = createKeepAliveAgent();
+  t.teardown(() => agent.destroy());
+  const ports = new Set<number>();
+  const closes: string[] = [];
+  const getA = async (): Promise<void> => {
+    const res = await httpGet({ port: stack.httpPort, hostHeader: 'a.test', path: '/', agent });
+    t.is(res.status, 200);
+    if (res.headers.connection === 'close') closes.push('close');
+  };
+  // The local port of the agent's one socket identifies the connection.
+  agent.on('free', (socket) => ports.add(socket.localPort ?? 0));
+  await getA();
+  const before = await stack.envoy.stats(listenerStats);
+
+  for (let edit = 1; edit <= 20; edit++) {
+    await write(edit);
+    await waitFor(async () => (await getB()).status === 200 && paths.at(-1)?.startsWith(`/check-${edit}/`), {
+      description: `b.test checked at /check-${edit}`,
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    });
+    await getA();
+  }
+  // Longer than the stack's drain time (2 s): a drain would have closed the connection by now.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await getA();
+
+  const after = await stack.envoy.stats(listenerStats);
+  t.deepEqual(closes, [], 'A was never told to close its connection');
+  t.is(ports.size, 1, `A's requests went over ${ports.size} connections`);
+  t.is(after['listener_manager.listener_in_place_updated'], before['listener_manager.listener_in_place_updated']);
+  t.is(after['listener_manager.listener_modified'], before['listener_manager.listener_modified']);
+  t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
+  t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
+});
