@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Builds the images the real-node tests run, as OCI image archives (what `ctr images import` loads), from this
+# checkout and the pinned binaries, without a registry or a container engine:
+#
+#   docker.io/envoy-ingress/controller:<package.json version>   what the Dockerfile describes (followed line by
+#                                                               line: its final stage's WORKDIR, COPY, USER,
+#                                                               ENTRYPOINT), with the Node of its FROM line
+#   docker.io/envoyproxy/envoy:v<version>                        the pinned Envoy binary (scripts/ensure-envoy.sh)
+#   docker.io/envoy-ingress/envoy-edge:<version>                 the same with cap_net_bind_service=+ep on the binary
+#                                                               (deploy/images/envoy-edge.Dockerfile)
+#   docker.io/envoy-ingress/test-echo:dev                        the echo backend of the tests, as a pod
+#   docker.io/envoy-ingress/pause:test                           the pod sandbox program (scripts/kube/pause)
+#
+# Usage: build-images.sh OUTDIR. Prints one `image-name=archive-path` line per image on stdout; progress on stderr.
+# Needs `npm run build` first (dist/). NODE_BIN, ENVOY_BIN and PAUSE_BIN name the binaries (else the ensure
+# scripts find them). The distroless base of the Dockerfile is replaced by what the binaries need: the shared
+# libraries `ldd` lists, /etc/passwd and /etc/group with nonroot (65532), /tmp.
+#
+# Reproducible: every file has mtime 0, uid/gid 0 and a normalised mode, entries are sorted by name, layers are
+# uncompressed tars, JSON is written byte for byte here: the same inputs give the same digests.
+set -euo pipefail
+
+log() { printf 'build-images: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${1:-}"
+[[ -n "$out" ]] || die "usage: build-images.sh OUTDIR"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+[[ -d "$root/dist/cli" ]] || die "no dist/ in $root: run npm run build first"
+CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/envoy-ingress"
+
+node_bin="${NODE_BIN:-$(bash "$root/scripts/ensure-node.sh")}"
+envoy_bin="${ENVOY_BIN:-$(bash "$root/scripts/ensure-envoy.sh")}"
+pause_bin="${PAUSE_BIN:-$(bash "$root/scripts/kube/ensure-node.sh" | sed -n 's/^pause=//p')}"
+[[ -x "$node_bin" && -x "$envoy_bin" && -x "$pause_bin" ]] || die "missing binary (node=$node_bin envoy=$envoy_bin pause=$pause_bin)"
+
+work="$(mktemp -d "$out/.work-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# Tar options that make an archive depend on the files' names, contents and (normalised) modes only.
+TAR_REPRO=(--sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=posix
+  --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime --mode=u+rwX,go+rX,go-w)
+
+# place SRC DEST: copies SRC (file or directory) to DEST in a staging tree, hard-linking where possible.
+place() {
+  mkdir -p "$(dirname "$2")"
+  cp -al "$1" "$2" 2>/dev/null || cp -a "$1" "$2"
+}
+
+# add_libraries STAGE BINARY: the shared libraries and the loader BINARY needs, at their own paths.
+add_libraries() {
+  local lib
+  for lib in $(ldd "$2" | grep -oE '/[^ ]+' | sort -u); do
+    mkdir -p "$1$(dirname "$lib")"
+    cp -L "$lib" "$1$lib"
+  done
+}
+
+# add_users STAGE: what distroless's nonroot variant has: root, nonroot (65532), nobody; a world-writable /tmp.
+add_users() {
+  mkdir -p "$1/etc" "$1/tmp" "$1/home/nonroot"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$1/etc/passwd"
+  printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' >"$1/etc/group"
+}
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+size() { stat -c %s "$1"; }
+
+# write_image NAME STAGE CONFIG_JSON_BODY FILE: a one-layer OCI image archive of STAGE named NAME, whose
+# config's "config" object is CONFIG_JSON_BODY; written to FILE.
+write_image() {
+  local name="$1" stage="$2" body="$3" file="$4"
+  local layout="$work/layout-$(basename "$file")"
+  mkdir -p "$layout/blobs/sha256"
+  local layer="$layout/layer.tar"
+  tar "${TAR_REPRO[@]}" --xattrs --xattrs-include=security.capability -C "$stage" -cf "$layer" .
+  local layer_digest layer_size
+  layer_digest="$(sha "$layer")"; layer_size="$(size "$layer")"
+  mv "$layer" "$layout/blobs/sha256/$layer_digest"
+  local config="$layout/config.json"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":%s,"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+    "$body" "$layer_digest" >"$config"
+  local config_digest config_size
+  config_digest="$(sha "$config")"; config_size="$(size "$config")"
+  mv "$config" "$layout/blobs/sha256/$config_digest"
+  local manifest="$layout/manifest.json"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
+    "$config_digest" "$config_size" "$layer_digest" "$layer_size" >"$manifest"
+  local manifest_digest manifest_size
+  manifest_digest="$(sha "$manifest")"; manifest_size="$(size "$manifest")"
+  mv "$manifest" "$layout/blobs/sha256/$manifest_digest"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"amd64","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}' \
+    "$manifest_digest" "$manifest_size" "$name" "${name##*:}" >"$layout/index.json"
+  printf '{"imageLayoutVersion":"1.0.0"}' >"$layout/oci-layout"
+  tar "${TAR_REPRO[@]}" -C "$layout" -cf "$file.partial" oci-layout index.json blobs
+  mv -f "$file.partial" "$file"
+  rm -rf "$layout"
+  printf '%s=%s\n' "$name" "$file"
+}
+
+# The controller's production node_modules (`npm ci` then `npm prune --omit=dev` in the Dockerfile): cached by
+# the hash of package.json and package-lock.json.
+prod_node_modules() {
+  local hash dir
+  hash="$(cat "$root/package.json" "$root/package-lock.json" | sha256sum | cut -c1-16)"
+  dir="$CACHE_ROOT/prod-node-modules-$hash"
+  if [[ ! -d "$dir/node_modules" ]]; then
+    log "installing production node_modules into $dir (once per lockfile)..."
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    cp "$root/package.json" "$root/package-lock.json" "$dir.tmp/"
+    (cd "$dir.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) >&2 \
+      || die "npm ci --omit=dev failed (is the npm registry reachable?)"
+    rm -f "$dir.tmp/package.json" "$dir.tmp/package-lock.json" "$dir.tmp/node_modules/.package-lock.json"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  printf '%s\n' "$dir/node_modules"
+}
+
+# JSON string of $1 (the paths and names here have no quotes or backslashes).
+json_string() { printf '"%s"' "$1"; }
+PATH_ENV='"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]'
+
+build_controller() {
+  local dockerfile="$root/Dockerfile" stage="$work/controller"
+  # The final stage: everything after the last FROM.
+  local final
+  final="$(awk '/^FROM /{buf=""} {buf = buf $0 "\n"} END{printf "%s", buf}' "$dockerfile")"
+  local workdir user entrypoint
+  workdir="$(printf '%s' "$final" | sed -n 's/^WORKDIR //p' | tail -n 1)"
+  user="$(printf '%s' "$final" | sed -n 's/^USER //p' | tail -n 1)"
+  entrypoint="$(printf '%s' "$final" | sed -n 's/^ENTRYPOINT //p' | tail -n 1)"
+  [[ -n "$workdir" && -n "$user" && "$entrypoint" == \[*\] ]] || die "Dockerfile: final stage needs WORKDIR, USER, ENTRYPOINT [..]"
+  mkdir -p "$stage$workdir"
+  local modules from src dest target
+  modules="$(prod_node_modules)"
+  while read -r from src dest; do
+    [[ "$dest" == /* ]] && target="$stage$dest" || target="$stage$workdir/$dest"
+    [[ "$target" == */ ]] && target="$target$(basename "$src")"
+    case "$from:$src" in
+      --from=node:/usr/local/bin/node) place "$node_bin" "$target" ;;
+      --from=build:/src/node_modules) place "$modules" "$target" ;;
+      --from=build:/src/*) [[ -e "$root/${src#/src/}" ]] || die "Dockerfile copies $src: no ${src#/src/} here (npm run build?)"
+        place "$root/${src#/src/}" "$target" ;;
+      *) die "Dockerfile: no rule for COPY $from $src (teach scripts/kube/build-images.sh)" ;;
+    esac
+  done < <(printf '%s' "$final" | sed -n 's/^COPY \(--from=[a-z]*\) \([^ ]*\) \([^ ]*\)$/\1 \2 \3/p')
+  add_libraries "$stage" "$node_bin"
+  add_users "$stage"
+  local version
+  version="$(sed -nE 's/^  "version": "([^"]+)".*/\1/p' "$root/package.json" | head -n 1)"
+  write_image "docker.io/envoy-ingress/controller:$version" "$stage" \
+    "{\"User\":$(json_string "$user"),$PATH_ENV,\"Entrypoint\":$entrypoint,\"WorkingDir\":$(json_string "$workdir")}" \
+    "$out/controller.tar"
+}
+
+envoy_version() { "$envoy_bin" --version | grep -oE '/[0-9]+\.[0-9]+\.[0-9]+/' | head -n 1 | tr -d /; }
+
+build_envoy() {
+  local version="$1" stage="$work/envoy"
+  place "$envoy_bin" "$stage/usr/local/bin/envoy"
+  add_libraries "$stage" "$envoy_bin"
+  add_users "$stage"
+  mkdir -p "$stage/etc/envoy"
+  # Upstream's entrypoint script runs `envoy "$@"` when the first argument is a flag, as in every manifest here.
+  write_image "docker.io/envoyproxy/envoy:v$version" "$stage" \
+    "{$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy.tar"
+}
+
+build_envoy_edge() {
+  local version="$1" stage="$work/envoy-edge"
+  mkdir -p "$stage"
+  cp -a "$work/envoy/." "$stage/" 2>/dev/null || true
+  [[ -x "$stage/usr/local/bin/envoy" ]] || { mkdir -p "$stage/usr/local/bin"; cp "$envoy_bin" "$stage/usr/local/bin/envoy"; add_libraries "$stage" "$envoy_bin"; add_users "$stage"; }
+  rm -f "$stage/usr/local/bin/envoy" && cp "$envoy_bin" "$stage/usr/local/bin/envoy"
+  setcap cap_net_bind_service=+ep "$stage/usr/local/bin/envoy" || die "setcap failed (libcap2-bin; root)"
+  write_image "docker.io/envoy-ingress/envoy-edge:$version" "$stage" \
+    "{\"User\":\"65532:65532\",$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy-edge.tar"
+}
+
+build_echo() {
+  local stage="$work/echo"
+  place "$node_bin" "$stage/nodejs/bin/node"
+  mkdir -p "$stage/app/dist/test/harness"
+  printf '{"type":"module"}\n' >"$stage/app/package.json"
+  local f
+  for f in echo-pod-main.js echo-backend.js; do
+    [[ -f "$root/dist/test/harness/$f" ]] || die "no dist/test/harness/$f (npm run build?)"
+    cp "$root/dist/test/harness/$f" "$stage/app/dist/test/harness/$f"
+  done
+  add_libraries "$stage" "$node_bin"
+  add_users "$stage"
+  write_image "docker.io/envoy-ingress/test-echo:dev" "$stage" \
+    "{\"User\":\"65532:65532\",$PATH_ENV,\"Entrypoint\":[\"/nodejs/bin/node\",\"dist/test/harness/echo-pod-main.js\"],\"WorkingDir\":\"/app\"}" \
+    "$out/echo.tar"
+}
+
+build_pause() {
+  local stage="$work/pause"
+  mkdir -p "$stage"
+  cp "$pause_bin" "$stage/pause"
+  write_image "docker.io/envoy-ingress/pause:test" "$stage" \
+    "{\"User\":\"65535:65535\",\"Entrypoint\":[\"/pause\"]}" "$out/pause.tar"
+}
+
+main() {
+  local started=$SECONDS version
+  version="$(envoy_version)"
+  [[ -n "$version" ]] || die "could not read the version of $envoy_bin"
+  build_controller
+  build_envoy "$version"
+  build_envoy_edge "$version"
+  build_echo
+  build_pause
+  log "images built into $out in $((SECONDS - started)) s"
+}
+
+main "$@"
