@@ -11,7 +11,7 @@
 #   docker.io/envoy-ingress/test-echo:dev                        the echo backend of the tests, as a pod
 #   docker.io/envoy-ingress/pause:test                           the pod sandbox program (scripts/kube/pause)
 #
-# Usage: build-images.sh OUTDIR. Prints one `image-name=archive-path` line per image on stdout; progress on stderr.
+# Usage: build-images.sh OUTDIR [controller|envoy|envoy-edge|echo|pause ...] (default: all). Prints one `image-name=archive-path` line per image on stdout; progress on stderr.
 # Needs `npm run build` first (dist/). NODE_BIN, ENVOY_BIN and PAUSE_BIN name the binaries (else the ensure
 # scripts find them). The distroless base of the Dockerfile is replaced by what the binaries need: the shared
 # libraries `ldd` lists, /etc/passwd and /etc/group with nonroot (65532), /tmp.
@@ -33,7 +33,7 @@ CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/envoy-ingress"
 
 node_bin="${NODE_BIN:-$(bash "$root/scripts/ensure-node.sh")}"
 envoy_bin="${ENVOY_BIN:-$(bash "$root/scripts/ensure-envoy.sh")}"
-pause_bin="${PAUSE_BIN:-$(bash "$root/scripts/kube/ensure-node.sh" | sed -n 's/^pause=//p')}"
+pause_bin="${PAUSE_BIN:-$(bash "$root/scripts/kube/ensure-node.sh" pause | sed -n 's/^pause=//p')}"
 [[ -x "$node_bin" && -x "$envoy_bin" && -x "$pause_bin" ]] || die "missing binary (node=$node_bin envoy=$envoy_bin pause=$pause_bin)"
 
 work="$(mktemp -d "$out/.work-XXXXXX")"
@@ -157,12 +157,17 @@ build_controller() {
 
 envoy_version() { "$envoy_bin" --version | grep -oE '/[0-9]+\.[0-9]+\.[0-9]+/' | head -n 1 | tr -d /; }
 
+# envoy_rootfs STAGE: the pinned Envoy binary at upstream's path, the libraries it needs, the users, /etc/envoy.
+envoy_rootfs() {
+  mkdir -p "$1/usr/local/bin" "$1/etc/envoy"
+  cp "$envoy_bin" "$1/usr/local/bin/envoy"
+  add_libraries "$1" "$envoy_bin"
+  add_users "$1"
+}
+
 build_envoy() {
   local version="$1" stage="$work/envoy"
-  place "$envoy_bin" "$stage/usr/local/bin/envoy"
-  add_libraries "$stage" "$envoy_bin"
-  add_users "$stage"
-  mkdir -p "$stage/etc/envoy"
+  envoy_rootfs "$stage"
   # Upstream's entrypoint script runs `envoy "$@"` when the first argument is a flag, as in every manifest here.
   write_image "docker.io/envoyproxy/envoy:v$version" "$stage" \
     "{$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy.tar"
@@ -170,11 +175,9 @@ build_envoy() {
 
 build_envoy_edge() {
   local version="$1" stage="$work/envoy-edge"
-  mkdir -p "$stage"
-  cp -a "$work/envoy/." "$stage/" 2>/dev/null || true
-  [[ -x "$stage/usr/local/bin/envoy" ]] || { mkdir -p "$stage/usr/local/bin"; cp "$envoy_bin" "$stage/usr/local/bin/envoy"; add_libraries "$stage" "$envoy_bin"; add_users "$stage"; }
-  rm -f "$stage/usr/local/bin/envoy" && cp "$envoy_bin" "$stage/usr/local/bin/envoy"
-  setcap cap_net_bind_service=+ep "$stage/usr/local/bin/envoy" || die "setcap failed (libcap2-bin; root)"
+  envoy_rootfs "$stage"
+  # The file capability travels in the layer as the security.capability xattr (tar --xattrs above).
+  setcap cap_net_bind_service=+ep "$stage/usr/local/bin/envoy" || die "setcap failed (needs root and libcap2-bin)"
   write_image "docker.io/envoy-ingress/envoy-edge:$version" "$stage" \
     "{\"User\":\"65532:65532\",$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy-edge.tar"
 }
@@ -208,12 +211,20 @@ main() {
   local started=$SECONDS version
   version="$(envoy_version)"
   [[ -n "$version" ]] || die "could not read the version of $envoy_bin"
-  build_controller
-  build_envoy "$version"
-  build_envoy_edge "$version"
-  build_echo
-  build_pause
+  local wanted=("$@")
+  ((${#wanted[@]})) || wanted=(controller envoy envoy-edge echo pause)
+  local image
+  for image in "${wanted[@]}"; do
+    case "$image" in
+      controller) build_controller ;;
+      envoy) build_envoy "$version" ;;
+      envoy-edge) build_envoy_edge "$version" ;;
+      echo) build_echo ;;
+      pause) build_pause ;;
+      *) die "unknown image $image (controller, envoy, envoy-edge, echo, pause)" ;;
+    esac
+  done
   log "images built into $out in $((SECONDS - started)) s"
 }
 
-main "$@"
+main "${@:2}"

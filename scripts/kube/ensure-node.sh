@@ -8,6 +8,8 @@
 #   pause=/root/.cache/envoy-ingress/pause-<hash>/pause               (the sandbox image's program)
 #   runc=/usr/sbin/runc   cni-bin-dir=/usr/lib/cni   nft=...   iptables=...   conntrack=...
 #
+# `ensure-node.sh pause` builds and prints only the pause program.
+#
 # The Kubernetes binaries come from the same pinned k8s.io/kubernetes and the same throw-away module technique as
 # ensure-binaries.sh (whose helpers this script sources); containerd 2.x from its Go module; the pause program from
 # scripts/kube/pause/main.go. All are built once into the user cache (CI clones afresh, the cache survives).
@@ -134,6 +136,8 @@ build_pause() {
 
 main_node() {
   mkdir -p "$CACHE_ROOT"
+  # `ensure-node.sh pause`: only the pause program (for building images without the rest of the node).
+  if [[ "${1:-}" == pause ]]; then printf 'pause=%s\n' "$(build_pause)"; return 0; fi
   ensure_apt_packages
   # One build at a time per machine (parallel test processes, other checkouts): the others wait, then reuse.
   exec 8>"$CACHE_ROOT/.kube-node.lock"
