@@ -1,0 +1,304 @@
+// The product as users run it, on a real node (test/harness/kube-node.ts: kubelet, containerd, runc, CNI,
+// kube-proxy) with images built from this checkout (scripts/kube/build-images.sh): `kubectl apply -f deploy/`,
+// the pods become Ready, an Ingress answers through them, its status carries the published address, the
+// securityContext holds in the kernel's view, faults heal, the real pod's ServiceAccount stays within its RBAC,
+// Helm installs, upgrades and rolls back without a failed request, every variant serves; and the teardown
+// leaves nothing on the host. One node per machine: the tests share it and run in order.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { parseAllDocuments } from 'yaml';
+import { namedPaths } from '../harness/build-script.js';
+import { KUBE_BINARIES_BUILD_TIMEOUT_MS } from '../harness/kube-available.js';
+import { hostLeftovers, readHostState } from '../harness/kube-node-host-state.js';
+import { findKubeNodeBinaries, nodeTestsSkipped } from '../harness/kube-node-available.js';
+import { NODE_ADDRESS } from '../harness/kube-node-layout.js';
+import { startKubeNode, type KubeNode } from '../harness/kube-node.js';
+import {
+  containerPid,
+  echoBackendManifests,
+  getVia,
+  nodePortOf,
+  podsOf,
+  processIdentity,
+  rootMountOptions,
+  waitForReadyPods,
+  waitServes,
+} from '../harness/kube-node-workloads.js';
+import { compareGrant, permissionOf, permissionsGranted, resourceEventsOf, type RbacDoc } from '../harness/rbac-audit.js';
+import { findRepoRoot } from '../harness/repo-root.js';
+import { startRequestLoop } from '../harness/request-loop.js';
+import { createTempDir, type TempDir } from '../harness/temp-dir.js';
+import { waitFor } from '../harness/wait.js';
+
+const run = promisify(execFile);
+const root = findRepoRoot();
+const serial = nodeTestsSkipped() ? test.skip : test.serial;
+
+const NS = 'envoy-ingress';
+const APP = 'app.kubernetes.io/name=envoy-ingress';
+const CONTROLLER_USER = 'system:serviceaccount:envoy-ingress:envoy-ingress';
+const ECHO_HOST = 'echo.node.test';
+const OTHER_HOST = 'other.node.test';
+/** Seconds within which a fault must be healed (pods Ready again, traffic answered). */
+const RECOVERY_S = { envoyKilled: 30, podDeleted: 60, kubeletRestarted: 60 };
+
+let node: KubeNode | undefined;
+let dir: TempDir | undefined;
+let teardownProblems: string[] | undefined;
+const auditLog = (): string => dir!.file('audit.log');
+
+function must(): KubeNode {
+  if (!node) throw new Error('the node did not start');
+  return node;
+}
+
+test.before(async (t) => {
+  if (nodeTestsSkipped()) return;
+  t.timeout(KUBE_BINARIES_BUILD_TIMEOUT_MS + 10 * 60_000);
+  const binaries = await findKubeNodeBinaries();
+  dir = await createTempDir('envoy-ingress-node-test-');
+  const imagesStarted = Date.now();
+  const { stdout } = await run('bash', [path.join(root, 'scripts/kube/build-images.sh'), dir.file('images')], {
+    env: { ...process.env, PAUSE_BIN: binaries.pause },
+    maxBuffer: 1 << 20,
+    timeout: 10 * 60_000,
+  });
+  const archives = [...namedPaths(stdout).values()];
+  t.log(`images built in ${((Date.now() - imagesStarted) / 1000).toFixed(1)} s`);
+  node = await startKubeNode({ binaries, imageArchives: archives, audit: { path: auditLog(), users: [CONTROLLER_USER] } });
+  t.log(`node Ready ${(node.readyAfterMs / 1000).toFixed(1)} s after the start (images imported)`);
+  // The upgrade test rolls to "another" controller image: the same bytes under a second tag.
+  await node.ctr(['images', 'tag', 'docker.io/envoy-ingress/controller:0.1.0', 'docker.io/envoy-ingress/controller:0.1.0-next']);
+  // Two backends: traffic for one host must never reach the other's.
+  for (const [name, host] of [['echo', ECHO_HOST], ['other', OTHER_HOST]] as const) {
+    await node.kubectlOk(['apply', '-f', '-'], { input: echoBackendManifests({ namespace: 'demo', name, host, ingressClass: 'envoy-ingress' }) });
+  }
+});
+
+test.after.always(async () => {
+  if (node && teardownProblems === undefined) teardownProblems = await node.stop();
+  await dir?.remove();
+});
+
+/** The envoy-ingress Service's http NodePort on the node's address. */
+async function httpNodePort(): Promise<number> {
+  return nodePortOf(must(), NS, 'envoy-ingress', 'http');
+}
+
+/** A request loop for ECHO_HOST through the node port that counts a wrong backend as a failure. */
+function echoLoop(port: number, maxDurationMs: number): ReturnType<typeof startRequestLoop> {
+  return startRequestLoop(
+    async () => {
+      const res = await getVia(NODE_ADDRESS, port, ECHO_HOST, '/loop');
+      // A 200 from the other backend is wrong routing: report it as a failure with a status of its own.
+      return { status: res.status === 200 && res.json?.service !== 'echo' ? 599 : res.status };
+    },
+    { concurrency: 2, intervalMs: 20, maxDurationMs, maxRequests: 100_000 },
+  );
+}
+
+serial('kubectl apply -f deploy/: the controller and Envoy pods become Ready', async (t) => {
+  t.timeout(5 * 60_000);
+  const n = must();
+  await n.kubectlOk(['apply', '-f', path.join(root, 'deploy')]);
+  const started = Date.now();
+  await n.kubectlOk(['rollout', 'status', 'deployment/envoy-ingress', '-n', NS, '--timeout=240s']);
+  const pods = await waitForReadyPods(n, NS, APP, 2);
+  t.log(`deploy/ rolled out in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  t.is(pods.length, 2);
+  for (const pod of pods) t.deepEqual(pod.status.containerStatuses?.map((c) => c.ready).sort(), [true, true]);
+});
+
+serial('an Ingress answers through the pods: the Service NodePort and each pod address; hosts go to their own backend', async (t) => {
+  t.timeout(4 * 60_000);
+  const n = must();
+  const port = await httpNodePort();
+  await waitServes(NODE_ADDRESS, port, ECHO_HOST, 'echo');
+  await waitServes(NODE_ADDRESS, port, OTHER_HOST, 'other');
+  const res = await getVia(NODE_ADDRESS, port, ECHO_HOST, '/some/path?q=1');
+  t.is(res.status, 200);
+  t.is(res.json?.service, 'echo');
+  t.is(res.json?.path, '/some/path?q=1');
+  t.is(res.json?.host, ECHO_HOST);
+  t.is((await getVia(NODE_ADDRESS, port, 'unknown.node.test')).status, 404);
+  // Each pod serves on its own address too (Envoy's http port in the pod).
+  for (const pod of await podsOf(n, NS, APP)) {
+    const podIp = pod.status.podIP!;
+    await waitServes(podIp, 8080, ECHO_HOST, 'echo', 30_000);
+    t.is((await getVia(podIp, 8080, OTHER_HOST)).json?.service, 'other');
+  }
+});
+
+serial('the Ingress status carries the published address: the Service\'s, then its load balancer\'s', async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const statusIp = async (): Promise<string> =>
+    (await n.kubectlOk(['get', 'ingress', 'echo', '-n', 'demo', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim();
+  const clusterIp = (await n.kubectlOk(['get', 'service', 'envoy-ingress', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  // No cloud load balancer on this node: the controller publishes the Service's cluster IP.
+  await waitFor(async () => (await statusIp()) === clusterIp, { timeoutMs: 60_000, intervalMs: 500, description: `Ingress status ${clusterIp}` });
+  // A load balancer controller filling in the Service's status (as a cloud's or MetalLB's would).
+  const lbIp = '10.251.0.200';
+  await n.kubectlOk(['patch', 'service', 'envoy-ingress', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: lbIp }] } } })]);
+  await waitFor(async () => (await statusIp()) === lbIp, { timeoutMs: 60_000, intervalMs: 500, description: `Ingress status ${lbIp}` });
+  t.is(await statusIp(), lbIp);
+});
+
+serial('the securityContext holds in the kernel: non-root UIDs, read-only root, no capabilities, no token in Envoy', async (t) => {
+  t.timeout(2 * 60_000);
+  const n = must();
+  const deployment = parseAllDocuments(await readFile(path.join(root, 'deploy/05-deployment.yaml'), 'utf8'))
+    .map((d) => d.toJS() as { kind: string; spec: { template: { spec: { containers: Array<{ name: string; securityContext: { runAsUser: number; runAsGroup: number; readOnlyRootFilesystem: boolean; capabilities?: { add?: string[]; drop?: string[] } } }> } } } })
+    .find((d) => d.kind === 'Deployment')!;
+  const pods = await podsOf(n, NS, APP);
+  t.true(pods.length > 0);
+  for (const pod of pods) {
+    for (const container of deployment.spec.template.spec.containers) {
+      const sc = container.securityContext;
+      const pid = await containerPid(n, pod, container.name);
+      const id = processIdentity(pid);
+      const what = `${pod.metadata.name}/${container.name} (pid ${pid})`;
+      t.deepEqual(id.uid, [sc.runAsUser, sc.runAsUser, sc.runAsUser, sc.runAsUser], `${what} uids`);
+      t.deepEqual(id.gid, [sc.runAsGroup, sc.runAsGroup, sc.runAsGroup, sc.runAsGroup], `${what} gids`);
+      t.not(sc.runAsUser, 0);
+      // drop: [ALL] and nothing added: no capability in any set that matters, even the bounding set.
+      t.deepEqual(sc.capabilities?.drop, ['ALL']);
+      t.is(sc.capabilities?.add, undefined);
+      t.is(id.capEff, 0n, `${what} CapEff`);
+      t.is(id.capPrm, 0n, `${what} CapPrm`);
+      t.is(id.capBnd, 0n, `${what} CapBnd`);
+      t.true(id.noNewPrivs, `${what} allowPrivilegeEscalation: false`);
+      t.is(id.seccomp, 2, `${what} seccomp RuntimeDefault (filter mode)`);
+      t.true(sc.readOnlyRootFilesystem);
+      t.true(rootMountOptions(pid).includes('ro'), `${what} root filesystem is read-only`);
+      const tokenFile = `/proc/${pid}/root/var/run/secrets/kubernetes.io/serviceaccount/token`;
+      if (container.name === 'envoy') t.false(existsSync(tokenFile), `${what} has a ServiceAccount token`);
+      else t.true(existsSync(tokenFile), `${what} lacks the token it needs for the API`);
+    }
+  }
+});
+
+serial(`faults: Envoy killed -> Ready and serving again within ${RECOVERY_S.envoyKilled} s; the other pod serves meanwhile`, async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const port = await httpNodePort();
+  const [victim, survivor] = await waitForReadyPods(n, NS, APP, 2);
+  const restartsBefore = victim!.status.containerStatuses!.find((c) => c.name === 'envoy')!.restartCount;
+  const loop = echoLoop(port, 90_000);
+  await waitFor(() => loop.snapshot().total > 10, { timeoutMs: 10_000, description: 'the loop under way' });
+  process.kill(await containerPid(n, victim!, 'envoy'), 'SIGKILL');
+  const killedAt = Date.now();
+  // The survivor's address keeps answering throughout.
+  t.is((await getVia(survivor!.status.podIP!, 8080, ECHO_HOST)).json?.service, 'echo');
+  await waitFor(
+    async () => {
+      const pod = (await podsOf(n, NS, APP)).find((p) => p.metadata.name === victim!.metadata.name);
+      const envoy = pod?.status.containerStatuses?.find((c) => c.name === 'envoy');
+      return envoy && envoy.restartCount > restartsBefore && envoy.ready;
+    },
+    { timeoutMs: RECOVERY_S.envoyKilled * 1000, intervalMs: 250, description: 'the killed Envoy restarted and Ready' },
+  );
+  await waitServes(victim!.status.podIP!, 8080, ECHO_HOST, 'echo', Math.max(1000, RECOVERY_S.envoyKilled * 1000 - (Date.now() - killedAt)));
+  const recoveredS = (Date.now() - killedAt) / 1000;
+  const result = await loop.stop();
+  t.log(`Envoy killed: pod serving again after ${recoveredS.toFixed(1)} s; through the NodePort ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+  t.false(result.failures.some((f) => f.status === 599), 'no request reached the wrong backend');
+  // kube-proxy drops the killed pod once its readiness probe fails (period 2 s): a few connections may fail in
+  // between, never more than that window's worth.
+  t.true(result.failures.length <= 0.2 * result.total, `too many failures: ${JSON.stringify(result.byStatus)}`);
+});
+
+serial(`faults: a deleted controller pod is replaced and Ready within ${RECOVERY_S.podDeleted} s, with no failed request through the Service`, async (t) => {
+  t.timeout(4 * 60_000);
+  const n = must();
+  const port = await httpNodePort();
+  const [victim] = await waitForReadyPods(n, NS, APP, 2);
+  const loop = echoLoop(port, 150_000);
+  await waitFor(() => loop.snapshot().total > 10, { timeoutMs: 10_000, description: 'the loop under way' });
+  const deletedAt = Date.now();
+  await n.kubectlOk(['delete', 'pod', victim!.metadata.name, '-n', NS, '--wait=false']);
+  // A replacement Ready next to the survivor (the victim drains meanwhile: preStop, then SIGTERM).
+  await waitFor(
+    async () => {
+      const pods = (await podsOf(n, NS, APP)).filter((p) => p.metadata.name !== victim!.metadata.name && !p.metadata.deletionTimestamp);
+      return pods.length === 2 && pods.every((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    },
+    { timeoutMs: RECOVERY_S.podDeleted * 1000, intervalMs: 500, description: 'a replacement pod Ready' },
+  );
+  const replacedS = (Date.now() - deletedAt) / 1000;
+  // Keep the loop running until the victim is gone for good.
+  await waitFor(async () => !(await podsOf(n, NS, APP)).some((p) => p.metadata.name === victim!.metadata.name), {
+    timeoutMs: 90_000,
+    intervalMs: 1000,
+    description: 'the deleted pod gone',
+  });
+  const result = await loop.stop();
+  t.log(`controller pod deleted: replacement Ready after ${replacedS.toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+  t.deepEqual(result.failures.slice(0, 5), []);
+});
+
+serial(`faults: a kubelet restart keeps the pods serving, the node Ready again within ${RECOVERY_S.kubeletRestarted} s`, async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const port = await httpNodePort();
+  const before = await waitForReadyPods(n, NS, APP, 2);
+  const loop = echoLoop(port, 120_000);
+  await waitFor(() => loop.snapshot().total > 10, { timeoutMs: 10_000, description: 'the loop under way' });
+  const started = Date.now();
+  await n.restartKubelet();
+  const readyS = (Date.now() - started) / 1000;
+  const after = await waitForReadyPods(n, NS, APP, 2, RECOVERY_S.kubeletRestarted * 1000);
+  const result = await loop.stop();
+  t.log(`kubelet restarted: node Ready after ${readyS.toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+  t.true(readyS <= RECOVERY_S.kubeletRestarted);
+  // The same pods, not restarted: a kubelet restart does not touch running containers.
+  t.deepEqual(after.map((p) => p.metadata.uid).sort(), before.map((p) => p.metadata.uid).sort());
+  t.deepEqual(result.failures.slice(0, 5), []);
+});
+
+serial('RBAC: the real pod\'s ServiceAccount made only requests the shipped RBAC grants, all allowed', async (t) => {
+  const events = resourceEventsOf(await readFile(auditLog(), 'utf8'), CONTROLLER_USER);
+  t.true(events.length > 0, 'the audit log has requests of the controller\'s ServiceAccount');
+  const denied = readFileSync(auditLog(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { user?: { username?: string }; annotations?: Record<string, string>; requestURI?: string; verb?: string })
+    .filter((e) => e.user?.username === CONTROLLER_USER && e.annotations?.['authorization.k8s.io/decision'] !== 'allow')
+    .map((e) => `${e.verb} ${e.requestURI} (${e.annotations?.['authorization.k8s.io/decision'] ?? 'no decision'})`);
+  t.deepEqual(denied, []);
+  const rbac = parseAllDocuments(await readFile(path.join(root, 'deploy/02-rbac.yaml'), 'utf8')).map((d) => d.toJS() as RbacDoc);
+  const used = new Set(events.map(permissionOf));
+  const { ungranted, unused } = compareGrant(permissionsGranted(rbac), used);
+  t.log(`used by the real pod: ${[...used].sort().join(', ')}; granted, not used in this run: ${unused.join(', ') || 'none'}`);
+  t.deepEqual(ungranted, []);
+  // The watched kinds are really watched from the pod (its informers), through the in-cluster config.
+  for (const p of ['watch networking.k8s.io/ingresses', 'watch discovery.k8s.io/endpointslices', 'update networking.k8s.io/ingresses/status']) {
+    t.true(used.has(p), `${p} not used`);
+  }
+});
+
+serial('teardown leaves no process, mount, network namespace, link, netfilter rule, cgroup, directory or sysctl change', async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const links = await n.podLinks();
+  t.true(links.length > 0, 'pods had veths on the pod bridge');
+  const started = Date.now();
+  teardownProblems = await n.stop();
+  t.log(`teardown took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  t.deepEqual(teardownProblems, []);
+  const after = await readHostState([
+    n.binaries.etcd,
+    n.binaries.kubeApiServer,
+    n.binaries.kubeControllerManager,
+    n.binaries.kubeScheduler,
+    n.binaries.kubelet,
+    n.binaries.kubeProxy,
+    n.binaries.containerd,
+    n.binaries.containerdShim,
+  ]);
+  t.deepEqual(hostLeftovers(n.hostBefore, after, links), []);
+});
