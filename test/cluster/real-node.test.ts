@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { parseAllDocuments } from 'yaml';
 import { namedPaths } from '../harness/build-script.js';
+import { findGoTools, GO_TOOLS_BUILD_TIMEOUT_MS } from '../harness/go-tools.js';
 import { KUBE_BINARIES_BUILD_TIMEOUT_MS } from '../harness/kube-available.js';
 import { hostLeftovers, readHostState } from '../harness/kube-node-host-state.js';
 import { findKubeNodeBinaries, nodeTestsSkipped } from '../harness/kube-node-available.js';
@@ -32,6 +33,7 @@ import { compareGrant, permissionOf, permissionsGranted, resourceEventsOf, type 
 import { findRepoRoot } from '../harness/repo-root.js';
 import { startRequestLoop } from '../harness/request-loop.js';
 import { createTempDir, type TempDir } from '../harness/temp-dir.js';
+import { createTestCA } from '../harness/test-certs.js';
 import { waitFor } from '../harness/wait.js';
 
 const run = promisify(execFile);
@@ -281,6 +283,171 @@ serial('RBAC: the real pod\'s ServiceAccount made only requests the shipped RBAC
   }
 });
 
+/**
+ * Removes the product from the node quickly: workloads orphaned first, their pods deleted with a 1 s grace period
+ * (the product's own drain takes over a minute and is tested above), then the rest with `uninstall`.
+ */
+async function removeProduct(uninstall: () => Promise<unknown>): Promise<void> {
+  const n = must();
+  await n.kubectl(['delete', 'deployments,daemonsets,replicasets', '--all', '-n', NS, '--cascade=orphan']);
+  await n.kubectl(['delete', 'pods', '--all', '-n', NS, '--grace-period=1', '--wait=true', '--timeout=120s']);
+  await uninstall();
+  await waitFor(async () => (await n.kubectl(['get', 'namespace', NS])).code !== 0 || (await n.kubectl(['get', 'namespace', NS, '-o', 'jsonpath={.status.phase}'])).stdout === 'Active', {
+    timeoutMs: 120_000,
+    intervalMs: 1000,
+    description: `namespace ${NS} gone (or still in use)`,
+  });
+}
+
+async function helm(args: readonly string[]): Promise<string> {
+  const { helm: helmBin } = await findGoTools();
+  const home = dir!.file('helm');
+  const { stdout } = await run(helmBin, [...args, '--kubeconfig', must().adminKubeconfigPath], {
+    env: { ...process.env, HELM_CACHE_HOME: `${home}/cache`, HELM_CONFIG_HOME: `${home}/config`, HELM_DATA_HOME: `${home}/data` },
+    maxBuffer: 16 << 20,
+    timeout: 10 * 60_000,
+  });
+  return stdout;
+}
+
+/** Waits until exactly two Ready product pods run `image` and no other product pod is left. */
+async function waitForRollout(image: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const pods = await podsOf(must(), NS, APP);
+      return (
+        pods.length === 2 &&
+        pods.every((p) => !p.metadata.deletionTimestamp && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) &&
+        pods.every((p) => (p as unknown as { spec: { containers: Array<{ name: string; image: string }> } }).spec.containers.find((c) => c.name === 'controller')?.image === image)
+      );
+    },
+    { timeoutMs: 300_000, intervalMs: 1000, description: `two Ready pods of ${image}, no others` },
+  );
+}
+
+serial('helm install (default values): the pods become Ready, the Ingress answers, its status is published', async (t) => {
+  t.timeout(GO_TOOLS_BUILD_TIMEOUT_MS + 8 * 60_000);
+  const n = must();
+  await findGoTools();
+  await removeProduct(() => n.kubectl(['delete', '-f', path.join(root, 'deploy'), '--ignore-not-found', '--wait=true', '--timeout=120s']));
+  const started = Date.now();
+  await helm(['install', 'envoy-ingress', path.join(root, 'deploy/helm/envoy-ingress'), '--namespace', NS, '--create-namespace', '--wait', '--timeout', '5m']);
+  t.log(`helm install --wait took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await waitForReadyPods(n, NS, APP, 2);
+  const port = await httpNodePort();
+  await waitServes(NODE_ADDRESS, port, ECHO_HOST, 'echo');
+  t.is((await getVia(NODE_ADDRESS, port, OTHER_HOST)).json?.service, 'other');
+  const clusterIp = (await n.kubectlOk(['get', 'service', 'envoy-ingress', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  await waitFor(async () => (await n.kubectlOk(['get', 'ingress', 'echo', '-n', 'demo', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim() === clusterIp, {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    description: `Ingress status ${clusterIp} from the Helm install`,
+  });
+  t.pass();
+});
+
+serial('helm upgrade to a new controller image and helm rollback: zero failed requests through each rolling update', async (t) => {
+  t.timeout(12 * 60_000);
+  const port = await httpNodePort();
+  for (const [step, args, image] of [
+    ['upgrade', ['upgrade', 'envoy-ingress', path.join(root, 'deploy/helm/envoy-ingress'), '--namespace', NS, '--reuse-values', '--set', 'controller.image.tag=0.1.0-next'], 'envoy-ingress/controller:0.1.0-next'],
+    ['rollback', ['rollback', 'envoy-ingress', '1', '--namespace', NS], 'envoy-ingress/controller:0.1.0'],
+  ] as const) {
+    const loop = echoLoop(port, 360_000);
+    await waitFor(() => loop.snapshot().total > 10, { timeoutMs: 10_000, description: 'the loop under way' });
+    const started = Date.now();
+    await helm(args);
+    await waitForRollout(image);
+    const result = await loop.stop();
+    t.log(`helm ${step}: rolled out in ${((Date.now() - started) / 1000).toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+    t.true(result.total > 100, `${step}: the loop ran`);
+    t.deepEqual(result.failures.slice(0, 5), [], `${step}: failed requests`);
+  }
+});
+
+/** `kubectl kustomize deploy-variants/<variant>`, as YAML. */
+async function renderVariant(variant: string): Promise<string> {
+  return must().kubectlOk(['kustomize', path.join(root, 'deploy-variants', variant)]);
+}
+
+let installedVariant: string | undefined = 'helm';
+async function removeCurrentInstall(): Promise<void> {
+  const n = must();
+  if (installedVariant === 'helm') await removeProduct(() => helm(['uninstall', 'envoy-ingress', '--namespace', NS, '--wait', '--timeout', '3m']));
+  else if (installedVariant) {
+    const rendered = await renderVariant(installedVariant);
+    await removeProduct(() => n.kubectl(['delete', '-f', '-', '--ignore-not-found', '--wait=true', '--timeout=120s'], { input: rendered }));
+  }
+  installedVariant = undefined;
+}
+
+serial('deploy-variants/default comes up and serves', async (t) => {
+  t.timeout(8 * 60_000);
+  const n = must();
+  await removeCurrentInstall();
+  installedVariant = 'default';
+  await n.kubectlOk(['apply', '-k', path.join(root, 'deploy-variants/default')]);
+  await waitForReadyPods(n, NS, APP, 2);
+  await waitServes(NODE_ADDRESS, await httpNodePort(), ECHO_HOST, 'echo');
+  t.pass();
+});
+
+serial('deploy-variants/split comes up and serves: Envoy DaemonSet behind the Service, xDS over mutual TLS', async (t) => {
+  t.timeout(8 * 60_000);
+  const n = must();
+  await removeCurrentInstall();
+  installedVariant = 'split';
+  // The Secrets the variant expects someone (cert-manager) to create.
+  const ca = await createTestCA({ commonName: 'envoy-ingress xDS test CA' });
+  const server = await ca.issue({ dnsNames: ['envoy-ingress-xds.envoy-ingress.svc'] });
+  const client = await ca.issue({ dnsNames: ['envoy-ingress-envoy.envoy-ingress.svc'], clientAuth: true });
+  const secret = (name: string, cert: { certPem: string; keyPem: string }): string =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name, namespace: NS },
+      data: { 'tls.crt': b64(cert.certPem), 'tls.key': b64(cert.keyPem), 'ca.crt': b64(ca.certPem) },
+    });
+  const rendered = await renderVariant('split');
+  await n.kubectlOk(['apply', '-f', '-'], { input: rendered });
+  await n.kubectlOk(['apply', '-f', '-'], { input: `${secret('envoy-ingress-xds-server', server)}\n---\n${secret('envoy-ingress-xds-client', client)}` });
+  // No cluster DNS on the test node: the Envoy pods find the controller's Service by a hosts entry instead.
+  const xdsIp = (await n.kubectlOk(['get', 'service', 'envoy-ingress-xds', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  const envoyDs = (await n.kubectlOk(['get', 'daemonsets', '-n', NS, '-o', 'name'])).trim().split('\n')[0]!;
+  await n.kubectlOk(['patch', envoyDs, '-n', NS, '--type=merge', '-p', JSON.stringify({ spec: { template: { spec: { hostAliases: [{ ip: xdsIp, hostnames: ['envoy-ingress-xds.envoy-ingress.svc'] }] } } } })]);
+  await n.kubectlOk(['rollout', 'status', envoyDs, '-n', NS, '--timeout=240s']);
+  await n.kubectlOk(['rollout', 'status', 'deployment', '-n', NS, '--timeout=240s']);
+  await waitServes(NODE_ADDRESS, await httpNodePort(), ECHO_HOST, 'echo', 180_000);
+  t.is((await getVia(NODE_ADDRESS, await httpNodePort(), OTHER_HOST)).json?.service, 'other');
+});
+
+serial('deploy-variants/edge-nodes comes up and serves on the node\'s port 80 (hostNetwork, file capability); status has the node address', async (t) => {
+  t.timeout(8 * 60_000);
+  const n = must();
+  await removeCurrentInstall();
+  installedVariant = 'edge-nodes';
+  // hostNetwork: Envoy binds on the machine itself. Only on the node's own address, never the machine's others.
+  const rendered = (await renderVariant('edge-nodes'))
+    .replaceAll('--listen-address=0.0.0.0', `--listen-address=${NODE_ADDRESS}`)
+    .replaceAll('address: 0.0.0.0', `address: ${NODE_ADDRESS}`);
+  t.false(rendered.includes('0.0.0.0'), 'every wildcard bind replaced by the node address');
+  await n.kubectlOk(['apply', '-f', '-'], { input: rendered });
+  const ds = (await n.kubectlOk(['get', 'daemonsets', '-n', NS, '-o', 'name'])).trim().split('\n')[0]!;
+  await n.kubectlOk(['rollout', 'status', ds, '-n', NS, '--timeout=240s']);
+  await waitServes(NODE_ADDRESS, 80, ECHO_HOST, 'echo', 180_000);
+  await waitFor(async () => (await n.kubectlOk(['get', 'ingress', 'echo', '-n', 'demo', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}'])).trim() === NODE_ADDRESS, {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    description: `Ingress status ${NODE_ADDRESS} (--publish-nodes)`,
+  });
+  // Envoy runs as 65532 with only what the file capability grants: cap_net_bind_service (bit 10).
+  const [pod] = await podsOf(n, NS, APP);
+  const id = processIdentity(await containerPid(n, pod!, 'envoy'));
+  t.is(id.uid[1], 65532);
+  t.is(id.capEff, 1n << 10n);
+});
+
 serial('teardown leaves no process, mount, network namespace, link, netfilter rule, cgroup, directory or sysctl change', async (t) => {
   t.timeout(3 * 60_000);
   const n = must();
@@ -302,3 +469,7 @@ serial('teardown leaves no process, mount, network namespace, link, netfilter ru
   ]);
   t.deepEqual(hostLeftovers(n.hostBefore, after, links), []);
 });
+
+function b64(text: string): string {
+  return Buffer.from(text).toString('base64');
+}

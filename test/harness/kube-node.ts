@@ -479,7 +479,8 @@ function kubeletConfig(): string {
       evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
       serializeImagePulls: false,
       protectKernelDefaults: false,
-      resolvConf: '/etc/resolv.conf',
+      // No resolver for pods: a lookup fails inside the pod instead of going to the machine's resolver.
+      resolvConf: '',
       nodeStatusUpdateFrequency: '4s',
       syncFrequency: '10s',
       fileCheckFrequency: '5s',
