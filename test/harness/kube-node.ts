@@ -399,6 +399,10 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.opt"]
   # No CAP_SYS_RESOURCE here: lowering oom_score_adj fails, and with it every pod sandbox.
   restrict_oom_score_adj = true
   enable_cdi = false
+  # Pods' network namespaces under containerd's state dir, not /run/netns: \`ip netns add\` (other tests) bind-mounts
+  # /run/netns onto itself, which stacks a second copy of every netns mount there, and containerd's unlink then
+  # fails with EBUSY: the pod never finishes terminating.
+  netns_mounts_under_state_dir = true
 [plugins."io.containerd.cri.v1.runtime".containerd]
   default_runtime_name = "runc"
 [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
