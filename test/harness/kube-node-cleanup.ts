@@ -1,6 +1,7 @@
 /**
  * Removes what a node left on the host, in the order the kernel needs: processes (they hold mounts and network
- * namespaces), mounts (deepest first), CNI network namespaces, the node's links, its netfilter rules, chains and
+ * namespaces), mounts (deepest first; the pods' network namespaces are mounts under containerd's state dir), the
+ * node's links, its netfilter rules, chains and
  * the tables it made, the kubelet's cgroups, its directories, and last the sysctls it changed. Used by the
  * teardown of a running node and, at the next start, for what a killed test process never tore down: for that
  * it reads what the start wrote into NODE_DATA_DIR (which paths it created, the sysctls before).
@@ -44,7 +45,6 @@ export async function cleanUpHost(binaries: readonly string[]): Promise<string[]
   const record = readHostRecord();
   await killNodeProcesses(binaries, problems);
   unmountAll(problems);
-  await deleteCniNetworkNamespaces(problems);
   await deleteLinks(problems);
   await deleteNetfilterState(record?.tablesBefore, problems);
   removeCgroups(problems);
@@ -83,21 +83,6 @@ function unmountAll(problems: string[]): void {
       } catch (error) {
         problems.push(`umount ${mount}: ${String(error)}`);
       }
-    }
-  }
-}
-
-async function deleteCniNetworkNamespaces(problems: string[]): Promise<void> {
-  for (const dir of ['/run/netns']) {
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).filter((n) => n.startsWith('cni-'))) {
-      await run('ip', ['netns', 'delete', name]).catch(() => {
-        try {
-          rmSync(join(dir, name), { force: true });
-        } catch (error) {
-          problems.push(`netns ${name}: ${String(error)}`);
-        }
-      });
     }
   }
 }

@@ -14,10 +14,8 @@ const run = promisify(execFile);
 export interface HostState {
   /** `pid exe` of processes that are the node's: one of its binaries, or in a pod's cgroup. */
   processes: string[];
-  /** Mount points of the node: under its directories, the fixed paths, or a CNI network namespace. */
+  /** Mount points of the node: under its directories (pods' network namespaces among them) or the fixed paths. */
   mounts: string[];
-  /** /run/netns entries made by CNI (`cni-…`). */
-  networkNamespaces: string[];
   /** Every link name (veths of pods are recognised by name against what the node had during its run). */
   links: string[];
   /** `family name` of every nftables table. */
@@ -42,7 +40,6 @@ export async function readHostState(nodeBinaries: readonly string[] = []): Promi
   return {
     processes: nodeProcesses(nodeBinaries),
     mounts: nodeMounts(),
-    networkNamespaces: existsSync('/run/netns') ? readdirSync('/run/netns').filter((n) => n.startsWith('cni-')).sort() : [],
     links: links.sort(),
     nftTables: nftTables.sort(),
     nodeChains,
@@ -76,7 +73,6 @@ export function hostLeftovers(before: HostState, after: HostState, podLinks: rea
   return [
     ...after.processes.map((p) => `process: ${p}`),
     ...added('mount', before.mounts, after.mounts),
-    ...added('network namespace', before.networkNamespaces, after.networkNamespaces),
     ...after.links.filter((l) => ownLinks.has(l)).map((l) => `link: ${l}`),
     ...added('nftables table', before.nftTables, after.nftTables),
     ...added('netfilter chain', before.nodeChains, after.nodeChains),
@@ -110,15 +106,15 @@ export function nodeProcesses(binaries: readonly string[]): string[] {
   return found;
 }
 
-/** Mount points (field 5 of mountinfo, octal escapes decoded) under the node's paths or CNI namespaces. */
+/** Mount points (field 5 of mountinfo, octal escapes decoded) under the node's paths. */
 export function nodeMounts(): string[] {
-  const roots = [NODE_DATA_DIR, NODE_RUN_DIR, ...FIXED_HOST_PATHS, '/run/netns/cni-', '/var/run/netns/cni-'];
+  const roots = [NODE_DATA_DIR, NODE_RUN_DIR, ...FIXED_HOST_PATHS];
   return readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .map((line) => line.split(' ')[4])
     .filter((p): p is string => !!p)
     .map((p) => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))
-    .filter((p) => roots.some((root) => p === root || p.startsWith(root.endsWith('-') ? root : `${root}/`)))
+    .filter((p) => roots.some((root) => p === root || p.startsWith(`${root}/`)))
     .sort();
 }
 

@@ -1,7 +1,7 @@
 /**
  * Where the real node lives on the host: its directories, interfaces, addresses and ports. All fixed, because
  * some of what a node touches is fixed anyway (ports 10250/10248/10257/10259, /var/lib/kubelet/device-plugins,
- * /run/netns): only one node runs per machine at a time (kube-node-lock.ts), and fixed names let the next start
+ * /run/containerd/s for the shims' sockets): only one node runs per machine at a time (kube-node-lock.ts), and fixed names let the next start
  * clean up after a run that was killed before its teardown.
  */
 
