@@ -69,7 +69,9 @@ test.before(async (t) => {
     maxBuffer: 1 << 20,
     timeout: 10 * 60_000,
   });
-  const archives = [...namedPaths(stdout).values()];
+  // The Gateway API conformance suite's echo server, for its base manifests (built once, cached).
+  const echoBasic = await run('bash', [path.join(root, 'scripts/kube/build-echo-basic.sh'), dir.file('images')], { maxBuffer: 1 << 20, timeout: 15 * 60_000 });
+  const archives = [...namedPaths(stdout).values(), ...namedPaths(echoBasic.stdout).values()];
   t.log(`images built in ${((Date.now() - imagesStarted) / 1000).toFixed(1)} s`);
   node = await startKubeNode({ binaries, imageArchives: archives, audit: { path: auditLog(), users: [CONTROLLER_USER] } });
   t.log(`node Ready ${(node.readyAfterMs / 1000).toFixed(1)} s after the start (images imported)`);
@@ -266,7 +268,7 @@ serial(`faults: a kubelet restart keeps the pods serving, the node Ready again w
   await waitFor(() => Date.now() - started > 15_000, { timeoutMs: 20_000, description: '15 s after the restart' });
   const after = await waitForReadyPods(n, NS, APP, 2, RECOVERY_S.kubeletRestarted * 1000);
   const result = await loop.stop();
-  t.log(`kubelet restarted: node Ready after ${readyS.toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+  t.log(`kubelet restarted: serving its healthz with the Node Ready after ${readyS.toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
   t.true(readyS <= RECOVERY_S.kubeletRestarted);
   // The same pods, not restarted: a kubelet restart does not touch running containers.
   t.deepEqual(after.map((p) => p.metadata.uid).sort(), before.map((p) => p.metadata.uid).sort());
@@ -311,6 +313,59 @@ serial('RBAC: the real pod\'s ServiceAccount made only requests the shipped RBAC
   for (const p of ['watch networking.k8s.io/ingresses', 'watch discovery.k8s.io/endpointslices', 'update networking.k8s.io/ingresses/status', 'create core/events']) {
     t.true(used.has(p), `${p} not used`);
   }
+});
+
+serial('the Gateway API conformance echo server (echo-basic, built here) runs as in the suite\'s base manifests; its logs come through the API server', async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const ns = 'gateway-conformance-infra';
+  const labels = { app: 'infra-backend-v1' };
+  await n.kubectlOk(['apply', '-f', '-'], {
+    input: [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'infra-backend-v1', namespace: ns, labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              containers: [
+                {
+                  name: 'infra-backend-v1',
+                  image: 'registry.k8s.io/gateway-api/echo-basic:v1.5.1',
+                  env: [
+                    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                    { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  ],
+                  resources: { requests: { cpu: '10m' } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    ]
+      .map((d) => JSON.stringify(d))
+      .join('\n---\n'),
+  });
+  const [pod] = await waitForReadyPods(n, ns, 'app=infra-backend-v1', 1);
+  const res = await getVia(pod!.status.podIP!, 3000, 'echo.conformance.test', '/mirror-probe');
+  t.is(res.status, 200);
+  t.is(res.json?.path, '/mirror-probe');
+  t.is(res.json?.namespace, ns);
+  t.is(res.json?.pod, pod!.metadata.name);
+  // The suite's mirroring tests read exactly this line from the pod's log, through the API server and the kubelet.
+  await waitFor(async () => (await n.kubectlOk(['logs', '-n', ns, pod!.metadata.name])).includes('Echoing back request made to /mirror-probe to client'), {
+    timeoutMs: 30_000,
+    intervalMs: 500,
+    description: 'the echo line in kubectl logs',
+  });
+  await n.kubectlOk(['delete', 'namespace', ns, '--wait=false']);
+  t.pass();
 });
 
 /**
@@ -487,16 +542,7 @@ serial('teardown leaves no process, mount, network namespace, link, netfilter ru
   teardownProblems = await n.stop();
   t.log(`teardown took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   t.deepEqual(teardownProblems, []);
-  const after = await readHostState([
-    n.binaries.etcd,
-    n.binaries.kubeApiServer,
-    n.binaries.kubeControllerManager,
-    n.binaries.kubeScheduler,
-    n.binaries.kubelet,
-    n.binaries.kubeProxy,
-    n.binaries.containerd,
-    n.binaries.containerdShim,
-  ]);
+  const after = await readHostState();
   t.deepEqual(hostLeftovers(n.hostBefore, after, links), []);
 });
 

@@ -40,10 +40,10 @@ export function readHostRecord(): HostRecord | undefined {
 }
 
 /** Removes everything; returns what it could not remove (empty when clean). */
-export async function cleanUpHost(binaries: readonly string[]): Promise<string[]> {
+export async function cleanUpHost(): Promise<string[]> {
   const problems: string[] = [];
   const record = readHostRecord();
-  await killNodeProcesses(binaries, problems);
+  await killNodeProcesses(problems);
   unmountAll(problems);
   await deleteLinks(problems);
   await deleteNetfilterState(record?.tablesBefore, problems);
@@ -54,9 +54,9 @@ export async function cleanUpHost(binaries: readonly string[]): Promise<string[]
   return problems;
 }
 
-async function killNodeProcesses(binaries: readonly string[], problems: string[]): Promise<void> {
+async function killNodeProcesses(problems: string[]): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const left = nodeProcesses(binaries);
+    const left = nodeProcesses();
     if (left.length === 0) return;
     for (const line of left) {
       try {
@@ -67,7 +67,7 @@ async function killNodeProcesses(binaries: readonly string[], problems: string[]
     }
     await sleep(100);
   }
-  problems.push(...nodeProcesses(binaries).map((p) => `process still running: ${p}`));
+  problems.push(...nodeProcesses().map((p) => `process still running: ${p}`));
 }
 
 function unmountAll(problems: string[]): void {

@@ -4,7 +4,7 @@
  * link, a netfilter table or chain, a cgroup, a directory, a changed sysctl).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FIXED_HOST_PATHS, NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, NODE_SYSCTLS, POD_BRIDGE } from './kube-node-layout.js';
@@ -12,7 +12,7 @@ import { FIXED_HOST_PATHS, NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, NODE_SYSCTL
 const run = promisify(execFile);
 
 export interface HostState {
-  /** `pid exe` of processes that are the node's: one of its binaries, or in a pod's cgroup. */
+  /** `pid command line` of the node's processes (nodeProcesses()). */
   processes: string[];
   /** Mount points of the node: under its directories (pods' network namespaces among them) or the fixed paths. */
   mounts: string[];
@@ -30,7 +30,7 @@ export interface HostState {
   sysctls: Record<string, string>;
 }
 
-export async function readHostState(nodeBinaries: readonly string[] = []): Promise<HostState> {
+export async function readHostState(): Promise<HostState> {
   const [links, nftTables, ruleset] = await Promise.all([
     run('ip', ['-o', 'link', 'show']).then(({ stdout }) => stdout.split('\n').map((line) => /^\d+: ([^:@]+)/.exec(line)?.[1]).filter((n): n is string => !!n)),
     run('nft', ['list', 'tables']).then(({ stdout }) => stdout.split('\n').map((l) => l.replace(/^table /, '').trim()).filter(Boolean), () => []),
@@ -38,7 +38,7 @@ export async function readHostState(nodeBinaries: readonly string[] = []): Promi
   ]);
   const nodeChains = [...new Set(ruleset.match(/\b(KUBE|CNI)-[A-Z0-9-]+/g) ?? [])].sort();
   return {
-    processes: nodeProcesses(nodeBinaries),
+    processes: nodeProcesses(),
     mounts: nodeMounts(),
     links: links.sort(),
     nftTables: nftTables.sort(),
@@ -84,24 +84,26 @@ export function hostLeftovers(before: HostState, after: HostState, podLinks: rea
   ];
 }
 
-/** Processes running one of `binaries`, or in a kubelet pod cgroup. */
-export function nodeProcesses(binaries: readonly string[]): string[] {
+/**
+ * The node's processes: those whose command line names the node's directories (every component's flags do, and
+ * containerd's shims name its socket there), and those in a kubelet pod cgroup. Never by binary path alone: other
+ * tests run the same etcd and kube-apiserver binaries for clusters of their own.
+ */
+export function nodeProcesses(): string[] {
   const found: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let exe = '';
-    try {
-      exe = readlinkSync(`/proc/${entry}/exe`);
-    } catch {
-      continue; // kernel thread, or gone
-    }
+    let cmdline = '';
     let cgroup = '';
     try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       cgroup = readFileSync(`/proc/${entry}/cgroup`, 'utf8');
     } catch {
-      continue;
+      continue; // gone
     }
-    if (binaries.includes(exe.replace(/ \(deleted\)$/, '')) || /:\/kubepods(\/|$)/m.test(cgroup)) found.push(`${entry} ${exe}`);
+    if (cmdline === '') continue; // kernel thread or zombie
+    const ours = cmdline.includes(NODE_DATA_DIR) || cmdline.includes(NODE_RUN_DIR) || /:\/kubepods(\/|$)/m.test(cgroup);
+    if (ours) found.push(`${entry} ${cmdline.trim().slice(0, 160)}`);
   }
   return found;
 }

@@ -77,17 +77,6 @@ const ADMIN_USER = 'envoy-ingress-test-admin';
 export async function startKubeNode(options: KubeNodeOptions = {}): Promise<KubeNode> {
   const startedAt = Date.now();
   const binaries = options.binaries ?? (await findKubeNodeBinaries());
-  const ownBinaries = [
-    binaries.etcd,
-    binaries.kubeApiServer,
-    binaries.kubeControllerManager,
-    binaries.kubeScheduler,
-    binaries.kubelet,
-    binaries.kubeProxy,
-    binaries.containerd,
-    binaries.containerdShim,
-    binaries.pause,
-  ];
   const lock: NodeLock = await acquireNodeLock(options.lockTimeoutMs ?? 20 * 60_000);
   const processes = new Map<string, KubeProcess>();
   const seenLinks = new Set<string>();
@@ -163,7 +152,7 @@ export async function startKubeNode(options: KubeNodeOptions = {}): Promise<Kube
         await processes.get('containerd')?.stop(10_000);
         await processes.get('kube-apiserver')?.stop(10_000);
         await processes.get('etcd')?.stop(10_000);
-        problems.push(...(await cleanUpHost(ownBinaries)));
+        problems.push(...(await cleanUpHost()));
       } finally {
         await lock.release();
       }
@@ -174,9 +163,9 @@ export async function startKubeNode(options: KubeNodeOptions = {}): Promise<Kube
 
   try {
     // Whatever a killed run left goes first, then the host is read as it is without a node.
-    const stale = await cleanUpHost(ownBinaries);
+    const stale = await cleanUpHost();
     if (stale.length) throw new Error(`could not clean up what an earlier node left:\n${stale.join('\n')}`);
-    hostBefore = await readHostState(ownBinaries);
+    hostBefore = await readHostState();
     mkdirSync(layout.NODE_DATA_DIR, { recursive: true });
     mkdirSync(layout.NODE_RUN_DIR, { recursive: true });
     writeHostRecord({
