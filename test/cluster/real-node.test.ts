@@ -494,13 +494,20 @@ serial('deploy-variants/split comes up and serves: Envoy DaemonSet behind the Se
       metadata: { name, namespace: NS },
       data: { 'tls.crt': b64(cert.certPem), 'tls.key': b64(cert.keyPem), 'ca.crt': b64(ca.certPem) },
     });
-  const rendered = await renderVariant('split');
-  await n.kubectlOk(['apply', '-f', '-'], { input: rendered });
+  // No cluster DNS on the test node: the Envoy pods find the controller's Service by a hosts entry instead, for a
+  // cluster IP chosen here so that everything goes in with one apply.
+  const xdsIp = '10.96.0.53';
+  const docs = parseAllDocuments(await renderVariant('split')).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: any });
+  const xdsService = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'envoy-ingress-xds');
+  const envoyDaemonSet = docs.find((d) => d.kind === 'DaemonSet');
+  if (!xdsService || !envoyDaemonSet) return t.fail('the split variant has no envoy-ingress-xds Service or no DaemonSet');
+  xdsService.spec.clusterIP = xdsIp;
+  envoyDaemonSet.spec.template.spec.hostAliases = [{ ip: xdsIp, hostnames: ['envoy-ingress-xds.envoy-ingress.svc'] }];
+  const namespaceFirst = docs.filter((d) => d.kind === 'Namespace');
+  await n.kubectlOk(['apply', '-f', '-'], { input: namespaceFirst.map((d) => JSON.stringify(d)).join('\n---\n') });
   await n.kubectlOk(['apply', '-f', '-'], { input: `${secret('envoy-ingress-xds-server', server)}\n---\n${secret('envoy-ingress-xds-client', client)}` });
-  // No cluster DNS on the test node: the Envoy pods find the controller's Service by a hosts entry instead.
-  const xdsIp = (await n.kubectlOk(['get', 'service', 'envoy-ingress-xds', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-  const envoyDs = (await n.kubectlOk(['get', 'daemonsets', '-n', NS, '-o', 'name'])).trim().split('\n')[0]!;
-  await n.kubectlOk(['patch', envoyDs, '-n', NS, '--type=merge', '-p', JSON.stringify({ spec: { template: { spec: { hostAliases: [{ ip: xdsIp, hostnames: ['envoy-ingress-xds.envoy-ingress.svc'] }] } } } })]);
+  await n.kubectlOk(['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n---\n') });
+  const envoyDs = `daemonset/${envoyDaemonSet.metadata.name}`;
   await n.kubectlOk(['rollout', 'status', envoyDs, '-n', NS, '--timeout=240s']);
   await n.kubectlOk(['rollout', 'status', 'deployment', '-n', NS, '--timeout=240s']);
   await waitServes(NODE_ADDRESS, await httpNodePort(), ECHO_HOST, 'echo', 180_000);

@@ -89,21 +89,21 @@ export function hostLeftovers(before: HostState, after: HostState, podLinks: rea
  * containerd's shims name its socket there), and those in a kubelet pod cgroup. Never by binary path alone: other
  * tests run the same etcd and kube-apiserver binaries for clusters of their own.
  */
-export function nodeProcesses(): string[] {
+export function nodeProcesses(directories: readonly string[] = [NODE_DATA_DIR, NODE_RUN_DIR]): string[] {
   const found: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let cmdline = '';
+    let args: string[] = [];
     let cgroup = '';
     try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
       cgroup = readFileSync(`/proc/${entry}/cgroup`, 'utf8');
     } catch {
       continue; // gone
     }
-    if (cmdline === '') continue; // kernel thread or zombie
-    const ours = cmdline.includes(NODE_DATA_DIR) || cmdline.includes(NODE_RUN_DIR) || /:\/kubepods(\/|$)/m.test(cgroup);
-    if (ours) found.push(`${entry} ${cmdline.trim().slice(0, 160)}`);
+    if (args.length === 0) continue; // kernel thread or zombie
+    const namesDirectory = args.some((arg) => directories.some((d) => arg.endsWith(d) || arg.includes(`${d}/`)));
+    if (namesDirectory || /:\/kubepods(\/|$)/m.test(cgroup)) found.push(`${entry} ${args.join(' ').slice(0, 160)}`);
   }
   return found;
 }
