@@ -46,7 +46,7 @@ const CONTROLLER_USER = 'system:serviceaccount:envoy-ingress:envoy-ingress';
 const ECHO_HOST = 'echo.node.test';
 const OTHER_HOST = 'other.node.test';
 /** Seconds within which a fault must be healed (pods Ready again, traffic answered). */
-const RECOVERY_S = { envoyKilled: 30, podDeleted: 60, kubeletRestarted: 60 };
+const RECOVERY_S = { envoyKilled: 30, controllerKilled: 30, podDeleted: 60, kubeletRestarted: 60 };
 
 let node: KubeNode | undefined;
 let dir: TempDir | undefined;
@@ -223,6 +223,34 @@ serial(`faults: Envoy killed -> restarted, Ready and serving within ${RECOVERY_S
   t.true(result.failures.every((f) => loopStarted + f.at >= killedAt - 100), 'no failure before the kill');
   t.true(result.failures.every((f) => loopStarted + f.at <= recoveredAt + 1000), 'no failure after the recovery');
   t.true(lastFailureS <= RECOVERY_S.envoyKilled);
+});
+
+serial(`faults: controller killed -> restarted and Ready within ${RECOVERY_S.controllerKilled} s; Envoy keeps serving its last configuration: no failed request`, async (t) => {
+  t.timeout(3 * 60_000);
+  const n = must();
+  const port = await httpNodePort();
+  const [victim] = await waitForReadyPods(n, NS, APP, 2);
+  const restartsBefore = victim!.status.containerStatuses!.find((c) => c.name === 'controller')!.restartCount;
+  const loop = echoLoop(port, 120_000);
+  await waitFor(() => loop.snapshot().total > 10, { timeoutMs: 10_000, description: 'the loop under way' });
+  process.kill(await containerPid(n, victim!, 'controller'), 'SIGKILL');
+  const killedAt = Date.now();
+  // Envoy in the same pod keeps answering on the pod's address while its controller is away.
+  t.is((await getVia(victim!.status.podIP!, 8080, ECHO_HOST)).json?.service, 'echo');
+  await waitFor(
+    async () => {
+      const pod = (await podsOf(n, NS, APP)).find((p) => p.metadata.name === victim!.metadata.name);
+      const controller = pod?.status.containerStatuses?.find((c) => c.name === 'controller');
+      return controller && controller.restartCount > restartsBefore && controller.ready;
+    },
+    { timeoutMs: RECOVERY_S.controllerKilled * 1000, intervalMs: 250, description: 'the killed controller restarted and Ready' },
+  );
+  const recoveredS = (Date.now() - killedAt) / 1000;
+  await waitFor(() => Date.now() - killedAt > recoveredS * 1000 + 5_000, { timeoutMs: 10_000, description: '5 s after recovery' });
+  const result = await loop.stop();
+  t.log(`controller killed: restarted and Ready after ${recoveredS.toFixed(1)} s; ${result.total} requests, ${result.failures.length} failed (${JSON.stringify(result.byStatus)})`);
+  t.deepEqual(result.failures.slice(0, 5), []);
+  t.is((await getVia(victim!.status.podIP!, 8080, OTHER_HOST)).json?.service, 'other');
 });
 
 serial(`faults: a deleted controller pod is replaced and Ready within ${RECOVERY_S.podDeleted} s, with no failed request through the Service`, async (t) => {
