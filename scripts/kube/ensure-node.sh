@@ -13,9 +13,9 @@
 # The Kubernetes binaries come from the same pinned k8s.io/kubernetes and the same throw-away module technique as
 # ensure-binaries.sh (whose helpers this script sources); containerd 2.x from its Go module; the pause program from
 # scripts/kube/pause/main.go. All are built once into the user cache (CI clones afresh, the cache survives).
-# runc, the CNI plugins, nft, iptables and conntrack are Debian packages, installed with apt-get when missing
+# runc, the CNI plugins, nft, iptables, conntrack and setcap (libcap2-bin, for the edge image) are Debian packages, installed with apt-get when missing
 # (the tests run as root; elsewhere install them yourself: runc containernetworking-plugins nftables iptables
-# conntrack).
+# conntrack libcap2-bin).
 #
 # Progress and errors go to stderr; stdout carries only the `name=path` lines.
 set -euo pipefail
@@ -33,7 +33,7 @@ NODE_BINARIES=(kubelet kube-controller-manager kube-scheduler kube-proxy)
 
 # Debian packages, by a file each one installs.
 APT_PACKAGES=(runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge nftables:/usr/sbin/nft
-  iptables:/usr/sbin/iptables conntrack:/usr/sbin/conntrack)
+  iptables:/usr/sbin/iptables conntrack:/usr/sbin/conntrack libcap2-bin:/usr/sbin/setcap)
 
 ensure_apt_packages() {
   local missing=() entry
