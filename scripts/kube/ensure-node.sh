@@ -13,9 +13,9 @@
 # The Kubernetes binaries come from the same pinned k8s.io/kubernetes and the same throw-away module technique as
 # ensure-binaries.sh (whose helpers this script sources); containerd 2.x from its Go module; the pause program from
 # scripts/kube/pause/main.go. All are built once into the user cache (CI clones afresh, the cache survives).
-# runc, the CNI plugins, nft, iptables, conntrack and setcap (libcap2-bin, for the edge image) are Debian packages, installed with apt-get when missing
-# (the tests run as root; elsewhere install them yourself: runc containernetworking-plugins nftables iptables
-# conntrack libcap2-bin).
+# runc, the CNI plugins, nft, iptables, conntrack and setcap (for the edge image) are Debian packages, installed
+# with apt-get when missing (the tests run as root; elsewhere install them yourself: runc
+# containernetworking-plugins nftables iptables conntrack libcap2-bin).
 #
 # Progress and errors go to stderr; stdout carries only the `name=path` lines.
 set -euo pipefail
