@@ -68,6 +68,13 @@ if (env.SKIP_KUBE_TESTS !== '1') {
       if (key) env[key] = value.trim();
     }
   });
+  if (env.SKIP_NODE_TESTS !== '1') {
+    // The real node of test/cluster/ (kubelet, controller-manager, scheduler, kube-proxy, containerd, runc, CNI);
+    // SKIP_NODE_TESTS=1 leaves those tests out (they skip themselves) and this step with them.
+    step('kubelet, kube-proxy, containerd, CNI (real node; built once, cached; SKIP_NODE_TESTS=1 skips)', () => {
+      execFileSync('bash', [path.join(root, 'scripts/kube/ensure-node.sh')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    });
+  }
 }
 
 let avaArgs = process.argv.slice(2);
@@ -78,7 +85,7 @@ if (env.SKIP_KUBE_TESTS === '1' && avaArgs.length === 0) {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.test.js') && !/kube-(cluster|available)\.js|go-tools\.js/.test(readFileSync(full, 'utf8'))) files.push(path.relative(root, full));
+      else if (entry.name.endsWith('.test.js') && !/kube-(cluster|available|node-available)\.js|go-tools\.js/.test(readFileSync(full, 'utf8'))) files.push(path.relative(root, full));
     }
   };
   walk(path.join(root, 'dist'));

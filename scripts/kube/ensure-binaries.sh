@@ -173,4 +173,5 @@ main() {
   printf 'kube-apiserver=%s\nkubectl=%s\netcd=%s\n' "$apiserver" "$kubectl" "$etcd"
 }
 
-main "$@"
+# Sourced by scripts/kube/ensure-node.sh for its helpers: run main only when executed.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; fi
