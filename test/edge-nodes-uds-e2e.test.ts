@@ -5,7 +5,6 @@
 // and the controller drains Envoy through it, and the two processes listen on no TCP port but the data plane's,
 // Envoy's readiness listener and the controller's health endpoints: no xDS, no admin, no /debug.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import net from 'node:net';
@@ -21,31 +20,10 @@ import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
 import { useWebAppManifests } from './fixtures/echo-app-manifests.js';
 import { freePort } from './fixtures/standalone-stack.js';
+import { listeningTcpPorts } from './harness/listening-ports.js';
 
 const root = findRepoRoot();
 const socketDir = '/run/envoy-ingress';
-
-/** TCP ports in LISTEN state owned by the process `pid` (its fds' socket inodes, looked up in /proc/net/tcp*). */
-function listeningTcpPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]!);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports = new Set<number>();
-  for (const table of ['tcp', 'tcp6']) {
-    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      // local_address is HEXIP:HEXPORT; st 0A is LISTEN; inode is column 9.
-      if (cols[3] === '0A' && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(':')[1]!, 16));
-    }
-  }
-  return [...ports].sort((a, b) => a - b);
-}
 
 function getOverSocket(socketPath: string, urlPath: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

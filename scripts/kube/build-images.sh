@@ -48,13 +48,20 @@ prod_node_modules() {
   hash="$(cat "$root/package.json" "$root/package-lock.json" | sha256sum | cut -c1-16)"
   dir="$CACHE_ROOT/prod-node-modules-$hash"
   if [[ ! -d "$dir/node_modules" ]]; then
-    log "installing production node_modules into $dir (once per lockfile)..."
-    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-    cp "$root/package.json" "$root/package-lock.json" "$dir.tmp/"
-    (cd "$dir.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) >&2 \
-      || die "npm ci --omit=dev failed (is the npm registry reachable?)"
-    rm -f "$dir.tmp/package.json" "$dir.tmp/package-lock.json" "$dir.tmp/node_modules/.package-lock.json"
-    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    # Test files build images side by side: one installs, the others wait for it and use its result.
+    mkdir -p "$CACHE_ROOT"
+    exec 7>"$dir.lock"
+    flock 7
+    if [[ ! -d "$dir/node_modules" ]]; then
+      log "installing production node_modules into $dir (once per lockfile)..."
+      rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+      cp "$root/package.json" "$root/package-lock.json" "$dir.tmp/"
+      (cd "$dir.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) >&2 \
+        || die "npm ci --omit=dev failed (is the npm registry reachable?)"
+      rm -f "$dir.tmp/package.json" "$dir.tmp/package-lock.json" "$dir.tmp/node_modules/.package-lock.json"
+      rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    flock -u 7
   fi
   printf '%s\n' "$dir/node_modules"
 }
