@@ -58,5 +58,5 @@ export function overloadRemedies(state: OverloadState, threshold = clearPressure
   return Object.entries(state.pressure)
     .filter(([, p]) => p >= threshold)
     .sort(([, a], [, b]) => b - a)
-    .map(([monitor, p]) => `${monitor} at ${Math.round(p * 100)} %: ${remedies[monitor] ?? 'see the README, Security defaults'}`);
+    .map(([monitor, p]) => `${monitor} at ${Math.round(p * 100)} %: ${remedies[monitor] ?? 'see docs/guides/security.md'}`);
 }

@@ -1,6 +1,6 @@
 // Where `run --envoy` puts xDS and Envoy's admin interface when no address is asked for: Unix sockets in a fresh
 // directory only this user can enter (mkdtemp makes it 0700), so nothing reaches them over TCP, in particular not
-// Envoy itself on behalf of a backend whose name resolves to 127.0.0.1 (README, Security defaults).
+// Envoy itself on behalf of a backend whose name resolves to 127.0.0.1 (docs/guides/security.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Envoy's edge-proxy best practices for the connection managers we generate, each one switchable (see the
-// README's "Security defaults"). Values here are defaults; the CLI maps a flag to every field.
+// docs/guides/security.md). Values here are defaults; the CLI maps a flag to every field.
 import type { ResourceJson } from './resource-json.js';
 
 /** What Envoy does with `%2F` / `%5C` in a path (HttpConnectionManager.path_with_escaped_slashes_action). */

@@ -1,6 +1,6 @@
 // This controller's own Ingress annotations, all under one prefix. Every value is validated: an invalid one is
 // reported (InvalidAnnotation, naming the annotation and the accepted form) and only that setting falls back to
-// its default; the rest of the Ingress is served as usual. README.md "Annotations" lists them all.
+// its default; the rest of the Ingress is served as usual. docs/reference/annotations.md lists them all.
 import type { ClusterIR, CorsPolicyIR, HeaderMutationIR, LoadBalancerIR, RoutePolicyIR } from '../../../ir/index.js';
 import {
   parseCidrList,

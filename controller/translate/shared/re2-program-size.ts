@@ -13,7 +13,7 @@
 /** Instructions RE2 adds to every program (fail, match, the unanchored-search loop). */
 const programOverhead = 4;
 
-/** The cap for user-written regexes, in estimated RE2 instructions. See README "Security defaults". */
+/** The cap for user-written regexes, in estimated RE2 instructions. See docs/guides/security.md. */
 export const maxUserRegexProgramSize = 2000;
 
 interface Cursor {

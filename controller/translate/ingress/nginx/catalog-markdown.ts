@@ -1,8 +1,8 @@
-// The catalog as the Markdown table README "Coming from ingress-nginx" shows (one row per annotation, sorted),
+// The catalog as the Markdown table docs/reference/nginx-annotations.md shows (one row per annotation, sorted),
 // so the README cannot drift from what the layer and migrate-check say (test/nginx-readme-catalog.test.ts).
 import { nginxAnnotationCatalog, type NginxAnnotationStatus } from './catalog.js';
 
-/** The status words of the README tables. */
+/** The status words of the documentation tables. */
 export const readmeStatusWords: Readonly<Record<NginxAnnotationStatus, string>> = {
   supported: 'supported',
   'supported-with-difference': 'with difference',

@@ -305,13 +305,13 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'proxy-buffering': { status: 'unsupported', note: 'not mapped: Envoy streams bodies as nginx does with "off" (ingress-nginx\'s default); "on" has no effect' },
   'configuration-snippet': {
     status: 'refused',
-    note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")',
+    note: 'raw nginx configuration has no safe equivalent; use our annotations (docs/reference/annotations.md)',
     differences: {
       'served-despite-word-blocklist': 'an Ingress whose snippet holds a word of the ConfigMap\'s annotation-value-word-blocklist is served (without the snippet), where ingress-nginx drops the whole Ingress (404)',
       'snippet-not-applied': 'the Ingress is served without its snippet even where the ConfigMap allows snippets (allow-snippet-annotations "true"): e.g. more_set_headers adds no header; envoy-ingress.io/response-headers-set does',
     },
   },
-  'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (README "Annotations")' },
+  'server-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent; use our annotations (docs/reference/annotations.md)' },
   'stream-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
   'auth-snippet': { status: 'refused', note: 'raw nginx configuration has no safe equivalent' },
 };
@@ -322,5 +322,5 @@ export function nginxCatalogEntry(key: string): NginxAnnotationEntry | undefined
   const name = key.slice(nginxAnnotationPrefix.length);
   return Object.hasOwn(nginxAnnotationCatalog, name)
     ? (nginxAnnotationCatalog[name] as NginxAnnotationEntry)
-    : { status: 'unsupported', note: 'not one this controller maps (README "Coming from ingress-nginx" lists those it does)' };
+    : { status: 'unsupported', note: 'not one this controller maps (docs/reference/nginx-annotations.md lists those it does)' };
 }

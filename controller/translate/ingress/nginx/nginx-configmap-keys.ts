@@ -16,7 +16,7 @@ const ignored = (note: string): NginxConfigMapKey => ({ status: 'ignored', note 
 
 // Reasons shared by groups of keys.
 const nginxProcess = 'nginx process tuning (workers, hash tables, buffers, reloads): Envoy sizes and runs itself, nothing to map';
-const nginxLogs = 'nginx log formats and destinations: Envoy writes its own JSON access log to stdout (README "Observability"; --access-log=false turns it off)';
+const nginxLogs = 'nginx log formats and destinations: Envoy writes its own JSON access log to stdout (docs/guides/observability.md; --access-log=false turns it off)';
 const tracing = 'tracing is not configured in the Envoy this controller programs';
 const listenerTls = "TLS and HTTP/2 of the listeners follow Envoy's defaults (TLS 1.2 and 1.3, Envoy's cipher list, no session cache tuning); not configurable per ConfigMap";
 const snippet = 'raw nginx configuration has no safe equivalent (as the snippet annotations, refused)';
