@@ -1,6 +1,6 @@
 // The Ingress API's listeners: plaintext HTTP and HTTPS on the flag ports (--http-port, --https-port), serving one
 // RouteConfiguration between them. The HTTPS listener exists only while some host terminates or passes TLS.
-import type { DataPlaneIR, ListenerIR, ListenerSettingsIR, RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../../../ir/index.js';
+import { compareStrings, type DataPlaneIR, type ListenerIR, type ListenerSettingsIR, type RouteTableIR, type TlsPassthroughIR, type TlsServerIR } from '../../../ir/index.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 
 export const ingressHttpListenerName = 'ingress_http';
@@ -59,7 +59,7 @@ export function ingressTlsServersOf(ir: DataPlaneIR): readonly TlsServerIR[] {
 /** `ir` with its Ingress listeners made anew from `serving`; other listeners kept. */
 export function withIngressServing(ir: DataPlaneIR, serving: IngressServing, options: TranslateOptions): DataPlaneIR {
   const others = ir.listeners.filter((listener) => listener.name !== ingressHttpListenerName && listener.name !== ingressHttpsListenerName);
-  return { ...ir, listeners: [...others, ...ingressListeners(serving, options)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+  return { ...ir, listeners: [...others, ...ingressListeners(serving, options)].sort((a, b) => compareStrings(a.name, b.name)) };
 }
 
 /** The plain-HTTP route table of a data plane the Ingress translator made. */
