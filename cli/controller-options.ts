@@ -29,6 +29,8 @@ export interface TranslationFlags {
   http2InitialStreamWindowSize: string;
   http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
+  allowCrossNamespaceHosts?: boolean;
+  defaultBackendNamespace?: string;
   nginxAnnotations?: boolean;
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
   nginxConfigmap?: string;
@@ -107,6 +109,11 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--controller-name <name>', 'IngressClass spec.controller value that marks our classes', defaultTranslateOptions.controllerName)
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
+    .option(
+      '--allow-cross-namespace-hosts',
+      "merge every namespace's rules, TLS entries and host-wide annotations into a host (ingress-nginx's behaviour, for single-tenant clusters); off: the namespace of the oldest Ingress routing a host owns it",
+    )
+    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts)')
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option(
       '--nginx-configmap <namespace/name>',
@@ -133,6 +140,8 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       notFoundPage: flags.notFoundPage ? readFileSync(flags.notFoundPage, 'utf8') : defaultTranslateOptions.notFoundPage,
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
+      ...(flags.allowCrossNamespaceHosts === true ? { allowCrossNamespaceHosts: true } : {}),
+      ...(flags.defaultBackendNamespace !== undefined ? { defaultBackendNamespace: flags.defaultBackendNamespace } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),

@@ -9,9 +9,9 @@ import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const envoyOptions = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
 
-function inputOf(objects: object[]): ExplainInput {
+function inputOf(objects: object[], translate = defaultTranslateOptions): ExplainInput {
   const { state } = clusterStateFromYaml(toYaml(objects));
-  const built = buildConfig(state, { translate: defaultTranslateOptions, envoy: envoyOptions });
+  const built = buildConfig(state, { translate, envoy: envoyOptions });
   return { ir: built.translation.ir, endpoints: [...built.endpoints.values()], diagnostics: built.translation.diagnostics };
 }
 
@@ -116,7 +116,8 @@ test('404 because nothing matches, naming the rules that were tried', (t) => {
 
 test('the default backend answers what no rule matches', (t) => {
   const fallback = ingress('fallback', { defaultBackend: 'web' });
-  const e = explain(inputOf([ingressClass(), ...services, fallback]), { host: 'unknown.test', path: '/x' });
+  // The default backend of every host: the operator's namespace's (tenant-default-backends.ts).
+  const e = explain(inputOf([ingressClass(), ...services, fallback], { ...defaultTranslateOptions, defaultBackendNamespace: 'default' }), { host: 'unknown.test', path: '/x' });
   t.is(e.route?.route, 'ingress/default/fallback/default-backend');
   t.regex(e.verdict, /^served by the default backend of Ingress default\/fallback -> Service default\/web port 80/);
 });

@@ -56,11 +56,12 @@ export function readNginxServerNames(ingress: Ingress, diagnostics: Diagnostic[]
 
 function hostsOf(ingress: Ingress): string[] {
   const hosts = new Set<string>();
-  for (const rule of ingress.spec?.rules ?? []) {
-    if (rule.host === undefined || rule.host === '') continue;
+  // forEach: rules refused by host ownership are holes (host-ownership.ts).
+  (ingress.spec?.rules ?? []).forEach((rule) => {
+    if (rule.host === undefined || rule.host === '') return;
     const parsed = parseHost(rule.host);
     if (parsed.valid) hosts.add(parsed.host);
-  }
+  });
   return [...hosts].sort();
 }
 
