@@ -5,6 +5,7 @@ import { Reason } from '../shared/reasons.js';
 import { translate } from '../translate.js';
 import { enforceHostOwnership, hostOwners } from './host-ownership.js';
 import { ingressHttpTableOf } from './ingress-listeners.js';
+import { migrationReport } from './nginx/migration-report.js';
 
 const ourClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
@@ -90,4 +91,11 @@ test("another namespace's app-root does not redirect an owned host's /", (t) => 
   const table = ingressHttpTableOf(strict.ir);
   t.false(table.virtualHosts.find((v) => v.name === 'shop.test')?.routes.some((r) => r.action.kind === 'redirect'));
   t.true(table.virtualHosts.find((v) => v.name === 'b.test')?.routes.some((r) => r.action.kind === 'redirect'));
+});
+
+test('migrate-check names the paths refused for a host of another namespace and a rule-less default backend', (t) => {
+  const catchAll: Ingress = { kind: 'Ingress', metadata: { name: 'catch', namespace: 'b', creationTimestamp: '2024-01-02T00:00:00Z' }, spec: { defaultBackend: backend('web') } };
+  const report = migrationReport([ingress('b', 'other', 1, ['shop.test', 'b.test']), ingress('a', 'main', 0, ['shop.test']), catchAll]);
+  const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${i.namespace}/${i.name} ${c.rule} ${c.host}`));
+  t.deepEqual(changes, ['b/catch TenantCatchAllDefaultBackend *', 'b/other HostOfOtherNamespace shop.test']);
 });
