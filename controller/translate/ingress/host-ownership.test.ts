@@ -99,3 +99,12 @@ test('migrate-check names the paths refused for a host of another namespace and 
   const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${i.namespace}/${i.name} ${c.rule} ${c.host}`));
   t.deepEqual(changes, ['b/catch TenantCatchAllDefaultBackend *', 'b/other HostOfOtherNamespace shop.test']);
 });
+
+test("another namespace's server-alias or from-to-www-redirect does not take over an owned host", (t) => {
+  const owner = ingress('a', 'main', 0, ['shop.test']);
+  const alias = ingress('b', 'alias', 1, ['b.test'], { annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'shop.test' } });
+  const www = ingress('b', 'www', 2, ['www.shop.test'], { annotations: { 'nginx.ingress.kubernetes.io/from-to-www-redirect': 'true' } });
+  const result = translate(state([owner, alias, www]), nginxOn);
+  const shop = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.hostnames.includes('shop.test'));
+  t.deepEqual(shop?.routes.map((r) => r.name), ['ingress/a/main/rule/0/path/0', 'fallback']);
+});
