@@ -6,6 +6,7 @@ import { translate } from '../translate.js';
 import { enforceHostOwnership, hostOwners } from './host-ownership.js';
 import { ingressHttpTableOf } from './ingress-listeners.js';
 import { migrationReport } from './nginx/migration-report.js';
+import { maxServerAliasesPerIngress } from './nginx/nginx-server-names.js';
 
 const ourClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
@@ -107,4 +108,17 @@ test("another namespace's server-alias or from-to-www-redirect does not take ove
   const result = translate(state([owner, alias, www]), nginxOn);
   const shop = ingressHttpTableOf(result.ir).virtualHosts.find((v) => v.hostnames.includes('shop.test'));
   t.deepEqual(shop?.routes.map((r) => r.name), ['ingress/a/main/rule/0/path/0', 'fallback']);
+});
+
+test('server-alias: at most maxServerAliasesPerIngress aliases per Ingress are served, the rest reported', (t) => {
+  const aliases = Array.from({ length: maxServerAliasesPerIngress + 3 }, (_, i) => `alias-${i}.test`);
+  const result = translate(state([ingress('a', 'main', 0, ['shop.test'], { annotations: { 'nginx.ingress.kubernetes.io/server-alias': aliases.join(',') } })]), nginxOn);
+  const names = ingressHttpTableOf(result.ir).virtualHosts.map((v) => v.name);
+  t.is(names.length, maxServerAliasesPerIngress + 2); // the host, its aliases, the catch-all
+  const reported = result.diagnostics.filter((d) => d.reason === Reason.InvalidAnnotation);
+  t.is(reported.length, 1);
+  // The ignored ones are the last of the (sorted) list, and none of them is served.
+  const ignored = (reported[0]?.message.split('); ')[1] ?? '').replace(/ ignored$/, '').split(', ');
+  t.is(ignored.length, 3);
+  t.false(ignored.some((alias) => names.includes(alias)));
 });
