@@ -143,7 +143,9 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
-    references: phases.references(collectReferences(ingresses)),
+    // From the Ingresses as written, refused parts included: what they reference does not depend on who owns a
+    // host, so a splice that moves ownership keeps the references of the Ingresses it did not change right.
+    references: phases.references(collectReferences(served)),
     httpsTable: finished.httpsTable,
     ...(hosts.nameCopies ? { serverNameCopies: true as const } : {}),
   };
