@@ -216,3 +216,21 @@ test('rule and path numbers come from the route IR, not from the route name', (t
   t.deepEqual([root.route?.rule, root.route?.path], [undefined, undefined]);
   t.regex(root.verdict, /^served by Ingress shop\/orders route ingress\/shop\/orders\/rule\/0\/path\/0 ->/);
 });
+
+test('explain names the namespace that owns a host; merged namespaces under --allow-cross-namespace-hosts', (t) => {
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('web', [{ address: '10.0.0.1', port: 8000 }], 'a'),
+    ...serviceWithEndpoints('web', [{ address: '10.0.0.2', port: 8000 }], 'b'),
+    ingress('site', { namespace: 'a', creationTimestamp: '2024-01-01T00:00:00Z', rules: [{ host: 'owned.test', paths: [{ path: '/', service: 'web' }] }] }),
+    ingress('late', { namespace: 'b', creationTimestamp: '2024-02-01T00:00:00Z', rules: [{ host: 'owned.test', paths: [{ path: '/b', service: 'web' }] }] }),
+  ];
+  const owned = explain(inputOf(objects), { host: 'owned.test', path: '/b' });
+  t.deepEqual(owned.hostOwner, { namespaces: ['a'] });
+  t.is(owned.route?.source?.namespace, 'a');
+  t.regex(formatExplanation(owned), /host owned by namespace a/);
+  t.true(owned.diagnostics.some((d) => d.reason === 'HostOwnedByOtherNamespace'));
+  const merged = explain(inputOf(objects, { ...defaultTranslateOptions, allowCrossNamespaceHosts: true }), { host: 'owned.test', path: '/b' });
+  t.deepEqual(merged.hostOwner, { namespaces: ['a', 'b'] });
+  t.regex(formatExplanation(merged), /host merged from namespaces a, b/);
+});
