@@ -7,6 +7,8 @@ import { enforceHostOwnership, hostOwners } from './host-ownership.js';
 import { ingressHttpTableOf } from './ingress-listeners.js';
 import { migrationReport } from './nginx/migration-report.js';
 import { maxServerAliasesPerIngress } from './nginx/nginx-server-names.js';
+import { HostIndex } from './host-index.js';
+import { translateIncrementally } from './incremental-translate.js';
 
 const ourClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
 const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
@@ -121,4 +123,21 @@ test('server-alias: at most maxServerAliasesPerIngress aliases per Ingress are s
   const ignored = (reported[0]?.message.split('); ')[1] ?? '').replace(/ ignored$/, '').split(', ');
   t.is(ignored.length, 3);
   t.false(ignored.some((alias) => names.includes(alias)));
+});
+
+test('a namespace past its route budget loses its newest Ingresses whole; other namespaces and its older ones are served', (t) => {
+  const objects = state([
+    ingress('a', 'first', 0, ['one.test', 'two.test']),
+    ingress('b', 'other', 1, ['b.test', 'b2.test', 'b3.test']),
+    ingress('a', 'second', 2, ['three.test']),
+    ingress('a', 'third', 3, ['four.test']),
+  ]);
+  const result = translate(objects, { ...defaultTranslateOptions, namespaceRouteBudget: 3 });
+  const names = ingressHttpTableOf(result.ir).virtualHosts.map((v) => v.name);
+  t.deepEqual(names, ['b.test', 'b2.test', 'b3.test', 'one.test', 'three.test', 'two.test', '*']);
+  t.deepEqual(result.diagnostics.map((d) => `${d.object.namespace}/${d.object.name} ${d.reason}`), ['a/third NamespaceRouteBudgetExceeded']);
+  // The splice declines while a namespace is past its budget (the refused Ingress may be on any host).
+  const before = { ...objects, ingresses: objects.ingresses.slice(0, 3) };
+  const base = { state: before, result: translate(before, { ...defaultTranslateOptions, namespaceRouteBudget: 3 }), index: HostIndex.of(before.ingresses) };
+  t.is(translateIncrementally(base, objects, { ...defaultTranslateOptions, namespaceRouteBudget: 3 }), undefined);
 });

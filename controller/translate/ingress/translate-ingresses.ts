@@ -15,6 +15,7 @@ import { nginxLayer } from './nginx/nginx-layer.js';
 import type { TranslateOptions } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
 import { enforceHostOwnership } from './host-ownership.js';
+import { defaultNamespaceRouteBudget, enforceRouteBudget } from './namespace-route-budget.js';
 import { tenantDefaultBackends, tenantDefaultOf } from './tenant-default-backends.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type References, collectReferences } from '../shared/references.js';
@@ -102,7 +103,8 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
   // Hosts are owned by namespaces unless the operator merges them: other namespaces' parts are gone before any
   // phase (the layer's canaries and host-wide annotations included) reads the Ingresses.
   const tenants = options.allowCrossNamespaceHosts !== true;
-  const { ingresses, mains } = phases.ingresses(tenants ? enforceHostOwnership(served, diagnostics).ingresses : served);
+  const owned = tenants ? enforceHostOwnership(served, diagnostics).ingresses : served;
+  const { ingresses, mains } = phases.ingresses(enforceRouteBudget(owned, options.namespaceRouteBudget ?? defaultNamespaceRouteBudget, diagnostics));
   const annotations = new Map<Ingress, IngressAnnotations>(mains.map((ingress) => [ingress, phases.annotations(ingress)]));
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
   // With hosts owned by namespaces, only the operator's namespace gives the default backend of every host; a

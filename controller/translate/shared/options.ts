@@ -53,6 +53,11 @@ export interface TranslateOptions {
    */
   defaultBackendNamespace?: string;
   /**
+   * Paths (as written) the served Ingresses of one namespace may have (--namespace-route-budget); past it the newest
+   * Ingresses of that namespace are refused whole. Absent: defaultNamespaceRouteBudget (namespace-route-budget.ts).
+   */
+  namespaceRouteBudget?: number;
+  /**
    * The ports of the Ingress listeners (--http-port, --https-port); absent: defaultListenerPorts. The build pipeline
    * hands them over from the Envoy options.
    */

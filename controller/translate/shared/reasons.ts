@@ -55,6 +55,8 @@ export const Reason = {
    * default backend of every host; ignored.
    */
   DefaultBackendNotClusterWide: 'DefaultBackendNotClusterWide',
+  /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
+  NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];
