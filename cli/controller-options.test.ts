@@ -89,3 +89,9 @@ test('a bad port names its flag', (t) => {
   t.throws(() => parse(['--http-port', 'eighty']), { message: /^--http-port must be a port number/ });
   t.throws(() => parse(['--https-redirect-port', '70000']), { message: /^--https-redirect-port must be a port number/ });
 });
+
+test('tenant flags: hosts merged across namespaces, the default backend namespace, the route budget', (t) => {
+  const { translate } = parse(['--allow-cross-namespace-hosts', '--default-backend-namespace', 'ops', '--namespace-route-budget', '500']);
+  t.deepEqual(translate, { ...defaultTranslateOptions, allowCrossNamespaceHosts: true, defaultBackendNamespace: 'ops', namespaceRouteBudget: 500 });
+  t.throws(() => parse(['--namespace-route-budget', '0']), { message: /--namespace-route-budget/ });
+});

@@ -5,6 +5,7 @@ import { defaultEdgeHardening, escapedSlashesActions, type EdgeHardeningOptions,
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/shared/options.js';
 import { parsePort } from './address.js';
+import { defaultNamespaceRouteBudget } from '../controller/translate/ingress/namespace-route-budget.js';
 
 export interface TranslationFlags {
   ingressClass: string;
@@ -29,6 +30,9 @@ export interface TranslationFlags {
   http2InitialStreamWindowSize: string;
   http2InitialConnectionWindowSize: string;
   allowExternalName?: boolean;
+  allowCrossNamespaceHosts?: boolean;
+  defaultBackendNamespace?: string;
+  namespaceRouteBudget?: string;
   nginxAnnotations?: boolean;
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
   nginxConfigmap?: string;
@@ -107,6 +111,12 @@ export function addTranslationFlags(cmd: Command): Command {
     .option('--controller-name <name>', 'IngressClass spec.controller value that marks our classes', defaultTranslateOptions.controllerName)
     .option('--not-found-page <file>', 'HTML file returned with 404 when nothing matches')
     .option('--allow-external-name', 'serve ExternalName Service backends (never loopback or link-local targets)')
+    .option(
+      '--allow-cross-namespace-hosts',
+      "merge every namespace's rules, TLS entries and host-wide annotations into a host (ingress-nginx's behaviour, for single-tenant clusters); off: the namespace of the oldest Ingress routing a host owns it",
+    )
+    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts)')
+    .option('--namespace-route-budget <paths>', `paths the Ingresses of one namespace may have; past it its newest Ingresses are not served (default: ${defaultNamespaceRouteBudget})`)
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option(
       '--nginx-configmap <namespace/name>',
@@ -133,6 +143,9 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       notFoundPage: flags.notFoundPage ? readFileSync(flags.notFoundPage, 'utf8') : defaultTranslateOptions.notFoundPage,
       httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port'),
       ...(flags.allowExternalName === true ? { allowExternalName: true } : {}),
+      ...(flags.allowCrossNamespaceHosts === true ? { allowCrossNamespaceHosts: true } : {}),
+      ...(flags.defaultBackendNamespace !== undefined ? { defaultBackendNamespace: flags.defaultBackendNamespace } : {}),
+      ...(flags.namespaceRouteBudget !== undefined ? { namespaceRouteBudget: parseRouteBudget(flags.namespaceRouteBudget) } : {}),
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
@@ -147,4 +160,10 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       ...(flags.accessLogQuery === 'false' ? { accessLogQuery: false } : {}),
     },
   };
+}
+
+function parseRouteBudget(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--namespace-route-budget: ${JSON.stringify(value)} is not a whole number of paths >= 1`);
+  return n;
 }

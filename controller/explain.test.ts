@@ -9,9 +9,9 @@ import { ingressPairIR } from '../envoy/test-helpers/ingress-pair-ir.js';
 
 const envoyOptions = { listenAddress: '127.0.0.1', httpPort: 8080, httpsPort: 8443 };
 
-function inputOf(objects: object[]): ExplainInput {
+function inputOf(objects: object[], translate = defaultTranslateOptions): ExplainInput {
   const { state } = clusterStateFromYaml(toYaml(objects));
-  const built = buildConfig(state, { translate: defaultTranslateOptions, envoy: envoyOptions });
+  const built = buildConfig(state, { translate, envoy: envoyOptions });
   return { ir: built.translation.ir, endpoints: [...built.endpoints.values()], diagnostics: built.translation.diagnostics };
 }
 
@@ -116,7 +116,8 @@ test('404 because nothing matches, naming the rules that were tried', (t) => {
 
 test('the default backend answers what no rule matches', (t) => {
   const fallback = ingress('fallback', { defaultBackend: 'web' });
-  const e = explain(inputOf([ingressClass(), ...services, fallback]), { host: 'unknown.test', path: '/x' });
+  // The default backend of every host: the operator's namespace's (tenant-default-backends.ts).
+  const e = explain(inputOf([ingressClass(), ...services, fallback], { ...defaultTranslateOptions, defaultBackendNamespace: 'default' }), { host: 'unknown.test', path: '/x' });
   t.is(e.route?.route, 'ingress/default/fallback/default-backend');
   t.regex(e.verdict, /^served by the default backend of Ingress default\/fallback -> Service default\/web port 80/);
 });
@@ -214,4 +215,22 @@ test('rule and path numbers come from the route IR, not from the route name', (t
   const root = explain(input, { host: 'orders.test', path: '/' });
   t.deepEqual([root.route?.rule, root.route?.path], [undefined, undefined]);
   t.regex(root.verdict, /^served by Ingress shop\/orders route ingress\/shop\/orders\/rule\/0\/path\/0 ->/);
+});
+
+test('explain names the namespace that owns a host; merged namespaces under --allow-cross-namespace-hosts', (t) => {
+  const objects = [
+    ingressClass(),
+    ...serviceWithEndpoints('web', [{ address: '10.0.0.1', port: 8000 }], 'a'),
+    ...serviceWithEndpoints('web', [{ address: '10.0.0.2', port: 8000 }], 'b'),
+    ingress('site', { namespace: 'a', creationTimestamp: '2024-01-01T00:00:00Z', rules: [{ host: 'owned.test', paths: [{ path: '/', service: 'web' }] }] }),
+    ingress('late', { namespace: 'b', creationTimestamp: '2024-02-01T00:00:00Z', rules: [{ host: 'owned.test', paths: [{ path: '/b', service: 'web' }] }] }),
+  ];
+  const owned = explain(inputOf(objects), { host: 'owned.test', path: '/b' });
+  t.deepEqual(owned.hostOwner, { namespaces: ['a'] });
+  t.is(owned.route?.source?.namespace, 'a');
+  t.regex(formatExplanation(owned), /host owned by namespace a/);
+  t.true(owned.diagnostics.some((d) => d.reason === 'HostOwnedByOtherNamespace'));
+  const merged = explain(inputOf(objects, { ...defaultTranslateOptions, allowCrossNamespaceHosts: true }), { host: 'owned.test', path: '/b' });
+  t.deepEqual(merged.hostOwner, { namespaces: ['a', 'b'] });
+  t.regex(formatExplanation(merged), /host merged from namespaces a, b/);
 });

@@ -88,6 +88,19 @@ export interface Explanation {
   verdict: string;
   /** Problems of the Ingresses involved (e.g. a rule for this host skipped for a conflict). */
   diagnostics: Diagnostic[];
+  /**
+   * The namespace whose Ingresses route the selected host (host ownership: the namespace of the oldest Ingress
+   * routing it, translate/ingress/host-ownership.ts), or every namespace merged into it under
+   * --allow-cross-namespace-hosts; absent for the catch-all and hosts without rule routes.
+   */
+  hostOwner?: { namespaces: string[] };
+}
+
+/** Namespaces of the rule routes of a named host: the owner's alone unless namespaces are merged. */
+function hostOwnerOf(vhost: { name: string; routes: readonly { rulePath?: unknown; source?: { namespace: string } }[] }): { hostOwner?: { namespaces: string[] } } {
+  if (vhost.name === '*') return {};
+  const namespaces = [...new Set(vhost.routes.flatMap((r) => (r.rulePath !== undefined && r.source !== undefined ? [r.source.namespace] : [])))].sort();
+  return namespaces.length === 0 ? {} : { hostOwner: { namespaces } };
 }
 
 /** Lower case, without a port and a trailing dot. */
@@ -362,7 +375,7 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
   const { considered, selected } = considerRoutes(vhost.routes, path);
   const route = considered.find((c) => c.outcome === 'selected') ?? null;
   const diagnostics = relatedDiagnostics(input, considered, vhost.name);
-  const common = { ...base, tlsServer, certificate, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics };
+  const common = { ...base, tlsServer, certificate, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics, ...hostOwnerOf(vhost) };
   const tried = considered.filter((c) => c.source && c.rule !== undefined);
   const triedText = tried.length ? `; rules tried: ${tried.map((c) => `${c.match} (${c.source!.namespace}/${c.source!.name})`).join(', ')}` : '';
 
@@ -461,6 +474,10 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`certificate: Secret ${e.certificate.secret}${covers}`);
   }
   if (e.routeTable) lines.push(`route table: ${e.routeTable}`);
+  if (e.hostOwner) {
+    const [only, ...more] = e.hostOwner.namespaces;
+    lines.push(more.length === 0 ? `host owned by namespace ${only}` : `host merged from namespaces ${e.hostOwner.namespaces.join(', ')} (--allow-cross-namespace-hosts)`);
+  }
   if (e.virtualHosts.length) {
     lines.push('virtual hosts:');
     for (const v of e.virtualHosts) lines.push(`  ${v.outcome === 'selected' ? '*' : ' '} ${v.virtualHost}: ${v.reason}`);

@@ -184,6 +184,8 @@ class Demo {
       '--http-port', String(c.httpPort),
       '--https-port', String(c.httpsPort),
       '--https-redirect-port', String(c.httpsPort),
+      // The demo namespace is the operator's: its default backend answers every host (a tenant's would not).
+      '--default-backend-namespace', 'demo',
       '--envoy-admin-address', `unix:${this.adminSocket}`,
       '--xds-address', `unix:${path.join(this.socketDir, 'xds.sock')}`,
     ];

@@ -65,7 +65,8 @@ async function setUp(t: ExecutionContext, xdsProtocol: 'sotw' | 'delta'): Promis
   const services = Object.entries(backends).flatMap(([name, b]) => serviceWithEndpoints(name, [{ address: b.address, port: b.port }]));
   await writeManifest(dir, 'services.yaml', [ingressClass(), ...services, tlsSecret('secure-tls', cert.certPem, cert.keyPem)]);
   await writeManifest(dir, 'ingresses.yaml', appIngresses('api'));
-  const stack = await startStack(t, { manifestsDir: dir, xdsProtocol });
+  // The fallback Ingress is the operator's: its default backend answers every host (tenant-default-backends.ts).
+  const stack = await startStack(t, { manifestsDir: dir, xdsProtocol, translate: { defaultBackendNamespace: 'default' } });
   await stack.envoy.waitForListener('ingress_http');
   await stack.envoy.waitForListener('ingress_https');
   return { dir, ca, backends, stack };

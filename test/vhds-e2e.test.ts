@@ -60,7 +60,8 @@ async function setUp(t: ExecutionContext, xdsProtocol: 'delta' | 'sotw', { tls =
   await writeManifest(dir, 'b.yaml', hostIngress('b', [{ path: '/', service: 'api' }, { path: '/api', service: 'web' }]));
   if (tls) await writeManifest(dir, 'c.yaml', hostIngress('c', [{ path: '/', service: 'web' }], true));
   await writeManifest(dir, 'fallback.yaml', [ingress('fallback', { defaultBackend: 'fallback' })]);
-  const stack = await startStack(t, { manifestsDir: dir, xdsProtocol });
+  // The fallback Ingress is the operator's: its default backend answers every host (tenant-default-backends.ts).
+  const stack = await startStack(t, { manifestsDir: dir, xdsProtocol, translate: { defaultBackendNamespace: 'default' } });
   await stack.envoy.waitForListener('ingress_http');
   if (tls) await stack.envoy.waitForListener('ingress_https');
   await settled(stack);

@@ -73,7 +73,9 @@ function ingressOf(index: number, model: IngressSpecModel, revision: number): In
     kind: 'Ingress',
     metadata: {
       name: `ing-${index}`,
-      namespace,
+      // Every third Ingress in a second namespace: hosts they share are owned by one namespace (host-ownership.ts),
+      // so edits move ownership and refuse or admit the other namespace's rules and TLS entries.
+      namespace: index % 3 === 2 ? 'tenant' : namespace,
       // Ages decide conflicts: distinct, in index order.
       creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
       generation: revision,

@@ -16,6 +16,7 @@ import { translateIngresses, type TranslationResult } from './translate-ingresse
 import { ingressListenersOf, withIngressServing } from './ingress-listeners.js';
 import { clusterUsesAfter, recordClusterUses, spliceClusters } from './cluster-uses.js';
 import { hostClosure, updateHostIndex } from './host-closure.js';
+import { defaultNamespaceRouteBudget, exceedsRouteBudget } from './namespace-route-budget.js';
 import { type Changed, type Changes, changedObjects, maxChanged, reachesBeyondHosts, type Served } from './splice-changes.js';
 import { spliceDiagnostics, spliceReferences, spliceSecrets, spliceServedIngresses, spliceTables } from './table-splice.js';
 
@@ -41,6 +42,9 @@ export function translateIncrementally(base: TranslationBase, state: ClusterStat
   const changes = changesBetween(base.state, state);
   if (changes === undefined) return undefined;
   const served = (ingress: Ingress | undefined): ingress is Ingress => ingress !== undefined && isServedByUs(ingress, state.ingressClasses, options);
+  // A namespace past its route budget loses its newest Ingresses, whatever hosts they are on: not a splice.
+  const budget = options.namespaceRouteBudget ?? defaultNamespaceRouteBudget;
+  if ([base.state, state].some((s) => exceedsRouteBudget(s.ingresses.filter(served), budget))) return undefined;
   if (!changesStayWithinHosts(changes.ingresses, served)) return undefined;
 
   const undoIndex = updateHostIndex(base.index, changes.ingresses, served);

@@ -14,6 +14,10 @@ import { type ClusterState, type Ingress, type ObjectRef, refKey, refOf } from '
 import { nginxLayer } from './nginx/nginx-layer.js';
 import type { TranslateOptions } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
+import { enforceHostOwnership } from './host-ownership.js';
+import { defaultNamespaceRouteBudget, enforceRouteBudget } from './namespace-route-budget.js';
+import { tenantDefaultBackends, tenantDefaultOf } from './tenant-default-backends.js';
+import { namespaceOf } from '../shared/kinds.js';
 import { type References, collectReferences } from '../shared/references.js';
 import { type CollectedTls, collectTlsHosts } from './tls-hosts.js';
 import type { FinishedDataPlane, IngressDataPlane, LayerPhases, LayerVirtualHosts, TranslatorLayer } from './translator-layer.js';
@@ -96,11 +100,21 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
 
   // Before rules. Oldest first: every conflict below is settled by the first claim.
   const served = state.ingresses.filter((ingress) => isServedByUs(ingress, state.ingressClasses, options)).sort(compareByAge);
-  const { ingresses, mains } = phases.ingresses(served);
+  // Hosts are owned by namespaces unless the operator merges them: other namespaces' parts are gone before any
+  // phase (the layer's canaries and host-wide annotations included) reads the Ingresses.
+  const tenants = options.allowCrossNamespaceHosts !== true;
+  const owned = tenants ? enforceHostOwnership(served, diagnostics).ingresses : served;
+  const { ingresses, mains } = phases.ingresses(enforceRouteBudget(owned, options.namespaceRouteBudget ?? defaultNamespaceRouteBudget, diagnostics));
   const annotations = new Map<Ingress, IngressAnnotations>(mains.map((ingress) => [ingress, phases.annotations(ingress)]));
   const annotationsByRef = new Map([...annotations].map(([ingress, parsed]) => [refKey(refOf(ingress)), parsed]));
-  const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName, phases.hostScopedDefaultBackend);
-  const hostDefaults = phases.hostDefaults(mains);
+  // With hosts owned by namespaces, only the operator's namespace gives the default backend of every host; a
+  // tenant's answers its own hosts (tenant-default-backends.ts).
+  const clusterWide = (ingress: Ingress): boolean => !tenants || namespaceOf(ingress.metadata) === options.defaultBackendNamespace;
+  const hostScoped = (ingress: Ingress): boolean => phases.hostScopedDefaultBackend(ingress) || !clusterWide(ingress);
+  const defaultBackend = selectDefaultBackend(mains, services, clusters, diagnostics, allowExternalName, hostScoped);
+  const tenantDefaults = tenants ? tenantDefaultBackends(mains, (ingress) => !phases.hostScopedDefaultBackend(ingress) && !clusterWide(ingress), { services, clusters, diagnostics, allowExternalName }) : new Map<Ingress, RouteIR>();
+  const layerDefaults = phases.hostDefaults(mains);
+  const hostDefaults = tenantDefaults.size === 0 ? layerDefaults : new Map([...layerDefaults, ...tenantDefaults]);
   const paths = phases.rulePaths(mains);
   const rules = collectRules(mains, services, clusters, diagnostics, allowExternalName, paths.regex, paths.characterPrefix);
   const tls = collectTlsHosts(mains, state.secrets, diagnostics);
@@ -111,7 +125,7 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
   const routes = frozenInTests(phases.routes(annotated, { tls: new Set(tls.hosts.keys()), contributors: rules.contributorsByHost }));
 
   // Per virtual host.
-  const hosts = frozenInTests(phases.virtualHosts(frozenInTests(assembleVirtualHosts(routes, rules.contributorsByHost, phases, options))));
+  const hosts = frozenInTests(phases.virtualHosts(frozenInTests(assembleVirtualHosts(routes, rules.contributorsByHost, phases, options, tenantDefaults))));
 
   // Route tables and TLS chains.
   const tables = routeTables(hosts, tls, annotations, annotationsByRef, rules.contributorsByHost, phases, options);
@@ -131,7 +145,9 @@ export function translateIngresses(state: ClusterState, options: TranslateOption
     // Array.prototype.sort is stable: each object's diagnostics keep the order they were found in.
     diagnostics: diagnostics.sort((a, b) => compareRefs(a.object, b.object)),
     servedIngresses: ingresses.map(refOf).sort(compareRefs),
-    references: phases.references(collectReferences(ingresses)),
+    // From the Ingresses as written, refused parts included: what they reference does not depend on who owns a
+    // host, so a splice that moves ownership keeps the references of the Ingresses it did not change right.
+    references: phases.references(collectReferences(served)),
     httpsTable: finished.httpsTable,
     ...(hosts.nameCopies ? { serverNameCopies: true as const } : {}),
   };
@@ -148,13 +164,19 @@ function assembleVirtualHosts(
   contributorsByHost: ReadonlyMap<string, readonly Ingress[]>,
   phases: LayerPhases,
   options: TranslateOptions,
+  tenantDefaults: ReadonlyMap<Ingress, RouteIR>,
 ): Map<string, VirtualHostIR> {
   const { defaultBackend } = routes;
   const fallback = fallbackRoute(defaultBackend, options.notFoundPage);
   const fallbackOf = (host: string): RouteIR => {
     // Without any default backend every host gets the 404 page: no class lookup per host.
     if (host === catchAllHost || (defaultBackend === undefined && routes.hostDefaults.size === 0)) return fallback;
-    const own = phases.hostFallback(contributorsByHost.get(host), routes);
+    const contributors = contributorsByHost.get(host);
+    // The owning namespace's default backend (all contributors are of that namespace), as passed over with the
+    // other routes; else the layer's choice or the cluster-wide one.
+    const owner = contributors?.[0];
+    const tenant = owner === undefined || tenantDefaults.size === 0 ? undefined : tenantDefaultOf(tenantDefaults, namespaceOf(owner.metadata));
+    const own = (tenant === undefined ? undefined : routes.hostDefaults.get(tenant)) ?? phases.hostFallback(contributors, routes);
     return own === defaultBackend ? fallback : fallbackRoute(own, options.notFoundPage);
   };
   const virtualHosts = new Map<string, VirtualHostIR>();

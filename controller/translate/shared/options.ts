@@ -40,6 +40,24 @@ export interface TranslateOptions {
    */
   nginxAllowCrossNamespaceResources?: boolean;
   /**
+   * Merge rules, TLS entries and host-wide settings of every namespace into a host, as ingress-nginx does
+   * (--allow-cross-namespace-hosts), for single-tenant clusters. Off by default: the namespace of the oldest Ingress
+   * routing a host owns it, other namespaces' parts for it are refused (ingress/host-ownership.ts), and a tenant's
+   * spec.defaultBackend answers only its own hosts.
+   */
+  allowCrossNamespaceHosts?: boolean;
+  /**
+   * The namespace whose Ingresses may give the cluster-wide default backend (spec.defaultBackend of an Ingress
+   * without rules; --default-backend-namespace), while hosts are owned by namespaces; absent: none may, hosts
+   * without a default backend of their own answer the 404 page.
+   */
+  defaultBackendNamespace?: string;
+  /**
+   * Paths (as written) the served Ingresses of one namespace may have (--namespace-route-budget); past it the newest
+   * Ingresses of that namespace are refused whole. Absent: defaultNamespaceRouteBudget (namespace-route-budget.ts).
+   */
+  namespaceRouteBudget?: number;
+  /**
    * The ports of the Ingress listeners (--http-port, --https-port); absent: defaultListenerPorts. The build pipeline
    * hands them over from the Envoy options.
    */

@@ -45,6 +45,18 @@ export const Reason = {
   NginxConfigMapKeysIgnored: 'NginxConfigMapKeysIgnored',
   /** --nginx-configmap names a ConfigMap that does not exist (yet); ingress-nginx's defaults apply. */
   NginxConfigMapNotFound: 'NginxConfigMapNotFound',
+  /**
+   * A rule or TLS entry for a host another namespace owns (the namespace of the oldest Ingress routing it): refused,
+   * reported on both Ingresses (ingress/host-ownership.ts; --allow-cross-namespace-hosts merges namespaces).
+   */
+  HostOwnedByOtherNamespace: 'HostOwnedByOtherNamespace',
+  /**
+   * spec.defaultBackend of an Ingress without rules outside --default-backend-namespace: a tenant cannot give the
+   * default backend of every host; ignored.
+   */
+  DefaultBackendNotClusterWide: 'DefaultBackendNotClusterWide',
+  /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
+  NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];

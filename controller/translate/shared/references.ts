@@ -20,12 +20,13 @@ export function collectReferences(ingresses: readonly Ingress[]): References {
       if (backend?.service !== undefined) services.add(`${namespace}/${backend.service.name}`);
     };
     addBackend(ingress.spec?.defaultBackend);
-    for (const rule of ingress.spec?.rules ?? []) {
+    // forEach: rules and entries refused by host ownership are holes (host-ownership.ts).
+    (ingress.spec?.rules ?? []).forEach((rule) => {
       for (const path of rule.http?.paths ?? []) addBackend(path.backend);
-    }
-    for (const tls of ingress.spec?.tls ?? []) {
+    });
+    (ingress.spec?.tls ?? []).forEach((tls) => {
       if (tls.secretName !== undefined && tls.secretName !== '') secrets.add(`${namespace}/${tls.secretName}`);
-    }
+    });
   }
   return { services: [...services].sort(compareStrings), secrets: [...secrets].sort(compareStrings) };
 }

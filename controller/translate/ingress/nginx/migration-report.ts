@@ -10,6 +10,8 @@ import { ruleHost } from '../ingress-rules.js';
 import { parseRegexPath } from '../path-match-regex.js';
 import { type ConfigMapReport, formatConfigMapReport } from './nginx-configmap-report.js';
 import { namespaceOf } from '../../shared/kinds.js';
+import { type HostOwner, hostOwners } from '../host-ownership.js';
+import { compareByAge } from '../../shared/ordering.js';
 
 export interface AnnotationFinding {
   annotation: string;
@@ -42,6 +44,17 @@ export const RouteChangeRule = {
    * (re2-program-size.ts): reported (InvalidPath) and not served; nginx serves it.
    */
   regexTooLarge: 'RegexTooLarge',
+  /**
+   * A path for a host an older Ingress of another namespace routes: ingress-nginx merges it into that host's
+   * server; here it is refused (HostOwnedByOtherNamespace), unless --allow-cross-namespace-hosts (host-ownership.ts).
+   */
+  hostOfOtherNamespace: 'HostOfOtherNamespace',
+  /**
+   * spec.defaultBackend of an Ingress without rules: ingress-nginx's catch-all server backend, for any namespace;
+   * here only Ingresses of --default-backend-namespace give it (DefaultBackendNotClusterWide), unless
+   * --allow-cross-namespace-hosts (tenant-default-backends.ts).
+   */
+  tenantCatchAllDefaultBackend: 'TenantCatchAllDefaultBackend',
 } as const;
 export type RouteChangeRule = (typeof RouteChangeRule)[keyof typeof RouteChangeRule];
 
@@ -102,13 +115,33 @@ function annotationFindings(ingress: Ingress): AnnotationFinding[] {
   return findings;
 }
 
-function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>): RouteChange[] {
+function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, owners: ReadonlyMap<string, HostOwner>): RouteChange[] {
   const changes: RouteChange[] = [];
+  const namespace = namespaceOf(ingress.metadata);
+  if (ingress.spec?.defaultBackend !== undefined && (ingress.spec.rules ?? []).length === 0) {
+    changes.push({
+      host: '*',
+      path: '/',
+      pathType: 'spec.defaultBackend',
+      rule: RouteChangeRule.tenantCatchAllDefaultBackend,
+      difference: `ingress-nginx answers unknown hosts with it; here only Ingresses of --default-backend-namespace give that default backend (or --allow-cross-namespace-hosts), else the 404 page`,
+    });
+  }
   (ingress.spec?.rules ?? []).forEach((rule, i) => {
     const host = ruleHost(rule, i, () => undefined) ?? rule.host ?? '*';
+    const owner = owners.get(host);
     for (const p of rule.http?.paths ?? []) {
       const path = p.path === undefined || p.path === '' ? '/' : p.path;
       const pathType = p.pathType ?? 'ImplementationSpecific';
+      if (owner !== undefined && owner.namespace !== namespace) {
+        changes.push({
+          host,
+          path,
+          pathType,
+          rule: RouteChangeRule.hostOfOtherNamespace,
+          difference: `ingress-nginx merges it into the host; here it is not served: namespace ${owner.namespace} owns the host (Ingress ${owner.ingress.namespace}/${owner.ingress.name} is the oldest to route it), unless --allow-cross-namespace-hosts`,
+        });
+      }
       // Every path of such a host is matched here as ingress-nginx matches it, unless RE2 cannot.
       if (regexHosts.has(host)) {
         const parsed = parseRegexPath(path);
@@ -127,12 +160,14 @@ export function migrationReport(ingresses: readonly Ingress[], configMap?: Confi
   const sorted = [...ingresses].sort((a, b) => (refKey(refOf(a)) < refKey(refOf(b)) ? -1 : 1));
   // use-regex/rewrite-target is a host-wide switch in ingress-nginx, and here too (nginx-regex-hosts.ts).
   const regexHosts = nginxRegexHosts(sorted, () => true);
+  // Which namespace owns each host (oldest Ingress first), as the translator decides it.
+  const owners = hostOwners([...ingresses].sort(compareByAge));
   const reports = sorted.map(
     (ingress): IngressReport => ({
       namespace: namespaceOf(ingress.metadata),
       name: ingress.metadata.name,
       annotations: annotationFindings(ingress),
-      routeChanges: routeChanges(ingress, regexHosts),
+      routeChanges: routeChanges(ingress, regexHosts, owners),
     }),
   );
   const all = reports.flatMap((r) => r.annotations);

@@ -5,7 +5,7 @@ import { buildConfig } from '../../../pipeline/build-config.js';
 import { explain } from '../../../explain.js';
 import type { Diagnostic } from '../../shared/diagnostics.js';
 import type { ClusterState, EndpointSlice, Ingress, Secret, Service } from '../../shared/kube-objects.js';
-import { defaultTranslateOptions } from '../../shared/options.js';
+import { defaultTranslateOptions, type TranslateOptions } from '../../shared/options.js';
 import { Reason } from '../../shared/reasons.js';
 import { translate } from '../../translate.js';
 import { nginxAnnotationPrefix } from './catalog.js';
@@ -64,7 +64,8 @@ function state(ingresses: Ingress[], extra: { services?: Service[]; secrets?: Se
   };
 }
 
-const on = { ...defaultTranslateOptions, nginxAnnotations: true };
+// The catch-all's default backend comes from the operator's namespace (tenant-default-backends.ts).
+const on: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true, defaultBackendNamespace: 'default' };
 const off = { ...defaultTranslateOptions, nginxAnnotations: false };
 
 const samples: Record<string, Record<string, string>> = {

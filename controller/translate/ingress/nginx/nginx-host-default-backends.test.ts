@@ -4,7 +4,8 @@ import { defaultTranslateOptions, type TranslateOptions } from '../../shared/opt
 import { translate } from '../../translate.js';
 import { ingressHttpTableOf } from '../ingress-listeners.js';
 
-const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true };
+// The catch-all's default backend comes from the operator's namespace (tenant-default-backends.ts).
+const nginxOn: TranslateOptions = { ...defaultTranslateOptions, nginxAnnotations: true, defaultBackendNamespace: 'default' };
 const ourClass: IngressClass = { kind: 'IngressClass', metadata: { name: 'envoy-ingress' }, spec: { controller: defaultTranslateOptions.controllerName } };
 const service = (name: string): Service => ({ kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80 }] } });
 const backend = (name: string) => ({ service: { name, port: { number: 80 } } });
@@ -54,7 +55,16 @@ test('with the nginx layer, a default backend serves the hosts its Ingress is th
 });
 
 test('without the nginx layer, the oldest default backend answers on every host (Ingress-spec reading)', (t) => {
-  const result = translate(state(scenario), defaultTranslateOptions);
+  const result = translate(state(scenario), { ...defaultTranslateOptions, allowCrossNamespaceHosts: true });
   t.deepEqual(fallbacks(result), { 'a.test': 'default/a/80', 'c.test': 'default/a/80', '*': 'default/a/80' });
   t.deepEqual(result.diagnostics.map((d) => `${d.object.name} ${d.reason}`), ['catch-all DefaultBackendConflict', 'later DefaultBackendConflict']);
+});
+
+test('without the nginx layer and with hosts owned by namespaces, the namespace default backend answers its hosts, the operator namespace\'s every other host', (t) => {
+  const tenant = translate(state(scenario), defaultTranslateOptions);
+  t.deepEqual(fallbacks(tenant), { 'a.test': 'default/a/80', 'c.test': 'default/a/80', '*': '404' });
+  t.deepEqual(tenant.diagnostics.map((d) => `${d.object.name} ${d.reason}`), ['catch-all DefaultBackendNotClusterWide', 'later DefaultBackendConflict']);
+  const operator = translate(state(scenario), { ...defaultTranslateOptions, defaultBackendNamespace: 'default' });
+  // In the operator's namespace the Ingress-spec reading holds: the oldest default backend answers every host.
+  t.deepEqual(fallbacks(operator), { 'a.test': 'default/a/80', 'c.test': 'default/a/80', '*': 'default/a/80' });
 });

@@ -186,10 +186,11 @@ export function withNginxAppRoots(
     if (appRoot === undefined) continue;
     const ref = refOf(ingress);
     const hosts = new Set<string>();
-    for (const rule of ingress.spec?.rules ?? []) {
+    // forEach: rules refused by host ownership are holes (host-ownership.ts).
+    (ingress.spec?.rules ?? []).forEach((rule) => {
       const parsed = rule.host === undefined || rule.host === '' ? { valid: true as const, host: catchAllHost } : parseHost(rule.host);
       if (parsed.valid) hosts.add(parsed.host);
-    }
+    });
     for (const host of [...hosts].sort()) {
       const vhost = (withAppRoots ?? virtualHosts).get(host);
       // Only where the Ingress really serves a path (not a host all of whose paths were refused).

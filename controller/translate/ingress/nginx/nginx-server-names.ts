@@ -56,11 +56,12 @@ export function readNginxServerNames(ingress: Ingress, diagnostics: Diagnostic[]
 
 function hostsOf(ingress: Ingress): string[] {
   const hosts = new Set<string>();
-  for (const rule of ingress.spec?.rules ?? []) {
-    if (rule.host === undefined || rule.host === '') continue;
+  // forEach: rules refused by host ownership are holes (host-ownership.ts).
+  (ingress.spec?.rules ?? []).forEach((rule) => {
+    if (rule.host === undefined || rule.host === '') return;
     const parsed = parseHost(rule.host);
     if (parsed.valid) hosts.add(parsed.host);
-  }
+  });
   return [...hosts].sort();
 }
 
@@ -69,6 +70,12 @@ function hostsOf(ingress: Ingress): string[] {
  * translator orders `ingresses`). Names that are hosts of their own, or already another host's alias, are
  * reported and left out. Returns the virtual hosts with the aliases added, and alias -> host.
  */
+/**
+ * Aliases one Ingress may give: each copies every route of its host (issue 25: 1,800 aliases of a 200-path host made
+ * 360,200 routes and took Envoy past its memory limit, for every tenant). The first ones are kept, the rest reported.
+ */
+export const maxServerAliasesPerIngress = 32;
+
 export function withNginxServerAliases(
   hosts: ReadonlyMap<string, VirtualHostIR>,
   ingresses: readonly Ingress[],
@@ -79,8 +86,12 @@ export function withNginxServerAliases(
   const aliasOf = new Map<string, string>();
   const decided = new Set<string>();
   for (const ingress of ingresses) {
-    const aliases = settingsOf(ingress)?.aliases ?? [];
-    if (aliases.length === 0) continue;
+    const given = settingsOf(ingress)?.aliases ?? [];
+    if (given.length === 0) continue;
+    const aliases = given.slice(0, maxServerAliasesPerIngress);
+    if (given.length > aliases.length) {
+      report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n('server-alias')}: ${given.length} aliases, at most ${maxServerAliasesPerIngress} per Ingress are served (each copies the host's routes); ${given.slice(aliases.length).join(', ')} ignored`);
+    }
     for (const host of hostsOf(ingress)) {
       const vhost = (withAliases ?? hosts).get(host);
       // The first Ingress of the host with aliases sets them (controller.go: "Aliases already configured").
