@@ -4,6 +4,8 @@ export interface TranslateOptions {
   ingressClassName: string;
   /** Value of IngressClass spec.controller that marks a class as ours. */
   controllerName: string;
+  /** Value of GatewayClass spec.controllerName that marks a Gateway API class as ours; absent: defaultGatewayControllerName. */
+  gatewayControllerName?: string;
   /** HTML body returned with 404 when no rule and no default backend matches. */
   notFoundPage: string;
   /** Port used in http -> https redirects (the port clients reach the HTTPS listener on). */
@@ -46,6 +48,9 @@ export interface TranslateOptions {
   listenerPorts?: { http: number; https: number };
 }
 
+/** The GatewayClass controllerName this controller serves when the options name none. */
+export const defaultGatewayControllerName = 'envoy-ingress.io/gateway-controller';
+
 /** The Ingress listeners' ports when none are given: the CLI's defaults. */
 export const defaultListenerPorts = { http: 8080, https: 8443 } as const;
 
@@ -57,6 +62,7 @@ export const defaultNotFoundPage = `<!DOCTYPE html>
 export const defaultTranslateOptions: TranslateOptions = {
   ingressClassName: 'envoy-ingress',
   controllerName: 'envoy-ingress.io/ingress-controller',
+  gatewayControllerName: defaultGatewayControllerName,
   notFoundPage: defaultNotFoundPage,
   httpsRedirectPort: 443,
 };

@@ -48,3 +48,31 @@ export const Reason = {
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];
+
+// The Gateway API translator's reasons (gateway-api/): the spec's condition reasons where one fits, since they become
+// route and listener status later.
+export const GatewayReason = {
+  /** A listener protocol not served yet (HTTPS, TLS, TCP, UDP): the spec's listener reason. */
+  UnsupportedProtocol: 'UnsupportedProtocol',
+  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
+  PortUnavailable: 'PortUnavailable',
+  /** Two listeners on one port claim the same hostname: the later is refused. */
+  HostnameConflict: 'HostnameConflict',
+  /** A listener or route hostname that is neither a DNS name nor a `*.` wildcard. */
+  InvalidHostname: 'InvalidHostname',
+  /** A parentRef to a Gateway that is not ours or not found, or to a listener (sectionName, port) it lacks. */
+  NoMatchingParent: 'NoMatchingParent',
+  /** The listener's allowedRoutes (namespaces, kinds) do not let the route attach. */
+  NotAllowedByListeners: 'NotAllowedByListeners',
+  /** None of the route's hostnames meets the listener's. */
+  NoMatchingListenerHostname: 'NoMatchingListenerHostname',
+  /** A match that cannot be served (a regex RE2 refuses, a path not starting with `/`); that match is dropped. */
+  UnsupportedValue: 'UnsupportedValue',
+  /** A filter not implemented yet; the rule answers 500 rather than serve without it. */
+  UnsupportedFilter: 'UnsupportedFilter',
+  /** backendRef reasons (the spec's ResolvedRefs reasons). */
+  BackendNotFound: 'BackendNotFound',
+  InvalidKind: 'InvalidKind',
+  RefNotPermitted: 'RefNotPermitted',
+  UnsupportedBackend: 'UnsupportedBackend',
+} as const;
