@@ -62,6 +62,8 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
         rules: [
           { matches: [{ path: { type: 'PathPrefix', value: '/api' } }], backendRefs: [{ name: 'api', port: port('api') }] },
           { matches: [{ path: { type: 'PathPrefix', value: '/api' }, headers: [{ name: 'x-canary', value: 'yes' }] }], backendRefs: [{ name: 'canary', port: port('canary') }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/search' }, queryParams: [{ name: 'q', value: 'canary' }] }], backendRefs: [{ name: 'canary', port: port('canary') }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/search' }, method: 'DELETE' }], backendRefs: [{ name: 'api', port: port('api') }] },
           {
             matches: [{ path: { type: 'PathPrefix', value: '/split' } }],
             backendRefs: [
@@ -79,8 +81,8 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
   await stack.envoy.waitForListener('ingress_http');
   await stack.envoy.waitForListener(`gateway/http/${gatewayPort}`);
 
-  const at = async (host: string, p: string, headers: Record<string, string> = {}): Promise<string> => {
-    const res = await httpGet({ port: gatewayPort, hostHeader: host, path: p, headers });
+  const at = async (host: string, p: string, headers: Record<string, string> = {}, method = 'GET'): Promise<string> => {
+    const res = await httpGet({ port: gatewayPort, hostHeader: host, path: p, headers, method });
     return res.status === 200 ? String(res.json?.service) : `status ${res.status}`;
   };
   await waitFor(async () => (await at('shop.example.test', '/')) === 'web', { description: 'the Gateway listener routes' });
@@ -89,6 +91,9 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
   t.is(await at('shop.example.test', '/api/items', { 'x-canary': 'yes' }), 'canary', 'a header match beats the same prefix without');
   t.is(await at('shop.example.test', '/apix'), 'web', 'a prefix matches whole path segments');
   t.is(await at('other.example.test', '/'), 'status 404', 'a host no route serves');
+  t.is(await at('shop.example.test', '/search?q=canary'), 'canary', 'a query parameter match');
+  t.is(await at('shop.example.test', '/search?q=other'), 'web', 'another value falls through to the older route\'s /');
+  t.is(await at('shop.example.test', '/search', {}, 'DELETE'), 'api', 'a method match');
 
   // 1:1:1 between api, canary and a missing Service: each about a third, the missing one's share a 500.
   const counts: Record<string, number> = {};

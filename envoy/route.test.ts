@@ -1,0 +1,25 @@
+import test from 'ava';
+import type { RouteIR } from '../ir/index.js';
+import { buildRoute, errorShareCluster } from './route.js';
+
+const base: RouteIR = { name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'a' } };
+
+test('query parameter matches become query_parameters: exact or RE2 on the whole value', (t) => {
+  const built = buildRoute({ ...base, queryParams: [{ name: 'q', kind: 'exact', value: '1' }, { name: 'debug', kind: 'regex', value: 'on|yes' }] });
+  t.deepEqual((built['match'] as Record<string, unknown>)['query_parameters'], [
+    { name: 'q', string_match: { exact: '1' } },
+    { name: 'debug', string_match: { safe_regex: { regex: 'on|yes' } } },
+  ]);
+  t.false('query_parameters' in (buildRoute(base)['match'] as Record<string, unknown>));
+});
+
+test("a split's error share goes to a cluster that does not exist, answered 500 by the route", (t) => {
+  const built = buildRoute({ ...base, action: { kind: 'forward', cluster: 'a', split: { backends: [{ cluster: 'b', weight: 1 }], totalWeight: 4, errorWeight: 1 } } });
+  t.deepEqual(built['route'], {
+    weighted_clusters: { clusters: [{ name: 'a', weight: 2 }, { name: 'b', weight: 1 }, { name: errorShareCluster, weight: 1 }] },
+    cluster_not_found_response_code: 'INTERNAL_SERVER_ERROR',
+  });
+  // Without an error share: the plain split, Envoy's default 503 for a missing cluster.
+  const plain = buildRoute({ ...base, action: { kind: 'forward', cluster: 'a', split: { backends: [{ cluster: 'b', weight: 1 }], totalWeight: 4 } } });
+  t.deepEqual(plain['route'], { weighted_clusters: { clusters: [{ name: 'a', weight: 3 }, { name: 'b', weight: 1 }] } });
+});
