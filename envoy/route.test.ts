@@ -23,3 +23,12 @@ test("a split's error share goes to a cluster that does not exist, answered 500 
   const plain = buildRoute({ ...base, action: { kind: 'forward', cluster: 'a', split: { backends: [{ cluster: 'b', weight: 1 }], totalWeight: 4 } } });
   t.deepEqual(plain['route'], { weighted_clusters: { clusters: [{ name: 'a', weight: 3 }, { name: 'b', weight: 1 }] } });
 });
+
+test('header additions append (the Gateway API `add`), after the values that replace, with `%` escaped', (t) => {
+  const built = buildRoute({ ...base, policy: { requestHeaders: { set: [{ name: 'x-env', value: 'prod' }], remove: ['x-debug'], add: [{ name: 'x-trace', value: '5%' }] } } });
+  t.deepEqual(built['request_headers_to_add'], [
+    { header: { key: 'x-env', value: 'prod' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+    { header: { key: 'x-trace', value: '5%%' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' },
+  ]);
+  t.deepEqual(built['request_headers_to_remove'], ['x-debug']);
+});

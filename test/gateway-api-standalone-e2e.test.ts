@@ -1,6 +1,6 @@
 // End to end for the Gateway API's first round: manifests on disk (a GatewayClass of ours, a Gateway with an HTTP
 // listener on a free port, two HTTPRoutes) -> controller (standalone mode) -> a real Envoy -> loopback backends.
-// Checks routing by host and path, the spec's precedence across routes, weighted backends (with an invalid one's
+// Checks routing by host and path, the spec's precedence across routes, filters, weighted backends (with an invalid one's
 // share answered 500), and that an Ingress beside it keeps being served on its own port.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -65,6 +65,19 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
           { matches: [{ path: { type: 'PathPrefix', value: '/search' }, queryParams: [{ name: 'q', value: 'canary' }] }], backendRefs: [{ name: 'canary', port: port('canary') }] },
           { matches: [{ path: { type: 'PathPrefix', value: '/search' }, method: 'DELETE' }], backendRefs: [{ name: 'api', port: port('api') }] },
           {
+            matches: [{ path: { type: 'PathPrefix', value: '/v1' } }],
+            filters: [
+              { type: 'URLRewrite', urlRewrite: { hostname: 'internal.example.test', path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } },
+              { type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Env', value: 'prod' }], remove: ['X-Debug'] } },
+              { type: 'ResponseHeaderModifier', responseHeaderModifier: { add: [{ name: 'X-Served-By', value: 'gateway' }] } },
+            ],
+            backendRefs: [{ name: 'api', port: port('api') }],
+          },
+          {
+            matches: [{ path: { type: 'Exact', value: '/old' } }],
+            filters: [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https', hostname: 'new.example.test', path: { type: 'ReplaceFullPath', replaceFullPath: '/new' }, statusCode: 301 } }],
+          },
+          {
             matches: [{ path: { type: 'PathPrefix', value: '/split' } }],
             backendRefs: [
               { name: 'api', port: port('api'), weight: 1 },
@@ -94,6 +107,19 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
   t.is(await at('shop.example.test', '/search?q=canary'), 'canary', 'a query parameter match');
   t.is(await at('shop.example.test', '/search?q=other'), 'web', 'another value falls through to the older route\'s /');
   t.is(await at('shop.example.test', '/search', {}, 'DELETE'), 'api', 'a method match');
+
+  // Filters: a prefix rewrite without `//`, a Host rewrite, header changes both ways, a redirect.
+  const rewritten = await httpGet({ port: gatewayPort, hostHeader: 'shop.example.test', path: '/v1/items?x=1', headers: { 'x-debug': '1' } });
+  t.is(rewritten.json?.service, 'api');
+  t.is(rewritten.json?.path, '/items?x=1');
+  t.is(rewritten.json?.host, 'internal.example.test');
+  t.is(rewritten.json?.headers['x-env'], 'prod');
+  t.is(rewritten.json?.headers['x-debug'], undefined);
+  t.is(rewritten.headers['x-served-by'], 'gateway');
+  t.is((await httpGet({ port: gatewayPort, hostHeader: 'shop.example.test', path: '/v1' })).json?.path, '/');
+  const moved = await httpGet({ port: gatewayPort, hostHeader: 'shop.example.test', path: '/old' });
+  t.is(moved.status, 301);
+  t.is(moved.headers.location, 'https://new.example.test/new');
 
   // 1:1:1 between api, canary and a missing Service: each about a third, the missing one's share a 500.
   const counts: Record<string, number> = {};

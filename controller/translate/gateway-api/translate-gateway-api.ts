@@ -5,7 +5,9 @@
 import {
   type ClusterIR,
   type ListenerIR,
+  type RouteActionIR,
   type RouteIR,
+  type RoutePolicyIR,
   type SourceRef,
   type VirtualHostIR,
   catchAllHost,
@@ -20,6 +22,7 @@ import {
   type Gateway,
   type GatewayListener,
   type HTTPRoute,
+  type HTTPRouteMatch,
   type ObjectRef,
   objectsOf,
   refKey,
@@ -27,10 +30,11 @@ import {
 } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
-import { type RuleBackends, resolveRuleBackends } from './backend-refs.js';
+import { resolveRuleBackends } from './backend-refs.js';
+import { translateFilters } from './route-filters.js';
 import { hostnameError, intersectHostnames } from './hostname-intersection.js';
 import { GatewayReason } from './reasons.js';
-import { defaultMatch, translateMatch } from './route-matches.js';
+import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
 import { type RankedMatch, compareMatches } from './route-precedence.js';
 
 export const gatewayGroup = 'gateway.networking.k8s.io';
@@ -244,30 +248,39 @@ function translateRoute(
   for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
     const refs = rule.backendRefs ?? [];
     for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '' && (ref.namespace ?? namespace) === namespace) referenced.add(`${namespace}/${ref.name}`);
-    const unsupported = (rule.filters ?? []).map((filter) => filter.type);
-    // A rule served without a filter it names could forward what the filter would have redirected or stripped
-    // (an auth header, say): until filters are implemented such a rule answers 500 instead.
-    const backends: RuleBackends =
-      unsupported.length > 0 ? { action: { kind: 'direct', status: 500 }, clusters: [], invalid: [] } : resolveRuleBackends(refs, namespace, services);
-    for (const type of unsupported) report(GatewayReason.UnsupportedFilter, `rule ${r}: filter ${type} is not supported yet; the rule answers 500`);
-    for (const problem of backends.invalid) report(problem.reason, `rule ${r}: ${problem.message}`);
-    for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
-    const matches = rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches;
-    for (const [m, match] of matches.entries()) {
+    const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
+    for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
       const translated = translateMatch(match);
-      if (!translated.valid) {
-        report(GatewayReason.UnsupportedValue, `rule ${r} match ${m}: ${translated.error}; this match is not served`);
-        continue;
-      }
-      const { path, headers, queryParams, rankedPath } = translated.match;
+      if (translated.valid) matches.push({ m, match, ir: translated.match });
+      else report(GatewayReason.UnsupportedValue, `rule ${r} match ${m}: ${translated.error}; this match is not served`);
+    }
+    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path));
+    let action: RouteActionIR;
+    let policy: RoutePolicyIR | undefined;
+    if (!filters.valid) {
+      report(GatewayReason.UnsupportedFilter, `rule ${r}: ${filters.error}; the rule answers 500`);
+      action = { kind: 'direct', status: 500 };
+    } else if (filters.redirect !== undefined) {
+      // A redirect answers every request of the rule itself: its backendRefs are not used.
+      action = filters.redirect;
+    } else {
+      const backends = resolveRuleBackends(refs, namespace, services);
+      for (const problem of backends.invalid) report(problem.reason, `rule ${r}: ${problem.message}`);
+      for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
+      action = backends.action;
+      if (action.kind === 'forward' && Object.keys(filters.policy).length > 0) policy = filters.policy;
+    }
+    for (const { m, match, ir: translated } of matches) {
+      const { path, headers, queryParams, rankedPath } = translated;
       const ir: RouteIR = {
         name: `httproute/${namespace}/${route.metadata.name}/rule/${r}/match/${m}`,
         match: path,
         ...(headers.length > 0 ? { headers } : {}),
         ...(queryParams.length > 0 ? { queryParams } : {}),
-        action: backends.action,
+        action,
         source: refOf(route),
         rulePath: { rule: r, path: m },
+        ...(policy === undefined ? {} : { policy }),
       };
       placed.push({
         path: rankedPath,

@@ -242,7 +242,27 @@ export interface HTTPRouteRule {
   name?: string;
   matches?: HTTPRouteMatch[];
   backendRefs?: HTTPBackendRef[];
-  filters?: { type: string }[];
+  filters?: HTTPRouteFilter[];
+}
+
+export interface HTTPHeaderFilter {
+  set?: { name: string; value: string }[];
+  add?: { name: string; value: string }[];
+  remove?: string[];
+}
+
+export interface HTTPPathModifier {
+  type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  replaceFullPath?: string;
+  replacePrefixMatch?: string;
+}
+
+export interface HTTPRouteFilter {
+  type: string;
+  requestHeaderModifier?: HTTPHeaderFilter;
+  responseHeaderModifier?: HTTPHeaderFilter;
+  requestRedirect?: { scheme?: string; hostname?: string; path?: HTTPPathModifier; port?: number; statusCode?: number };
+  urlRewrite?: { hostname?: string; path?: HTTPPathModifier };
 }
 
 export interface HTTPRoute {
