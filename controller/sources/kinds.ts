@@ -105,6 +105,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
   HTTPRoute: 'httproutes',
+  ReferenceGrant: 'referencegrants',
 };
 
 /** Every kind of the table as the sources find it in the API. */

@@ -3,7 +3,11 @@
 // no ready endpoints answers 503 (Envoy's own reply for a cluster without endpoints).
 import type { ClusterIR, RouteActionIR, WeightedClusterIR } from '../../../ir/index.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../shared/backend.js';
-import type { HTTPBackendRef } from '../shared/kube-objects.js';
+import type { HTTPBackendRef, ReferenceGrant } from '../shared/kube-objects.js';
+import { isGranted } from './reference-grants.js';
+
+/** The Gateway API's group (parentRefs, grants' `from`). */
+export const gatewayGroup = 'gateway.networking.k8s.io';
 import { GatewayReason } from './reasons.js';
 
 /** A backendRef that cannot be served: why, for the route's diagnostics (the spec's ResolvedRefs reasons). */
@@ -23,14 +27,16 @@ const internalError: RouteActionIR = { kind: 'direct', status: 500 };
 
 type Resolved = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
 
-function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex): Resolved {
+function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
   const namespace = ref.namespace ?? routeNamespace;
   const invalid = (reason: string, message: string): Resolved => ({ valid: false, problem: { reason, message } });
   if (group !== '' || kind !== 'Service') return invalid(GatewayReason.InvalidKind, `backendRef kind ${kind}${group === '' ? '' : `.${group}`} is not supported; use a Service`);
-  // Cross-namespace backendRefs need a ReferenceGrant, which is not read yet: refused, as the spec wants without one.
-  if (namespace !== routeNamespace) return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} in another namespace is not permitted (no ReferenceGrant support yet)`);
+  // Another namespace's Service only with a ReferenceGrant there for HTTPRoutes of this namespace (the spec).
+  if (namespace !== routeNamespace && !isGranted(grants, { from: { group: gatewayGroup, kind: 'HTTPRoute', namespace: routeNamespace }, to: { group: '', kind: 'Service', namespace, name: ref.name } })) {
+    return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} is not permitted: no ReferenceGrant in ${namespace} lets HTTPRoutes of ${routeNamespace} refer to it`);
+  }
   const service = services.get(serviceKey(namespace, ref.name));
   if (service === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} not found`);
   if (service.spec?.type === 'ExternalName') return invalid(GatewayReason.UnsupportedBackend, `service ${namespace}/${ref.name} is of type ExternalName, not served for routes yet`);
@@ -40,7 +46,12 @@ function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceI
   return { valid: true, cluster: { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } } };
 }
 
-export function resolveRuleBackends(refs: readonly HTTPBackendRef[], routeNamespace: string, services: ServiceIndex): RuleBackends {
+export function resolveRuleBackends(
+  refs: readonly HTTPBackendRef[],
+  routeNamespace: string,
+  services: ServiceIndex,
+  grants: readonly ReferenceGrant[],
+): RuleBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
   // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split).
@@ -48,7 +59,7 @@ export function resolveRuleBackends(refs: readonly HTTPBackendRef[], routeNamesp
   let invalidWeight = 0;
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolve(ref, routeNamespace, services);
+    const resolved = resolve(ref, routeNamespace, services, grants);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;

@@ -24,20 +24,21 @@ import {
   type HTTPRoute,
   type HTTPRouteMatch,
   type ObjectRef,
+  type ReferenceGrant,
   objectsOf,
   refKey,
   refOf,
 } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
-import { resolveRuleBackends } from './backend-refs.js';
+import { gatewayGroup, resolveRuleBackends } from './backend-refs.js';
 import { translateFilters } from './route-filters.js';
 import { hostnameError, intersectHostnames } from './hostname-intersection.js';
 import { GatewayReason } from './reasons.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
 import { type RankedMatch, compareMatches } from './route-precedence.js';
 
-export const gatewayGroup = 'gateway.networking.k8s.io';
+export { gatewayGroup };
 
 export interface GatewayApiTranslation {
   listeners: ListenerIR[];
@@ -47,7 +48,7 @@ export interface GatewayApiTranslation {
   diagnostics: Diagnostic[];
   /** Our Gateways and the HTTPRoutes that attach to one of them, sorted by kind/namespace/name. */
   served: ObjectRef[];
-  /** `namespace/name` of every Service a served route's backendRefs name in its own namespace, sorted. */
+  /** `namespace/name` of every Service a served route's backendRefs name, sorted. */
   services: string[];
 }
 
@@ -141,7 +142,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     servedRoutes.push(route);
     if (hostsByPort.size === 0) continue;
 
-    const placed = translateRoute(route, services, clusters, referenced, report);
+    const placed = translateRoute(route, services, objectsOf(state, 'ReferenceGrant'), clusters, referenced, report);
     for (const [port, hosts] of hostsByPort) {
       let portHosts = byPort.get(port);
       if (portHosts === undefined) byPort.set(port, (portHosts = new Map()));
@@ -239,6 +240,7 @@ function allowsRoute(l: AcceptedListener, namespace: string): boolean {
 function translateRoute(
   route: HTTPRoute,
   services: ReturnType<typeof indexServices>,
+  grants: readonly ReferenceGrant[],
   clusters: Map<string, ClusterIR>,
   referenced: Set<string>,
   report: (reason: string, message: string) => void,
@@ -247,7 +249,8 @@ function translateRoute(
   const placed: PlacedMatch[] = [];
   for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
     const refs = rule.backendRefs ?? [];
-    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '' && (ref.namespace ?? namespace) === namespace) referenced.add(`${namespace}/${ref.name}`);
+    // Every Service named, also in another namespace (a grant that comes later makes it served).
+    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.add(`${ref.namespace ?? namespace}/${ref.name}`);
     const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
     for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
       const translated = translateMatch(match);
@@ -264,7 +267,7 @@ function translateRoute(
       // A redirect answers every request of the rule itself: its backendRefs are not used.
       action = filters.redirect;
     } else {
-      const backends = resolveRuleBackends(refs, namespace, services);
+      const backends = resolveRuleBackends(refs, namespace, services, grants);
       for (const problem of backends.invalid) report(problem.reason, `rule ${r}: ${problem.message}`);
       for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
       action = backends.action;

@@ -168,6 +168,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     httpRoutes: (state.httpRoutes ?? []).length > 0 ? [] : [{ kind: 'HTTPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
   }),
+  ReferenceGrant: (state) => ({
+    ...state,
+    referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],
+  }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
 

@@ -166,7 +166,8 @@ export type KubeObject =
   | ConfigMap
   | GatewayClass
   | Gateway
-  | HTTPRoute;
+  | HTTPRoute
+  | ReferenceGrant;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
@@ -270,6 +271,17 @@ export interface HTTPRoute {
   kind: 'HTTPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+}
+
+/** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
+export interface ReferenceGrant {
+  apiVersion?: string;
+  kind: 'ReferenceGrant';
+  metadata: ObjectMeta;
+  spec?: {
+    from?: { group: string; kind: string; namespace: string }[];
+    to?: { group: string; kind: string; name?: string }[];
+  };
 }
 
 // Every object type has its entry in the kind table (kinds.ts), and every entry its object type.
