@@ -39,7 +39,7 @@ function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceI
   }
   const service = services.get(serviceKey(namespace, ref.name));
   if (service === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} not found`);
-  if (service.spec?.type === 'ExternalName') return invalid(GatewayReason.UnsupportedBackend, `service ${namespace}/${ref.name} is of type ExternalName, not served for routes yet`);
+  if (service.spec?.type === 'ExternalName') return invalid(GatewayReason.UnsupportedBackendRef, `service ${namespace}/${ref.name} is of type ExternalName, not served for routes yet`);
   if (ref.port === undefined) return invalid(GatewayReason.BackendNotFound, `backendRef to service ${namespace}/${ref.name} names no port`);
   const port = (service.spec?.ports ?? []).filter(isTcpServicePort).find((p) => p.port === ref.port);
   if (port === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} has no TCP port ${ref.port}`);

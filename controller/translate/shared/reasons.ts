@@ -74,5 +74,6 @@ export const GatewayReason = {
   BackendNotFound: 'BackendNotFound',
   InvalidKind: 'InvalidKind',
   RefNotPermitted: 'RefNotPermitted',
-  UnsupportedBackend: 'UnsupportedBackend',
+  /** A backendRef to a Service this translator does not serve yet (ExternalName). */
+  UnsupportedBackendRef: 'UnsupportedBackendRef',
 } as const;
