@@ -12,6 +12,18 @@ function coveredBy(host: string, wildcard: string): boolean {
 }
 
 /**
+ * Whether a request for `host` belongs to listener hostname `specific` rather than to `general` (listener isolation:
+ * a request goes to the most specific listener whose hostname matches it). Absent: every host.
+ */
+export function claimedByMoreSpecific(host: string, general: string | undefined, specific: string | undefined): boolean {
+  if (specific === undefined || specific === general) return false;
+  const covers = (name: string, by: string): boolean => name === by || (by.startsWith('*.') && coveredBy(name, by));
+  if (!covers(host, specific)) return false;
+  // `specific` must be narrower than `general`: any name is narrower than none; a name inside a wildcard is narrower.
+  return general === undefined || (general.startsWith('*.') && covers(specific, general) && specific !== general);
+}
+
+/**
  * The host names a route serves on a listener, lower-cased and sorted; `['*']` for every host (neither names any).
  * Empty: the route's names and the listener's do not meet, so the route does not attach to that listener.
  * Names are expected valid (checked before); the spec: the more specific of two matching names is the one served.

@@ -33,7 +33,7 @@ import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPor
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup, resolveRuleBackends } from './backend-refs.js';
 import { translateFilters } from './route-filters.js';
-import { hostnameError, intersectHostnames } from './hostname-intersection.js';
+import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
 import { GatewayReason } from './reasons.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
 import { type RankedMatch, compareMatches } from './route-precedence.js';
@@ -129,7 +129,11 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       }
       let attached = false;
       for (const l of allowed) {
-        const hosts = intersectHostnames(l.hostname, routeHostnames);
+        // Listener isolation: a name another listener on the port serves more specifically is that listener's (a
+        // route on a catch-all listener, of any namespace it admits, never joins a host a named listener serves).
+        const hosts = intersectHostnames(l.hostname, routeHostnames).filter(
+          (host) => !listeners.some((other) => other !== l && other.listener.port === l.listener.port && claimedByMoreSpecific(host, l.hostname, other.hostname)),
+        );
         if (hosts.length === 0) continue;
         attached = true;
         let set = hostsByPort.get(l.listener.port);
