@@ -60,7 +60,7 @@ export const GatewayReason = {
   HostnameConflict: 'HostnameConflict',
   /** A listener or route hostname that is neither a DNS name nor a `*.` wildcard. */
   InvalidHostname: 'InvalidHostname',
-  /** A parentRef to a Gateway that is not ours or not found, or to a listener (sectionName, port) it lacks. */
+  /** A parentRef to one of our Gateways names a listener (sectionName, port) it does not serve. Refs to other Gateways are not ours to report. */
   NoMatchingParent: 'NoMatchingParent',
   /** The listener's allowedRoutes (namespaces, kinds) do not let the route attach. */
   NotAllowedByListeners: 'NotAllowedByListeners',
@@ -68,11 +68,13 @@ export const GatewayReason = {
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
   /** A match that cannot be served (a regex RE2 refuses, a path not starting with `/`); that match is dropped. */
   UnsupportedValue: 'UnsupportedValue',
-  /** A filter not implemented yet; the rule answers 500 rather than serve without it. */
+  /** A filter (or a form of one) not implemented yet; the rule answers 500 rather than be served without it. */
   UnsupportedFilter: 'UnsupportedFilter',
-  /** backendRef reasons (the spec's ResolvedRefs reasons). */
+  /** A backendRef names a Service that does not exist, or a port it lacks (or none); its share of the weight answers 500. */
   BackendNotFound: 'BackendNotFound',
+  /** A backendRef to something other than a Service; its share of the weight answers 500. */
   InvalidKind: 'InvalidKind',
+  /** A backendRef to another namespace that no ReferenceGrant there permits; its share of the weight answers 500. */
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
   UnsupportedBackendRef: 'UnsupportedBackendRef',
