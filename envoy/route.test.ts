@@ -1,5 +1,6 @@
 import test from 'ava';
-import type { RouteIR } from '../ir/index.js';
+import type { RouteIR, RouteTableIR } from '../ir/index.js';
+import { buildRouteConfiguration } from './route-configuration.js';
 import { buildRoute, errorShareCluster } from './route.js';
 
 const base: RouteIR = { name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'a' } };
@@ -31,4 +32,11 @@ test('header additions append (the Gateway API `add`), after the values that rep
     { header: { key: 'x-trace', value: '5%%' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' },
   ]);
   t.deepEqual(built['request_headers_to_remove'], ['x-debug']);
+});
+
+test('a route configuration with an error share says validate_clusters: false, so a static copy of it loads too', (t) => {
+  const table = (route: RouteIR): RouteTableIR => ({ name: 't', virtualHosts: [{ name: '*', hostnames: ['*'], routes: [route] }] });
+  const withShare = buildRouteConfiguration('t', table({ ...base, action: { kind: 'forward', cluster: 'a', split: { backends: [], totalWeight: 2, errorWeight: 1 } } }));
+  t.is(withShare['validate_clusters'], false);
+  t.false('validate_clusters' in buildRouteConfiguration('t', table(base)));
 });
