@@ -62,7 +62,6 @@ export const defaultNotFoundPage = `<!DOCTYPE html>
 export const defaultTranslateOptions: TranslateOptions = {
   ingressClassName: 'envoy-ingress',
   controllerName: 'envoy-ingress.io/ingress-controller',
-  gatewayControllerName: defaultGatewayControllerName,
   notFoundPage: defaultNotFoundPage,
   httpsRedirectPort: 443,
 };
