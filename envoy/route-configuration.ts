@@ -189,10 +189,18 @@ export function buildRouteConfiguration(name: string, plain: RouteTableIR, tls?:
         ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, plainUnknown, notFound))
         : mergedVirtualHosts(plain, tls, notFound),
   };
+  // A split's error share names a cluster that does not exist, to be answered 500 per request (route.ts). Over RDS
+  // Envoy does not check route clusters anyway; said explicitly, so a static copy of the configuration (`validate`,
+  // a bootstrap) loads the same way instead of being refused.
+  if (hasErrorShare(plain) || (tls !== undefined && hasErrorShare(tls))) routeConfiguration['validate_clusters'] = false;
   // A custom 404 page (--not-found-page) can be larger than Envoy's default; the limit is raised just enough.
   const largestBody = Math.max(largestDirectResponseBody(plain), tls === undefined ? 0 : largestDirectResponseBody(tls));
   if (largestBody > defaultMaxDirectResponseBodyBytes) {
     routeConfiguration['max_direct_response_body_size_bytes'] = largestBody;
   }
   return routeConfiguration;
+}
+
+function hasErrorShare(table: RouteTableIR): boolean {
+  return table.virtualHosts.some((vhost) => vhost.routes.some((route) => route.action.kind === 'forward' && (route.action.split?.errorWeight ?? 0) > 0));
 }

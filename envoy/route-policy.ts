@@ -126,6 +126,12 @@ function buildHeaderMutation(mutation: HeaderMutationIR, prefix: 'request' | 're
       append_action: 'OVERWRITE_IF_EXISTS_OR_ADD',
     }));
   }
+  if (mutation.add !== undefined && mutation.add.length > 0) {
+    fields[`${prefix}_headers_to_add`] = [
+      ...((fields[`${prefix}_headers_to_add`] as ResourceJson[] | undefined) ?? []),
+      ...mutation.add.map(({ name, value }) => ({ header: { key: name, value: value.replaceAll('%', '%%') }, append_action: 'APPEND_IF_EXISTS_OR_ADD' })),
+    ];
+  }
   if (mutation.remove.length > 0) fields[`${prefix}_headers_to_remove`] = [...mutation.remove];
   return fields;
 }

@@ -23,10 +23,21 @@ export function buildRouteMatch(match: PathMatchIR): ResourceJson {
 }
 
 /** The route's own cluster gets what the split leaves: Envoy picks a cluster at random in proportion to the weights. */
+/**
+ * Name of the cluster the error share of a split (TrafficSplitIR.errorWeight) goes to: no such cluster exists, so
+ * Envoy answers the route's cluster_not_found_response_code (500) for that share, per request.
+ */
+export const errorShareCluster = 'envoy-ingress/invalid-backend';
+
 function buildWeightedClusters(cluster: string, split: TrafficSplitIR): ResourceJson {
-  const taken = split.backends.reduce((sum, backend) => sum + backend.weight, 0);
+  const errorWeight = split.errorWeight ?? 0;
+  const taken = split.backends.reduce((sum, backend) => sum + backend.weight, 0) + errorWeight;
   return {
-    clusters: [{ name: cluster, weight: split.totalWeight - taken }, ...split.backends.map((backend) => ({ name: backend.cluster, weight: backend.weight }))],
+    clusters: [
+      { name: cluster, weight: split.totalWeight - taken },
+      ...split.backends.map((backend) => ({ name: backend.cluster, weight: backend.weight })),
+      ...(errorWeight > 0 ? [{ name: errorShareCluster, weight: errorWeight }] : []),
+    ],
   };
 }
 
@@ -61,6 +72,9 @@ function buildRedirect(action: RedirectIR): ResourceJson {
 export function buildRouteAction(action: RouteActionIR): ResourceJson {
   switch (action.kind) {
     case 'forward':
+      if (action.split?.errorWeight !== undefined && action.split.errorWeight > 0) {
+        return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split), cluster_not_found_response_code: 'INTERNAL_SERVER_ERROR' } };
+      }
       if (action.split !== undefined) return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split) } };
       return { route: { cluster: action.cluster } };
     case 'redirect':
@@ -91,6 +105,12 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
   }
   for (const header of route.headers ?? []) headers.push(buildHeaderMatcher(header));
   if (headers.length > 0) match['headers'] = headers;
+  if (route.queryParams !== undefined && route.queryParams.length > 0) {
+    match['query_parameters'] = route.queryParams.map((q) => ({
+      name: q.name,
+      string_match: q.kind === 'exact' ? { exact: q.value } : { safe_regex: { regex: q.value } },
+    }));
+  }
   const fields: ResourceJson = { name: route.name, match, ...buildRouteAction(route.action) };
   // Annotation settings (route-policy.ts) only apply where a request goes to a backend.
   if (route.policy !== undefined && route.action.kind === 'forward') {

@@ -176,6 +176,8 @@ export interface HeaderMutationIR {
   set: HeaderIR[];
   /** Lower-case names removed. */
   remove: string[];
+  /** Added in this order, after any existing header of the same name (the Gateway API's `add`); absent: none. */
+  add?: HeaderIR[];
 }
 
 /** How the path sent upstream is derived from the request path (query string kept). */

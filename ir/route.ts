@@ -81,6 +81,11 @@ export type RedirectQueryIR =
 export interface TrafficSplitIR {
   backends: WeightedClusterIR[];
   totalWeight: number;
+  /**
+   * This share of `totalWeight` is answered 500 (the Gateway API: an invalid backendRef's weight); absent: none. Counts
+   * in the sum with the backends' weights.
+   */
+  errorWeight?: number;
 }
 
 export interface WeightedClusterIR {
@@ -97,6 +102,13 @@ export interface HeaderMatchIR {
   value: string;
 }
 
+/** A condition on a query parameter (the Gateway API's queryParams match): exact value or RE2 regex of the whole value. */
+export interface QueryParamMatchIR {
+  name: string;
+  kind: 'exact' | 'regex';
+  value: string;
+}
+
 /**
  * Name of the route the controller adds when nothing else matched and no default backend exists (the 404 page).
  * The Envoy builders serve it as Envoy's own "no route" reply (envoy/not-found-reply.ts).
@@ -109,6 +121,8 @@ export interface RouteIR {
   match: PathMatchIR;
   /** Every one must hold too (a request without the header matches none); absent means the path decides alone. */
   headers?: HeaderMatchIR[];
+  /** Every one must hold too (a request without the parameter matches none); absent: the query is not looked at. */
+  queryParams?: QueryParamMatchIR[];
   action: RouteActionIR;
   /** The object this route came from (an Ingress, an HTTPRoute...); absent for routes the controller adds itself (404 fallback). */
   source?: SourceRef;

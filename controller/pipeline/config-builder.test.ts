@@ -176,3 +176,17 @@ test('a certificate-only Secret change together with an object of a kind a secre
   // The certificate change alone is still a secrets build.
   t.is(b.build(replaceSecret(changed, syntheticSecret(10, pem(certA))), (u) => updates.push(u)).built.kind, 'secrets');
 });
+
+test('while a Gateway API object exists, an Ingress or Service change is a full build (the splice knows only Ingresses); without any, a routes build', (t) => {
+  const gatewayClass = { kind: 'GatewayClass' as const, metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } };
+  const change = (s: ClusterState): ClusterState => ({ ...s, ingresses: s.ingresses.map((x, i) => (i === 0 ? syntheticIngress(0, seededRandom(7), false, '-changed') : x)) });
+  for (const [label, extra, kind] of [
+    ['no Gateway API objects', {}, 'routes'],
+    ['a GatewayClass', { gatewayClasses: [gatewayClass] }, 'full'],
+  ] as const) {
+    const { builder: b, updates } = builder();
+    const state: ClusterState = { ...baseState(), ...extra };
+    b.build(state, (u) => updates.push(u));
+    t.is(b.build(change(state), (u) => updates.push(u)).built.kind, kind, label);
+  }
+});

@@ -39,7 +39,8 @@ export interface SourceKind {
 
 type Lister = (kubeConfig: KubeConfig, request: ListRequest) => Promise<AnyList>;
 
-const typedLists: Record<(typeof kindNames)[number], { plural: string; list: Lister }> = {
+/** Built-in kinds: listed by their typed call, always served. */
+const typedLists: Partial<Record<(typeof kindNames)[number], { plural: string; list: Lister }>> = {
   Ingress: {
     plural: 'ingresses',
     list: (kc, { namespace, fieldSelector }) => {
@@ -99,18 +100,26 @@ function groupVersion(apiVersion: string): { group: string; version: string } {
   return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
+/** CRD kinds: listed as custom objects, watched only while the API serves them. */
+const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
+  GatewayClass: 'gatewayclasses',
+  Gateway: 'gateways',
+  HTTPRoute: 'httproutes',
+  ReferenceGrant: 'referencegrants',
+};
+
 /** Every kind of the table as the sources find it in the API. */
 export const sourceKinds: readonly SourceKind[] = kindNames.map((kind) => {
   const info = kindTable[kind];
-  return {
-    kind,
-    ...groupVersion(info.apiVersions[0]),
-    plural: typedLists[kind].plural,
-    namespaced: info.namespaced,
+  const typed = typedLists[kind];
+  const common = { kind, ...groupVersion(info.apiVersions[0]), namespaced: info.namespaced };
+  if (typed !== undefined) {
     // Built-in kinds are always served; only a CRD's kind is optional in the API.
-    optional: false,
-    list: typedLists[kind].list,
-  };
+    return { ...common, plural: typed.plural, optional: false, list: typed.list };
+  }
+  const plural = customPlurals[kind];
+  if (plural === undefined) throw new Error(`kind ${kind} has neither a typed list nor a custom resource plural`);
+  return { ...common, plural, optional: true };
 });
 
 export function sourceKind(kind: string): SourceKind {

@@ -33,14 +33,18 @@ function reversed(state: ClusterState): ClusterState {
     endpoints: [...state.endpoints].reverse(),
     secrets: [...state.secrets].reverse(),
     ...(state.configMaps === undefined ? {} : { configMaps: [...state.configMaps].reverse() }),
+    ...(state.gatewayClasses === undefined ? {} : { gatewayClasses: [...state.gatewayClasses].reverse() }),
+    ...(state.gateways === undefined ? {} : { gateways: [...state.gateways].reverse() }),
+    ...(state.httpRoutes === undefined ? {} : { httpRoutes: [...state.httpRoutes].reverse() }),
+    ...(state.referenceGrants === undefined ? {} : { referenceGrants: [...state.referenceGrants].reverse() }),
   };
 }
 
 function render(state: ClusterState, options: TranslateOptions): string {
-  const { ir, diagnostics, servedIngresses, references } = translate(state, options);
+  const { ir, diagnostics, servedIngresses, servedGatewayApi, references } = translate(state, options);
   const endpoints = translateEndpoints(state, ir.clusters);
   // Through JSON so PrivateKey prints as its toJSON() `[redacted]`.
-  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, references, diagnostics, ir, endpoints }));
+  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, servedGatewayApi, references, diagnostics, ir, endpoints }));
   return stringify(plain, { lineWidth: 0 });
 }
 

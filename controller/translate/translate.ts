@@ -1,13 +1,33 @@
 // The translator: a consistent ClusterState -> the desired data plane (IR) plus diagnostics for users. Pure and
 // deterministic. Each input API has a translator of its own, in a sibling folder that imports only shared/ and the
-// IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API, to come); this file runs them
-// and joins what they give into one data plane, whose listeners the Envoy builders group by address and port.
-import type { ClusterState } from './shared/kube-objects.js';
-import type { TranslateOptions } from './shared/options.js';
+// IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API); this file runs them and joins
+// what they give into one data plane, whose listeners the Envoy builders group by address and port.
+import { compareStrings, type ClusterIR } from '../../ir/index.js';
+import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
 import { type TranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
+import { frozenInTests } from './shared/freeze-in-tests.js';
+import { type ClusterState, refKey } from './shared/kube-objects.js';
+import type { TranslateOptions } from './shared/options.js';
+import { mergeByKey, mergeSorted } from './shared/sorted-merge.js';
 
 export type { TranslationResult } from './ingress/translate-ingresses.js';
 
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
-  return translateIngresses(state, options);
+  const ingress = translateIngresses(state, options);
+  const gateway = translateGatewayApi(state, options);
+  if (gateway.served.length === 0 && gateway.diagnostics.length === 0) return ingress;
+  // Ingress keeps its ports (the Gateway API translator refuses listeners on them), so listeners never collide here.
+  const listeners = [...ingress.ir.listeners, ...gateway.listeners].sort((a, b) => compareStrings(a.name, b.name));
+  // A cluster named by both is one Service port; the Ingress translator's object is kept (a plain Service port
+  // cluster from the Gateway API translator adds nothing to it).
+  const known = new Set(ingress.ir.clusters.map((c) => c.name));
+  const clusters = mergeByKey<ClusterIR>(ingress.ir.clusters, gateway.clusters.filter((c) => !known.has(c.name)), (c) => c.name);
+  return {
+    ...ingress,
+    ir: frozenInTests({ ...ingress.ir, listeners, clusters }),
+    // Stable: each object's diagnostics keep the order they were found in.
+    diagnostics: [...ingress.diagnostics, ...gateway.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
+    references: { ...ingress.references, services: mergeSorted([...ingress.references.services], gateway.services) },
+    servedGatewayApi: gateway.served,
+  };
 }

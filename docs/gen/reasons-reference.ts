@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { ServiceIngressReason } from '../../controller/service-ingress/plan.js';
-import { Reason } from '../../controller/translate/shared/reasons.js';
+import { GatewayReason, Reason } from '../../controller/translate/shared/reasons.js';
 import { cell, code, page, table } from './markdown.js';
 
 /** What a reason means, for those whose declaration in reasons.ts has no doc comment of its own. */
@@ -57,7 +57,7 @@ function goldenDiagnostics(repoRoot: string): Map<string, GoldenDiagnostic> {
 }
 
 export function allReasons(): string[] {
-  return [...Object.values(Reason), ...Object.values(ServiceIngressReason)];
+  return [...Object.values(Reason), ...Object.values(GatewayReason), ...Object.values(ServiceIngressReason)];
 }
 
 export function reasonsReferencePage(repoRoot: string): string {
@@ -84,6 +84,9 @@ export function reasonsReferencePage(repoRoot: string): string {
       'Finding the cause of a 404 or 503: [Debugging](../guides/debugging.md).',
     `## The translator's (${Object.values(Reason).length})`,
     table(header, Object.values(Reason).map(row)),
+    `## The Gateway API translator's (${Object.values(GatewayReason).length})`,
+    'Reported on the Gateway or HTTPRoute concerned ([Gateway API](../guides/gateway-api.md)); the spec\'s condition reasons where one fits.',
+    table(header, Object.values(GatewayReason).map(row)),
     `## The Service-Ingress manager's (${Object.values(ServiceIngressReason).length})`,
     'With `--manage-service-ingress`, a Service annotated `ingress/http: "true"` gets an Ingress; these are reported on the Service.',
     table(header, Object.values(ServiceIngressReason).map(row)),

@@ -10,7 +10,7 @@ import { ServiceIngressReason } from '../../controller/service-ingress/plan.js';
 import { Annotation } from '../../controller/translate/ingress/annotations.js';
 import { nginxAnnotationCatalog } from '../../controller/translate/ingress/nginx/catalog.js';
 import { nginxConfigMapKeys } from '../../controller/translate/ingress/nginx/nginx-configmap-keys.js';
-import { Reason } from '../../controller/translate/shared/reasons.js';
+import { GatewayReason, Reason } from '../../controller/translate/shared/reasons.js';
 import { findRepoRoot } from '../../test/harness/repo-root.js';
 import { loadProgram } from './cli-reference.js';
 import { registeredMetrics } from './metrics-reference.js';
@@ -106,6 +106,6 @@ test('the Helm values reference has one row per value of values.yaml', (t) => {
 
 test('the reasons reference has one row per reason', (t) => {
   const rows = firstCells(read('docs/reference/reasons.md'));
-  t.deepEqual(rows, [...Object.values(Reason), ...Object.values(ServiceIngressReason)]);
+  t.deepEqual(rows, [...Object.values(Reason), ...Object.values(GatewayReason), ...Object.values(ServiceIngressReason)]);
   t.log(`${rows.length} reasons`);
 });

@@ -157,6 +157,23 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     configMaps: (state.configMaps ?? []).length > 0 ? [] : [{ kind: 'ConfigMap', metadata: { name: 'unrelated', namespace }, data: { a: 'b' } }],
   }),
+  // Gateway API objects no Gateway of ours uses: the translation is unchanged, a routes build declines (full kinds).
+  GatewayClass: (state) => ({
+    ...state,
+    gatewayClasses: (state.gatewayClasses ?? []).length > 0 ? [] : [{ kind: 'GatewayClass', metadata: { name: 'other' }, spec: { controllerName: 'example.com/other' } }],
+  }),
+  Gateway: (state) => ({
+    ...state,
+    gateways: (state.gateways ?? []).length > 0 ? [] : [{ kind: 'Gateway', metadata: { name: 'other', namespace }, spec: { gatewayClassName: 'other', listeners: [] } }],
+  }),
+  HTTPRoute: (state) => ({
+    ...state,
+    httpRoutes: (state.httpRoutes ?? []).length > 0 ? [] : [{ kind: 'HTTPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
+  ReferenceGrant: (state) => ({
+    ...state,
+    referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],
+  }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
 

@@ -42,6 +42,8 @@ export interface TranslationResult {
    * Ingress may claim or free such a name, so no splice can prove the rest unchanged (incremental-translate.ts).
    */
   serverNameCopies?: true;
+  /** Our Gateways and the HTTPRoutes attached to them (translate.ts), sorted; absent: none. */
+  servedGatewayApi?: ObjectRef[];
 }
 
 /** Name of the plaintext listener's route table (named after its listener). */

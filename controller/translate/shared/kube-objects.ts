@@ -156,9 +156,133 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
-export type KubeObject = Ingress | IngressClass | Service | EndpointSlice | Endpoints | Secret | ConfigMap;
+export type KubeObject =
+  | Ingress
+  | IngressClass
+  | Service
+  | EndpointSlice
+  | Endpoints
+  | Secret
+  | ConfigMap
+  | GatewayClass
+  | Gateway
+  | HTTPRoute
+  | ReferenceGrant;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
+
+// Gateway API (gateway.networking.k8s.io/v1): the fields the translator reads so far (gateway-api/).
+
+export interface GatewayClass {
+  apiVersion?: string;
+  kind: 'GatewayClass';
+  metadata: ObjectMeta;
+  spec?: { controllerName?: string };
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+export interface GatewayListener {
+  name: string;
+  hostname?: string;
+  port: number;
+  protocol: string;
+  allowedRoutes?: {
+    namespaces?: { from?: 'All' | 'Same' | 'Selector'; selector?: LabelSelector };
+    kinds?: { group?: string; kind: string }[];
+  };
+}
+
+export interface Gateway {
+  apiVersion?: string;
+  kind: 'Gateway';
+  metadata: ObjectMeta;
+  spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
+}
+
+export interface ParentReference {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+
+export interface HTTPPathMatch {
+  type?: 'Exact' | 'PathPrefix' | 'RegularExpression';
+  value?: string;
+}
+
+export interface HTTPHeaderMatch {
+  type?: 'Exact' | 'RegularExpression';
+  name: string;
+  value: string;
+}
+
+export interface HTTPRouteMatch {
+  path?: HTTPPathMatch;
+  headers?: HTTPHeaderMatch[];
+  queryParams?: HTTPHeaderMatch[];
+  method?: string;
+}
+
+export interface HTTPBackendRef {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name: string;
+  port?: number;
+  weight?: number;
+}
+
+export interface HTTPRouteRule {
+  name?: string;
+  matches?: HTTPRouteMatch[];
+  backendRefs?: HTTPBackendRef[];
+  filters?: HTTPRouteFilter[];
+}
+
+export interface HTTPHeaderFilter {
+  set?: { name: string; value: string }[];
+  add?: { name: string; value: string }[];
+  remove?: string[];
+}
+
+export interface HTTPPathModifier {
+  type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  replaceFullPath?: string;
+  replacePrefixMatch?: string;
+}
+
+export interface HTTPRouteFilter {
+  type: string;
+  requestHeaderModifier?: HTTPHeaderFilter;
+  responseHeaderModifier?: HTTPHeaderFilter;
+  requestRedirect?: { scheme?: string; hostname?: string; path?: HTTPPathModifier; port?: number; statusCode?: number };
+  urlRewrite?: { hostname?: string; path?: HTTPPathModifier };
+}
+
+export interface HTTPRoute {
+  apiVersion?: string;
+  kind: 'HTTPRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+}
+
+/** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
+export interface ReferenceGrant {
+  apiVersion?: string;
+  kind: 'ReferenceGrant';
+  metadata: ObjectMeta;
+  spec?: {
+    from?: { group: string; kind: string; namespace: string }[];
+    to?: { group: string; kind: string; name?: string }[];
+  };
+}
 
 // Every object type has its entry in the kind table (kinds.ts), and every entry its object type.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -4,6 +4,8 @@ export interface TranslateOptions {
   ingressClassName: string;
   /** Value of IngressClass spec.controller that marks a class as ours. */
   controllerName: string;
+  /** Value of GatewayClass spec.controllerName that marks a Gateway API class as ours; absent: defaultGatewayControllerName. */
+  gatewayControllerName?: string;
   /** HTML body returned with 404 when no rule and no default backend matches. */
   notFoundPage: string;
   /** Port used in http -> https redirects (the port clients reach the HTTPS listener on). */
@@ -63,6 +65,9 @@ export interface TranslateOptions {
    */
   listenerPorts?: { http: number; https: number };
 }
+
+/** The GatewayClass controllerName this controller serves when the options name none. */
+export const defaultGatewayControllerName = 'envoy-ingress.io/gateway-controller';
 
 /** The Ingress listeners' ports when none are given: the CLI's defaults. */
 export const defaultListenerPorts = { http: 8080, https: 8443 } as const;

@@ -60,3 +60,34 @@ export const Reason = {
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];
+
+// The Gateway API translator's reasons (gateway-api/): the spec's condition reasons where one fits, since they become
+// route and listener status later.
+export const GatewayReason = {
+  /** A listener protocol not served yet (HTTPS, TLS, TCP, UDP): the spec's listener reason. */
+  UnsupportedProtocol: 'UnsupportedProtocol',
+  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
+  PortUnavailable: 'PortUnavailable',
+  /** Two listeners on one port claim the same hostname: the later is refused. */
+  HostnameConflict: 'HostnameConflict',
+  /** A listener or route hostname that is neither a DNS name nor a `*.` wildcard. */
+  InvalidHostname: 'InvalidHostname',
+  /** A parentRef to one of our Gateways names a listener (sectionName, port) it does not serve. Refs to other Gateways are not ours to report. */
+  NoMatchingParent: 'NoMatchingParent',
+  /** The listener's allowedRoutes (namespaces, kinds) do not let the route attach. */
+  NotAllowedByListeners: 'NotAllowedByListeners',
+  /** None of the route's hostnames meets the listener's. */
+  NoMatchingListenerHostname: 'NoMatchingListenerHostname',
+  /** A match that cannot be served (a regex RE2 refuses, a path not starting with `/`); that match is dropped. */
+  UnsupportedValue: 'UnsupportedValue',
+  /** A filter (or a form of one) not implemented yet; the rule answers 500 rather than be served without it. */
+  UnsupportedFilter: 'UnsupportedFilter',
+  /** A backendRef names a Service that does not exist, or a port it lacks (or none); its share of the weight answers 500. */
+  BackendNotFound: 'BackendNotFound',
+  /** A backendRef to something other than a Service; its share of the weight answers 500. */
+  InvalidKind: 'InvalidKind',
+  /** A backendRef to another namespace that no ReferenceGrant there permits; its share of the weight answers 500. */
+  RefNotPermitted: 'RefNotPermitted',
+  /** A backendRef to a Service this translator does not serve yet (ExternalName). */
+  UnsupportedBackendRef: 'UnsupportedBackendRef',
+} as const;
