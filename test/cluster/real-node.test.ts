@@ -490,6 +490,7 @@ serial('the Gateway API conformance base manifests (v1.6.3) run on the node: CRD
     intervalMs: 1000,
     description: 'gateway-conformance-infra from the previous test gone',
   });
+  t.log(`the previous test's namespace gone ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
 
   try {
     // The standard channel's CRDs as released (server-side, as the Gateway API docs install them): the suite checks
@@ -502,6 +503,7 @@ serial('the Gateway API conformance base manifests (v1.6.3) run on the node: CRD
       .map((d) => d.metadata.name);
     t.true(crdNames.includes('gateways.gateway.networking.k8s.io') && crdNames.includes('httproutes.gateway.networking.k8s.io'), crdNames.join(', '));
     await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', ...crdNames.map((c) => `crd/${c}`)]);
+    t.log(`${crdNames.length} CRDs Established ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
     const annotations = JSON.parse(await n.kubectlOk(['get', 'crd', ...crdNames, '-o', 'json'])) as {
       items: Array<{ metadata: { name: string; annotations?: Record<string, string> } }>;
     };
@@ -632,7 +634,11 @@ serial('the Gateway API conformance base manifests (v1.6.3) run on the node: CRD
   } finally {
     // Leave the node as the later tests expect it: no conformance namespace, no Gateway API CRD.
     const cleanupStarted = Date.now();
-    for (const ns of CONFORMANCE_NAMESPACES) await n.kubectl(['delete', 'pods', '--all', '-n', ns, '--grace-period=1', '--wait=false']);
+    // Workloads orphaned first so that no ReplicaSet replaces a pod deleted with a 1 s grace period.
+    for (const ns of CONFORMANCE_NAMESPACES) {
+      await n.kubectl(['delete', 'deployments,replicasets', '--all', '-n', ns, '--cascade=orphan']);
+      await n.kubectl(['delete', 'pods', '--all', '-n', ns, '--grace-period=1', '--wait=false']);
+    }
     await n.kubectl(['delete', 'namespace', ...CONFORMANCE_NAMESPACES, '--ignore-not-found', '--wait=true', '--timeout=180s']);
     await n.kubectl(['delete', '-f', crdDir, '--ignore-not-found', '--wait=true', '--timeout=120s']);
     t.log(`cleanup took ${((Date.now() - cleanupStarted) / 1000).toFixed(1)} s`);
