@@ -5,8 +5,9 @@
 // Helm installs, upgrades and rolls back without a failed request, every variant serves; and the teardown
 // leaves nothing on the host. One node per machine: the tests share it and run in order.
 import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -22,6 +23,7 @@ import {
   containerPid,
   echoBackendManifests,
   getVia,
+  isReady,
   nodePortOf,
   podsOf,
   processIdentity,
@@ -51,6 +53,10 @@ const RECOVERY_S = { envoyKilled: 30, controllerKilled: 30, podDeleted: 60, kube
 let node: KubeNode | undefined;
 let dir: TempDir | undefined;
 let teardownProblems: string[] | undefined;
+/** `crds` and `base-manifests` of scripts/kube/gateway-api-paths.sh. */
+let gatewayApi: Map<string, string> | undefined;
+/** The names of the images imported into the node's containerd. */
+let importedImages: ReadonlySet<string> = new Set();
 const auditLog = (): string => dir!.file('audit.log');
 
 function must(): KubeNode {
@@ -71,7 +77,13 @@ test.before(async (t) => {
   });
   // The Gateway API conformance suite's echo server, for its base manifests (built once, cached).
   const echoBasic = await run('bash', [path.join(root, 'scripts/kube/build-echo-basic.sh'), dir.file('images')], { maxBuffer: 1 << 20, timeout: 15 * 60_000 });
-  const archives = [...namedPaths(stdout).values(), ...namedPaths(echoBasic.stdout).values()];
+  // The pinned Gateway API release's CRDs and the suite's base manifests (Go module cache), and the CoreDNS image
+  // those manifests also run (the UDP tests' DNS backend).
+  gatewayApi = namedPaths((await run('bash', [path.join(root, 'scripts/kube/gateway-api-paths.sh')], { timeout: 5 * 60_000 })).stdout);
+  const coredns = await run('bash', [path.join(root, 'scripts/kube/build-coredns.sh'), dir.file('images'), gatewayApi.get('base-manifests') ?? ''], { maxBuffer: 1 << 20, timeout: 15 * 60_000 });
+  const built = [namedPaths(stdout), namedPaths(echoBasic.stdout), namedPaths(coredns.stdout)];
+  importedImages = new Set(built.flatMap((m) => [...m.keys()]));
+  const archives = built.flatMap((m) => [...m.values()]);
   t.log(`images built in ${((Date.now() - imagesStarted) / 1000).toFixed(1)} s`);
   node = await startKubeNode({ binaries, imageArchives: archives, audit: { path: auditLog(), users: [CONTROLLER_USER] } });
   t.log(`node Ready ${(node.readyAfterMs / 1000).toFixed(1)} s after the start (images imported)`);
@@ -394,6 +406,245 @@ serial('the Gateway API conformance echo server (echo-basic, built here) runs as
   });
   await n.kubectlOk(['delete', 'namespace', ns, '--wait=false']);
   t.pass();
+});
+
+// The Gateway API conformance suite's own fixtures (sigs.k8s.io/gateway-api/conformance v1.6.3, base/manifests.yaml)
+// on this node, applied the way its Setup applies them: what a conformance run needs from the cluster before the
+// first test, short of a Gateway API controller.
+const GATEWAY_CLASS = 'envoy-ingress-conformance';
+const CONFORMANCE_NAMESPACES = ['gateway-conformance-infra', 'gateway-conformance-app-backend', 'gateway-conformance-web-backend'];
+/** The plain HTTP echo Deployments (no GRPC_/TCP_ECHO_SERVER mode) and their Services' port 8080. */
+const HTTP_ECHOES = [
+  ['gateway-conformance-infra', 'infra-backend-v1'],
+  ['gateway-conformance-infra', 'infra-backend-v2'],
+  ['gateway-conformance-infra', 'infra-backend-v3'],
+  ['gateway-conformance-app-backend', 'app-backend-v1'],
+  ['gateway-conformance-app-backend', 'app-backend-v2'],
+  ['gateway-conformance-web-backend', 'web-backend'],
+] as const;
+/** The SANs the suite's Setup gives the Secrets that base/manifests.yaml references (its suite.go). */
+const CONFORMANCE_SECRET_NAMES: Record<string, string[]> = {
+  'tls-checks-certificate': ['abc.example.com', 'other.example.com'],
+  'tls-passthrough-checks-certificate': ['abc.example.com'],
+  'tls-validity-checks-certificate': ['*.org', '*.wildcard.org', 'second-example.org'],
+};
+
+interface ManifestDoc {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: {
+    gatewayClassName?: string;
+    replicas?: number;
+    listeners?: Array<{ tls?: { certificateRefs?: Array<{ name: string; namespace?: string }> } }>;
+    template?: { spec: { containers: Array<{ image: string }>; volumes?: Array<{ secret?: { secretName: string } }> } };
+  };
+}
+
+/** A DNS query for `name` (type A) over UDP; resolves with the reply's rcode and answer + additional counts. */
+function dnsQuery(address: string, name: string): Promise<{ rcode: number; answers: number; additional: number }> {
+  const id = Math.floor(Math.random() * 0xffff);
+  const header = Buffer.from([id >> 8, id & 0xff, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
+  const qname = Buffer.concat([...name.split('.').map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label)])), Buffer.from([0])]);
+  const query = Buffer.concat([header, qname, Buffer.from([0, 1, 0, 1])]);
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no DNS answer from ${address} for ${name}`));
+    }, 3_000);
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      socket.close();
+      reject(err);
+    });
+    socket.on('message', (msg) => {
+      if (msg.length < 12 || msg.readUInt16BE(0) !== id) return;
+      clearTimeout(timer);
+      socket.close();
+      resolve({ rcode: msg[3]! & 0x0f, answers: msg.readUInt16BE(6), additional: msg.readUInt16BE(10) });
+    });
+    socket.send(query, 53, address);
+  });
+}
+
+serial('the Gateway API conformance base manifests (v1.6.3) run on the node: CRDs installed, every Pod Ready, echoes answer through their ClusterIPs, logs --since-time through the API server', async (t) => {
+  t.timeout(8 * 60_000);
+  const n = must();
+  const crdDir = gatewayApi?.get('crds');
+  const manifestPath = gatewayApi?.get('base-manifests');
+  if (!crdDir || !manifestPath) return t.fail(`scripts/kube/gateway-api-paths.sh gave no paths: ${JSON.stringify([...(gatewayApi ?? [])])}`);
+  const started = Date.now();
+  const docs = parseAllDocuments(await readFile(manifestPath, 'utf8'))
+    .map((d) => d.toJS() as ManifestDoc | null)
+    .filter((d): d is ManifestDoc => d !== null);
+
+  // Every image the manifests run was built here and imported (echo-basic in all its modes, CoreDNS).
+  const images = [...new Set(docs.flatMap((d) => d.spec?.template?.spec.containers.map((c) => c.image) ?? []))].sort();
+  t.true(images.length >= 2, `images named: ${images.join(', ')}`);
+  t.deepEqual(images.filter((i) => !importedImages.has(i)), [], 'images of base/manifests.yaml not built here');
+
+  // The echo-basic test above deletes gateway-conformance-infra without waiting: it must be gone first.
+  await waitFor(async () => (await n.kubectl(['get', 'namespace', 'gateway-conformance-infra'])).code !== 0, {
+    timeoutMs: 120_000,
+    intervalMs: 1000,
+    description: 'gateway-conformance-infra from the previous test gone',
+  });
+  t.log(`the previous test's namespace gone ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
+
+  try {
+    // The standard channel's CRDs as released (server-side, as the Gateway API docs install them): the suite checks
+    // their bundle-version annotation against its own and refuses a mismatch.
+    await n.kubectlOk(['apply', '--server-side', '-f', crdDir]);
+    const crdNames = (await readdir(crdDir))
+      .filter((f) => f.endsWith('.yaml'))
+      .flatMap((f) => parseAllDocuments(readFileSync(path.join(crdDir, f), 'utf8')).map((d) => d.toJS() as ManifestDoc | null))
+      .filter((d): d is ManifestDoc => d?.kind === 'CustomResourceDefinition')
+      .map((d) => d.metadata.name);
+    t.true(crdNames.includes('gateways.gateway.networking.k8s.io') && crdNames.includes('httproutes.gateway.networking.k8s.io'), crdNames.join(', '));
+    await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', ...crdNames.map((c) => `crd/${c}`)]);
+    t.log(`${crdNames.length} CRDs Established ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
+    const annotations = JSON.parse(await n.kubectlOk(['get', 'crd', ...crdNames, '-o', 'json'])) as {
+      items: Array<{ metadata: { name: string; annotations?: Record<string, string> } }>;
+    };
+    for (const crd of annotations.items) {
+      t.is(crd.metadata.annotations?.['gateway.networking.k8s.io/bundle-version'], 'v1.6.3', `${crd.metadata.name} bundle-version`);
+      t.is(crd.metadata.annotations?.['gateway.networking.k8s.io/channel'], 'standard', `${crd.metadata.name} channel`);
+    }
+
+    // As the suite's Applier does: every Gateway gets the class under test in spec.gatewayClassName (the manifest's
+    // "{GATEWAY_CLASS_NAME}" is a placeholder it overwrites, not a template). No other placeholder may be left.
+    for (const doc of docs) if (doc.kind === 'Gateway' && doc.spec) doc.spec.gatewayClassName = GATEWAY_CLASS;
+    const prepared = docs.map((d) => JSON.stringify(d));
+    t.deepEqual(prepared.filter((d) => /\{GATEWAY_CLASS_NAME\}|PLACEHOLDER_/.test(d)), [], 'placeholders left in the manifests');
+    t.deepEqual([...new Set(docs.filter((d) => d.kind === 'Namespace').map((d) => d.metadata.name))].sort(), [...CONFORMANCE_NAMESPACES].sort());
+
+    // The Secrets the suite's Setup creates next to the manifests that these objects reference (the pods' secret
+    // volumes, the HTTPS Gateway's certificateRefs); made before the Deployments so no volume mount backs off. The
+    // suite's other Secrets and ConfigMaps serve single tests, not the base objects.
+    const referenced = new Set<string>();
+    for (const doc of docs) {
+      const ns = doc.metadata.namespace ?? 'default';
+      for (const v of doc.spec?.template?.spec.volumes ?? []) if (v.secret) referenced.add(`${ns}/${v.secret.secretName}`);
+      for (const l of doc.spec?.listeners ?? []) for (const ref of l.tls?.certificateRefs ?? []) referenced.add(`${ref.namespace ?? ns}/${ref.name}`);
+    }
+    t.true(referenced.size > 0);
+    const ca = await createTestCA({ commonName: 'gateway-conformance test CA' });
+    const secrets: string[] = [];
+    for (const key of [...referenced].sort()) {
+      const [namespace, name] = key.split('/') as [string, string];
+      const cert = await ca.issue({ dnsNames: CONFORMANCE_SECRET_NAMES[name] ?? ['example.com'] });
+      secrets.push(
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          type: 'kubernetes.io/tls',
+          metadata: { name, namespace },
+          data: { 'tls.crt': b64(cert.certPem), 'tls.key': b64(cert.keyPem), 'ca.crt': b64(ca.certPem) },
+        }),
+      );
+    }
+    const applyStarted = Date.now();
+    await n.kubectlOk(['apply', '-f', '-'], { input: prepared.filter((_, i) => docs[i]!.kind === 'Namespace').join('\n---\n') });
+    await n.kubectlOk(['apply', '-f', '-'], { input: secrets.join('\n---\n') });
+    await n.kubectlOk(['apply', '-f', '-'], { input: prepared.join('\n---\n') });
+
+    // The suite's NamespacesMustBeReady, its pod half: at least one Pod per namespace, every Pod Ready. Its Gateway
+    // half (Accepted and Programmed) cannot hold yet: no Gateway API controller exists, so the Gateways are only
+    // checked to exist with the class under test.
+    const expectedPods = docs.filter((d) => d.kind === 'Deployment').reduce((sum, d) => sum + (d.spec?.replicas ?? 1), 0);
+    type Pod = Awaited<ReturnType<typeof podsOf>>[number];
+    const conformancePods = async (): Promise<Pod[]> =>
+      (await Promise.all(CONFORMANCE_NAMESPACES.map(async (ns) => (JSON.parse(await n.kubectlOk(['get', 'pods', '-n', ns, '-o', 'json'])) as { items: Pod[] }).items))).flat().filter((p) => !p.metadata.deletionTimestamp);
+    const notReady = (pods: Pod[]): string[] => pods.filter((p) => !isReady(p)).map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.status.phase ?? ''}`);
+    let pods: Pod[] = [];
+    try {
+      await waitFor(
+        async () => {
+          pods = await conformancePods();
+          return pods.length === expectedPods && notReady(pods).length === 0;
+        },
+        { timeoutMs: 300_000, intervalMs: 1000, description: `${expectedPods} Ready pods in ${CONFORMANCE_NAMESPACES.join(', ')}` },
+      );
+    } catch (err) {
+      t.log(`pods: ${pods.length} of ${expectedPods}; not Ready: ${notReady(pods).join(', ')}`);
+      t.log(await n.kubectl(['get', 'events', '-A', '--field-selector', 'type=Warning']).then((r) => r.stdout));
+      throw err;
+    }
+    t.log(`base manifests: ${expectedPods} pods Ready ${((Date.now() - applyStarted) / 1000).toFixed(1)} s after the apply`);
+    for (const ns of CONFORMANCE_NAMESPACES) t.true(pods.some((p) => p.metadata.namespace === ns), `a Pod in ${ns}`);
+    // No readiness probes in these manifests: Ready means started. A moment later none may have crashed.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const settled = await conformancePods();
+    t.deepEqual(notReady(settled), [], 'Pods no longer Ready');
+    t.deepEqual(
+      settled.flatMap((p) => (p.status.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => `${p.metadata.name}/${c.name} restarted ${c.restartCount}x`)),
+      [],
+    );
+    const gateways = JSON.parse(await n.kubectlOk(['get', 'gateways', '-n', 'gateway-conformance-infra', '-o', 'json'])) as { items: ManifestDoc[] };
+    t.deepEqual(gateways.items.map((g) => g.spec?.gatewayClassName), docs.filter((d) => d.kind === 'Gateway').map(() => GATEWAY_CLASS));
+
+    // Each plain HTTP echo answers through its Service's ClusterIP (kube-proxy) with the JSON naming its own pod.
+    for (const [ns, app] of HTTP_ECHOES) {
+      const clusterIp = (await n.kubectlOk(['get', 'service', app, '-n', ns, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+      const names = settled.filter((p) => p.metadata.namespace === ns && p.metadata.name.startsWith(`${app}-`)).map((p) => p.metadata.name);
+      const res = await waitFor(
+        async () => {
+          const r = await getVia(clusterIp, 8080, 'echo.conformance.test', `/probe/${app}`).catch(() => undefined);
+          return r?.status === 200 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 500, description: `${ns}/${app} through ${clusterIp}:8080` },
+      );
+      t.is(res.json?.namespace, ns, `${app} namespace`);
+      t.true(names.includes(String(res.json?.pod)), `${app} answered from ${String(res.json?.pod)}, not one of ${names.join(', ')}`);
+      t.is(res.json?.path, `/probe/${app}`);
+    }
+
+    // The mirroring tests' hidden dependency: pod logs through the API server with sinceTime (1 s granularity),
+    // read per pod of the app's label and container, looking for "Echoing back request made to <path> to client".
+    // A request before the window must not show, one inside it must.
+    const [mirrorNs, mirrorApp] = HTTP_ECHOES[0];
+    const mirrorIp = (await n.kubectlOk(['get', 'service', mirrorApp, '-n', mirrorNs, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    const mirrorPods = settled.filter((p) => p.metadata.namespace === mirrorNs && p.metadata.name.startsWith(`${mirrorApp}-`));
+    t.true(mirrorPods.length > 1, 'the app runs several pods: the logs of each are read');
+    const tag = Date.now().toString(36);
+    t.is((await getVia(mirrorIp, 8080, 'echo.conformance.test', `/mirror-before-${tag}`)).status, 200);
+    const since = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000);
+    await waitFor(() => Date.now() > since.getTime() + 100, { timeoutMs: 3_000, intervalMs: 50, description: 'the log window open' });
+    t.is((await getVia(mirrorIp, 8080, 'echo.conformance.test', `/mirror-after-${tag}`)).status, 200);
+    const windowLogs = async (): Promise<string> =>
+      (await Promise.all(mirrorPods.map((p) => n.kubectlOk(['logs', '-n', mirrorNs, p.metadata.name, '-c', mirrorApp, `--since-time=${since.toISOString()}`])))).join('\n');
+    const logs = await waitFor(
+      async () => {
+        const l = await windowLogs();
+        return l.includes(`Echoing back request made to /mirror-after-${tag} to client`) ? l : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 1000, description: 'the echo line of the request inside the window in kubectl logs --since-time' },
+    );
+    t.false(logs.includes(`/mirror-before-${tag}`), 'a line from before --since-time was returned');
+
+    // The UDP tests' DNS backend: CoreDNS answers its whoami zone (foo.bar.com) on the pod address. Only that zone:
+    // any other name would be forwarded to public resolvers, which pods here have no route to.
+    const dnsPod = settled.find((p) => p.metadata.namespace === 'gateway-conformance-infra' && p.metadata.name.startsWith('coredns-'));
+    if (!dnsPod?.status.podIP) return t.fail('no CoreDNS pod with an address');
+    const dns = await dnsQuery(dnsPod.status.podIP, 'foo.bar.com');
+    t.is(dns.rcode, 0);
+    t.true(dns.answers + dns.additional > 0, `whoami answered nothing: ${JSON.stringify(dns)}`);
+    t.log(`conformance base manifests checked ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
+  } finally {
+    // Leave the node as the later tests expect it: no conformance namespace, no Gateway API CRD.
+    const cleanupStarted = Date.now();
+    // Workloads orphaned first so that no ReplicaSet replaces a pod deleted with a 1 s grace period.
+    for (const ns of CONFORMANCE_NAMESPACES) {
+      await n.kubectl(['delete', 'deployments,replicasets', '--all', '-n', ns, '--cascade=orphan']);
+      await n.kubectl(['delete', 'pods', '--all', '-n', ns, '--grace-period=1', '--wait=false']);
+    }
+    await n.kubectl(['delete', 'namespace', ...CONFORMANCE_NAMESPACES, '--ignore-not-found', '--wait=true', '--timeout=180s']);
+    await n.kubectl(['delete', '-f', crdDir, '--ignore-not-found', '--wait=true', '--timeout=120s']);
+    t.log(`cleanup took ${((Date.now() - cleanupStarted) / 1000).toFixed(1)} s`);
+  }
+  t.is((await n.kubectlOk(['get', 'crd', '-o', 'name'])).split('\n').filter((l) => l.includes('gateway.networking.k8s.io')).length, 0, 'Gateway API CRDs left');
+  for (const ns of CONFORMANCE_NAMESPACES) t.not((await n.kubectl(['get', 'namespace', ns])).code, 0, `namespace ${ns} left`);
 });
 
 /**
