@@ -122,11 +122,12 @@ cgroupTest('default bootstrap: in a memory cgroup Envoy answers 503 past 98 % of
   await waitFor(async () => (sample(await stack.metrics(), memoryPressure) !== undefined ? true : undefined), { description: 'the cgroup pressure metric', timeoutMs: 10_000 });
   t.is(sample(await stack.metrics(), 'envoy_ingress_envoy_overloaded'), 0);
 
-  // What Envoy uses now, with the limit just above it (99 %; Envoy stops accepting requests from 98 %).
+  // What Envoy uses now, with the limit just above it (99.5 %; Envoy stops accepting requests from 98 %). Usage moves
+  // by a percent between this reading and the controller's poll on a loaded machine: 99 % left a poll at 97 %.
   await sleep(1000);
   const used = usage();
-  setLimit(Math.floor(used / 0.99));
-  t.log(`Envoy's cgroup: ${used} bytes in use, limit set to ${Math.floor(used / 0.99)}`);
+  setLimit(Math.floor(used / 0.995));
+  t.log(`Envoy's cgroup: ${used} bytes in use, limit set to ${Math.floor(used / 0.995)}`);
   await waitFor(async () => ((await stack.status()) === 503 ? true : undefined), { description: 'Envoy answering 503 overload', timeoutMs: 10_000 });
   const warned = await waitFor(() => stack.controller.entries().find((e) => String(e['msg']).startsWith(overloadWarning)), {
     description: 'the overload warning',
