@@ -80,60 +80,94 @@ if (env.SKIP_KUBE_TESTS !== '1') {
 let avaArgs = process.argv.slice(2);
 if (env.SKIP_KUBE_TESTS === '1' && avaArgs.length === 0) {
   // Every compiled test file except those that start a Kubernetes API server or need the Go-built tools.
+  const files = testFiles().filter((file) => !/kube-(cluster|available|node-available)\.js|go-tools\.js/.test(readFileSync(path.join(root, file), 'utf8')));
+  process.stdout.write(`==> SKIP_KUBE_TESTS=1: running ${files.length} test files without a Kubernetes API server\n`);
+  avaArgs = files;
+}
+/** Runs ava over `args`; resolves with its exit code and its counts (from the result marks and its summary). */
+function runAva(args) {
+  return new Promise((resolve) => {
+    const ava = spawn(testNode, [path.join(root, 'node_modules/ava/entrypoints/cli.mjs'), ...args], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let tail = '';
+    const marks = { passed: 0, failed: 0 };
+    /** Keeps the tail of the output and counts result marks, line by line per stream. */
+    const keeper = () => {
+      let pending = '';
+      return (chunk) => {
+        const text = chunk.toString();
+        tail = (tail + text).slice(-20000);
+        const lines = (pending + text).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+          const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+          if (/^\s*✔ /.test(plain)) marks.passed += 1;
+          else if (/^\s*✘ /.test(plain)) marks.failed += 1;
+        }
+      };
+    };
+    const keepOut = keeper();
+    const keepErr = keeper();
+    ava.stdout.on('data', (c) => {
+      process.stdout.write(c);
+      keepOut(c);
+    });
+    ava.stderr.on('data', (c) => {
+      process.stderr.write(c);
+      keepErr(c);
+    });
+    ava.on('exit', (code, signal) => {
+      const plain = tail.replace(/\u001b\[[0-9;]*m/g, '');
+      const count = (re) => Number(re.exec(plain)?.[1] ?? 0);
+      // ava's summary leaves out the passed count when something failed: count the result marks instead.
+      const failed = Math.max(marks.failed, count(/(\d+) tests? failed/)) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
+      const skipped = count(/(\d+) tests? skipped/) + count(/(\d+) tests? todo/);
+      const exit = code ?? (signal ? 1 : 0);
+      // ava can exit non-zero without a failed test (a timeout, a crashed worker): never report that as green.
+      resolve({ code: exit, passed: marks.passed, failed: exit !== 0 && failed === 0 ? 1 : failed, skipped });
+    });
+  });
+}
+
+/** Every compiled test file under dist/, relative to the root. */
+function testFiles() {
   const files = [];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.test.js') && !/kube-(cluster|available|node-available)\.js|go-tools\.js/.test(readFileSync(full, 'utf8'))) files.push(path.relative(root, full));
+      else if (entry.name.endsWith('.test.js')) files.push(path.relative(root, full));
     }
   };
   walk(path.join(root, 'dist'));
-  process.stdout.write(`==> SKIP_KUBE_TESTS=1: running ${files.length} test files without a Kubernetes API server\n`);
-  avaArgs = files;
+  return files.sort();
 }
-const ava = spawn(testNode, [path.join(root, 'node_modules/ava/entrypoints/cli.mjs'), ...avaArgs], {
-  cwd: root,
-  env,
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let tail = '';
-const marks = { passed: 0, failed: 0 };
-/** Keeps the tail of the output and counts result marks, line by line per stream. */
-const keeper = () => {
-  let pending = '';
-  return (chunk) => {
-    const text = chunk.toString();
-    tail = (tail + text).slice(-20000);
-    const lines = (pending + text).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
-      if (/^\s*✔ /.test(plain)) marks.passed += 1;
-      else if (/^\s*✘ /.test(plain)) marks.failed += 1;
-    }
-  };
-};
-const keepOut = keeper();
-const keepErr = keeper();
-ava.stdout.on('data', (c) => {
-  process.stdout.write(c);
-  keepOut(c);
-});
-ava.stderr.on('data', (c) => {
-  process.stderr.write(c);
-  keepErr(c);
-});
-ava.on('exit', (code, signal) => {
-  const plain = tail.replace(/\u001b\[[0-9;]*m/g, '');
-  const count = (re) => Number(re.exec(plain)?.[1] ?? 0);
-  // ava's summary leaves out the passed count when something failed: count the result marks instead.
-  const passed = marks.passed;
-  const failed = Math.max(marks.failed, count(/(\d+) tests? failed/)) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
-  const skipped = count(/(\d+) tests? skipped/) + count(/(\d+) tests? todo/);
-  const ok = code === 0;
-  // ava can exit non-zero without a failed test (a timeout, a crashed worker): never report that as green.
-  const shownFailed = !ok && failed === 0 ? 1 : failed;
-  process.stdout.write(`\ntests: ${passed} passed, ${shownFailed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
-  process.exit(code ?? (signal ? 1 : 0));
-});
+
+// The real node's tests (dist/test/cluster/) run on their own after the rest: the node is one per machine and
+// owns host-wide state (netfilter, links, fixed paths), and run beside other files its pods lost their Service
+// routing (kube-proxy's nftables table disappeared mid-run, twice); alone they passed every time.
+const runs = [];
+if (avaArgs.length > 0) runs.push(avaArgs);
+else {
+  const clusterDir = `dist${path.sep}test${path.sep}cluster${path.sep}`;
+  const all = testFiles();
+  runs.push(all.filter((file) => !file.startsWith(clusterDir)));
+  const cluster = all.filter((file) => file.startsWith(clusterDir));
+  if (cluster.length > 0) {
+    process.stdout.write(`==> then the real node's ${cluster.length} test file(s) alone\n`);
+    runs.push(cluster);
+  }
+}
+const totals = { code: 0, passed: 0, failed: 0, skipped: 0 };
+for (const args of runs) {
+  const result = await runAva(args);
+  totals.code ||= result.code;
+  totals.passed += result.passed;
+  totals.failed += result.failed;
+  totals.skipped += result.skipped;
+}
+process.stdout.write(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
+process.exit(totals.code);
