@@ -146,9 +146,8 @@ function testFiles() {
   return files.sort();
 }
 
-// The real node's tests (dist/test/cluster/) run on their own after the rest: the node is one per machine and
-// owns host-wide state (netfilter, links, fixed paths), and run beside other files its pods lost their Service
-// routing (kube-proxy's nftables table disappeared mid-run, twice); alone they passed every time.
+// The real node's tests (dist/test/cluster/) run on their own after the rest: the node is one per machine and owns
+// host-wide state (netfilter, links, fixed paths) that other files' network namespaces and links sit beside.
 const runs = [];
 if (avaArgs.length > 0) runs.push(avaArgs);
 else {

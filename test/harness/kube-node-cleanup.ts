@@ -11,10 +11,13 @@ import { existsSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { kubeletCgroups, nodeMounts, nodeProcesses } from './kube-node-host-state.js';
-import { NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, POD_BRIDGE } from './kube-node-layout.js';
+import { NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, POD_BRIDGE, systemEnv } from './kube-node-layout.js';
 import { sleep } from './wait.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** The system's tools (kube-node-layout.ts SYSTEM_PATH), not a command of the same name under node_modules/.bin. */
+const run = (command: string, args: readonly string[], options: { maxBuffer?: number } = {}): Promise<{ stdout: string; stderr: string }> =>
+  execFileAsync(command, args, { env: systemEnv(), encoding: 'utf8', ...options });
 const RECORD = join(NODE_DATA_DIR, 'host-record.json');
 
 /** What the start changed on the host, written before it changes anything. */
@@ -184,5 +187,5 @@ function removeQuietly(path: string, problems: string[]): void {
 
 function execFileSyncQuiet(command: string, args: string[]): void {
   // Synchronous on purpose: unmounting is ordered, each step depends on the one before.
-  execFileSync(command, args, { stdio: 'ignore' });
+  execFileSync(command, args, { stdio: 'ignore', env: systemEnv() });
 }

@@ -7,9 +7,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FIXED_HOST_PATHS, NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, NODE_SYSCTLS, POD_BRIDGE } from './kube-node-layout.js';
+import { FIXED_HOST_PATHS, NODE_BRIDGE, NODE_DATA_DIR, NODE_RUN_DIR, NODE_SYSCTLS, POD_BRIDGE, systemEnv } from './kube-node-layout.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** The system's tools (kube-node-layout.ts SYSTEM_PATH), not a command of the same name under node_modules/.bin. */
+const run = (command: string, args: readonly string[], options: { maxBuffer?: number } = {}): Promise<{ stdout: string; stderr: string }> =>
+  execFileAsync(command, args, { env: systemEnv(), encoding: 'utf8', ...options });
 
 export interface HostState {
   /** `pid command line` of the node's processes (nodeProcesses()). */

@@ -47,3 +47,18 @@ export const NODE_SYSCTLS = [
   'net/netfilter/nf_conntrack_tcp_timeout_established',
   'net/netfilter/nf_conntrack_tcp_timeout_close_wait',
 ] as const;
+
+/**
+ * PATH without npm's node_modules directories. `npm test` puts node_modules/.bin first, and a package there ships a
+ * command named `nft` (@vercel/nft): kube-proxy's nftables calls ran it, changed nothing and reported success, so no
+ * Service was routed. The node's components and the harness's own netfilter and mount calls use the system's tools.
+ */
+export const SYSTEM_PATH = (process.env['PATH'] ?? '')
+  .split(':')
+  .filter((dir) => dir !== '' && !dir.split('/').includes('node_modules'))
+  .join(':');
+
+/** The test process's environment with SYSTEM_PATH. */
+export function systemEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: SYSTEM_PATH };
+}

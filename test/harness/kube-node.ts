@@ -132,7 +132,7 @@ export async function startKubeNode(options: KubeNodeOptions = {}): Promise<Kube
     return [...seenLinks].sort();
   };
   const start = (name: string, command: string, args: readonly string[], env?: NodeJS.ProcessEnv): KubeProcess => {
-    const child = startKubeProcess(name, command, args, env);
+    const child = startKubeProcess(name, command, args, env ?? layout.systemEnv());
     processes.set(name, child);
     return child;
   };
@@ -233,7 +233,7 @@ export async function startKubeNode(options: KubeNodeOptions = {}): Promise<Kube
     const containerd = start('containerd', binaries.containerd, ['--config', d('containerd.toml'), '--log-level', 'warn'], {
       ...process.env,
       // containerd finds its shim on PATH.
-      PATH: `${join(binaries.containerdShim, '..')}:${process.env['PATH'] ?? ''}`,
+      PATH: `${join(binaries.containerdShim, '..')}:${layout.SYSTEM_PATH}`,
     });
     await waitUntil(etcd, 60_000, async () => (await httpGet(`${etcdUrl}/health`)).body.includes('"health":"true"'));
 
@@ -600,7 +600,7 @@ export function runCommand(
   options: { input?: string | undefined; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+    const env: NodeJS.ProcessEnv = { ...layout.systemEnv(), ...options.env };
     delete env['KUBECONFIG'];
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     let stdout = '';
