@@ -24,15 +24,14 @@ const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
 /** Names clients may use for the API server: loopback and the in-cluster service names. */
 const servingNames = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'];
 
-export async function createApiServerKeyMaterial(): Promise<ApiServerKeyMaterial> {
-  // Start a minute in the past: the API server and the test share a clock, but certificate checks are strict.
+/** A self-signed CA valid for a week from a minute ago (the test and its servers share a clock, but certificate checks are strict). */
+export async function createTestKubeCa(name: string): Promise<{ caKeys: webcrypto.CryptoKeyPair; caCert: x509.X509Certificate; notBefore: Date; notAfter: Date }> {
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(Date.now() + 7 * 24 * 3600_000);
-
   const caKeys = await crypto.subtle.generateKey(ecdsa, true, ['sign', 'verify']);
   const caCert = await x509.X509CertificateGenerator.createSelfSigned(
     {
-      name: 'CN=envoy-ingress test kube CA',
+      name,
       keys: caKeys,
       notBefore,
       notAfter,
@@ -45,6 +44,11 @@ export async function createApiServerKeyMaterial(): Promise<ApiServerKeyMaterial
     },
     crypto,
   );
+  return { caKeys, caCert, notBefore, notAfter };
+}
+
+export async function createApiServerKeyMaterial(): Promise<ApiServerKeyMaterial> {
+  const { caKeys, caCert, notBefore, notAfter } = await createTestKubeCa('CN=envoy-ingress test kube CA');
 
   const servingKeys = await crypto.subtle.generateKey(ecdsa, true, ['sign', 'verify']);
   const servingCert = await x509.X509CertificateGenerator.create(

@@ -9,6 +9,7 @@
 import 'reflect-metadata';
 import { generateKeyPairSync, KeyObject, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { createTestKubeCa } from './kube-certs.js';
 
 export interface KeyPairPem {
   certPem: string;
@@ -29,25 +30,7 @@ const ecdsa = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
 
 export async function createNodeKeyMaterial(options: { nodeName: string; nodeAddress: string; kubernetesServiceIp: string }): Promise<NodeKeyMaterial> {
-  // A minute in the past: certificate checks are strict about clocks.
-  const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 7 * 24 * 3600_000);
-  const caKeys = await crypto.subtle.generateKey(ecdsa, true, ['sign', 'verify']);
-  const caCert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      name: 'CN=envoy-ingress test node CA',
-      keys: caKeys,
-      notBefore,
-      notAfter,
-      signingAlgorithm,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-      ],
-    },
-    crypto,
-  );
+  const { caKeys, caCert, notBefore, notAfter } = await createTestKubeCa('CN=envoy-ingress test node CA');
   const issue = async (subject: string, usage: 'server' | 'client', ips: string[] = [], dns: string[] = []): Promise<KeyPairPem> => {
     const keys = await crypto.subtle.generateKey(ecdsa, true, ['sign', 'verify']);
     const names = [...ips.map((value) => ({ type: 'ip' as const, value })), ...dns.map((value) => ({ type: 'dns' as const, value }))];
