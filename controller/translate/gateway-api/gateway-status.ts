@@ -8,12 +8,13 @@ import { type GatewayStatusData, type ListenerStatusData, type StatusCondition, 
 function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, generation: number): ListenerStatusData {
   const c = (type: string, status: StatusCondition['status'], reason: string, message: string): StatusCondition => condition(type, status, reason, message, generation);
   const { refusal } = verdict;
+  // An unknown protocol takes no route kind; that is its Accepted=False, not a route-kind problem.
   const conditions: StatusCondition[] = [
     refusal?.condition === 'Accepted' ? c('Accepted', 'False', refusal.reason, refusal.message) : c('Accepted', 'True', 'Accepted', 'Listener accepted'),
     refusal === undefined ? c('Programmed', 'True', 'Programmed', 'Listener programmed') : c('Programmed', 'False', 'Invalid', refusal.message),
     refusal?.condition === 'ResolvedRefs'
       ? c('ResolvedRefs', 'False', refusal.reason, refusal.message)
-      : verdict.invalidRouteKinds !== undefined || verdict.supportedKinds.length === 0
+      : verdict.invalidRouteKinds !== undefined || (verdict.supportedKinds.length === 0 && refusal?.reason !== 'UnsupportedProtocol')
         ? c('ResolvedRefs', 'False', 'InvalidRouteKinds', verdict.invalidRouteKinds ?? 'No route kind can attach to this listener')
         : c('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved'),
     refusal?.condition === 'Conflicted' ? c('Conflicted', 'True', refusal.reason, refusal.message) : c('Conflicted', 'False', 'NoConflicts', 'No conflicts'),

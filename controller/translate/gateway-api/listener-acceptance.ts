@@ -106,7 +106,7 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
         listener,
         supportedKinds: kinds.supported,
         accepted: served,
-        ...(kinds.invalid.length > 0 ? { invalidRouteKinds: `allowedRoutes.kinds ${kinds.invalid.join(', ')} cannot attach to a ${listener.protocol} listener` } : {}),
+        ...(kinds.invalid.length > 0 ? { invalidRouteKinds: `allowedRoutes.kinds ${kinds.invalid.join(', ')} cannot attach to a listener of protocol ${listener.protocol}` } : {}),
       });
     }
   }
