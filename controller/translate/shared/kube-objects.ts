@@ -178,6 +178,8 @@ export interface GatewayClass {
   kind: 'GatewayClass';
   metadata: ObjectMeta;
   spec?: { controllerName?: string };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface LabelSelector {
@@ -201,6 +203,8 @@ export interface Gateway {
   kind: 'Gateway';
   metadata: ObjectMeta;
   spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface ParentReference {
@@ -271,6 +275,8 @@ export interface HTTPRoute {
   kind: 'HTTPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
