@@ -196,3 +196,36 @@ test.serial('GatewayClass Accepted, Gateway Programmed only after Envoy ACKed, r
   t.deepEqual(await parentsOf(), [foreignEntry]);
   await waitFor(async () => (await get('gateway', 'edge', ns)).status?.listeners?.[0]?.attachedRoutes === 0, { description: 'attachedRoutes 0', timeoutMs: 30_000 });
 });
+
+test.serial('allowedRoutes Selector follows the route Namespace\'s labels as they change', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const tenant = 'tenant-a';
+  await w().cluster.kubectlOk(['create', 'namespace', tenant]);
+  await w().cluster.kubectlOk(['label', 'namespace', tenant, 'shared-gateway=enabled']);
+  await apply([
+    ...backendServiceObjects(tenant, 'web', w().web),
+    gateway([
+      { name: 'http', port: w().gatewayPort, protocol: 'HTTP', hostname: 'shop.example.test' },
+      { name: 'shared', port: w().gatewayPort, protocol: 'HTTP', hostname: 'tenant.example.test', allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { 'shared-gateway': 'enabled' } } } } },
+    ]),
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'tenant', namespace: tenant },
+      spec: { parentRefs: [{ name: 'edge', namespace: ns, sectionName: 'shared' }], rules: [{ backendRefs: [webBackend] }] },
+    },
+  ]);
+  const accepted = async (): Promise<string | undefined> => {
+    const entry = (await get('httproute', 'tenant', tenant)).status?.parents?.find((p) => p.controllerName === controllerName);
+    const c = conditionOf(entry?.conditions, 'Accepted');
+    return c === undefined ? undefined : `${c.status}/${c.reason}`;
+  };
+  await waitFor(async () => (await accepted()) === 'True/Accepted', { description: 'route admitted by the label', timeoutMs: 30_000 });
+  await waitFor(async () => (await serviceAt('tenant.example.test')) === 'web', { description: 'tenant host served', timeoutMs: 30_000 });
+  // The label goes: the route is refused and its host no longer served.
+  await w().cluster.kubectlOk(['label', 'namespace', tenant, 'shared-gateway-']);
+  await waitFor(async () => (await accepted()) === 'False/NotAllowedByListeners', { description: 'route refused without the label', timeoutMs: 30_000 });
+  await waitFor(async () => (await serviceAt('tenant.example.test')) === 'status 404', { description: 'tenant host gone', timeoutMs: 30_000 });
+  t.pass();
+});

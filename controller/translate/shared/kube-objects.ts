@@ -156,6 +156,13 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
+/** Only `metadata.name` and `metadata.labels` are kept (normalize.ts): what allowedRoutes `from: Selector` reads. */
+export interface Namespace {
+  apiVersion?: string;
+  kind: 'Namespace';
+  metadata: ObjectMeta;
+}
+
 export type KubeObject =
   | Ingress
   | IngressClass
@@ -164,6 +171,7 @@ export type KubeObject =
   | Endpoints
   | Secret
   | ConfigMap
+  | Namespace
   | GatewayClass
   | Gateway
   | HTTPRoute
