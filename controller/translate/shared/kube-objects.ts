@@ -200,7 +200,14 @@ export interface Gateway {
   apiVersion?: string;
   kind: 'Gateway';
   metadata: ObjectMeta;
-  spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
+  spec?: {
+    gatewayClassName?: string;
+    listeners?: GatewayListener[];
+    /** Addresses asked for; `type` absent means IPAddress (the spec's default). */
+    addresses?: { type?: string; value?: string }[];
+    /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
+    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  };
 }
 
 export interface ParentReference {
