@@ -93,6 +93,8 @@ export interface Service {
     externalName?: string;
     selector?: Record<string, string>;
     ports?: ServicePort[];
+    /** Asked of the load balancer (the Gateway Services carry a Gateway's spec.addresses IP here). */
+    loadBalancerIP?: string;
   };
   status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] } };
 }
