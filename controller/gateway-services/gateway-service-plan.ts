@@ -15,6 +15,7 @@ import {
   managedByLabel,
   managedByValue,
   managedServicesByGateway,
+  unsupportedServiceAddress,
 } from '../translate/gateway-api/gateway-service.js';
 
 export interface GatewayServiceSettings {
@@ -35,14 +36,15 @@ export type GatewayServicePlan =
   | { action: 'delete'; name: string; uid: string; resourceVersion: string }
   | { action: 'none' };
 
-/** Our Gateways (their class's controllerName is ours), oldest first, with their classes. */
+/** Our Gateways (their class's controllerName is ours) that may have a Service, oldest first, with their classes. */
 export function ourGateways(state: ClusterState, controllerName: string): { gateway: Gateway; gatewayClass: GatewayClass }[] {
   const classes = new Map(objectsOf(state, 'GatewayClass').filter((c) => c.spec?.controllerName === controllerName).map((c) => [c.metadata.name, c]));
   return [...objectsOf(state, 'Gateway')]
     .sort(compareByAge)
     .flatMap((gateway) => {
       const gatewayClass = classes.get(gateway.spec?.gatewayClassName ?? '');
-      return gatewayClass === undefined ? [] : [{ gateway, gatewayClass }];
+      // A Gateway the translator does not accept for its addresses gets no Service (listener-bindings.ts).
+      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
     });
 }
 

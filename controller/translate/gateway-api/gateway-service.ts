@@ -96,3 +96,12 @@ export function serviceAddresses(service: Service | undefined): GatewayStatusAdd
   const clusterIP = service.spec?.clusterIP;
   return clusterIP !== undefined && isIP(clusterIP) !== 0 ? [{ type: 'IPAddress', value: clusterIP }] : [];
 }
+
+/**
+ * In cluster mode a Gateway may ask only for IPAddress addresses (given to the load balancer); another type makes it
+ * not Accepted (UnsupportedAddress): it gets no Envoy port and no Service. The message, or undefined when fine.
+ */
+export function unsupportedServiceAddress(gateway: Gateway): string | undefined {
+  const unsupported = gateway.spec?.addresses?.find((a) => (a.type ?? 'IPAddress') !== 'IPAddress');
+  return unsupported === undefined ? undefined : `spec.addresses: type ${unsupported.type} is not supported; only IPAddress is (asked of the load balancer)`;
+}
