@@ -5,6 +5,7 @@ import { defaultEdgeHardening, escapedSlashesActions, type EdgeHardeningOptions,
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/shared/options.js';
 import { parsePort } from './address.js';
+import { parseAddressPool } from './gateway-address-flags.js';
 import { defaultNamespaceRouteBudget } from '../controller/translate/ingress/namespace-route-budget.js';
 
 export interface TranslationFlags {
@@ -42,6 +43,8 @@ export interface TranslationFlags {
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
   accessLogQuery?: string;
+  /** Standalone: IPs (and IPv4 CIDRs) Gateways bind, one each. */
+  gatewayAddressPool?: string;
 }
 
 /** `NAMESPACE/NAME`; throws a message naming the flag. */
@@ -131,6 +134,10 @@ export function addTranslationFlags(cmd: Command): Command {
     )
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
+    .option(
+      '--gateway-address-pool <ips>',
+      'standalone mode: comma-separated IPs and IPv4 CIDRs; each Gateway binds its listener ports on one of them (spec.addresses may pick one); without it Gateways bind on --listen-address and share ports',
+    )
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
     .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
     .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'))
@@ -156,6 +163,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
       ...(flags.allowUrlTarget !== undefined ? { allowedUrlTargets: [...flags.allowUrlTarget] } : {}),
+      ...(flags.gatewayAddressPool !== undefined ? { gatewayAddressing: { mode: 'pool' as const, pool: parseAddressPool(flags.gatewayAddressPool) } } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,
