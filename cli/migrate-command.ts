@@ -6,6 +6,8 @@ import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
 import { ObjectStore } from '../controller/store.js';
+import { findNginxConfigMap } from '../controller/translate/ingress/nginx/nginx-configmap.js';
+import { parseNamespacedName } from './controller-options.js';
 import { refKey, type ObjectRef } from '../controller/translate/shared/kube-objects.js';
 import { formatGatewayMigrationReport, type GatewayMigrationReport } from '../controller/translate/migrate/gateway-migration-report.js';
 import { defaultMigrateOptions, migrateIngresses, type MigrateOptions } from '../controller/translate/migrate/migrate-ingresses.js';
@@ -84,6 +86,8 @@ export interface MigrateFlags {
   /** The port https redirects name (default: httpsPort), as run's --https-redirect-port. */
   httpsRedirectPort?: number;
   classes: MigrateOptions['classes'];
+  /** NAMESPACE/NAME of the ingress-nginx ConfigMap the Ingresses are served with (run's --nginx-configmap). */
+  nginxConfigmap?: string;
 }
 
 export async function runMigrate(flags: MigrateFlags): Promise<{ report: GatewayMigrationReport; output: string }> {
@@ -91,6 +95,7 @@ export async function runMigrate(flags: MigrateFlags): Promise<{ report: Gateway
   const source = new ManifestDirectorySource(flags.manifests, store, silent, { watch: false, now: () => new Date(0) });
   await source.start();
   const state = store.state();
+  const ref = flags.nginxConfigmap === undefined ? undefined : parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap');
   const result = migrateIngresses(state, {
     gatewayClassName: flags.gatewayClass ?? defaultMigrateOptions.gatewayClassName,
     gatewayNamespace: flags.gatewayNamespace ?? defaultMigrateOptions.gatewayNamespace,
@@ -98,6 +103,7 @@ export async function runMigrate(flags: MigrateFlags): Promise<{ report: Gateway
     httpsPort: flags.httpsPort ?? defaultMigrateOptions.httpsPort,
     ...(flags.httpsRedirectPort === undefined ? {} : { httpsRedirectPort: flags.httpsRedirectPort }),
     classes: flags.classes,
+    ...(ref === undefined ? {} : { nginxConfigMap: { ref, configMap: findNginxConfigMap(state, ref) } }),
   });
   await mkdir(flags.out, { recursive: true });
   const copied = await copyOthers(flags.manifests, flags.out, result.converted);

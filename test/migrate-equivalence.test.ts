@@ -32,10 +32,12 @@ export function reportedPathsFor(report: GatewayMigrationReport, host: string, r
   const wildcard = (h: string): boolean => h.startsWith('*.') && bare.endsWith(h.slice(1));
   // from-to-www-redirect answers the other name of a host.
   const www = bare.startsWith('www.') ? bare.slice(4) : `www.${bare}`;
-  let forHost = all.filter((p) => p.host === bare);
+  let forHost = all.filter((p) => p.host === bare || (p.aliases ?? []).includes(bare));
   if (forHost.length === 0) forHost = all.filter((p) => p.host === www);
   if (forHost.length === 0) forHost = all.filter((p) => wildcard(p.host));
   if (forHost.length === 0) forHost = all.filter((p) => p.host === '*');
+  // A host no path names gets what applies to every request.
+  if (forHost.length === 0 && (report.differences ?? []).length > 0) return [{ host: bare, path: requestPath, pathType: 'any', result: 'different', differences: report.differences ?? [] }];
   const pathOnly = requestPath.split('?')[0] ?? '/';
   const prefixed = forHost.filter((p) => pathOnly.toLowerCase().startsWith(p.path.toLowerCase().replace(/[[(.*+?^$].*$/, '')));
   return prefixed.length > 0 ? prefixed : forHost;
@@ -77,14 +79,17 @@ for (const file of parityTableFiles) {
       // original's do in the parity runner.
       const gatewayHttp = await freePort();
       const gatewayHttps = await freePort();
-      const { report, output } = await runMigrate({
-        manifests: original.path,
-        out: migrated.path,
-        httpPort: gatewayHttp,
-        httpsPort: gatewayHttps,
-        httpsRedirectPort: 443,
-        classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
-      });
+      const migrate = (): ReturnType<typeof runMigrate> =>
+        runMigrate({
+          manifests: original.path,
+          out: migrated.path,
+          httpPort: gatewayHttp,
+          httpsPort: gatewayHttps,
+          httpsRedirectPort: 443,
+          classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+          ...(usesConfigMap ? { nginxConfigmap: `${nginxConfigMapRef.namespace}/${nginxConfigMapRef.name}` } : {}),
+        });
+      let { report, output } = await migrate();
 
       const translate = { nginxAnnotations: true, ...table.options, ...(usesConfigMap ? { nginxConfigMap: { ...nginxConfigMapRef } } : {}) };
       const edge = table.edge === undefined ? {} : { edge: { ...defaultEdgeHardening, ...table.edge } };
@@ -97,7 +102,11 @@ for (const file of parityTableFiles) {
 
       const results: RowResult[] = [];
       for (const [i, group] of groups.entries()) {
-        if (i > 0 && group.data !== undefined) await writeConfigMap(group.data);
+        if (i > 0 && group.data !== undefined) {
+          // migrate again under the new ConfigMap (the report names its settings); the copy carries it over.
+          await writeConfigMap(group.data);
+          ({ report, output } = await migrate());
+        }
         const check = async (): Promise<RowResult[]> => {
           const [a, b] = await Promise.all([sendRows(before, ca, group.rows), sendRows(gateway, ca, group.rows)]);
           return group.rows.map((row, k): RowResult => {
@@ -193,7 +202,12 @@ for (const file of semanticsCaseFiles) {
           out: migrated.path,
           httpPort: gatewayHttp,
           httpsPort: gatewayHttps,
-          classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName },
+          classes: {
+            ingressClassName: defaultTranslateOptions.ingressClassName,
+            controllerName: defaultTranslateOptions.controllerName,
+            ...(spec.options?.defaultBackendNamespace === undefined ? {} : { defaultBackendNamespace: spec.options.defaultBackendNamespace }),
+            ...(spec.options?.allowCrossNamespaceHosts === true ? { allowCrossNamespaceHosts: true } : {}),
+          },
         });
         if (before === undefined || after === undefined) {
           before = await startStack(t, { manifestsDir: original.path, ...(spec.options ? { translate: spec.options } : {}) });

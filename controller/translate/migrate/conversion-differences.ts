@@ -24,6 +24,21 @@ export const ConversionDifferences = {
     message: 'the backend Service (or its port) does not exist: the Ingress path answers 503, the HTTPRoute rule answers 500',
     action: 'create the Service or fix the backend',
   },
+  externalNameBackend: {
+    id: 'external-name-backend',
+    message: 'the backend is an ExternalName Service: the Gateway API refuses it as a backendRef here (UnsupportedBackendRef, answered 500); the Ingress path answered 503 without --allow-external-name, else proxied to the name',
+    action: 'point the route at a Service with endpoints (or an implementation-specific backend kind)',
+  },
+  prefixTrailingSlash: {
+    id: 'prefix-trailing-slash',
+    message: 'the host has Prefix paths /foo and /foo/: for the Ingress the longer one as written wins every request under /foo; for the Gateway API both are the same prefix and the older route wins',
+    action: 'drop one of the two paths (they match the same requests)',
+  },
+  defaultBackendOtherHosts: {
+    id: 'default-backend-of-hosts',
+    message: 'requests no path of this host matches are answered by the default backend (spec.defaultBackend); converted to a PathPrefix "/" rule on the host\'s route',
+    action: 'none, unless an HTTPRoute added later for this host has a "/" rule of its own',
+  },
   resourceBackend: {
     id: 'resource-backend',
     message: 'a `resource` backend has no Gateway API equivalent: the rule has no backendRefs and answers 500 (the Ingress path answered 503)',

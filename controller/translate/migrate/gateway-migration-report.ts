@@ -17,6 +17,8 @@ export interface ReportedPath {
   pathType: string;
   result: 'same' | 'different';
   differences: ReportedDifference[];
+  /** Other names the path answers (server-alias), beside the host. */
+  aliases?: string[];
   /** The HTTPRoute (namespace/name) and rule index that carry it; absent when nothing does. */
   route?: string;
   rule?: number;
@@ -32,6 +34,8 @@ export interface ReportedIngress {
 
 export interface GatewayMigrationReport {
   ingresses: ReportedIngress[];
+  /** Differences for every request, not one path's (the ingress-nginx ConfigMap's settings). */
+  differences?: ReportedDifference[];
   /** Objects written (kind -> count) and objects copied unchanged. */
   summary: { ingresses: number; paths: number; same: number; different: number; written: Record<string, number>; copied: number };
 }
@@ -59,6 +63,7 @@ export function formatGatewayMigrationReport(report: GatewayMigrationReport): st
       details.push(`${ingress.namespace}/${ingress.name} ${d.id}: ${d.message}`, `  action: ${d.action}`);
     }
   }
+  for (const d of report.differences ?? []) details.push(`all requests ${d.id}: ${d.message}`, `  action: ${d.action}`);
   const s = report.summary;
   const written = Object.entries(s.written).map(([kind, n]) => `${n} ${kind}`).join(', ');
   return [

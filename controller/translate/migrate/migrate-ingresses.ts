@@ -8,6 +8,7 @@ import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import {
   type ClusterState,
+  type ConfigMap,
   type Gateway,
   type GatewayClass,
   type GatewayListener,
@@ -22,6 +23,7 @@ import {
   type ObjectRef,
   type ParentReference,
   type ReferenceGrant,
+  type Secret,
   type Service,
   refOf,
 } from '../shared/kube-objects.js';
@@ -32,8 +34,10 @@ import { Annotation } from '../ingress/annotations.js';
 import { ingressClassOf, isServedByUs, legacyIngressClassAnnotation, type ClassOptions } from '../ingress/ingress-class.js';
 import { nginxAnnotationsEnabled } from '../ingress/ingress-class-nginx.js';
 import { ruleHost } from '../ingress/ingress-rules.js';
+import { collectTlsHosts } from '../ingress/tls-hosts.js';
 import { isNginxCanary } from '../ingress/nginx/nginx-canary.js';
 import { defaultNginxHttpRedirectCode } from '../ingress/nginx/nginx-redirect.js';
+import { configMapReport } from '../ingress/nginx/nginx-configmap-report.js';
 import { nginxRegexPaths } from '../ingress/nginx/nginx-regex-hosts.js';
 import { regexMatchesPath } from '../ingress/path-match-regex.js';
 import { ConversionDifferences as D, type ConversionDifference } from './conversion-differences.js';
@@ -50,8 +54,10 @@ export interface MigrateOptions {
   httpsPort: number;
   /** The port https redirects name (clients reach the HTTPS listeners on it); absent: httpsPort. */
   httpsRedirectPort?: number;
+  /** The ingress-nginx ConfigMap the Ingresses are served with (run's --nginx-configmap), and what it holds. */
+  nginxConfigMap?: { ref: { namespace: string; name: string }; configMap: ConfigMap | undefined };
   /** Which Ingresses are ours, and whether their nginx annotations are read: as `run` is given them. */
-  classes: ClassOptions & Pick<TranslateOptions, 'nginxAnnotations' | 'gatewayControllerName'>;
+  classes: ClassOptions & Pick<TranslateOptions, 'nginxAnnotations' | 'gatewayControllerName' | 'defaultBackendNamespace' | 'allowCrossNamespaceHosts'>;
 }
 
 export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
@@ -91,6 +97,8 @@ function diff(d: ConversionDifference, extra?: string): ReportedDifference {
 interface ClassGateway {
   className: string;
   gateway: Gateway;
+  /** Host -> its HTTP listener, for a class without the catch-all HTTP listener. */
+  httpListeners: Map<string, string>;
   /** TLS host -> its HTTPS listener's name. */
   httpsListeners: Map<string, string>;
   /** The listener of a TLS entry without hosts (the default certificate), if any. */
@@ -103,13 +111,31 @@ function className(ingress: Ingress, options: MigrateOptions, ingressClasses: Cl
   return ingressClassOf(ingress, ingressClasses, options.classes)?.metadata.name ?? ingress.metadata.annotations?.[legacyIngressClassAnnotation] ?? options.classes.ingressClassName;
 }
 
-/** One Gateway per IngressClass: an HTTP listener and an HTTPS listener per TLS host (oldest Ingress's Secret wins). */
-function classGateway(name: string, ingresses: readonly Ingress[], options: MigrateOptions): ClassGateway {
-  const listeners: GatewayListener[] = [{ name: httpListenerName, port: options.httpPort, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }];
+/**
+ * One Gateway per IngressClass. The first class gets a catch-all HTTP listener; further classes get an HTTP
+ * listener per host (listeners of several Gateways on one port may not claim the same hostname). An HTTPS listener
+ * per TLS host whose Secret the Ingress translator would serve (collectTlsHosts: same namespace, valid, oldest
+ * Ingress first), and one without hostname for a TLS entry without hosts (the default certificate).
+ */
+function classGateway(name: string, ingresses: readonly Ingress[], secrets: readonly Secret[], options: MigrateOptions, first: boolean): ClassGateway {
+  const listeners: GatewayListener[] = [];
+  const httpListeners = new Map<string, string>();
+  if (first) listeners.push({ name: httpListenerName, port: options.httpPort, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } });
+  else {
+    for (const ingress of ingresses) {
+      (ingress.spec?.rules ?? []).forEach((rule, i) => {
+        const host = ruleHost(rule, i, () => undefined);
+        if (host === undefined || host === '*' || httpListeners.has(host)) return;
+        const listenerName = truncateName(`http-${hostSlug(host)}`);
+        httpListeners.set(host, listenerName);
+        listeners.push({ name: listenerName, hostname: host, port: options.httpPort, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } });
+      });
+    }
+  }
   const httpsListeners = new Map<string, string>();
   const secretsByNamespace = new Map<string, Set<string>>();
-  let defaultHttps: string | undefined;
-  const tlsListener = (listenerName: string, hostname: string | undefined, secretNamespace: string, secretName: string): void => {
+  const tlsListener = (listenerName: string, hostname: string | undefined, secretResource: string): void => {
+    const [secretNamespace = 'default', secretName = ''] = secretResource.split('/', 2);
     const ref = { group: '', kind: 'Secret', name: secretName, ...(secretNamespace === options.gatewayNamespace ? {} : { namespace: secretNamespace }) };
     listeners.push({
       name: listenerName,
@@ -125,24 +151,16 @@ function classGateway(name: string, ingresses: readonly Ingress[], options: Migr
       secretsByNamespace.set(secretNamespace, names);
     }
   };
-  for (const ingress of ingresses) {
-    for (const tls of ingress.spec?.tls ?? []) {
-      if (tls.secretName === undefined || tls.secretName === '') continue;
-      const hosts = (tls.hosts ?? []).flatMap((h) => {
-        const parsed = parseHost(h);
-        return parsed.valid ? [parsed.host] : [];
-      });
-      if ((tls.hosts ?? []).length === 0 && defaultHttps === undefined) {
-        defaultHttps = defaultHttpsListenerName;
-        tlsListener(defaultHttps, undefined, namespaceOf(ingress.metadata), tls.secretName);
-      }
-      for (const host of hosts) {
-        if (httpsListeners.has(host)) continue;
-        const listenerName = truncateName(`https-${hostSlug(host)}`);
-        httpsListeners.set(host, listenerName);
-        tlsListener(listenerName, host, namespaceOf(ingress.metadata), tls.secretName);
-      }
-    }
+  const tls = collectTlsHosts(ingresses, secrets, []);
+  let defaultHttps: string | undefined;
+  if (tls.defaultCertificate !== undefined) {
+    defaultHttps = defaultHttpsListenerName;
+    tlsListener(defaultHttps, undefined, tls.defaultCertificate.secret.name);
+  }
+  for (const [host, entry] of tls.hosts) {
+    const listenerName = truncateName(`https-${hostSlug(host)}`);
+    httpsListeners.set(host, listenerName);
+    tlsListener(listenerName, host, entry.secret.name);
   }
   const gateway: Gateway = {
     apiVersion: gatewayApiVersion,
@@ -150,7 +168,7 @@ function classGateway(name: string, ingresses: readonly Ingress[], options: Migr
     metadata: { name, namespace: options.gatewayNamespace },
     spec: { gatewayClassName: options.gatewayClassName, listeners },
   };
-  return { className: name, gateway, httpsListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
+  return { className: name, gateway, httpListeners, httpsListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
 }
 
 function referenceGrants(gateway: ClassGateway, options: MigrateOptions): ReferenceGrant[] {
@@ -172,6 +190,9 @@ function backendRef(backend: IngressBackend | undefined, namespace: string, serv
   const found = services.get(`${namespace}/${service.name}`);
   let port = service.port?.number;
   if (port === undefined && service.port?.name !== undefined) port = found?.spec?.ports?.find((p) => p.name === service.port?.name)?.port;
+  if (found?.spec?.type === 'ExternalName') {
+    return { ref: { name: service.name, port: port ?? 1 }, problem: diff(D.externalNameBackend, `${namespace}/${service.name}`) };
+  }
   if (found === undefined || port === undefined || !(found.spec?.ports ?? []).some((p) => p.port === port)) {
     // Kept as written (port 0 is not valid: the ref stays unresolved, answered 500 by the Gateway).
     return { ref: { name: service.name, port: port ?? 1 }, problem: diff(D.missingBackend, `${namespace}/${service.name}`) };
@@ -237,6 +258,37 @@ function prefixCaptureRewrite(path: string | undefined, target: string): string 
   return m === null ? undefined : m[1] === '' ? '/' : m[1];
 }
 
+/** Prefix /foo and /foo/ on one host: the Ingress gives /foo/ every request under /foo, the Gateway API the older route. */
+function markPrefixTrailingSlash(entries: readonly PathEntry[]): void {
+  const byKey = new Map<string, PathEntry[]>();
+  for (const e of entries) {
+    if (e.match?.path?.type !== 'PathPrefix') continue;
+    const key = `${e.host}\n${e.match.path.value}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), e]);
+  }
+  for (const list of byKey.values()) {
+    if (new Set(list.map((e) => e.path.path ?? '/')).size < 2) continue;
+    for (const e of list) e.reported.differences.push(diff(D.prefixTrailingSlash));
+  }
+}
+
+/** ReferenceGrants letting HTTPRoutes of a namespace use another namespace's default backend Service. */
+function serviceReferenceGrants(grants: ReadonlySet<string>): ReferenceGrant[] {
+  const byPair = new Map<string, { to: string; from: string; names: Set<string> }>();
+  for (const key of [...grants].sort()) {
+    const [to = '', from = '', name = ''] = key.split('\n');
+    const pair = byPair.get(`${to}\n${from}`) ?? { to, from, names: new Set<string>() };
+    pair.names.add(name);
+    byPair.set(`${to}\n${from}`, pair);
+  }
+  return [...byPair.values()].map(({ to, from, names }) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1beta1',
+    kind: 'ReferenceGrant',
+    metadata: { name: truncateName(`httproutes-of-${from}-default-backend`), namespace: to },
+    spec: { from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: from }], to: [...names].sort().map((name) => ({ group: '', kind: 'Service', name })) },
+  }));
+}
+
 function dedupe(differences: readonly ReportedDifference[]): ReportedDifference[] {
   const seen = new Set<string>();
   return differences.filter((d) => {
@@ -262,7 +314,7 @@ function markRegexPrecedence(entries: readonly PathEntry[]): void {
       const length = (r.path.path ?? '/').length;
       for (const p of prefixes) {
         const value = p.match?.path?.value ?? '/';
-        if (value.length <= length || !regexMatchesPath({ kind: 'regex', path: r.path.path ?? '/', regex }, value)) continue;
+        if (value.length < length || !regexMatchesPath({ kind: 'regex', path: r.path.path ?? '/', regex }, value)) continue;
         const extra = `${r.path.path ?? '/'} and ${value} on ${r.host}`;
         r.reported.differences.push(diff(D.regexPrecedence, extra));
         p.reported.differences.push(diff(D.regexPrecedence, extra));
@@ -271,8 +323,21 @@ function markRegexPrecedence(entries: readonly PathEntry[]): void {
   }
 }
 
+/** The ConfigMap keys the nginx layer honours: none of them reaches a Gateway API route. */
+function configMapSettings(options: MigrateOptions): ReportedDifference | undefined {
+  if (options.nginxConfigMap === undefined) return undefined;
+  const { ref, configMap } = options.nginxConfigMap;
+  const honoured = configMapReport(ref, configMap).keys.filter((k) => k.status === 'honoured').map((k) => k.key);
+  if (honoured.length === 0) return undefined;
+  return {
+    id: 'nginx-configmap',
+    message: `the ingress-nginx ConfigMap ${ref.namespace}/${ref.name} sets ${honoured.join(', ')} for the Ingresses read with the nginx layer; the Gateway API routes do not get these settings`,
+    action: 'carry what matters through the listener options of the controller (flags) or the backends, or accept its loss',
+  };
+}
+
 /** Converts the Ingresses `run` would serve with `options.classes`; `state` is read, never changed. */
-export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services'>, options: MigrateOptions): MigrationResult {
+export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services' | 'secrets'>, options: MigrateOptions): MigrationResult {
   const served = state.ingresses.filter((i) => isServedByUs(i, state.ingressClasses, options.classes)).sort(compareByAge);
   const nginxOn = (ingress: Ingress): boolean => nginxAnnotationsEnabled(ingress, state.ingressClasses, options.classes);
   const regexPaths = nginxRegexPaths(served, nginxOn);
@@ -284,8 +349,46 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     const name = className(ingress, options, state.ingressClasses);
     byClass.set(name, [...(byClass.get(name) ?? []), ingress]);
   }
-  const gateways = new Map([...byClass].map(([name, ingresses]) => [name, classGateway(name, ingresses, options)]));
+  // Every class of ours gets its Gateway, with or without Ingresses (the Ingress listeners answer 404 meanwhile too);
+  // the flag's class name always counts as ours (the legacy annotation needs no IngressClass object).
+  for (const c of [...state.ingressClasses].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+    if (c.spec?.controller === options.classes.controllerName && !byClass.has(c.metadata.name)) byClass.set(c.metadata.name, []);
+  }
+  if (byClass.size === 0) byClass.set(options.classes.ingressClassName, []);
+  const gateways = new Map([...byClass].map(([name, ingresses], i) => [name, classGateway(name, ingresses, state.secrets, options, i === 0)]));
 
+  // server-alias names the whole server (host) in ingress-nginx: every Ingress's paths of the host answer them.
+  const aliasesByHost = new Map<string, string[]>();
+  for (const ingress of served) {
+    if (!nginxOn(ingress)) continue;
+    const aliases = readNginx(ingress).mapping.serverNames?.aliases ?? [];
+    if (aliases.length === 0) continue;
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      const host = ruleHost(rule, i, () => undefined);
+      if (host === undefined || host === '*') return;
+      aliasesByHost.set(host, [...new Set([...(aliasesByHost.get(host) ?? []), ...aliases])].filter((a) => a !== host));
+    });
+  }
+  const configMapDifference = configMapSettings(options);
+  // Default backends outside the nginx layer (default-backend.ts, tenant-default-backends.ts): the cluster-wide one
+  // from --default-backend-namespace (any namespace with --allow-cross-namespace-hosts), else per namespace the
+  // oldest Ingress with rules that sets one, for that namespace's hosts.
+  const plain = served.filter((i) => !nginxOn(i) && i.spec?.defaultBackend !== undefined);
+  const globalDefault = plain.find((i) => options.classes.allowCrossNamespaceHosts === true || namespaceOf(i.metadata) === options.classes.defaultBackendNamespace);
+  const tenantDefaults = new Map<string, Ingress>();
+  if (options.classes.allowCrossNamespaceHosts !== true) {
+    for (const i of plain) if ((i.spec?.rules ?? []).length > 0 && !tenantDefaults.has(namespaceOf(i.metadata))) tenantDefaults.set(namespaceOf(i.metadata), i);
+  }
+  // Hosts where some Ingress has a "/" prefix path of its own: no default backend rule there.
+  const rootPathHosts = new Set<string>();
+  for (const ingress of served) {
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      const host = ruleHost(rule, i, () => undefined);
+      if (host !== undefined && (rule.http?.paths ?? []).some((p) => (p.path ?? '/') === '/' && p.pathType !== 'Exact')) rootPathHosts.add(host);
+    });
+  }
+  // Routes' backendRefs to another namespace's default backend Service: route namespace + Service.
+  const serviceGrants = new Set<string>();
   const routes: HTTPRoute[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
@@ -322,7 +425,6 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     let redirectFilter: HTTPRouteFilter | undefined;
     let appRoot: string | undefined;
     let captureTarget: string | undefined;
-    let aliases: string[] = [];
     if (reading !== undefined) {
       ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics));
       const headers = nginxRequestHeaders(reading.mapping);
@@ -340,7 +442,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
         if (root.query.kind === 'replace') ingressDifferences.push({ id: 'app-root', message: 'the app-root\'s query has no RequestRedirect field', action: 'use an app-root without a query' });
       }
       captureTarget = reading.mapping.regex?.captureRewrite?.target;
-      aliases = reading.mapping.serverNames?.aliases ?? [];
+      if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
     }
 
     // https redirects: ours (301) or ingress-nginx's (308), per Ingress as the translator decides them.
@@ -358,6 +460,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const redirectsHttp = (tls && sslRedirect) || forceSslRedirect;
       const hostDifferences: ReportedDifference[] = [];
       if (host.startsWith('*.')) hostDifferences.push(diff(D.wildcardHostDepth));
+      if (host === '*' && !(gw.gateway.spec?.listeners ?? []).some((l) => l.name === httpListenerName)) {
+        hostDifferences.push(diff(D.hostConflict, 'rules without a host of a second IngressClass'));
+      }
       if (nginx && (host === '*' || host.startsWith('*.'))) hostDifferences.push(diff(D.forwardedHost));
       if (forceSslRedirect && !tls && httpsListener === undefined) hostDifferences.push(diff(D.tlsRedirectNoCertificate));
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
@@ -377,6 +482,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       for (const path of paths) {
         const reported: ReportedPath = { host, path: path.path ?? '/', pathType: path.pathType ?? 'ImplementationSpecific', result: 'same', differences: [...ingressDifferences, ...hostDifferences] };
+        if ((aliasesByHost.get(host) ?? []).length > 0) reported.aliases = aliasesByHost.get(host) ?? [];
         const converted = convertPath(path, nginx, regexPaths(ingress, host));
         if (!converted.valid) {
           reported.differences.push(diff(D.invalidPath, converted.error));
@@ -412,12 +518,19 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
         }
         entries.push({ ingress, host, path, match, regex: converted.regex, reported });
       }
-      if (ingress.spec?.defaultBackend !== undefined && !paths.some((p) => (p.path ?? '/') === '/' && p.pathType !== 'Exact')) {
-        const { ref } = backendRef(ingress.spec.defaultBackend, namespace, services);
-        if (ref !== undefined) rules.push({ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [ref] });
+      // What no path of the host matches: the Ingress's own default backend (nginx layer: host-scoped), else its
+      // namespace's tenant default backend or the cluster-wide one, as the Ingress translator picks them.
+      const fallback = nginx ? (ingress.spec?.defaultBackend === undefined ? undefined : ingress) : (tenantDefaults.get(namespace) ?? globalDefault);
+      if (fallback?.spec?.defaultBackend !== undefined && !rootPathHosts.has(host)) {
+        const fallbackNamespace = namespaceOf(fallback.metadata);
+        const { ref } = backendRef(fallback.spec.defaultBackend, fallbackNamespace, services);
+        if (ref !== undefined) {
+          if (fallbackNamespace !== namespace) serviceGrants.add(`${fallbackNamespace}\n${namespace}\n${ref.name}`);
+          rules.push({ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [fallbackNamespace === namespace ? ref : { ...ref, namespace: fallbackNamespace }] });
+        }
       }
       if (rules.length === 0) continue;
-      const hostnames = host === '*' ? [] : [host, ...aliases.filter((a) => a !== host)];
+      const hostnames = host === '*' ? [] : [host, ...(aliasesByHost.get(host) ?? [])];
       const mainParents: ParentReference[] = redirectsHttp ? (httpsListener === undefined ? [] : [{ ...gatewayRef, sectionName: httpsListener }]) : [gatewayRef];
       if (mainParents.length > 0) {
         routes.push({ apiVersion: gatewayApiVersion, kind: 'HTTPRoute', metadata: { name: routeName, namespace, ...stamp }, spec: { parentRefs: mainParents, ...(hostnames.length > 0 ? { hostnames } : {}), rules } });
@@ -427,31 +540,38 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           apiVersion: gatewayApiVersion,
           kind: 'HTTPRoute',
           metadata: { name: truncateName(`${routeName}-https-redirect`), namespace, ...stamp },
-          spec: { parentRefs: [{ ...gatewayRef, sectionName: httpListenerName }], ...(hostnames.length > 0 ? { hostnames } : {}), rules: redirectRules },
+          spec: { parentRefs: [{ ...gatewayRef, sectionName: gw.httpListeners.get(host) ?? httpListenerName }], ...(hostnames.length > 0 ? { hostnames } : {}), rules: redirectRules },
         });
       }
     }
 
-    // An Ingress without rules: its defaultBackend becomes a catch-all route.
-    if (hosts.size === 0 && ingress.spec?.defaultBackend !== undefined) {
-      const reported: ReportedPath = { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [...ingressDifferences, diff(D.defaultBackend)] };
+    // The cluster-wide default backend (an nginx-layer Ingress without rules, or --default-backend-namespace's
+    // oldest) answers every host no rule names: a catch-all route.
+    const catchAll = nginx ? hosts.size === 0 : ingress === globalDefault;
+    if (catchAll && ingress.spec?.defaultBackend !== undefined) {
+      const reported: ReportedPath = { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [...ingressDifferences] };
       const { ref, problem } = backendRef(ingress.spec.defaultBackend, namespace, services);
       if (problem !== undefined) reported.differences.push(problem);
-      reported.route = `${namespace}/${ingress.metadata.name}`;
+      const name = truncateName(hosts.size === 0 ? ingress.metadata.name : `${ingress.metadata.name}-default-backend`);
+      reported.route = `${namespace}/${name}`;
       reported.rule = 0;
       routes.push({
         apiVersion: gatewayApiVersion,
         kind: 'HTTPRoute',
-        metadata: { name: ingress.metadata.name, namespace, ...stamp },
+        metadata: { name, namespace, ...stamp },
         spec: { parentRefs: [gatewayRef], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
       });
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported });
+    } else if (hosts.size === 0 && ingress.spec?.defaultBackend !== undefined) {
+      // Not served by the Ingress translator either (DefaultBackendNotClusterWide or DefaultBackendConflict).
+      entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported: { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [] } });
     }
     reports.push({ namespace, name: ingress.metadata.name, gateway: `${options.gatewayNamespace}/${gw.gateway.metadata.name}`, paths: entries.map((e) => e.reported) });
     allEntries.push(...entries);
   }
 
   markRegexPrecedence(allEntries);
+  markPrefixTrailingSlash(allEntries);
   for (const report of reports) {
     for (const p of report.paths) {
       p.differences = dedupe(p.differences);
@@ -470,6 +590,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     ...(gatewayObjects.length > 0 ? [gatewayClass] : []),
     ...gatewayObjects.map((g) => g.gateway),
     ...gatewayObjects.flatMap((g) => referenceGrants(g, options)),
+    ...serviceReferenceGrants(serviceGrants),
     ...routes,
   ];
   const paths = reports.flatMap((r) => r.paths);
@@ -479,6 +600,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     objects,
     converted: served.map(refOf),
     report: {
+      ...(configMapDifference === undefined ? {} : { differences: [configMapDifference] }),
       ingresses: reports.sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1)),
       summary: { ingresses: reports.length, paths: paths.length, same: paths.filter((p) => p.result === 'same').length, different: paths.filter((p) => p.result === 'different').length, written, copied: 0 },
     },
