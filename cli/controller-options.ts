@@ -115,7 +115,7 @@ export function addTranslationFlags(cmd: Command): Command {
       '--allow-cross-namespace-hosts',
       "merge every namespace's rules, TLS entries and host-wide annotations into a host (ingress-nginx's behaviour, for single-tenant clusters); off: the namespace of the oldest Ingress routing a host owns it",
     )
-    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts)')
+    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts); default: the controller\'s own namespace (POD_NAMESPACE) when set', process.env['POD_NAMESPACE'])
     .option('--namespace-route-budget <paths>', `paths the Ingresses of one namespace may have; past it its newest Ingresses are not served (default: ${defaultNamespaceRouteBudget})`)
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option(

@@ -126,10 +126,10 @@ function begin(context: TranslationContext): LayerPhases {
     virtualHosts(assembled): LayerVirtualHosts {
       let virtualHosts = withNginxCanaries(canaries, assembled, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
       virtualHosts = withNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
-      // server-alias (copies of a host) and from-to-www-redirect (nginx-server-names.ts).
+      // server-alias (more names of a host) and from-to-www-redirect (nginx-server-names.ts).
       const serverNamesOf = (ingress: Ingress): WithNginxServerNames['nginxServerNames'] => (annotations.get(ingress) as WithNginxServerNames | undefined)?.nginxServerNames;
       const aliases = withNginxServerAliases(virtualHosts, mains, serverNamesOf, diagnostics);
-      const www = nginxWwwRedirects(aliases.virtualHosts, mains, serverNamesOf, options, diagnostics);
+      const www = nginxWwwRedirects(aliases.virtualHosts, aliases.aliasOf, mains, serverNamesOf, options, diagnostics);
       return {
         virtualHosts: aliases.virtualHosts,
         ownNames: www,
