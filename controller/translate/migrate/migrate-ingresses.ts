@@ -13,6 +13,7 @@ import {
   type GatewayClass,
   type GatewayListener,
   type HTTPBackendRef,
+  type HTTPHeaderMatch,
   type HTTPIngressPath,
   type HTTPRoute,
   type HTTPRouteFilter,
@@ -35,7 +36,8 @@ import { ingressClassOf, isServedByUs, legacyIngressClassAnnotation, type ClassO
 import { nginxAnnotationsEnabled } from '../ingress/ingress-class-nginx.js';
 import { ruleHost } from '../ingress/ingress-rules.js';
 import { collectTlsHosts } from '../ingress/tls-hosts.js';
-import { isNginxCanary } from '../ingress/nginx/nginx-canary.js';
+import { isNginxCanary, readNginxCanary, type NginxCanaryConfig } from '../ingress/nginx/nginx-canary.js';
+import { cookieHeaderMatch } from '../ingress/nginx/nginx-canary-values.js';
 import { defaultNginxHttpRedirectCode } from '../ingress/nginx/nginx-redirect.js';
 import { configMapReport } from '../ingress/nginx/nginx-configmap-report.js';
 import { nginxRegexPaths } from '../ingress/nginx/nginx-regex-hosts.js';
@@ -289,6 +291,21 @@ function serviceReferenceGrants(grants: ReadonlySet<string>): ReferenceGrant[] {
   }));
 }
 
+interface CanaryPath {
+  ingress: Ingress;
+  namespace: string;
+  config: NginxCanaryConfig;
+  path: HTTPIngressPath;
+  /** The HTTPRoute (namespace/name) whose rule it joined, and that rule's index. */
+  attachedTo?: string;
+  rule?: number;
+}
+
+/** A canary joins the main path of the same host, path and pathType as written (nginx-canary.ts). */
+function canaryKey(host: string, path: HTTPIngressPath): string {
+  return `${host}\n${path.path === undefined || path.path === '' ? '/' : path.path}\n${path.pathType ?? 'ImplementationSpecific'}`;
+}
+
 function dedupe(differences: readonly ReportedDifference[]): ReportedDifference[] {
   const seen = new Set<string>();
   return differences.filter((d) => {
@@ -389,6 +406,21 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
   }
   // Routes' backendRefs to another namespace's default backend Service: route namespace + Service.
   const serviceGrants = new Set<string>();
+  // ingress-nginx canaries, by host and path as written (the oldest canary of a path; one per path).
+  const canaries = new Map<string, CanaryPath>();
+  for (const ingress of served) {
+    if (!nginxOn(ingress) || !isNginxCanary(ingress)) continue;
+    const config = readNginxCanary(ingress, []);
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      const host = ruleHost(rule, i, () => undefined);
+      if (host === undefined) return;
+      for (const path of rule.http?.paths ?? []) {
+        const key = canaryKey(host, path);
+        if (!canaries.has(key)) canaries.set(key, { ingress, namespace: namespaceOf(ingress.metadata), config, path });
+      }
+    });
+  }
+  const canaryIngresses: { ingress: Ingress; gateway: string; hosts: Map<string, HTTPIngressPath[]> }[] = [];
   const routes: HTTPRoute[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
@@ -413,10 +445,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     });
 
     if (reading !== undefined && isNginxCanary(ingress)) {
-      // A canary's paths are the main Ingress's: not converted on their own (see canary in the report).
-      ingressDifferences.push({ id: 'canary', message: 'a canary Ingress: its traffic share (by header, cookie or weight) is not carried; the main Ingress\'s route serves every request of these paths', action: 'express the canary as weighted backendRefs or a header-matched rule on the main HTTPRoute' });
-      const paths = [...hosts].flatMap(([host, ps]) => ps.map((p): ReportedPath => ({ host, path: p.path ?? '/', pathType: p.pathType ?? 'ImplementationSpecific', result: 'different', differences: [...ingressDifferences] })));
-      reports.push({ namespace, name: ingress.metadata.name, gateway: `${options.gatewayNamespace}/${gw.gateway.metadata.name}`, paths });
+      // A canary's paths join the main Ingress's rules (below, where the main path is converted); reported after.
+      canaryIngresses.push({ ingress, gateway: `${options.gatewayNamespace}/${gw.gateway.metadata.name}`, hosts });
       continue;
     }
 
@@ -508,6 +538,40 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           if (problem !== undefined) reported.differences.push(problem);
           if (ref !== undefined) rule.backendRefs = [ref];
           if (ruleFilters.length > 0) rule.filters = ruleFilters;
+          // An ingress-nginx canary of this host and path (as written): its header and cookie rules first (rule
+          // order settles their precedence, as the canary's own order), its weight as a share of this rule.
+          const canary = nginx ? canaries.get(canaryKey(host, path)) : undefined;
+          if (canary !== undefined && ref !== undefined && !canary.attachedTo) {
+            const canaryRef = backendRef(canary.path.backend, canary.namespace, services).ref;
+            if (canaryRef !== undefined && canary.namespace === namespace && canaryRef.name !== ref.name) {
+              canary.attachedTo = `${namespace}/${routeName}`;
+              const variant = (headers: HTTPHeaderMatch[], to: HTTPBackendRef): HTTPRouteRule => ({
+                matches: [{ ...match, headers }],
+                backendRefs: [to],
+                ...(ruleFilters.length > 0 ? { filters: ruleFilters } : {}),
+              });
+              const { header, cookie, weight, totalWeight } = canary.config;
+              if (header !== undefined) {
+                if (header.brokenPattern === true) rules.push(variant([{ type: 'RegularExpression', name: header.name, value: '.*' }], ref));
+                else if (header.value !== undefined) rules.push(variant([{ type: 'Exact', name: header.name, value: header.value }], canaryRef));
+                else if (header.regex !== undefined) rules.push(variant([{ type: 'RegularExpression', name: header.name, value: header.regex }], canaryRef));
+                else {
+                  rules.push(variant([{ type: 'Exact', name: header.name, value: 'always' }], canaryRef));
+                  rules.push(variant([{ type: 'Exact', name: header.name, value: 'never' }], ref));
+                }
+              }
+              if (cookie !== undefined) {
+                const cookieMatch = (value: string): HTTPHeaderMatch => {
+                  const m = cookieHeaderMatch(cookie, value);
+                  return { type: 'RegularExpression', name: 'Cookie', value: m.value };
+                };
+                rules.push(variant([cookieMatch('always')], canaryRef));
+                rules.push(variant([cookieMatch('never')], ref));
+              }
+              if (weight > 0) rule.backendRefs = [{ ...ref, weight: totalWeight - weight }, { ...canaryRef, weight }];
+              canary.rule = rules.length;
+            }
+          }
         }
         ruleFilters = [];
         reported.route = `${namespace}/${routeName}`;
@@ -570,6 +634,26 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     allEntries.push(...entries);
   }
 
+  // Canary Ingresses: each path is served by the main rule it joined, or not at all.
+  for (const { ingress, gateway, hosts } of canaryIngresses) {
+    const paths = [...hosts].flatMap(([host, ps]) =>
+      ps.map((p): ReportedPath => {
+        const canary = canaries.get(canaryKey(host, p));
+        const reported: ReportedPath = { host, path: p.path ?? '/', pathType: p.pathType ?? 'ImplementationSpecific', result: 'same', differences: [] };
+        if (canary?.ingress === ingress && canary.attachedTo !== undefined) {
+          reported.route = canary.attachedTo;
+          reported.rule = canary.rule ?? 0;
+          if (canary.config.affinityBehavior === 'legacy' || canary.config.loadBalancer !== undefined) {
+            reported.differences.push({ id: 'affinity-canary-behavior', message: 'the canary\'s own balancing (affinity-canary-behavior legacy, load-balance) is not carried: its backendRef is balanced as the route\'s', action: 'none, unless the canary needs its own balancing' });
+          }
+        } else {
+          reported.differences.push({ id: 'canary', message: 'this canary path joins no main Ingress path the converter could merge it into (same host, path and pathType, same namespace, another Service): it is not converted', action: 'add the canary as weighted backendRefs or a header-matched rule to the main HTTPRoute by hand' });
+        }
+        return reported;
+      }),
+    );
+    reports.push({ namespace: namespaceOf(ingress.metadata), name: ingress.metadata.name, gateway, paths });
+  }
   markRegexPrecedence(allEntries);
   markPrefixTrailingSlash(allEntries);
   for (const report of reports) {

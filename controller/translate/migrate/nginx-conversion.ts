@@ -25,6 +25,14 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'temporal-redirect',
   'temporal-redirect-code',
   'server-alias',
+  // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
+  'canary',
+  'canary-by-header',
+  'canary-by-header-value',
+  'canary-by-header-pattern',
+  'canary-by-cookie',
+  'canary-weight',
+  'canary-weight-total',
 ]);
 
 /** What to do about an honoured annotation the Gateway API cannot carry, where the catalog's text is not enough. */
