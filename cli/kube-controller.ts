@@ -6,16 +6,19 @@ import { createLeaseClient, LeaderElector } from '../controller/leader-election.
 import type { Reconciler } from '../controller/reconciler.js';
 import { createIngressApi } from '../controller/service-ingress/ingress-api.js';
 import { ServiceIngressManager } from '../controller/service-ingress/service-ingress-manager.js';
+import { GatewayServiceManager } from '../controller/gateway-services/gateway-service-manager.js';
+import { createServiceApi } from '../controller/gateway-services/service-api.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
+import { defaultGatewayControllerName } from '../controller/translate/shared/options.js';
 import { AppliedTracker } from '../controller/status/applied-tracker.js';
 import { EventRecorder } from '../controller/status/event-recorder.js';
 import { NodeAddressSource } from '../controller/status/node-address-source.js';
 import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
 import { StatusWriter } from '../controller/status/status-writer.js';
 import { GatewayApiStatusWriter } from '../controller/status/gateway-api-status-writer.js';
+import type { GatewayStatusAddress } from '../controller/translate/gateway-api/gateway-service.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/shared/kube-objects.js';
-import { defaultGatewayControllerName } from '../controller/translate/shared/options.js';
 import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
@@ -53,6 +56,8 @@ export interface KubeControllerOptions extends XdsPipelineOptions {
   leaderElection: LeaderElectionOptions;
   /** The Service-annotation Ingress manager; off when absent. */
   serviceIngress?: { hostTemplate: string };
+  /** The Gateway Service manager (--gateway-port-range): one Service per Gateway; off when absent. */
+  gatewayServices?: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string> };
   /** Prometheus metrics to feed (attached before the first build). */
   metrics?: ControllerMetrics;
 }
@@ -93,6 +98,9 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     isLeader,
     log,
     controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
+    // A Gateway without addresses of its own is reached where Ingress is (its listener ports on those addresses).
+    sharedAddresses: () =>
+      addresses().flatMap((a): GatewayStatusAddress[] => (a.ip !== undefined ? [{ type: 'IPAddress', value: a.ip }] : a.hostname !== undefined ? [{ type: 'Hostname', value: a.hostname }] : [])),
   });
 
   // Status: the served set of the newest generation a connected Envoy has fully ACKed.
@@ -109,6 +117,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   };
   const publish = (): void => {
     if (applied) statusWriter.publish(applied, addresses());
+    gatewayStatus.resync();
   };
   tracker.on('applied', (event) => {
     applied = event.servedIngresses;
@@ -140,12 +149,23 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       })
     : undefined;
 
+  const gatewayServices = o.gatewayServices
+    ? new GatewayServiceManager(store, createServiceApi(o.kubeConfig, o.gatewayServices.namespace, { timeoutMs: 10_000 }), {
+        ...o.gatewayServices,
+        controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
+        reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
+        isLeader,
+        log,
+      })
+    : undefined;
+
   elector.on('started-leading', () => {
     log.info({ identity: le.identity }, 'started leading: writing status and Events');
     statusWriter.resync();
     gatewayStatus.resync();
     events.record(reconciler.diagnostics);
     manager?.resync();
+    gatewayServices?.resync();
   });
   elector.on('stopped-leading', (reason) => log.warn({ identity: le.identity, reason }, 'stopped leading'));
 
@@ -164,6 +184,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   reconciler.markReady();
   await reconciler.idle();
   manager?.start();
+  gatewayServices?.start();
   elector.start();
   return {
     xdsPort,
@@ -183,10 +204,12 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     async stopLeading() {
       await elector.stop({ release: true });
       await manager?.stop();
+      await gatewayServices?.stop();
     },
     async stop() {
       await elector.stop({ release: true });
       await manager?.stop();
+      await gatewayServices?.stop();
       statusWriter.stop();
       gatewayStatus.stop();
       events.stop();

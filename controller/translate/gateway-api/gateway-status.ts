@@ -2,6 +2,8 @@
 // Accepted/Programmed/ResolvedRefs/Conflicted with the spec's reasons. Programmed=True here means "in the translated
 // configuration"; the status writer holds it back until Envoy ACKed that configuration.
 import { type Gateway, refOf } from '../shared/kube-objects.js';
+import type { GatewayAddressProblem } from './gateway-address-pool.js';
+import type { GatewayStatusAddress } from './gateway-service.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
 import { type GatewayStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
 
@@ -22,19 +24,39 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
   return { name: verdict.listener.name, supportedKinds: verdict.supportedKinds, attachedRoutes, conditions };
 }
 
-/** `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). */
-export function gatewayStatus(gateway: Gateway, verdicts: readonly ListenerVerdict[], attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>): GatewayStatusData {
+/** What listener-bindings.ts found about a Gateway's own addresses. */
+export interface GatewayAddressing {
+  addresses: GatewayStatusAddress[];
+  problem: GatewayAddressProblem | undefined;
+}
+
+/**
+ * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
+ * not supported makes Accepted False (UnsupportedAddress); an address not usable or not (yet) assigned makes
+ * Programmed False with that reason, as the spec says.
+ */
+export function gatewayStatus(
+  gateway: Gateway,
+  verdicts: readonly ListenerVerdict[],
+  attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
+  addressing: GatewayAddressing = { addresses: [], problem: undefined },
+): GatewayStatusData {
   const generation = generationOf(gateway);
   const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
   const served = verdicts.filter((v) => v.accepted !== undefined).length;
   const valid = listeners.filter((l) => l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'))).length;
+  const { problem } = addressing;
   const conditions: StatusCondition[] = [
-    valid === verdicts.length
+    problem?.reason === 'UnsupportedAddress'
+      ? condition('Accepted', 'False', problem.reason, problem.message, generation)
+      : valid === verdicts.length
       ? condition('Accepted', 'True', 'Accepted', 'Gateway accepted', generation)
       : condition('Accepted', served > 0 ? 'True' : 'False', 'ListenersNotValid', `${verdicts.length - valid} of ${verdicts.length} listeners not valid`, generation),
-    served > 0
+    problem !== undefined
+      ? condition('Programmed', 'False', problem.reason === 'UnsupportedAddress' ? 'Invalid' : problem.reason, problem.message, generation)
+      : served > 0
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
   ];
-  return { ref: refOf(gateway), conditions, listeners };
+  return { ref: refOf(gateway), ...(addressing.addresses.length > 0 ? { addresses: addressing.addresses } : {}), conditions, listeners };
 }

@@ -8,6 +8,7 @@ import { type Gateway, type GatewayListener, refOf } from '../shared/kube-object
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
 import { hostnameError } from './hostname-intersection.js';
+import type { GatewayBindings, ListenerBinding } from './listener-bindings.js';
 import { type ListenerRefusal, listenerProtocols } from './listener-protocols.js';
 import { GatewayReason } from './reasons.js';
 import type { RouteGroupKind } from './status-data.js';
@@ -20,6 +21,8 @@ export interface AcceptedListener {
   hostname: string | undefined;
   /** The route kinds it takes: its protocol's, narrowed by allowedRoutes.kinds. */
   supportedKinds: RouteGroupKind[];
+  /** The Envoy socket serving it (listener-bindings.ts): shared per port, or the Gateway's own. */
+  binding: ListenerBinding;
 }
 
 /** What acceptance found about one listener of one Gateway (status.listeners reads it). */
@@ -55,7 +58,7 @@ function routeKindsOf(listener: GatewayListener, protocolKinds: readonly string[
   return { supported, invalid };
 }
 
-export function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions, diagnostics: Diagnostic[]): ListenerAcceptance {
+export function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions, bindings: GatewayBindings, diagnostics: Diagnostic[]): ListenerAcceptance {
   const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
@@ -75,8 +78,9 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
         continue;
       }
       const kinds = routeKindsOf(listener, protocol.routeKinds);
-      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work.
-      if (listener.port === ingressPorts.http || listener.port === ingressPorts.https) {
+      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work. (A Gateway
+      // with Envoy ports of its own maps its listener ports elsewhere.)
+      if (bindings.sharesIngressPorts && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
         refuse(listener, kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
         continue;
       }
@@ -87,8 +91,19 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
           continue;
         }
       }
+      const addressProblem = bindings.addressProblem(gateway);
+      const binding = bindings.bindingOf(gateway, listener.port);
+      if (binding === undefined) {
+        // A Gateway without an address was reported once, for the Gateway; its listeners just say so.
+        const why = addressProblem?.blocking === true ? `the Gateway has no address (${addressProblem.reason})` : (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port');
+        const refusal: ListenerRefusal = { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}` };
+        if (addressProblem?.blocking === true) gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal });
+        else refuse(listener, kinds.supported, refusal);
+        continue;
+      }
       const hostname = listener.hostname?.toLowerCase();
-      const key = `${listener.port}/${hostname ?? catchAllHost}`;
+      // Listeners conflict only on one socket: Gateways with sockets of their own never conflict with each other.
+      const key = `${binding.key}/${hostname ?? catchAllHost}`;
       const owner = claimed.get(key);
       if (owner !== undefined) {
         refuse(listener, kinds.supported, { condition: 'Conflicted', reason: GatewayReason.HostnameConflict, message: `${where}: hostname ${hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}` });
@@ -100,7 +115,7 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
         continue;
       }
       claimed.set(key, `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name} listener ${listener.name}`);
-      const served: AcceptedListener = { gateway, listener, hostname, supportedKinds: kinds.supported };
+      const served: AcceptedListener = { gateway, listener, hostname, supportedKinds: kinds.supported, binding };
       accepted.push(served);
       gatewayVerdicts.push({
         listener,

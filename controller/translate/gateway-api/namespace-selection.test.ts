@@ -32,6 +32,7 @@ test('namespace admission: Same by default, All, Selector on the Namespace label
     listener: { name: 'l', port: 9080, protocol: 'HTTP', ...(namespaces === undefined ? {} : { allowedRoutes: { namespaces } }) },
     hostname: undefined,
     supportedKinds: [],
+    binding: { key: 'shared/9080', port: 9080 },
   });
   const admits = namespaceAdmission([
     { kind: 'Namespace', metadata: { name: 'shop', labels: { tenant: 'shop' } } },

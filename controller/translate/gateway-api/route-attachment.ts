@@ -32,8 +32,11 @@ export interface RouteAttachment {
   ours: boolean;
   /** Per parentRef to one of our Gateways, in spec order. */
   parents: ParentAttachment[];
-  /** Hosts per port the route serves, across its parentRefs (a host reached twice is served once). */
-  hostsByPort: Map<number, Set<string>>;
+  /**
+   * Hosts per Envoy socket (ListenerBinding key: a port, or a Gateway's own port) the route serves, across its
+   * parentRefs (a host reached twice is served once).
+   */
+  hostsByBinding: Map<string, Set<string>>;
 }
 
 /** Our Gateways by `namespace/name`, and the served listeners, which attachment reads. */
@@ -50,7 +53,7 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
   const badHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) !== undefined);
   for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
   const routeHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) === undefined);
-  const hostsByPort = new Map<number, Set<string>>();
+  const hostsByBinding = new Map<string, Set<string>>();
   const parents: ParentAttachment[] = [];
   for (const [index, parentRef] of (route.spec?.parentRefs ?? []).entries()) {
     if ((parentRef.group ?? gatewayGroup) !== gatewayGroup || (parentRef.kind ?? 'Gateway') !== 'Gateway') continue;
@@ -82,18 +85,18 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
       continue;
     }
     for (const l of allowed) {
-      // Listener isolation: a name another listener on the port serves more specifically is that listener's (a
+      // Listener isolation: a name another listener on the socket serves more specifically is that listener's (a
       // route on a catch-all listener, of any namespace it admits, never joins a host a named listener serves).
       const hosts = intersectHostnames(l.hostname, routeHostnames).filter(
-        (host) => !context.listeners.some((other) => other !== l && other.listener.port === l.listener.port && claimedByMoreSpecific(host, l.hostname, other.hostname)),
+        (host) => !context.listeners.some((other) => other !== l && other.binding.key === l.binding.key && claimedByMoreSpecific(host, l.hostname, other.hostname)),
       );
       if (hosts.length === 0) continue;
       parent.listeners.push({ listener: l, hosts });
-      let set = hostsByPort.get(l.listener.port);
-      if (set === undefined) hostsByPort.set(l.listener.port, (set = new Set()));
+      let set = hostsByBinding.get(l.binding.key);
+      if (set === undefined) hostsByBinding.set(l.binding.key, (set = new Set()));
       for (const h of hosts) set.add(h);
     }
     if (parent.listeners.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
   }
-  return { ours: parents.length > 0, parents, hostsByPort };
+  return { ours: parents.length > 0, parents, hostsByBinding };
 }

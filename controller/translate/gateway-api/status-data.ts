@@ -3,6 +3,7 @@
 // pure: it fills these next to the IR, and controller/status/ writes them (adding lastTransitionTime, and holding
 // Programmed back until Envoy ACKed). Goldens render them.
 import type { ObjectRef, ParentReference } from '../shared/kube-objects.js';
+import type { GatewayStatusAddress } from './gateway-service.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -37,6 +38,11 @@ export interface ListenerStatusData {
 
 export interface GatewayStatusData {
   ref: ObjectRef<'Gateway'>;
+  /**
+   * status.addresses when the Gateway has addresses of its own (listener-bindings.ts: its Service's, or its pool
+   * IP); absent without --gateway-port-range / --gateway-address-pool (the writer may publish the shared ones).
+   */
+  addresses?: GatewayStatusAddress[];
   conditions: StatusCondition[];
   /** In the Gateway's listener order. */
   listeners: ListenerStatusData[];

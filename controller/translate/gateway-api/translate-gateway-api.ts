@@ -12,6 +12,7 @@ import { gatewayGroup } from './backend-refs.js';
 import { ourGatewayClasses } from './gateway-classes.js';
 import { gatewayStatus } from './gateway-status.js';
 import { type PortHosts, joinIrListeners } from './ir-listeners.js';
+import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
@@ -44,7 +45,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const gateways = objectsOf(state, 'Gateway')
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
-  const { accepted, verdicts } = acceptListeners(gateways, options, diagnostics);
+  const bindings = gatewayBindings(gateways, state, options, diagnostics);
+  const { accepted, verdicts } = acceptListeners(gateways, options, bindings, diagnostics);
 
   const attachment: AttachmentContext = {
     gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
@@ -57,7 +59,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const servedRoutes: ObjectRef[] = [];
   const routeStatuses: RouteStatusData[] = [];
   const attached = new Map<AcceptedListener, Set<string>>();
-  const byPort = new Map<number, PortHosts>();
+  const byBinding = new Map<string, PortHosts>();
 
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
@@ -78,13 +80,13 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     }
     routeStatuses.push(routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
-    if (attachmentResult.hostsByPort.size === 0) continue;
+    if (attachmentResult.hostsByBinding.size === 0) continue;
     for (const problem of rules.problems) report(problem.reason, problem.message);
     for (const cluster of rules.clusters) clusters.set(cluster.name, cluster);
     for (const service of rules.services) referenced.add(service);
-    for (const [port, hosts] of attachmentResult.hostsByPort) {
-      let portHosts = byPort.get(port);
-      if (portHosts === undefined) byPort.set(port, (portHosts = new Map()));
+    for (const [binding, hosts] of attachmentResult.hostsByBinding) {
+      let portHosts = byBinding.get(binding);
+      if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
       for (const host of hosts) {
         let matches = portHosts.get(host);
         if (matches === undefined) portHosts.set(host, (matches = new Map()));
@@ -96,14 +98,14 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
   const served = [...gateways.map(refOf), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
   return {
-    listeners: joinIrListeners(accepted, byPort),
+    listeners: joinIrListeners(accepted, byBinding),
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
-    services: [...referenced].sort(compareStrings),
+    services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
-      gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached)).sort(byKey),
+      gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) })).sort(byKey),
       routes: routeStatuses.sort(byKey),
     },
   };
