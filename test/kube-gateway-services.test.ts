@@ -1,8 +1,8 @@
 /**
  * The Gateway Service manager against a real API server with the Gateway API CRDs (v1.6.3, standard channel), fed
  * by the real ClusterSource and ObjectStore, acting as a ServiceAccount with only list/watch on what the source
- * reads and get/create/update/delete on Services of the controller's namespace (a Role there: the RBAC deploy/
- * grants). One Service per Gateway, Envoy ports of its own, followed, deleted with the Gateway; a restarted manager
+ * reads and deploy/optional/gateway-services-rbac.yaml as shipped (create/update/delete on Services of the
+ * controller's namespace). One Service per Gateway, Envoy ports of its own, followed, deleted with the Gateway; a restarted manager
  * finds the same ports recorded; the load balancer's address reaches the Gateway's addresses through the store.
  */
 import { execFile } from 'node:child_process';
@@ -41,7 +41,7 @@ metadata: {name: ${controllerNamespace}}
 ---
 apiVersion: v1
 kind: ServiceAccount
-metadata: {name: controller, namespace: ${controllerNamespace}}
+metadata: {name: envoy-ingress, namespace: ${controllerNamespace}}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -65,23 +65,7 @@ kind: ClusterRoleBinding
 metadata: {name: gateway-services-test}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gateway-services-test}
 subjects:
-  - {kind: ServiceAccount, name: controller, namespace: ${controllerNamespace}}
----
-# As deploy/02-rbac.yaml: the Gateway Services, in the controller's namespace only.
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: gateway-services-test, namespace: ${controllerNamespace}}
-rules:
-  - apiGroups: [""]
-    resources: [services]
-    verbs: [get, create, update, delete]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: gateway-services-test, namespace: ${controllerNamespace}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: gateway-services-test}
-subjects:
-  - {kind: ServiceAccount, name: controller, namespace: ${controllerNamespace}}
+  - {kind: ServiceAccount, name: envoy-ingress, namespace: ${controllerNamespace}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
@@ -89,7 +73,9 @@ metadata: {name: envoy-ingress}
 spec: {controllerName: ${controllerName}}
 `,
     });
-    controllerToken = await cluster.serviceAccountToken(controllerNamespace, 'controller');
+    // The writes: exactly the shipped optional RBAC (a Role on Services of the controller's namespace).
+    await cluster.kubectlOk(['apply', '-f', path.join(findRepoRoot(), 'deploy/optional/gateway-services-rbac.yaml')]);
+    controllerToken = await cluster.serviceAccountToken(controllerNamespace, 'envoy-ingress');
   },
 });
 

@@ -7,7 +7,7 @@
 // failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
 // (gateway-service-plan.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
-import { describeError, statusOf } from '../service-ingress/ingress-api.js';
+import { describeError } from '../service-ingress/ingress-api.js';
 import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
@@ -129,21 +129,9 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
 
   async #reconcile(key: string): Promise<GatewayServiceOutcome> {
     if (!this.#isLeader()) return 'not-leader';
-    const plan = planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings);
-    try {
-      return await this.#execute(key, plan);
-    } catch (error) {
-      // The store lags behind writes (ours too): on a conflict, plan again from what the API has now.
-      const status = statusOf(error);
-      if (!(status === 409 || (status === 404 && plan.action === 'update'))) throw error;
-      this.#log.debug({ gateway: key, status }, 'the Service changed since it was read; reading it again');
-      const name = plan.action === 'create' || plan.action === 'update' ? plan.service.metadata.name : plan.action === 'delete' ? plan.name : '';
-      const current = await this.api.read(name);
-      const state = this.store.state();
-      const services = state.services.filter((s) => !(s.metadata.namespace === this.#settings.namespace && s.metadata.name === name));
-      const again = planGatewayService(key, gatewayServiceView({ ...state, services: current === undefined ? services : [...services, current] }, this.#settings), this.#settings);
-      return this.#execute(key, again);
-    }
+    // A write against a stale store fails (409 on a changed resourceVersion, or on create of an existing name) and
+    // is retried after a backoff, when the store has caught up.
+    return this.#execute(key, planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings));
   }
 
   async #execute(key: string, plan: GatewayServicePlan): Promise<GatewayServiceOutcome> {
