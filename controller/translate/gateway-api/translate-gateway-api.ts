@@ -1,7 +1,9 @@
-// The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> listeners (HTTP so far) ->
-// the HTTPRoutes attached to them, as listeners of the one DataPlaneIR. Pure and deterministic. Every Gateway HTTP
-// listener on one port joins one IR listener (a plaintext port has one route table, envoy/build-resources.ts),
-// with a virtual host per host name.
+// The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> listeners (listeners.ts) ->
+// the HTTPRoutes, TLSRoutes and TCPRoutes attached to them, as listeners of the one DataPlaneIR. Pure and
+// deterministic. The Gateway HTTP listeners of one port join one IR listener (a plaintext port has one route table,
+// envoy/build-resources.ts), with a virtual host per host name; so do the HTTPS and TLS listeners of one port, with
+// a TLS server (filter chain) per HTTPS listener and the TLSRoutes' TCP proxies by SNI (l4-routes.ts); a TCP
+// listener is an IR listener of its own.
 import {
   type ClusterIR,
   type ListenerIR,
@@ -9,8 +11,7 @@ import {
   type RouteIR,
   type RoutePolicyIR,
   type SourceRef,
-  type VirtualHostIR,
-  catchAllHost,
+  type TlsSecretIR,
   compareStrings,
   compareVirtualHosts,
 } from '../../../ir/index.js';
@@ -19,8 +20,6 @@ import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import {
   type ClusterState,
-  type Gateway,
-  type GatewayListener,
   type HTTPRoute,
   type HTTPRouteMatch,
   type ObjectRef,
@@ -29,11 +28,13 @@ import {
   refKey,
   refOf,
 } from '../shared/kube-objects.js';
-import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
+import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup, resolveRuleBackends } from './backend-refs.js';
 import { translateFilters } from './route-filters.js';
 import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
+import { translateL4Routes } from './l4-routes.js';
+import { type AcceptedListener, allowsRoute, selectListeners } from './listeners.js';
 import { GatewayReason } from './reasons.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
 import { type RankedMatch, compareMatches } from './route-precedence.js';
@@ -46,10 +47,14 @@ export interface GatewayApiTranslation {
   clusters: ClusterIR[];
   /** In the order found; the orchestrator sorts them by object. */
   diagnostics: Diagnostic[];
-  /** Our Gateways and the HTTPRoutes that attach to one of them, sorted by kind/namespace/name. */
+  /** Our Gateways and the routes whose parentRefs name one of them, sorted by kind/namespace/name. */
   served: ObjectRef[];
   /** `namespace/name` of every Service a served route's backendRefs name, sorted. */
   services: string[];
+  /** The certificates of the terminating listeners (SDS), sorted by name. */
+  secrets: TlsSecretIR[];
+  /** `namespace/name` of every Secret a listener's certificateRefs name (permitted ones), sorted. */
+  secretNames: string[];
 }
 
 /** IR listener name of the Gateway HTTP listeners on `port` (one per port, whichever Gateways share it). */
@@ -57,12 +62,19 @@ export function gatewayHttpListenerName(port: number): string {
   return `gateway/http/${port}`;
 }
 
-/** A Gateway listener that is served: the Gateway it belongs to and its index there. */
-interface AcceptedListener {
-  gateway: Gateway;
-  listener: GatewayListener;
-  /** Lower-cased; absent: every host. */
-  hostname: string | undefined;
+/** IR listener name of the Gateway HTTPS and TLS listeners on `port` (one per port, whichever Gateways share it). */
+export function gatewayTlsListenerName(port: number): string {
+  return `gateway/tls/${port}`;
+}
+
+/** IR listener name of the Gateway TCP listener on `port`. */
+export function gatewayTcpListenerName(port: number): string {
+  return `gateway/tcp/${port}`;
+}
+
+/** The IR listener an HTTP or HTTPS Gateway listener's routes are served on. */
+function routeListenerName(l: AcceptedListener): string {
+  return l.protocol === 'HTTP' ? gatewayHttpListenerName(l.listener.port) : gatewayTlsListenerName(l.listener.port);
 }
 
 /** One match of one rule of one route, ready to be ranked and placed on its hosts. */
@@ -83,15 +95,19 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const gateways = objectsOf(state, 'Gateway')
     .filter((g) => g.spec?.gatewayClassName !== undefined && ourClasses.has(g.spec.gatewayClassName))
     .sort(compareByAge);
-  const listeners = acceptListeners(gateways, options, diagnostics);
+  const grants = objectsOf(state, 'ReferenceGrant');
+  const selection = selectListeners(gateways, state.secrets, grants, options);
+  for (const p of selection.problems) diagnostics.push({ object: refOf(p.gateway), severity: 'Warning', reason: p.reason, message: p.message });
+  // HTTPRoutes attach to HTTP and HTTPS listeners (allowsRoute); TLSRoutes and TCPRoutes to TLS and TCP ones (l4-routes.ts).
+  const listeners = selection.accepted;
 
   const services = indexServices(state.services);
   const clusters = new Map<string, ClusterIR>();
   const referenced = new Set<string>();
   const servedRoutes: HTTPRoute[] = [];
-  // Per port, per host name: the matches served there, and which route/rule/match each is (a route attached
+  // Per IR listener, per host name: the matches served there, and which route/rule/match each is (a route attached
   // through two listeners to one host is served there once).
-  const byPort = new Map<number, Map<string, Map<string, PlacedMatch>>>();
+  const byPort = new Map<string, Map<string, Map<string, PlacedMatch>>>();
   const gatewayKeys = new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g]));
 
   for (const route of [...objectsOf(state, 'HTTPRoute')].sort(compareByAge)) {
@@ -102,8 +118,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     const badHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) !== undefined);
     for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
     const routeHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) === undefined);
-    // Hosts per port this route serves, across its parentRefs.
-    const hostsByPort = new Map<number, Set<string>>();
+    // Hosts per IR listener this route serves, across its parentRefs.
+    const hostsByPort = new Map<string, Set<string>>();
     let ours = false;
     for (const [i, parent] of (route.spec?.parentRefs ?? []).entries()) {
       if ((parent.group ?? gatewayGroup) !== gatewayGroup || (parent.kind ?? 'Gateway') !== 'Gateway') continue;
@@ -122,7 +138,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         report(GatewayReason.NoMatchingParent, `${where}: the Gateway has no served listener${parent.sectionName === undefined ? '' : ` named ${parent.sectionName}`}${parent.port === undefined ? '' : ` on port ${parent.port}`}`);
         continue;
       }
-      const allowed = candidates.filter((l) => allowsRoute(l, routeNamespace));
+      const allowed = candidates.filter((l) => allowsRoute(l, 'HTTPRoute', routeNamespace));
       if (allowed.length === 0) {
         report(GatewayReason.NotAllowedByListeners, `${where}: the listener's allowedRoutes do not admit an HTTPRoute from namespace ${routeNamespace}`);
         continue;
@@ -136,8 +152,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         );
         if (hosts.length === 0) continue;
         attached = true;
-        let set = hostsByPort.get(l.listener.port);
-        if (set === undefined) hostsByPort.set(l.listener.port, (set = new Set()));
+        let set = hostsByPort.get(routeListenerName(l));
+        if (set === undefined) hostsByPort.set(routeListenerName(l), (set = new Set()));
         for (const h of hosts) set.add(h);
       }
       if (!attached) report(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
@@ -146,7 +162,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     servedRoutes.push(route);
     if (hostsByPort.size === 0) continue;
 
-    const placed = translateRoute(route, services, objectsOf(state, 'ReferenceGrant'), clusters, referenced, report);
+    const placed = translateRoute(route, services, grants, clusters, referenced, report);
     for (const [port, hosts] of hostsByPort) {
       let portHosts = byPort.get(port);
       if (portHosts === undefined) byPort.set(port, (portHosts = new Map()));
@@ -158,86 +174,76 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     }
   }
 
+  const l4 = translateL4Routes(objectsOf(state, 'TLSRoute'), objectsOf(state, 'TCPRoute'), gatewayKeys, listeners, services, grants, diagnostics);
+  for (const cluster of l4.clusters) clusters.set(cluster.name, cluster);
+  for (const service of l4.services) referenced.add(service);
+
   const irListeners: ListenerIR[] = [];
-  const ports = [...new Set(listeners.map((l) => l.listener.port))].sort((a, b) => a - b);
-  for (const port of ports) {
-    const name = gatewayHttpListenerName(port);
-    const virtualHosts: VirtualHostIR[] = [...(byPort.get(port) ?? new Map<string, Map<string, PlacedMatch>>())]
+  const sourcesOf = (onPort: readonly AcceptedListener[]): SourceRef[] => {
+    const sources: SourceRef[] = [];
+    for (const l of onPort) if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
+    return sources;
+  };
+  const tableOf = (name: string) => ({
+    name,
+    virtualHosts: [...(byPort.get(name) ?? new Map<string, Map<string, PlacedMatch>>())]
       .map(([host, matches]) => ({
         name: host,
         hostnames: [host],
         routes: [...matches.values()].sort(compareMatches).map((m) => m.ir),
         wildcardLabels: 'one-or-more' as const,
       }))
-      .sort(compareVirtualHosts);
-    const sources: SourceRef[] = [];
-    for (const l of listeners) {
-      if (l.listener.port !== port) continue;
-      if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
+      .sort(compareVirtualHosts),
+  });
+  const ports = [...new Set(listeners.map((l) => l.listener.port))].sort((a, b) => a - b);
+  for (const port of ports) {
+    // Listeners on one port share a protocol family (listeners.ts refuses the others).
+    const onPort = listeners.filter((l) => l.listener.port === port);
+    const sources = sourcesOf(onPort);
+    const first = onPort[0] as AcceptedListener;
+    if (first.protocol === 'HTTP') {
+      const name = gatewayHttpListenerName(port);
+      irListeners.push({ name, port, protocol: 'HTTP', routeTable: tableOf(name), routeConfiguration: name, sources });
+    } else if (first.protocol === 'TCP') {
+      const tcpChains = onPort.flatMap((l) => l4.chains.get(l) ?? []);
+      irListeners.push({ name: gatewayTcpListenerName(port), port, protocol: 'TCP', ...(tcpChains.length > 0 ? { tcpChains } : {}), sources });
+    } else {
+      const name = gatewayTlsListenerName(port);
+      const https = onPort.filter((l) => l.protocol === 'HTTPS');
+      const tcpChains = onPort.flatMap((l) => l4.chains.get(l) ?? []);
+      irListeners.push({
+        name,
+        port,
+        ...(https.length > 0
+          ? {
+              protocol: 'HTTPS' as const,
+              routeTable: tableOf(name),
+              routeConfiguration: name,
+              tlsServers: https.map((l) => ({
+                name: `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}`,
+                serverNames: l.hostname === undefined ? [] : [l.hostname],
+                secret: (l.certificate as TlsSecretIR).name,
+              })),
+            }
+          : { protocol: 'TLS' as const }),
+        ...(tcpChains.length > 0 ? { tcpChains } : {}),
+        sources,
+      });
     }
-    irListeners.push({ name, port, protocol: 'HTTP', routeTable: { name, virtualHosts }, routeConfiguration: name, sources });
   }
+  const secrets = new Map<string, TlsSecretIR>();
+  for (const l of listeners) if (l.certificate !== undefined) secrets.set(l.certificate.name, l.certificate);
 
-  const served = [...gateways.map(refOf), ...servedRoutes.map(refOf)].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const served = [...gateways.map(refOf), ...servedRoutes.map(refOf), ...l4.served.map(refOf)].sort((a, b) => compareStrings(refKey(a), refKey(b)));
   return {
     listeners: irListeners,
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
     services: [...referenced].sort(compareStrings),
+    secrets: [...secrets.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    secretNames: selection.secrets,
   };
-}
-
-/** The listeners served: HTTP, valid hostname, not on an Ingress port, not claiming a port's hostname twice. */
-function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions, diagnostics: Diagnostic[]): AcceptedListener[] {
-  const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
-  const claimed = new Map<string, string>();
-  const accepted: AcceptedListener[] = [];
-  for (const gateway of gateways) {
-    const report = (reason: string, message: string): void => {
-      diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason, message });
-    };
-    for (const listener of gateway.spec?.listeners ?? []) {
-      const where = `listener ${listener.name} (port ${listener.port})`;
-      if (listener.protocol !== 'HTTP') {
-        report(GatewayReason.UnsupportedProtocol, `${where}: protocol ${listener.protocol} is not supported yet; only HTTP listeners are served`);
-        continue;
-      }
-      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work.
-      if (listener.port === ingressPorts.http || listener.port === ingressPorts.https) {
-        report(GatewayReason.PortUnavailable, `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port`);
-        continue;
-      }
-      if (listener.hostname !== undefined) {
-        const error = hostnameError(listener.hostname);
-        if (error !== undefined) {
-          report(GatewayReason.InvalidHostname, `${where}: ${error}`);
-          continue;
-        }
-      }
-      const hostname = listener.hostname?.toLowerCase();
-      const key = `${listener.port}/${hostname ?? catchAllHost}`;
-      const owner = claimed.get(key);
-      if (owner !== undefined) {
-        report(GatewayReason.HostnameConflict, `${where}: hostname ${hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}`);
-        continue;
-      }
-      claimed.set(key, `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name} listener ${listener.name}`);
-      accepted.push({ gateway, listener, hostname });
-    }
-  }
-  return accepted;
-}
-
-/** Whether a listener's allowedRoutes admit an HTTPRoute from `namespace` (Same by default, as the spec says). */
-function allowsRoute(l: AcceptedListener, namespace: string): boolean {
-  const kinds = l.listener.allowedRoutes?.kinds;
-  if (kinds !== undefined && kinds.length > 0 && !kinds.some((k) => (k.group ?? gatewayGroup) === gatewayGroup && k.kind === 'HTTPRoute')) return false;
-  const from = l.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  if (from === 'All') return true;
-  if (from === 'Same') return namespace === namespaceOf(l.gateway.metadata);
-  // Selector needs the Namespace objects' labels, which are not read yet: it admits none (safe for tenants).
-  return false;
 }
 
 /** The route's matches as IR routes, one per rule and match, with what the precedence reads. */
