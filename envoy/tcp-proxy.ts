@@ -23,7 +23,7 @@ export function buildTcpFilterChain(chain: TcpChainIR): ResourceJson {
   return {
     name: chain.name,
     ...(chain.serverNames.length > 0 ? { filter_chain_match: { server_names: [...chain.serverNames] } } : {}),
-    ...(chain.secret === undefined ? {} : { transport_socket: buildTlsTransportSocket(chain.secret, 'none') }),
+    ...(chain.secret === undefined ? {} : { transport_socket: buildTlsTransportSocket(chain.secret, undefined, 'none') }),
     filters: [buildTcpProxyFilter(chain)],
   };
 }
