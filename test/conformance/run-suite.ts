@@ -19,6 +19,7 @@ import { systemEnv } from '../harness/kube-node-layout.js';
 import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
+import { waitFor } from '../harness/wait.js';
 import { summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const root = findRepoRoot();
@@ -145,6 +146,9 @@ async function main(): Promise<number> {
     }
     await n.kubectlOk(['rollout', 'status', `deployment/envoy-ingress`, '-n', NS, '--timeout=300s']);
     log(`deploy/ rolled out (${seconds(started)} since the start)`);
+    // The suite reads the class's supportedFeatures once, as it starts: wait until the controller has written them.
+    const features = await waitForClassAccepted(n, options.gatewayClassName);
+    log(`GatewayClass ${options.gatewayClassName} Accepted; supportedFeatures (${features.length}): ${features.join(', ')}`);
 
     const reportPath = work.file('report.yaml');
     const logPath = work.file('suite.log');
@@ -187,6 +191,29 @@ async function main(): Promise<number> {
     // The images go; the suite's log (and a partial run's report) stay for reading.
     await rm(work.file('images'), { recursive: true, force: true });
     log(`the suite's log: ${work.file('suite.log')}`);
+  }
+}
+
+/** Waits until the class is Accepted=True at its generation with supportedFeatures; resolves with them. */
+async function waitForClassAccepted(n: KubeNode, name: string): Promise<string[]> {
+  interface ClassJson {
+    metadata: { generation?: number };
+    status?: { conditions?: Array<{ type: string; status: string; observedGeneration?: number }>; supportedFeatures?: Array<{ name: string }> };
+  }
+  let last: ClassJson | undefined;
+  try {
+    return await waitFor(
+      async () => {
+        last = JSON.parse(await n.kubectlOk(['get', 'gatewayclass', name, '-o', 'json'])) as ClassJson;
+        const accepted = last.status?.conditions?.find((c) => c.type === 'Accepted');
+        const current = accepted?.status === 'True' && accepted.observedGeneration === last.metadata.generation;
+        const features = (last.status?.supportedFeatures ?? []).map((f) => f.name);
+        return current && features.length > 0 ? features : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000, description: `GatewayClass ${name} Accepted with supportedFeatures` },
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; its status: ${JSON.stringify(last?.status ?? null)}`, { cause: error });
   }
 }
 
