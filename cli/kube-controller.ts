@@ -155,6 +155,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
         controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
         reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
         isLeader,
+        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
         log,
       })
     : undefined;

@@ -232,6 +232,14 @@ export class ClusterSource {
     return this.#informers.has(kind);
   }
 
+  /**
+   * Whether the informer of `kind` runs and has listed: the store holds all its objects. An optional kind's informer
+   * starts after the first sync (discovery), so "no Gateway in the store" means "none" only once this is true.
+   */
+  kindSynced(kind: string): boolean {
+    return this.#informers.has(kind) && this.#synced.has(kind);
+  }
+
   async start(): Promise<void> {
     if (typeof this.options.opaqueSecrets === 'function') {
       const onChange = (changes: readonly { kind: KubeKind }[]): void => {
