@@ -35,6 +35,11 @@ export interface GatewayBindings {
   addresses(gateway: Gateway): GatewayStatusAddress[];
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
   sharesIngressPorts: boolean;
+  /**
+   * Whether an HTTP listener on the Ingress HTTP port joins the Ingress listener (shared mode: one socket, hosts
+   * split between Ingress and routes by coexistence.ts) instead of being refused.
+   */
+  joinsIngressHttpPort: boolean;
   /** `namespace/name` of the Services read (the Gateways' Services), sorted: a change to one means a new build. */
   services: string[];
 }
@@ -53,6 +58,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
       addressProblem: () => undefined,
       addresses: () => [],
       sharesIngressPorts: true,
+      joinsIngressHttpPort: true,
       services: [],
     };
   }
@@ -97,6 +103,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
       },
       // The Ingress listeners bind --listen-address, which may be the wildcard: an Ingress port stays the Ingress's.
       sharesIngressPorts: true,
+      joinsIngressHttpPort: false,
       services: [],
     };
   }
@@ -137,6 +144,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     },
     addresses: (gateway) => serviceAddresses(serviceOf(gateway)),
     sharesIngressPorts: false,
+    joinsIngressHttpPort: false,
     services: [...byGateway.values()].map((s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`).sort(),
   };
 }
