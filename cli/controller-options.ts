@@ -38,6 +38,7 @@ export interface TranslationFlags {
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
   nginxConfigmap?: string;
   nginxAllowCrossNamespaceResources?: boolean;
+  allowUrlTarget?: string[];
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
@@ -125,7 +126,12 @@ export function addTranslationFlags(cmd: Command): Command {
       '--nginx-configmap <namespace/name>',
       "the ingress-nginx ConfigMap whose settings apply to the Ingresses of the nginx layer (watched in Kubernetes mode; a ConfigMap in the manifest directory in standalone mode)",
     )
-    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets and Services of other namespaces (auth-secret: ns/name; auth-url, mirror-target: name.ns.svc); off: refused (auth paths answer 503, mirrors are not sent)')
+    .option(
+      '--allow-url-target <host>',
+      'a host auth-url and mirror-target may name beyond the Ingress\'s own namespace\'s Services (auth.example.com, *.example.com, oauth2-proxy.auth.svc); repeat for more',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
     .option(
@@ -156,6 +162,7 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
+      ...(flags.allowUrlTarget !== undefined ? { allowedUrlTargets: [...flags.allowUrlTarget] } : {}),
       ...(flags.gatewayAddressPool !== undefined ? { gatewayAddressing: { mode: 'pool' as const, pool: parseAddressPool(flags.gatewayAddressPool) } } : {}),
     },
     envoy: {

@@ -11,7 +11,7 @@ import { buildHttpListener, buildHttpsListener, type HttpsListenerOptions, type 
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration } from './route-configuration.js';
-import { buildSecret } from './secret.js';
+import { buildCertificateAuthoritySecret, buildSecret } from './secret.js';
 
 /** One memo per buffer limit (a setting, so one or two values in a process's life). */
 const clusterBuilders = new Map<number, (cluster: ClusterIR) => ResourceJson>();
@@ -25,6 +25,7 @@ function clusterOf(cluster: ClusterIR, bufferLimitBytes: number): ResourceJson {
 }
 const endpointsOf = builtOnce(buildClusterLoadAssignment);
 const secretOf = builtOnce(buildSecret);
+const certificateAuthorityOf = builtOnce(buildCertificateAuthoritySecret);
 
 /** What a listener's HTTP connection managers depend on in the route tables: the filters their routes use. */
 function routesKey(routes: ServedRoutes): unknown[] {
@@ -40,7 +41,7 @@ const httpsListenerOf = builtForSameKey(
   ({ name, chains, listenAddress, port, edge, accessLog, passthrough }: HttpsListenerOptions) =>
     JSON.stringify([
       name,
-      chains.map(({ servers, routes }) => [servers.map((s) => [s.name, s.serverNames, s.secret]), routesKey(routes)]),
+      chains.map(({ servers, routes }) => [servers.map((s) => [s.name, s.serverNames, s.secret, s.clientValidation ?? null]), routesKey(routes)]),
       listenAddress,
       port,
       edge,
@@ -138,7 +139,10 @@ export function buildResources(
       .map(({ name, plain, tls, routes }) => named(name, buildRouteConfiguration(name, plain as RouteTableIR, tls, routes.notFound)))
       .sort(byName),
     ...clusterResources(ir.clusters, ir.fallbackClusters, endpoints, baseEdge.perConnectionBufferLimitBytes),
-    secrets: ir.secrets.map((secret) => named(secret.name, secretOf(secret))).sort(byName),
+    secrets: [
+      ...ir.secrets.map((secret) => named(secret.name, secretOf(secret))),
+      ...(ir.certificateAuthorities ?? []).map((ca) => named(ca.name, certificateAuthorityOf(ca))),
+    ].sort(byName),
   };
 }
 

@@ -73,6 +73,8 @@ export class ClusterSource {
   #stopStoreListener: (() => void) | undefined;
   /** Optional kinds (CRDs) whose informer runs because discovery found them served. */
   readonly #servedOptional = new Set<string>();
+  /** API groups of optional kinds already reported as not served (said once, not at every discovery round). */
+  readonly #reportedAbsent = new Set<string>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -185,6 +187,17 @@ export class ClusterSource {
     }
     if (this.#stopped) return;
     const running = this.#informers.get(id);
+    if (!served && !this.#reportedAbsent.has(source.group)) {
+      this.#reportedAbsent.add(source.group);
+      const kinds = this.#kinds().filter((k) => k.optional && k.group === source.group).map((k) => k.kind);
+      this.log.info(
+        { group: source.group, kinds },
+        source.group === 'gateway.networking.k8s.io'
+          ? 'Gateway API is off: the API does not serve its CRDs (Ingress is served as usual; installing them turns it on)'
+          : `the API does not serve ${source.group}: not watching ${kinds.join(', ')} until their CRDs are installed`,
+      );
+    }
+    if (served) this.#reportedAbsent.delete(source.group);
     if (served && running === undefined) {
       this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
       this.#servedOptional.add(id);

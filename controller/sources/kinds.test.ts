@@ -14,6 +14,7 @@ test('every kind of the table is a source kind, watched at its API path', (t) =>
     Endpoints: ['/api/v1/endpoints', '/api/v1/namespaces/shop/endpoints'],
     Secret: ['/api/v1/secrets', '/api/v1/namespaces/shop/secrets'],
     ConfigMap: ['/api/v1/configmaps', '/api/v1/namespaces/shop/configmaps'],
+    Namespace: ['/api/v1/namespaces', '/api/v1/namespaces'],
     GatewayClass: ['/apis/gateway.networking.k8s.io/v1/gatewayclasses', '/apis/gateway.networking.k8s.io/v1/gatewayclasses'],
     Gateway: ['/apis/gateway.networking.k8s.io/v1/gateways', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/gateways'],
     HTTPRoute: ['/apis/gateway.networking.k8s.io/v1/httproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes'],

@@ -33,6 +33,7 @@ function reversed(state: ClusterState): ClusterState {
     endpoints: [...state.endpoints].reverse(),
     secrets: [...state.secrets].reverse(),
     ...(state.configMaps === undefined ? {} : { configMaps: [...state.configMaps].reverse() }),
+    ...(state.namespaces === undefined ? {} : { namespaces: [...state.namespaces].reverse() }),
     ...(state.gatewayClasses === undefined ? {} : { gatewayClasses: [...state.gatewayClasses].reverse() }),
     ...(state.gateways === undefined ? {} : { gateways: [...state.gateways].reverse() }),
     ...(state.httpRoutes === undefined ? {} : { httpRoutes: [...state.httpRoutes].reverse() }),

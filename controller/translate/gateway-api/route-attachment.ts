@@ -43,7 +43,7 @@ export interface RouteAttachment {
 export interface AttachmentContext {
   gateways: ReadonlyMap<string, Gateway>;
   listeners: readonly AcceptedListener[];
-  /** Whether a listener's allowedRoutes.namespaces admit a route of `namespace`. */
+  /** Whether a listener's allowedRoutes.namespaces admit a route of `namespace` (namespace-selection.ts). */
   admitsNamespace: (listener: AcceptedListener, namespace: string) => boolean;
 }
 
@@ -99,15 +99,4 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
     if (parent.listeners.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
   }
   return { ours: parents.length > 0, parents, hostsByBinding };
-}
-
-/**
- * allowedRoutes.namespaces without Selector: Same (the default, as the spec says) admits the Gateway's namespace, All
- * every namespace. Selector needs the Namespace objects' labels (namespace-selection.ts).
- */
-export function admitsByFrom(listener: AcceptedListener, namespace: string): boolean | 'selector' {
-  const from = listener.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  if (from === 'All') return true;
-  if (from === 'Same') return namespace === namespaceOf(listener.gateway.metadata);
-  return 'selector';
 }

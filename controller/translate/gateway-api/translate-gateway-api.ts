@@ -14,7 +14,8 @@ import { gatewayStatus } from './gateway-status.js';
 import { type PortHosts, joinIrListeners } from './ir-listeners.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
-import { type AttachableRoute, type AttachmentContext, admitsByFrom, attachRoute } from './route-attachment.js';
+import { namespaceAdmission } from './namespace-selection.js';
+import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeStatus } from './route-status.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -50,8 +51,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const attachment: AttachmentContext = {
     gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
     listeners: accepted,
-    // Selector admits none until the Namespace kind is read (safe for tenants).
-    admitsNamespace: (listener, namespace) => admitsByFrom(listener, namespace) === true,
+    admitsNamespace: namespaceAdmission(objectsOf(state, 'Namespace')),
   };
   const routeContext: RouteTranslationContext = { services: indexServices(state.services), grants: objectsOf(state, 'ReferenceGrant') };
   const clusters = new Map<string, ClusterIR>();

@@ -52,6 +52,10 @@ export const kindTable = {
   Endpoints: { state: 'endpoints', apiVersions: ['v1'], namespaced: true, optional: false, build: 'endpoints', reads: { referenced: 'service' } },
   Secret: { state: 'secrets', apiVersions: ['v1'], namespaced: true, optional: false, build: 'secrets', reads: { referenced: 'secret' } },
   ConfigMap: { state: 'configMaps', apiVersions: ['v1'], namespaced: true, optional: true, build: 'full', reads: 'named' },
+  // Labels only (normalize.ts keeps nothing else): Gateway listeners' allowedRoutes `from: Selector`. Optional in the
+  // state (translations without it, goldens before it) though always watched; `full`, as a label change may admit
+  // or refuse routes anywhere.
+  Namespace: { state: 'namespaces', apiVersions: ['v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   // The Gateway API: CRDs that may not be installed. `full` for now: correct, not fast (no incremental routes build
   // knows them yet, and the routes build declines while any of them exists: config-builder.ts).
   GatewayClass: { state: 'gatewayClasses', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },

@@ -158,6 +158,13 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
+/** Only `metadata.name` and `metadata.labels` are kept (normalize.ts): what allowedRoutes `from: Selector` reads. */
+export interface Namespace {
+  apiVersion?: string;
+  kind: 'Namespace';
+  metadata: ObjectMeta;
+}
+
 export type KubeObject =
   | Ingress
   | IngressClass
@@ -166,6 +173,7 @@ export type KubeObject =
   | Endpoints
   | Secret
   | ConfigMap
+  | Namespace
   | GatewayClass
   | Gateway
   | HTTPRoute
@@ -180,6 +188,8 @@ export interface GatewayClass {
   kind: 'GatewayClass';
   metadata: ObjectMeta;
   spec?: { controllerName?: string };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface LabelSelector {
@@ -210,6 +220,8 @@ export interface Gateway {
     /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface ParentReference {
@@ -280,6 +292,8 @@ export interface HTTPRoute {
   kind: 'HTTPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */

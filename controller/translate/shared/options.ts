@@ -49,6 +49,12 @@ export interface TranslateOptions {
    */
   allowCrossNamespaceHosts?: boolean;
   /**
+   * Hosts auth-url and mirror-target may name beyond Services of the Ingress's own namespace (--allow-url-target:
+   * `auth.example.com`, `*.example.com`, `oauth2-proxy.auth.svc`). Absent: none (issue 25: a tenant's auth-url or
+   * mirror copy must not reach another tenant's Service or an arbitrary host through the shared proxy).
+   */
+  allowedUrlTargets?: string[];
+  /**
    * The namespace whose Ingresses may give the cluster-wide default backend (spec.defaultBackend of an Ingress
    * without rules; --default-backend-namespace), while hosts are owned by namespaces; absent: none may, hosts
    * without a default backend of their own answer the 404 page.
