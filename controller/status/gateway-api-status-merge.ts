@@ -65,6 +65,8 @@ export function desiredGatewayStatus(obj: Gateway, key: string, data: GatewaySta
   const gatewayApplied = applied.gatewayProgrammed(key, generation);
   return {
     ...obj.status,
+    // Addresses of its own (its Service's load balancer, its pool IP), when Gateways have them; else left as they are.
+    ...(data.addresses === undefined ? {} : { addresses: data.addresses.map((a) => ({ type: a.type, value: a.value })) }),
     conditions: mergeConditions(obj.status?.['conditions'], gateProgrammed(data.conditions, gatewayApplied), now),
     listeners: data.listeners.map((l) => ({
       name: l.name,

@@ -31,8 +31,8 @@ export interface GatewayBindings {
   portProblem(gateway: Gateway, listenerPort: number): string | undefined;
   /** A problem with the Gateway's addresses as a whole (it binds nothing when `blocking`). */
   addressProblem(gateway: Gateway): (GatewayAddressProblem & { blocking: boolean }) | undefined;
-  /** The Gateway's status.addresses. */
-  addresses(gateway: Gateway): GatewayStatusAddress[];
+  /** The Gateway's status.addresses; undefined in shared mode (the Gateway has no addresses of its own). */
+  addresses(gateway: Gateway): GatewayStatusAddress[] | undefined;
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
   sharesIngressPorts: boolean;
   /**
@@ -56,7 +56,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
       },
       portProblem: () => undefined,
       addressProblem: () => undefined,
-      addresses: () => [],
+      addresses: () => undefined,
       sharesIngressPorts: true,
       joinsIngressHttpPort: true,
       services: [],
