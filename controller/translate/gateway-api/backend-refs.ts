@@ -25,9 +25,11 @@ export interface RuleBackends {
 /** The spec: a rule that sends nowhere (no backendRefs, every weight 0, only invalid refs) answers 500. */
 const internalError: RouteActionIR = { kind: 'direct', status: 500 };
 
-type Resolved = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
+/** One backendRef: its cluster, or why it cannot be served. */
+export type ResolvedBackend = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
+type Resolved = ResolvedBackend;
 
-function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
+export function resolveBackendRef(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
   const namespace = ref.namespace ?? routeNamespace;
@@ -59,7 +61,7 @@ export function resolveRuleBackends(
   let invalidWeight = 0;
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolve(ref, routeNamespace, services, grants);
+    const resolved = resolveBackendRef(ref, routeNamespace, services, grants);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;

@@ -31,8 +31,9 @@ import {
 } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
-import { gatewayGroup, resolveRuleBackends } from './backend-refs.js';
-import { translateFilters } from './route-filters.js';
+import { gatewayGroup, resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
+import { redirectOnListener, translateFilters } from './route-filters.js';
+import { translateRulePolicy } from './rule-policy.js';
 import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
 import { GatewayReason } from './reasons.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
@@ -153,7 +154,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       for (const host of hosts) {
         let matches = portHosts.get(host);
         if (matches === undefined) portHosts.set(host, (matches = new Map()));
-        for (const m of placed) matches.set(m.ir.name, m);
+        for (const m of placed) matches.set(m.ir.name, onListener(m, port));
       }
     }
   }
@@ -229,6 +230,12 @@ function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions
   return accepted;
 }
 
+/** A match as served on a port: a redirect takes the listener's port and scheme where it names none (the spec). */
+function onListener(m: PlacedMatch, port: number): PlacedMatch {
+  if (m.ir.action.kind !== 'redirect') return m;
+  return { ...m, ir: { ...m.ir, action: redirectOnListener(m.ir.action, { port, scheme: 'http' }) } };
+}
+
 /** Whether a listener's allowedRoutes admit an HTTPRoute from `namespace` (Same by default, as the spec says). */
 function allowsRoute(l: AcceptedListener, namespace: string): boolean {
   const kinds = l.listener.allowedRoutes?.kinds;
@@ -252,30 +259,44 @@ function translateRoute(
   const namespace = namespaceOf(route.metadata);
   const placed: PlacedMatch[] = [];
   for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
+    // A named rule (rules[].name) is called by its name too in what is reported.
+    const ruleName = rule.name === undefined ? `rule ${r}` : `rule ${r} (${rule.name})`;
     const refs = rule.backendRefs ?? [];
     // Every Service named, also in another namespace (a grant that comes later makes it served).
-    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.add(`${ref.namespace ?? namespace}/${ref.name}`);
+    const mirrorRefs = (rule.filters ?? []).flatMap((f) => (f.type === 'RequestMirror' && f.requestMirror !== undefined ? [f.requestMirror.backendRef] : []));
+    for (const ref of [...refs, ...mirrorRefs]) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.add(`${ref.namespace ?? namespace}/${ref.name}`);
     const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
     for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
       const translated = translateMatch(match);
       if (translated.valid) matches.push({ m, match, ir: translated.match });
-      else report(GatewayReason.UnsupportedValue, `rule ${r} match ${m}: ${translated.error}; this match is not served`);
+      else report(GatewayReason.UnsupportedValue, `${ruleName} match ${m}: ${translated.error}; this match is not served`);
     }
-    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path));
+    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path), {
+      resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants),
+    });
+    const rulePolicy = translateRulePolicy(rule);
     let action: RouteActionIR;
     let policy: RoutePolicyIR | undefined;
     if (!filters.valid) {
-      report(GatewayReason.UnsupportedFilter, `rule ${r}: ${filters.error}; the rule answers 500`);
+      report(GatewayReason.UnsupportedFilter, `${ruleName}: ${filters.error}; the rule answers 500`);
+      action = { kind: 'direct', status: 500 };
+    } else if (!rulePolicy.valid) {
+      report(GatewayReason.UnsupportedValue, `${ruleName}: ${rulePolicy.error}; the rule answers 500`);
       action = { kind: 'direct', status: 500 };
     } else if (filters.redirect !== undefined) {
       // A redirect answers every request of the rule itself: its backendRefs are not used.
       action = filters.redirect;
     } else {
       const backends = resolveRuleBackends(refs, namespace, services, grants);
-      for (const problem of backends.invalid) report(problem.reason, `rule ${r}: ${problem.message}`);
+      for (const problem of backends.invalid) report(problem.reason, `${ruleName}: ${problem.message}`);
+      for (const problem of filters.invalid) report(problem.reason, `${ruleName}: ${problem.message}`);
       for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
       action = backends.action;
-      if (action.kind === 'forward' && Object.keys(filters.policy).length > 0) policy = filters.policy;
+      const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy };
+      if (action.kind === 'forward') {
+        for (const cluster of filters.clusters) clusters.set(cluster.name, cluster);
+        if (Object.keys(combined).length > 0) policy = combined;
+      }
     }
     for (const { m, match, ir: translated } of matches) {
       const { path, headers, queryParams, rankedPath } = translated;

@@ -244,6 +244,25 @@ export interface HTTPRouteRule {
   matches?: HTTPRouteMatch[];
   backendRefs?: HTTPBackendRef[];
   filters?: HTTPRouteFilter[];
+  /** Gateway API Durations (GEP-2257), e.g. `500ms`, `1m30s`. */
+  timeouts?: { request?: string; backendRequest?: string };
+  /** Experimental channel. */
+  retry?: { codes?: number[]; attempts?: number; backoff?: string };
+}
+
+export interface HTTPRequestMirrorFilter {
+  backendRef: HTTPBackendRef;
+  percent?: number;
+  fraction?: { numerator: number; denominator?: number };
+}
+
+export interface HTTPCORSFilter {
+  allowOrigins?: string[];
+  allowCredentials?: boolean;
+  allowMethods?: string[];
+  allowHeaders?: string[];
+  exposeHeaders?: string[];
+  maxAge?: number;
 }
 
 export interface HTTPHeaderFilter {
@@ -264,6 +283,9 @@ export interface HTTPRouteFilter {
   responseHeaderModifier?: HTTPHeaderFilter;
   requestRedirect?: { scheme?: string; hostname?: string; path?: HTTPPathModifier; port?: number; statusCode?: number };
   urlRewrite?: { hostname?: string; path?: HTTPPathModifier };
+  requestMirror?: HTTPRequestMirrorFilter;
+  cors?: HTTPCORSFilter;
+  extensionRef?: { group: string; kind: string; name: string };
 }
 
 export interface HTTPRoute {
