@@ -86,6 +86,8 @@ test('HTTPRoute extended features through Envoy: mirrors, timeouts, retries, COR
             maxAge: 3600,
           }),
           cors('/cors-wildcard-origin', { allowOrigins: ['*'], allowMethods: ['PUT'], allowCredentials: false }),
+          cors('/cors-wildcard-methods-headers', { allowOrigins: ['*'], allowMethods: ['*'], allowHeaders: ['*'], allowCredentials: true }),
+          cors('/cors-wildcard-unauth', { allowOrigins: ['*'], allowMethods: ['*'], allowHeaders: ['*'], allowCredentials: false }),
           redirect('/original-prefix', { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/replacement-prefix' } }),
           redirect('/to-root', { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' }, statusCode: 308 }),
           redirect('/scheme-https', { scheme: 'https', hostname: 'example.org', statusCode: 301 }),
@@ -160,6 +162,29 @@ test('HTTPRoute extended features through Envoy: mirrors, timeouts, retries, COR
   t.true(['https://foobar.com:12345', '*'].includes(String(anyOrigin.headers['access-control-allow-origin'])));
   t.is(anyOrigin.headers['access-control-allow-methods'], 'PUT');
   t.is(anyOrigin.headers['access-control-allow-credentials'], undefined);
+
+  // Wildcard methods and headers: with credentials the request's own method and headers come back, never `*`.
+  const credentialed = await get(
+    '/cors-wildcard-methods-headers',
+    { origin: 'https://other.foo.com', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-header-1, x-header-2' },
+    'OPTIONS',
+  );
+  t.is(credentialed.headers['access-control-allow-origin'], 'https://other.foo.com');
+  t.is(credentialed.headers['access-control-allow-methods'], 'PUT');
+  t.true(['x-header-1,x-header-2', 'x-header-2,x-header-1'].includes(strip(credentialed.headers['access-control-allow-headers'])), String(credentialed.headers['access-control-allow-headers']));
+  t.is(credentialed.headers['access-control-allow-credentials'], 'true');
+  const unauth = await get(
+    '/cors-wildcard-unauth',
+    { origin: 'https://other.foo.com', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-header-1, x-header-2' },
+    'OPTIONS',
+  );
+  t.true(['https://other.foo.com', '*'].includes(String(unauth.headers['access-control-allow-origin'])));
+  t.true(['PUT', '*'].includes(String(unauth.headers['access-control-allow-methods'])));
+  t.true(['x-header-1,x-header-2', 'x-header-2,x-header-1', '*'].includes(strip(unauth.headers['access-control-allow-headers'])));
+  t.is(unauth.headers['access-control-allow-credentials'], undefined);
+  const simpleCredentialed = await get('/cors-wildcard-methods-headers', { origin: 'https://other.foo.com' });
+  t.is(simpleCredentialed.headers['access-control-allow-origin'], 'https://other.foo.com');
+  t.is(simpleCredentialed.headers['access-control-allow-credentials'], 'true');
 
   // Redirects (httproute-redirect-path.go, -port-and-scheme.go): the listener's port where none is named, a scheme's
   // default port left out.

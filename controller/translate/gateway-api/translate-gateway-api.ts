@@ -176,7 +176,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       if (l.listener.port !== port) continue;
       if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
     }
-    irListeners.push({ name, port, protocol: 'HTTP', routeTable: { name, virtualHosts }, routeConfiguration: name, sources });
+    // The CORS filter always: a route's CORS filter (a common first change) then updates the routes, not the listener.
+    irListeners.push({ name, port, protocol: 'HTTP', routeTable: { name, virtualHosts, corsFilter: 'always' }, routeConfiguration: name, sources });
   }
 
   const served = [...gateways.map(refOf), ...servedRoutes.map(refOf)].sort((a, b) => compareStrings(refKey(a), refKey(b)));
