@@ -121,6 +121,8 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   // The mirrored request keeps the client's Host (no "-shadow" suffix): an nginx mirror's cluster sets nginx's
   // (mirror-rewrite.ts).
   if (policy.mirrors !== undefined && policy.mirrors.length > 0) fields['request_mirror_policies'] = policy.mirrors.map(buildMirrorPolicy);
+  // Enabled on the route alone: the connection manager has no upgrade configured, so other routes refuse upgrades.
+  if (policy.websocket === true) fields['upgrade_configs'] = [{ upgrade_type: 'websocket', enabled: true }];
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;

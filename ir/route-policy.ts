@@ -116,6 +116,8 @@ export interface RoutePolicyIR {
   keepClientRequestId?: boolean;
   /** false: the route's requests get no access log line (ingress-nginx enable-access-log "false"). */
   accessLog?: false;
+  /** WebSocket upgrades are let through to the backend (a Gateway API backend with appProtocol kubernetes.io/ws). */
+  websocket?: true;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */

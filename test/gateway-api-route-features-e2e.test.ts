@@ -2,8 +2,12 @@
 // the Gateway API conformance tests' expectations (conformance/tests/httproute-*.go at v1.6.3): several mirrors and a
 // percentage mirror (counted at the mirror backends), request and backend timeouts (504; "0s" turns them off), retries
 // by status code and attempts, CORS preflights and simple requests (exact and wildcard origins, credentials), and
-// redirects (ReplacePrefixMatch without `//`, the spec's port rules, 303/307/308).
+// redirects (ReplacePrefixMatch without `//`, the spec's port rules, 303/307/308); backend protocols by the Service
+// port's appProtocol (httproute-backend-protocol-h2c.go, -websocket.go) and 503 for a Service without endpoints.
+import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import { type AddressInfo, type Socket, connect } from 'node:net';
 import path from 'node:path';
 import test from 'ava';
 import { useEchoBackend } from './harness/ava-fixtures.js';
@@ -200,4 +204,143 @@ test('HTTPRoute extended features through Envoy: mirrors, timeouts, retries, COR
   t.is(await location('/scheme-nil-and-port-nil'), `307 http://example.org:${gatewayPort}/scheme-nil-and-port-nil`);
   t.is(await location('/scheme-nil-and-port-80'), '303 http://example.org/scheme-nil-and-port-80');
   t.is(await location('/scheme-https-and-port-8443'), '302 https://example.org:8443/scheme-https-and-port-8443');
+});
+
+/** A WebSocket endpoint reduced to what a proxy sees: the upgrade handshake (RFC 6455 accept key), then bytes echoed. */
+async function startUpgradeEcho(): Promise<{ port: number; upgrades: () => number; close: () => Promise<void> }> {
+  let upgrades = 0;
+  const server = createServer((_req, res) => res.writeHead(426).end());
+  const open = new Set<Socket>();
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    upgrades += 1;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('end', () => socket.end());
+    const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.on('data', (chunk) => socket.write(chunk));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    upgrades: () => upgrades,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Sends an upgrade request through the gateway: the status line, and the bytes echoed after a 101. */
+async function tryUpgrade(port: number, hostHeader: string, path: string): Promise<{ status: string; echoed?: string }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.setTimeout(5000, () => socket.destroy(new Error('upgrade timed out')));
+  // One listener for the whole exchange (a flowing socket drops data while none is attached).
+  let received = Buffer.alloc(0);
+  let wake: (() => void) | undefined;
+  let failure: Error | undefined;
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    wake?.();
+  });
+  socket.on('error', (error) => {
+    failure = error;
+    wake?.();
+  });
+  socket.on('close', () => {
+    failure ??= new Error('connection closed');
+    wake?.();
+  });
+  const more = (): Promise<void> => {
+    if (failure !== undefined) return Promise.reject(failure);
+    return new Promise((resolve) => {
+      wake = () => {
+        wake = undefined;
+        resolve();
+      };
+    });
+  };
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: ${hostHeader}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
+  );
+  while (!received.includes('\r\n\r\n')) await more();
+  const head = received.toString('latin1');
+  const status = head.slice(0, head.indexOf('\r\n'));
+  if (!status.includes(' 101 ')) {
+    socket.destroy();
+    return { status };
+  }
+  received = received.subarray(received.indexOf('\r\n\r\n') + 4);
+  socket.write('Websocket Support!');
+  while (received.length < 'Websocket Support!'.length) await more();
+  socket.destroy();
+  return { status, echoed: received.toString() };
+}
+
+test('backend protocol by appProtocol: h2c (HTTP/2 cleartext upstream), WebSocket upgrades; 503 without endpoints', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const h2c = await useEchoBackend(t, { service: 'h2c', http2: true });
+  const http1 = await useEchoBackend(t, { service: 'http1' });
+  const ws = await startUpgradeEcho();
+  t.teardown(() => ws.close());
+  const gatewayPort = await freePort();
+  const service = (name: string, appProtocol: string | undefined, backendPort: number | undefined): object[] => [
+    { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ name: 'p', port: 80, targetPort: 'p', protocol: 'TCP', ...(appProtocol === undefined ? {} : { appProtocol }) }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: `${name}-0`, namespace: 'default', labels: { 'kubernetes.io/service-name': name } },
+      addressType: 'IPv4',
+      ports: [{ name: 'p', port: backendPort ?? 9, protocol: 'TCP' }],
+      endpoints: backendPort === undefined ? [] : [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+  const rule = (value: string, name: string): object => ({ matches: [{ path: { type: 'PathPrefix', value } }], backendRefs: [{ name, port: 80 }] });
+  const objects = [
+    ...service('h2c', 'kubernetes.io/h2c', h2c.port),
+    ...service('ws', 'kubernetes.io/ws', ws.port),
+    ...service('plain-upgrade', undefined, ws.port),
+    ...service('http1', undefined, http1.port),
+    ...service('empty', undefined, undefined),
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    { apiVersion: gatewayApi, kind: 'Gateway', metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: gatewayPort, protocol: 'HTTP' }] } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'HTTPRoute',
+      metadata: { name: 'protocols', namespace: 'default' },
+      spec: {
+        parentRefs: [{ name: 'gw' }],
+        hostnames: [host],
+        rules: [rule('/h2c', 'h2c'), rule('/ws', 'ws'), rule('/plain-upgrade', 'plain-upgrade'), rule('/http1', 'http1'), rule('/empty', 'empty')],
+      },
+    },
+  ];
+  await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(objects));
+  const stack = await startStack(t, { manifestsDir: tmp.path });
+  await stack.envoy.waitForListener(`gateway/http/${gatewayPort}`);
+  const get = (p: string) => httpGet({ port: gatewayPort, hostHeader: host, path: p });
+  await waitFor(async () => (await get('/http1')).status === 200, { description: 'the route is served' });
+
+  // The h2c backend only speaks HTTP/2 with prior knowledge: an HTTP/1.1 client's request reaches it over HTTP/2.
+  const viaH2c = await get('/h2c/x');
+  t.is(viaH2c.status, 200);
+  t.is(viaH2c.json?.service, 'h2c');
+  t.is(viaH2c.json?.httpVersion, '2.0');
+  t.is((await get('/http1')).json?.httpVersion, '1.1');
+
+  // WebSocket: upgraded and echoed where the port says kubernetes.io/ws; the same server behind a port without it is
+  // not upgraded (Envoy refuses the upgrade, the backend never sees it).
+  const upgraded = await tryUpgrade(gatewayPort, host, '/ws');
+  t.regex(upgraded.status, / 101 /);
+  t.is(upgraded.echoed, 'Websocket Support!');
+  const before = ws.upgrades();
+  const refused = await tryUpgrade(gatewayPort, host, '/plain-upgrade');
+  t.notRegex(refused.status, / 101 /);
+  t.is(ws.upgrades(), before);
+
+  // A Service without ready endpoints: 503 (the spec), not 500.
+  t.is((await get('/empty')).status, 503);
 });

@@ -20,13 +20,18 @@ export interface RuleBackends {
   action: RouteActionIR;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
+  /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
+  websocket: boolean;
 }
 
 /** The spec: a rule that sends nowhere (no backendRefs, every weight 0, only invalid refs) answers 500. */
 const internalError: RouteActionIR = { kind: 'direct', status: 500 };
 
 /** One backendRef: its cluster, or why it cannot be served. */
-export type ResolvedBackend = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
+export type ResolvedBackend =
+  /** `websocket`: the port says it speaks WebSocket (appProtocol kubernetes.io/ws): upgrades are let through. */
+  | { valid: true; cluster: ClusterIR; websocket?: true }
+  | { valid: false; problem: InvalidBackend };
 type Resolved = ResolvedBackend;
 
 export function resolveBackendRef(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
@@ -45,8 +50,16 @@ export function resolveBackendRef(ref: HTTPBackendRef, routeNamespace: string, s
   if (ref.port === undefined) return invalid(GatewayReason.BackendNotFound, `backendRef to service ${namespace}/${ref.name} names no port`);
   const port = (service.spec?.ports ?? []).filter(isTcpServicePort).find((p) => p.port === ref.port);
   if (port === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} has no TCP port ${ref.port}`);
-  return { valid: true, cluster: { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } } };
+  const cluster: ClusterIR = { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } };
+  // The port's appProtocol (the spec's Backend Protocol): HTTP/2 over cleartext, or WebSocket upgrades allowed.
+  if (port.appProtocol === h2cAppProtocol) return { valid: true, cluster: { ...cluster, name: `${cluster.name}~h2c`, protocol: 'http2' } };
+  if (port.appProtocol === websocketAppProtocol) return { valid: true, cluster, websocket: true };
+  return { valid: true, cluster };
 }
+
+/** Service port appProtocols of the Kubernetes standard (KEP-3726) the routes act on. */
+export const h2cAppProtocol = 'kubernetes.io/h2c';
+export const websocketAppProtocol = 'kubernetes.io/ws';
 
 export function resolveRuleBackends(
   refs: readonly HTTPBackendRef[],
@@ -59,6 +72,7 @@ export function resolveRuleBackends(
   // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split).
   const weights = new Map<string, number>();
   let invalidWeight = 0;
+  const websocket = new Set<string>();
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
     const resolved = resolveBackendRef(ref, routeNamespace, services, grants);
@@ -69,14 +83,16 @@ export function resolveRuleBackends(
     }
     if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);
     weights.set(resolved.cluster.name, (weights.get(resolved.cluster.name) ?? 0) + weight);
+    if (resolved.websocket === true && weight > 0) websocket.add(resolved.cluster.name);
   }
   const valid: WeightedClusterIR[] = [...weights].filter(([, weight]) => weight > 0).map(([cluster, weight]) => ({ cluster, weight }));
   const [first, ...rest] = valid;
-  if (first === undefined) return { action: internalError, clusters: [], invalid };
+  if (first === undefined) return { action: internalError, clusters: [], invalid, websocket: false };
   // Only clusters requests may reach are served.
   const used = clusters.filter((c) => valid.some((v) => v.cluster === c.name));
-  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid };
+  const ws = websocket.size > 0;
+  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid, websocket: ws };
   const totalWeight = valid.reduce((sum, v) => sum + v.weight, 0) + invalidWeight;
   const split = { backends: rest, totalWeight, ...(invalidWeight > 0 ? { errorWeight: invalidWeight } : {}) };
-  return { action: { kind: 'forward', cluster: first.cluster, split }, clusters: used, invalid };
+  return { action: { kind: 'forward', cluster: first.cluster, split }, clusters: used, invalid, websocket: ws };
 }

@@ -293,7 +293,7 @@ function translateRoute(
       for (const problem of filters.invalid) report(problem.reason, `${ruleName}: ${problem.message}`);
       for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
       action = backends.action;
-      const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy };
+      const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy, ...(backends.websocket ? { websocket: true as const } : {}) };
       if (action.kind === 'forward') {
         for (const cluster of filters.clusters) clusters.set(cluster.name, cluster);
         if (Object.keys(combined).length > 0) policy = combined;
