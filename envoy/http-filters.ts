@@ -13,6 +13,7 @@ import { customResponseFilterName, customResponseType } from './error-pages.js';
 import { buildLuaFilterConfig, buildStatefulSessionFilterConfig, luaFilterName, statefulSessionFilterName } from './affinity-cookie.js';
 import { corsResponseFilterName, headerMutationType } from './cors-response.js';
 import { buildCookieRewriteFilterConfig, cookieRewriteFilterName } from './cookie-rewrite.js';
+import { buildClientCertificateFilterConfig, buildClientSubjectFilterConfig, clientCertificateFilterName, clientSubjectFilterName } from './client-certificate-check.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedFilterConfig, buildAuthSigninFilterConfig, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 
 const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boolean; config: ResourceJson }[] = [
@@ -98,7 +99,7 @@ function withStandingCors(chosen: readonly ResourceJson[], tables: readonly Rout
 
 const filtersOfTables = incrementalHostScan(
   filterUseOf,
-  (use) => use.mask !== 0 || use.externalAuth.length > 0 || use.compression !== undefined,
+  (use) => use.mask !== 0 || use.externalAuth.length > 0 || use.compression !== undefined || use.clientCertificate !== undefined,
   routeConfiguredHttpFilters,
 );
 
@@ -107,6 +108,8 @@ const corsResponseFilterBit = 1 << filters.findIndex((filter) => filter.name ===
 /** What one virtual host's forwarding routes need: a bit per entry of `filters`, and their ext_authz policies. */
 interface HostFilterUse {
   mask: number;
+  /** The host checks client certificates (VirtualHostIR.clientCertificate), and their subject. */
+  clientCertificate?: 'check' | 'subject';
   externalAuth: RoutePolicyIR[];
   /** The gzip settings of a route that compresses (controller-wide: every such route has the same). */
   compression?: CompressionIR;
@@ -119,6 +122,8 @@ function filterUseOf(vhost: VirtualHostIR): HostFilterUse {
   let use = useByHost.get(vhost);
   if (use === undefined) {
     use = { mask: 0, externalAuth: [] };
+    const check = vhost.clientCertificate;
+    if (check !== undefined) use.clientCertificate = check.subjectPattern !== undefined && check.serverNames.length > 0 ? 'subject' : 'check';
     for (const route of vhost.routes) {
       const policy = route.policy;
       if (policy === undefined) continue;
@@ -143,8 +148,10 @@ function routeConfiguredHttpFilters(uses: readonly HostFilterUse[]): ResourceJso
   let mask = 0;
   const externalAuth: RoutePolicyIR[] = [];
   let compression: CompressionIR | undefined;
+  let clientCertificate: HostFilterUse['clientCertificate'];
   for (const use of uses) {
     mask |= use.mask;
+    if (use.clientCertificate !== undefined && clientCertificate !== 'subject') clientCertificate = use.clientCertificate;
     if (use.externalAuth.length > 0) externalAuth.push(...use.externalAuth);
     compression ??= use.compression;
   }
@@ -155,6 +162,10 @@ function routeConfiguredHttpFilters(uses: readonly HostFilterUse[]): ResourceJso
   // before body buffering.
   const buffer = chosen.findIndex((filter) => filter['name'] === authPassedFilterName || filter['name'] === bufferFilterName || filter['name'] === luaFilterName);
   if (usesExternalAuth(externalAuth)) chosen.splice(buffer === -1 ? chosen.length : buffer, 0, buildExternalAuthFilter());
+  // The client certificate check first of all: nginx checks it before anything of the server runs, and nothing
+  // changes its answers. The subject check follows it (it reads what the check recorded).
+  if (clientCertificate === 'subject') chosen.unshift({ name: clientSubjectFilterName, typed_config: buildClientSubjectFilterConfig(), disabled: true });
+  if (clientCertificate !== undefined) chosen.unshift({ name: clientCertificateFilterName, typed_config: buildClientCertificateFilterConfig(), disabled: true });
   // gzip last: it compresses the upstream's answer first, before the other filters see the response.
   if (compression !== undefined) chosen.push({ name: compressorFilterName, typed_config: buildCompressorFilterConfig(compression), disabled: true });
   return chosen;

@@ -81,7 +81,7 @@ export function buildTlsFilterChain(server: TlsServerIR, statPrefix: string, ser
   return {
     name: server.name,
     filter_chain_match: { server_names: [...server.serverNames] },
-    transport_socket: buildTlsTransportSocket(server.secret),
+    transport_socket: buildTlsTransportSocket(server.secret, server.clientValidation),
     filters: [servingConnectionManager(statPrefix, serving)],
   };
 }

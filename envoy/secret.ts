@@ -1,4 +1,4 @@
-import type { TlsSecretIR } from '../ir/index.js';
+import type { CertificateAuthorityIR, TlsSecretIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
 import type { ResourceJson } from './resource-types.js';
 
@@ -12,4 +12,11 @@ export function buildSecret(secret: TlsSecretIR): ResourceJson {
       private_key: { inline_string: secret.privateKey.reveal() },
     },
   };
+}
+
+/** An SDS Secret holding trusted CA certificates (and a revocation list): a validation context. */
+export function buildCertificateAuthoritySecret(ca: CertificateAuthorityIR): ResourceJson {
+  const validation: ResourceJson = { trusted_ca: { inline_string: ca.certificates } };
+  if (ca.revocationList !== undefined) validation['crl'] = { inline_string: ca.revocationList };
+  return { '@type': TypeUrl.secret, name: ca.name, validation_context: validation };
 }

@@ -36,12 +36,31 @@ function inlineRoutes(hcm: ResourceJson, routeConfigurations: readonly NamedReso
   return { ...rest, route_config: lookup(routeConfigurations, rds['route_config_name'], 'RouteConfiguration') };
 }
 
-/** DownstreamTlsContext with SDS references -> references (by name only) to static secrets. */
+/**
+ * A Downstream/UpstreamTlsContext with SDS references -> references (by name only) to static secrets: certificates
+ * and the trusted CAs of a combined validation context.
+ */
 function referToStaticSecrets(tlsContext: ResourceJson): ResourceJson {
   const common = tlsContext['common_tls_context'];
   if (!isObject(common)) return tlsContext;
-  const configs = asObjects(common['tls_certificate_sds_secret_configs']).map(({ sds_config: _sds, ...rest }) => rest);
-  return { ...tlsContext, common_tls_context: { ...common, tls_certificate_sds_secret_configs: configs } };
+  const result: ResourceJson = { ...common };
+  if (common['tls_certificate_sds_secret_configs'] !== undefined) {
+    result['tls_certificate_sds_secret_configs'] = asObjects(common['tls_certificate_sds_secret_configs']).map(({ sds_config: _sds, ...rest }) => rest);
+  }
+  const combined = common['combined_validation_context'];
+  if (isObject(combined) && isObject(combined['validation_context_sds_secret_config'])) {
+    const { sds_config: _sds, ...rest } = combined['validation_context_sds_secret_config'];
+    result['combined_validation_context'] = { ...combined, validation_context_sds_secret_config: rest };
+  }
+  return { ...tlsContext, common_tls_context: result };
+}
+
+/** A cluster whose upstream TLS names SDS secrets -> names static ones. */
+function withStaticUpstreamSecrets(cluster: ResourceJson): ResourceJson {
+  const socket = cluster['transport_socket'];
+  const tlsContext = isObject(socket) ? socket['typed_config'] : undefined;
+  if (!isObject(socket) || !isObject(tlsContext)) return cluster;
+  return { ...cluster, transport_socket: { ...socket, typed_config: referToStaticSecrets(tlsContext) } };
 }
 
 function inlineFilterChain(chain: ResourceJson, resources: EnvoyResources): ResourceJson {
@@ -67,8 +86,8 @@ function inlineListener(listener: ResourceJson, resources: EnvoyResources): Reso
 /** EDS cluster -> STATIC cluster carrying its ClusterLoadAssignment inline (empty if there is none). */
 function inlineEndpoints(cluster: NamedResource, assignments: readonly NamedResource[]): ResourceJson {
   // A DNS cluster (ExternalName Service) already carries its endpoints.
-  if (cluster.resource['type'] !== 'EDS') return withoutType(cluster.resource);
-  const { eds_cluster_config: _eds, ...rest } = withoutType(cluster.resource);
+  if (cluster.resource['type'] !== 'EDS') return withStaticUpstreamSecrets(withoutType(cluster.resource));
+  const { eds_cluster_config: _eds, ...rest } = withStaticUpstreamSecrets(withoutType(cluster.resource));
   const assignment = assignments.find((a) => a.name === cluster.name);
   const loadAssignment = assignment ? withoutType(assignment.resource) : { cluster_name: cluster.name };
   return { ...rest, type: 'STATIC', load_assignment: loadAssignment };

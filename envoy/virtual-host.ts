@@ -1,6 +1,7 @@
 import type { RouteIR, VirtualHostIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
 import { buildRoute, buildRoutes } from './route.js';
+import { buildClientCertificatePerRoute } from './client-certificate-check.js';
 
 const catchAllHost = '*';
 
@@ -48,6 +49,13 @@ export function buildVirtualHost(vhost: VirtualHostIR, unknownHostRoutes: readon
   for (const route of vhost.routes) {
     if (route.policy?.corsResponse === undefined) routes.push(buildRoute(route, authorityRegex));
     else routes.push(...buildRoutes(route, authorityRegex));
+  }
+  if (vhost.clientCertificate !== undefined) {
+    // On every route of the host (not on the unknown-host routes below: those answer as for any other host).
+    const check = buildClientCertificatePerRoute(vhost.clientCertificate);
+    for (const [i, route] of routes.entries()) {
+      routes[i] = { ...route, typed_per_filter_config: { ...((route['typed_per_filter_config'] as ResourceJson | undefined) ?? {}), ...check } };
+    }
   }
   if (authorityRegex !== undefined) {
     for (const route of unknownHostRoutes) {

@@ -16,8 +16,8 @@ export interface ClusterIR {
   service: { namespace: string; name: string; port: number };
   /** Upstream HTTP version; absent means HTTP/1.1. */
   protocol?: 'http2';
-  /** Connect to the endpoints over TLS (the certificate is not verified); `sni` is the server name sent. */
-  upstreamTls?: { sni?: string };
+  /** Connect to the endpoints over TLS. */
+  upstreamTls?: UpstreamTlsIR;
   /** Absent means round robin. */
   loadBalancer?: LoadBalancerIR;
   /** Time allowed to open a connection to an endpoint; absent means 5 s. */
@@ -31,6 +31,41 @@ export interface ClusterIR {
   externalName?: string;
   /** A mirror target's cluster (ingress-nginx mirror-target): what the requests mirrored to it are sent as. */
   mirrorRewrite?: MirrorRewriteIR;
+}
+
+/**
+ * TLS to a cluster's endpoints (backend-protocol HTTPS, ingress-nginx proxy-ssl-*, the Gateway API's
+ * BackendTLSPolicy and a Gateway's backend client certificate).
+ */
+export interface UpstreamTlsIR {
+  /** Server name sent (SNI); absent: none. */
+  sni?: string;
+  /** How the endpoints' certificate is verified; absent: it is not (encryption only, ingress-nginx's default). */
+  verify?: UpstreamVerifyIR;
+  /** SDS name of the certificate and key presented to the endpoints (one of DataPlaneIR.secrets); absent: none. */
+  clientCertificate?: string;
+  /** TLS versions offered; absent: Envoy's defaults for upstreams (1.2 to 1.2). */
+  minVersion?: TlsVersionIR;
+  maxVersion?: TlsVersionIR;
+  /** TLS 1.2 cipher suites offered, as BoringSSL cipher rules in order; absent: Envoy's defaults. */
+  cipherSuites?: string[];
+}
+
+export type TlsVersionIR = '1.0' | '1.1' | '1.2' | '1.3';
+
+/** The endpoints' certificate must chain to trusted CAs and, when `subjectAltNames` is not empty, name one of them. */
+export interface UpstreamVerifyIR {
+  /** SDS name of the trusted CAs (one of DataPlaneIR.certificateAuthorities). */
+  certificateAuthority: string;
+  /** The certificate must carry one of these (a DNS name may be matched by a wildcard certificate name). */
+  subjectAltNames: SubjectAltNameIR[];
+  /** Longest chain accepted, the endpoint's certificate not counted (as ClientValidationIR.verifyDepth). */
+  verifyDepth?: number;
+}
+
+export interface SubjectAltNameIR {
+  kind: 'dns' | 'uri';
+  value: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Virtual hosts and route tables, and the one order both the translator and the Envoy builders keep them in.
 import { compareStrings } from './ordering.js';
 import type { RouteIR } from './route.js';
+import type { ClientCertificateCheckIR } from './tls.js';
 
 /** The host name of the virtual host that matches any host (the Ingress rule without a host). */
 export const catchAllHost = '*';
@@ -21,6 +22,8 @@ export interface VirtualHostIR {
    * of labels (the Gateway API).
    */
   wildcardLabels?: 'one-or-more';
+  /** Checked on every route of the host before anything else (ingress-nginx auth-tls-*); absent: none. */
+  clientCertificate?: ClientCertificateCheckIR;
 }
 
 export interface RouteTableIR {

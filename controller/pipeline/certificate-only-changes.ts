@@ -8,6 +8,9 @@ import { secretResourceName, validateTlsSecret } from '../translate/shared/tls-s
 /** The kind whose changes a secrets build takes besides endpoint objects (kinds.ts): only Secrets have certificates. */
 type Secret = ObjectOfKind<KindsWithBuild<'secrets'>>;
 
+/** Keys of a Secret that the translation reads as trusted CAs (auth-tls-secret, proxy-ssl-secret), not as a certificate. */
+const trustKeys = ['ca.crt', 'ca.crl'];
+
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, i) => name === b[i]);
 }
@@ -35,6 +38,8 @@ export function certificateOnlyChanges(before: readonly Secret[], after: readonl
     const was = validateTlsSecret(previous);
     const now = validateTlsSecret(secret);
     if (!was.valid || !now.valid || !sameNames(was.dnsNames, now.dnsNames)) return undefined;
+    // Trusted CAs and revocation lists are translated (certificate authorities, their diagnostics): a full build.
+    if (trustKeys.some((k) => previous.data?.[k] !== secret.data?.[k])) return undefined;
     changed.set(key, now.secret);
   }
   if (old.size > 0) return undefined; // a deleted Secret may make a TLS host invalid

@@ -144,7 +144,8 @@ export class ConfigBuilder {
     const { secret: _sds, ...routes } = fullUpdate(resources);
     // SDS only when the certificates changed (a TLS host came or went, a Secret changed): the splice hands back the
     // last list itself otherwise.
-    const update = translation.ir.secrets === last.translation.ir.secrets ? routes : { ...routes, secret: resources.secrets };
+    const sameSecrets = translation.ir.secrets === last.translation.ir.secrets && translation.ir.certificateAuthorities === last.translation.ir.certificateAuthorities;
+    const update = sameSecrets ? routes : { ...routes, secret: resources.secrets };
     return { translation, endpoints, kind: 'routes', update };
   }
 

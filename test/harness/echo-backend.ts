@@ -16,8 +16,11 @@ export interface EchoBackendOptions {
   host?: string;
   /** Port to bind (default 0: chosen by the OS). */
   port?: number;
-  /** Serve HTTPS with this certificate and key (PEM). */
-  tls?: { cert: string; key: string };
+  /**
+   * Serve HTTPS with this certificate and key (PEM); with `clientCa`, ask clients for a certificate and refuse the
+   * handshake without one that this CA issued (a backend that authenticates the proxy).
+   */
+  tls?: { cert: string; key: string; clientCa?: string };
   /** Speak HTTP/2: with `tls`, h2 by ALPN (HTTP/1.1 still accepted); without, h2c with prior knowledge only. */
   http2?: boolean;
   /** Answer the first N requests with 503 (a backend that fails, then recovers). */
@@ -70,6 +73,8 @@ export interface EchoResponse {
   /** Whether the request came over TLS, and the SNI name the client sent ('' if none). */
   tls: boolean;
   sni: string;
+  /** With `tls.clientCa`: the subject CN of the client's certificate. */
+  clientCertificateCN?: string;
 }
 
 export interface EchoBackend {
@@ -108,6 +113,8 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         tls: socket.encrypted === true,
         sni: typeof socket.servername === 'string' ? socket.servername : '',
       };
+      const clientCN = opts.tls?.clientCa === undefined ? undefined : socket.getPeerCertificate?.()?.subject?.CN;
+      if (typeof clientCN === 'string') reply.clientCertificateCN = clientCN;
       const failing = requests <= (opts.failFirst ?? 0);
       // `/status/NNN` answers NNN with an empty body, as httpbun (ingress-nginx's e2e error backend) does.
       const asked = /^\/status\/([1-5]\d\d)(?:[/?]|$)/.exec(req.url ?? '');
@@ -144,7 +151,10 @@ export async function startEchoBackend(opts: EchoBackendOptions): Promise<EchoBa
         ? createHttp2SecureServer({ cert: opts.tls.cert, key: opts.tls.key, allowHTTP1: true }, h2handler)
         : createHttp2Server(h2handler)
       : opts.tls
-        ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+        ? createHttpsServer(
+            { cert: opts.tls.cert, key: opts.tls.key, ...(opts.tls.clientCa === undefined ? {} : { ca: opts.tls.clientCa, requestCert: true, rejectUnauthorized: true }) },
+            handler,
+          )
         : createHttpServer(handler)
   ) as Server;
 

@@ -86,9 +86,14 @@ function sameGlobalInputs(before: ClusterState, after: ClusterState): boolean {
   return unchangedBeyond('routes', before, after);
 }
 
-/** Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies). */
+/**
+ * Whether the last result has nothing that reaches across hosts (fallback clusters, passthrough, server-name copies)
+ * or that the splice does not carry (trusted CAs and the client certificates beside them: the splice keeps the
+ * served certificates only).
+ */
 function isSpliceable(previous: TranslationResult): boolean {
   if ((previous.ir.fallbackClusters?.length ?? 0) > 0 || (ingressListenersOf(previous.ir).https?.tlsPassthrough?.length ?? 0) > 0) return false;
+  if ((previous.ir.certificateAuthorities?.length ?? 0) > 0) return false;
   return previous.serverNameCopies !== true;
 }
 

@@ -78,11 +78,17 @@ export const GatewayReason = {
   NotAllowedByListeners: 'NotAllowedByListeners',
   /** None of the route's hostnames meets the listener's. */
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
-  /** A match that cannot be served (a regex RE2 refuses, a path not starting with `/`); that match is dropped. */
+  /**
+   * A match that cannot be served (a regex RE2 refuses, a path not starting with `/`): that match is dropped; or a
+   * rule's timeouts or retry that cannot be (not a Gateway API Duration, backendRequest over request): the rule answers 500.
+   */
   UnsupportedValue: 'UnsupportedValue',
   /** A filter (or a form of one) not implemented yet; the rule answers 500 rather than be served without it. */
   UnsupportedFilter: 'UnsupportedFilter',
-  /** A backendRef names a Service that does not exist, or a port it lacks (or none); its share of the weight answers 500. */
+  /**
+   * A backendRef names a Service that does not exist, or a port it lacks (or none): its share of the weight answers
+   * 500; a RequestMirror's: that mirror is dropped.
+   */
   BackendNotFound: 'BackendNotFound',
   /** A backendRef to something other than a Service; its share of the weight answers 500. */
   InvalidKind: 'InvalidKind',
@@ -90,4 +96,10 @@ export const GatewayReason = {
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
   UnsupportedBackendRef: 'UnsupportedBackendRef',
+  /** spec.addresses asks for an address type other than IPAddress: the Gateway is not served (the spec's Accepted reason). */
+  UnsupportedAddress: 'UnsupportedAddress',
+  /** spec.addresses asks for an IP outside the address pool, or one an older Gateway has: the Gateway binds nothing. */
+  AddressNotUsable: 'AddressNotUsable',
+  /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
+  AddressNotAssigned: 'AddressNotAssigned',
 } as const;
