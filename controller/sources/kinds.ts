@@ -105,6 +105,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
   HTTPRoute: 'httproutes',
+  GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
 };
 

@@ -36,6 +36,7 @@ function reversed(state: ClusterState): ClusterState {
     ...(state.gatewayClasses === undefined ? {} : { gatewayClasses: [...state.gatewayClasses].reverse() }),
     ...(state.gateways === undefined ? {} : { gateways: [...state.gateways].reverse() }),
     ...(state.httpRoutes === undefined ? {} : { httpRoutes: [...state.httpRoutes].reverse() }),
+    ...(state.grpcRoutes === undefined ? {} : { grpcRoutes: [...state.grpcRoutes].reverse() }),
     ...(state.referenceGrants === undefined ? {} : { referenceGrants: [...state.referenceGrants].reverse() }),
   };
 }

@@ -34,15 +34,24 @@ export type ResolvedBackend =
   | { valid: false; problem: InvalidBackend };
 type Resolved = ResolvedBackend;
 
-export function resolveBackendRef(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
+/** Which kind of route refers: the ReferenceGrant `from` kind, and gRPC (whose backends always speak HTTP/2). */
+export type BackendRouteKind = 'HTTPRoute' | 'GRPCRoute';
+
+export function resolveBackendRef(
+  ref: HTTPBackendRef,
+  routeNamespace: string,
+  services: ServiceIndex,
+  grants: readonly ReferenceGrant[],
+  routeKind: BackendRouteKind = 'HTTPRoute',
+): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
   const namespace = ref.namespace ?? routeNamespace;
   const invalid = (reason: string, message: string): Resolved => ({ valid: false, problem: { reason, message } });
   if (group !== '' || kind !== 'Service') return invalid(GatewayReason.InvalidKind, `backendRef kind ${kind}${group === '' ? '' : `.${group}`} is not supported; use a Service`);
   // Another namespace's Service only with a ReferenceGrant there for HTTPRoutes of this namespace (the spec).
-  if (namespace !== routeNamespace && !isGranted(grants, { from: { group: gatewayGroup, kind: 'HTTPRoute', namespace: routeNamespace }, to: { group: '', kind: 'Service', namespace, name: ref.name } })) {
-    return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} is not permitted: no ReferenceGrant in ${namespace} lets HTTPRoutes of ${routeNamespace} refer to it`);
+  if (namespace !== routeNamespace && !isGranted(grants, { from: { group: gatewayGroup, kind: routeKind, namespace: routeNamespace }, to: { group: '', kind: 'Service', namespace, name: ref.name } })) {
+    return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} is not permitted: no ReferenceGrant in ${namespace} lets ${routeKind}s of ${routeNamespace} refer to it`);
   }
   const service = services.get(serviceKey(namespace, ref.name));
   if (service === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} not found`);
@@ -52,7 +61,10 @@ export function resolveBackendRef(ref: HTTPBackendRef, routeNamespace: string, s
   if (port === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} has no TCP port ${ref.port}`);
   const cluster: ClusterIR = { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } };
   // The port's appProtocol (the spec's Backend Protocol): HTTP/2 over cleartext, or WebSocket upgrades allowed.
-  if (port.appProtocol === h2cAppProtocol) return { valid: true, cluster: { ...cluster, name: `${cluster.name}~h2c`, protocol: 'http2' } };
+  // gRPC is HTTP/2: a GRPCRoute's backends are spoken to over HTTP/2 (cleartext) whatever the port says.
+  if (port.appProtocol === h2cAppProtocol || routeKind === 'GRPCRoute') {
+    return { valid: true, cluster: { ...cluster, name: `${cluster.name}~h2c`, protocol: 'http2' } };
+  }
   if (port.appProtocol === websocketAppProtocol) return { valid: true, cluster, websocket: true };
   return { valid: true, cluster };
 }
@@ -66,6 +78,7 @@ export function resolveRuleBackends(
   routeNamespace: string,
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
+  routeKind: BackendRouteKind = 'HTTPRoute',
 ): RuleBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
@@ -75,7 +88,7 @@ export function resolveRuleBackends(
   const websocket = new Set<string>();
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolveBackendRef(ref, routeNamespace, services, grants);
+    const resolved = resolveBackendRef(ref, routeNamespace, services, grants, routeKind);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;

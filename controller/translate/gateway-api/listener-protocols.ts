@@ -20,5 +20,5 @@ export interface ListenerProtocol {
 }
 
 export const listenerProtocols: Readonly<Partial<Record<string, ListenerProtocol>>> = {
-  HTTP: { routeKinds: ['HTTPRoute'] },
+  HTTP: { routeKinds: ['HTTPRoute', 'GRPCRoute'] },
 };

@@ -3,7 +3,8 @@
 // (ir-listeners.ts) are shared. A listener takes a kind when its protocol lists it (listener-protocols.ts).
 // A kind whose rules are not HTTP matches (TLSRoute, TCPRoute) adds its own result next to `matches` and its join.
 import type { ServiceIndex } from '../shared/backend.js';
-import { type ClusterState, type HTTPRoute, type ReferenceGrant, objectsOf } from '../shared/kube-objects.js';
+import { type ClusterState, type GRPCRoute, type HTTPRoute, type ReferenceGrant, objectsOf } from '../shared/kube-objects.js';
+import { translateGrpcRouteRules } from './grpcroute-rules.js';
 import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
 import type { AttachableRoute } from './route-attachment.js';
 
@@ -25,4 +26,10 @@ const httpRoute: RouteKind<HTTPRoute> = {
   translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants),
 };
 
-export const routeKinds: readonly RouteKind[] = [httpRoute];
+const grpcRoute: RouteKind<GRPCRoute> = {
+  kind: 'GRPCRoute',
+  routes: (state) => objectsOf(state, 'GRPCRoute'),
+  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants),
+};
+
+export const routeKinds: readonly RouteKind[] = [httpRoute, grpcRoute];

@@ -170,6 +170,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     httpRoutes: (state.httpRoutes ?? []).length > 0 ? [] : [{ kind: 'HTTPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
   }),
+  GRPCRoute: (state) => ({
+    ...state,
+    grpcRoutes: (state.grpcRoutes ?? []).length > 0 ? [] : [{ kind: 'GRPCRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
   ReferenceGrant: (state) => ({
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],

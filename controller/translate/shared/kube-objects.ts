@@ -169,6 +169,7 @@ export type KubeObject =
   | GatewayClass
   | Gateway
   | HTTPRoute
+  | GRPCRoute
   | ReferenceGrant;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
@@ -302,6 +303,32 @@ export interface HTTPRoute {
   kind: 'HTTPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+}
+
+export interface GRPCMethodMatch {
+  type?: 'Exact' | 'RegularExpression';
+  service?: string;
+  method?: string;
+}
+
+export interface GRPCRouteMatch {
+  method?: GRPCMethodMatch;
+  headers?: HTTPHeaderMatch[];
+}
+
+export interface GRPCRouteRule {
+  name?: string;
+  matches?: GRPCRouteMatch[];
+  /** RequestHeaderModifier, ResponseHeaderModifier, RequestMirror, ExtensionRef (the GRPCRoute filter types). */
+  filters?: HTTPRouteFilter[];
+  backendRefs?: HTTPBackendRef[];
+}
+
+export interface GRPCRoute {
+  apiVersion?: string;
+  kind: 'GRPCRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: GRPCRouteRule[] };
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
