@@ -81,7 +81,20 @@ const filters: readonly { name: string; usedBy: (policy: RoutePolicyIR) => boole
  */
 export function buildRouteConfiguredHttpFilters(tables: readonly RouteTableIR[]): ResourceJson[] {
   // TLS filter chains share one route table: scan it once per build, not once per chain (O(chains x routes)).
-  return filtersOfTables(tables).map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
+  const chosen = withStandingCors(filtersOfTables(tables), tables);
+  return chosen.map((filter) => ({ ...filter, typed_config: { ...(filter['typed_config'] as ResourceJson) } }));
+}
+
+const corsIndex = filters.findIndex((filter) => filter.name === corsFilterName);
+const beforeCors = new Set(filters.slice(0, corsIndex).map((filter) => filter.name));
+
+/** The CORS filter added, in its place, when a table asks for it always (RouteTableIR.corsFilter). */
+function withStandingCors(chosen: readonly ResourceJson[], tables: readonly RouteTableIR[]): readonly ResourceJson[] {
+  if (!tables.some((table) => table.corsFilter === 'always') || chosen.some((filter) => filter['name'] === corsFilterName)) return chosen;
+  const cors = filters[corsIndex]!;
+  const at = chosen.findIndex((filter) => !beforeCors.has(String(filter['name'])));
+  const entry = { name: cors.name, typed_config: { ...cors.config }, disabled: true };
+  return at === -1 ? [...chosen, entry] : [...chosen.slice(0, at), entry, ...chosen.slice(at)];
 }
 
 const filtersOfTables = incrementalHostScan(

@@ -2,7 +2,7 @@
 // policy, rate limit descriptors), header mutations, and per-route configuration of the RBAC, CORS, buffer and local
 // rate limit HTTP filters (which the
 // connection manager only carries, disabled by default, when some route uses them: see http-filters.ts).
-import { affinityHostHeader, type CidrIR, type CorsPolicyIR, type HashPolicyIR, type HeaderMutationIR, type PathMatchIR, type PathRewriteIR, type RoutePolicyIR } from '../ir/index.js';
+import { affinityHostHeader, type CidrIR, type CorsPolicyIR, type HashPolicyIR, type HeaderMutationIR, type PathMatchIR, type PathRewriteIR, type RequestMirrorIR, type RoutePolicyIR } from '../ir/index.js';
 import { buildCompressorPerRoute, compressorFilterName } from './compressor.js';
 import { authPassedFilterName, authSigninFilterName, buildAuthPassedPerRoute, buildAuthSigninPerRoute, usesAuthPassed, usesAuthSignin } from './auth-signin.js';
 import { buildClientRateLimitActions, buildLocalRateLimitPerRoute, buildRateLimitExemptionRules, localRateLimitFilterName } from './local-rate-limit.js';
@@ -84,6 +84,21 @@ function buildHashPolicy(policy: HashPolicyIR): ResourceJson {
   }
 }
 
+/**
+ * A share as Envoy's FractionalPercent: per hundred when it is a whole percentage, else per million (rounded; a
+ * Gateway API fraction may have any denominator).
+ */
+export function fractionalPercentJson(numerator: number, denominator: number): ResourceJson {
+  if ((numerator * 100) % denominator === 0) return { numerator: (numerator * 100) / denominator, denominator: 'HUNDRED' };
+  return { numerator: Math.round((numerator * 1_000_000) / denominator), denominator: 'MILLION' };
+}
+
+function buildMirrorPolicy(mirror: RequestMirrorIR): ResourceJson {
+  const fields: ResourceJson = { cluster: mirror.cluster, disable_shadow_host_suffix_append: true };
+  if (mirror.fraction !== undefined) fields['runtime_fraction'] = { default_value: fractionalPercentJson(mirror.fraction.numerator, mirror.fraction.denominator) };
+  return fields;
+}
+
 /** RouteAction fields for a forwarding route. */
 export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR): ResourceJson {
   const fields: ResourceJson = {};
@@ -100,10 +115,14 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
       retry['retry_host_predicate'] = [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': previousHostsType } }];
       retry['host_selection_retry_max_attempts'] = 5;
     }
+    if (policy.retry.backoffBaseMs !== undefined) retry['retry_back_off'] = { base_interval: durationJson(policy.retry.backoffBaseMs) };
     fields['retry_policy'] = retry;
   }
-  // The mirrored request keeps the client's Host (no "-shadow" suffix): its cluster sets nginx's (mirror-rewrite.ts).
-  if (policy.mirrorCluster !== undefined) fields['request_mirror_policies'] = [{ cluster: policy.mirrorCluster, disable_shadow_host_suffix_append: true }];
+  // The mirrored request keeps the client's Host (no "-shadow" suffix): an nginx mirror's cluster sets nginx's
+  // (mirror-rewrite.ts).
+  if (policy.mirrors !== undefined && policy.mirrors.length > 0) fields['request_mirror_policies'] = policy.mirrors.map(buildMirrorPolicy);
+  // Enabled on the route alone: the connection manager has no upgrade configured, so other routes refuse upgrades.
+  if (policy.websocket === true) fields['upgrade_configs'] = [{ upgrade_type: 'websocket', enabled: true }];
   if (policy.rewrite !== undefined) fields['regex_rewrite'] = buildRegexRewrite(match, policy.rewrite);
   if (policy.hostRewrite !== undefined) fields['host_rewrite_literal'] = policy.hostRewrite;
   else if (policy.hostRewriteFromHeader !== undefined) fields['host_rewrite_header'] = policy.hostRewriteFromHeader;
@@ -185,7 +204,7 @@ function buildOriginMatcher(origin: string): ResourceJson {
 function buildCorsPolicy(cors: CorsPolicyIR): ResourceJson {
   const policy: ResourceJson = {
     '@type': corsPolicyType,
-    allow_origin_string_match: cors.allowOrigins.map(buildOriginMatcher),
+    allow_origin_string_match: [...cors.allowOrigins.map(buildOriginMatcher), ...(cors.allowOriginPatterns ?? []).map((regex) => ({ safe_regex: { regex } }))],
   };
   if (cors.allowMethods.length > 0) policy['allow_methods'] = cors.allowMethods.join(',');
   if (cors.allowHeaders.length > 0) policy['allow_headers'] = cors.allowHeaders.join(',');

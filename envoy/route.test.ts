@@ -1,6 +1,8 @@
 import test from 'ava';
-import type { RouteIR, RouteTableIR } from '../ir/index.js';
+import type { RetryPolicyIR, RouteIR, RouteTableIR } from '../ir/index.js';
+import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import { buildRouteConfiguration } from './route-configuration.js';
+import { bufferFilterName, corsFilterName, fractionalPercentJson, rbacFilterName } from './route-policy.js';
 import { buildRoute, errorShareCluster } from './route.js';
 
 const base: RouteIR = { name: 'r', match: { kind: 'prefix', path: '/' }, action: { kind: 'forward', cluster: 'a' } };
@@ -39,4 +41,47 @@ test('a route configuration with an error share says validate_clusters: false, s
   const withShare = buildRouteConfiguration('t', table({ ...base, action: { kind: 'forward', cluster: 'a', split: { backends: [], totalWeight: 2, errorWeight: 1 } } }));
   t.is(withShare['validate_clusters'], false);
   t.false('validate_clusters' in buildRouteConfiguration('t', table(base)));
+});
+
+test('mirrors: one request_mirror_policy each, a share as a runtime fraction (per hundred when whole, else per million)', (t) => {
+  const built = buildRoute({
+    ...base,
+    policy: { mirrors: [{ cluster: 'm1' }, { cluster: 'm2', fraction: { numerator: 20, denominator: 100 } }, { cluster: 'm3', fraction: { numerator: 1, denominator: 3 } }] },
+  });
+  t.deepEqual((built['route'] as Record<string, unknown>)['request_mirror_policies'], [
+    { cluster: 'm1', disable_shadow_host_suffix_append: true },
+    { cluster: 'm2', disable_shadow_host_suffix_append: true, runtime_fraction: { default_value: { numerator: 20, denominator: 'HUNDRED' } } },
+    { cluster: 'm3', disable_shadow_host_suffix_append: true, runtime_fraction: { default_value: { numerator: 333_333, denominator: 'MILLION' } } },
+  ]);
+  t.deepEqual(fractionalPercentJson(25, 50), { numerator: 50, denominator: 'HUNDRED' });
+});
+
+test("a redirect's prefix replacement is a regex rewrite of the matched prefix, never leaving //", (t) => {
+  const redirect = (path: string, replacement: string) =>
+    buildRoute({ ...base, match: { kind: 'prefix', path }, action: { kind: 'redirect', statusCode: 302, path: { kind: 'replace-prefix', replacement } } })['redirect'];
+  t.deepEqual(redirect('/old', '/new'), { regex_rewrite: { pattern: { regex: '^/old' }, substitution: '/new' }, response_code: 'FOUND' });
+  t.deepEqual(redirect('/old', '/'), { regex_rewrite: { pattern: { regex: '^/old/?' }, substitution: '/' }, response_code: 'FOUND' });
+});
+
+test('retry backoff and a try timeout without retries', (t) => {
+  const route = (retry: RetryPolicyIR) => buildRoute({ ...base, policy: { retry } })['route'] as Record<string, unknown>;
+  t.deepEqual(route({ on: ['retriable-status-codes'], numRetries: 3, retriableStatusCodes: [500], backoffBaseMs: 100 })['retry_policy'], {
+    retry_on: 'retriable-status-codes',
+    num_retries: 3,
+    retriable_status_codes: [500],
+    retry_back_off: { base_interval: '0.1s' },
+  });
+  t.deepEqual(route({ on: [], numRetries: 0, perTryTimeoutMs: 500 })['retry_policy'], { retry_on: '', num_retries: 0, per_try_timeout: '0.5s' });
+});
+
+test("a route table asking for the CORS filter always gets it before any route uses it, in the filter chain's order", (t) => {
+  const table = (corsFilter?: 'always'): RouteTableIR => ({
+    name: 't',
+    virtualHosts: [{ name: '*', hostnames: ['*'], routes: [{ ...base, policy: { maxRequestBodyBytes: 10, allowedSourceCidrs: [] } }] }],
+    ...(corsFilter === undefined ? {} : { corsFilter }),
+  });
+  const names = (t2: RouteTableIR) => buildRouteConfiguredHttpFilters([t2]).map((f) => f['name']);
+  t.deepEqual(names(table()), [rbacFilterName, bufferFilterName]);
+  t.deepEqual(names(table('always')), [rbacFilterName, corsFilterName, bufferFilterName]);
+  t.deepEqual(buildRouteConfiguredHttpFilters([{ name: 'e', virtualHosts: [], corsFilter: 'always' }]).map((f) => [f['name'], f['disabled']]), [[corsFilterName, true]]);
 });

@@ -1,6 +1,6 @@
 import type { HeaderMatchIR, PathMatchIR, RedirectIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
-import { buildRouteActionPolicy, buildRoutePolicyFields } from './route-policy.js';
+import { buildRouteActionPolicy, buildRoutePolicyFields, prefixRewriteRegex } from './route-policy.js';
 import { buildCorsResponseRoutes } from './cors-response.js';
 
 const redirectResponseCodes = {
@@ -51,7 +51,7 @@ export function buildHeaderMatcher(header: HeaderMatchIR): ResourceJson {
  * RedirectAction. An https redirect that names no host is Envoy's `https_redirect` (the scheme's default port unless
  * one is given); a query given with a new path travels in path_redirect, which then replaces the request's.
  */
-function buildRedirect(action: RedirectIR): ResourceJson {
+function buildRedirect(action: RedirectIR, match: PathMatchIR | undefined): ResourceJson {
   const redirect: ResourceJson = {};
   if (action.scheme === 'https' && action.host === undefined) redirect['https_redirect'] = true;
   else {
@@ -63,13 +63,18 @@ function buildRedirect(action: RedirectIR): ResourceJson {
   if (path?.kind === 'replace') redirect['path_redirect'] = query?.kind === 'replace' ? `${path.path}?${query.query}` : path.path;
   // The rewrite applies to the path only; the query is kept as sent.
   if (path?.kind === 'strip-trailing-slash') redirect['regex_rewrite'] = { pattern: { regex: '^(.*)/$' }, substitution: '\\1' };
+  // Not Envoy's prefix_rewrite, which leaves `//` after a path-separated prefix (envoy#23130).
+  if (path?.kind === 'replace-prefix') {
+    const { regex, substitution } = prefixRewriteRegex(match ?? { kind: 'prefix', path: '/' }, path.replacement);
+    redirect['regex_rewrite'] = { pattern: { regex }, substitution };
+  }
   if (query?.kind === 'drop') redirect['strip_query'] = true;
   redirect['response_code'] = redirectResponseCodes[action.statusCode];
   return { redirect };
 }
 
 /** The action fields of a Route: exactly one of `route`, `redirect`, `direct_response` (plus its headers). */
-export function buildRouteAction(action: RouteActionIR): ResourceJson {
+export function buildRouteAction(action: RouteActionIR, match?: PathMatchIR): ResourceJson {
   switch (action.kind) {
     case 'forward':
       if (action.split?.errorWeight !== undefined && action.split.errorWeight > 0) {
@@ -78,7 +83,7 @@ export function buildRouteAction(action: RouteActionIR): ResourceJson {
       if (action.split !== undefined) return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split) } };
       return { route: { cluster: action.cluster } };
     case 'redirect':
-      return buildRedirect(action);
+      return buildRedirect(action, match);
     case 'direct': {
       const directResponse: ResourceJson = { status: action.status };
       if (action.body !== undefined) directResponse['body'] = { inline_string: action.body };
@@ -111,7 +116,7 @@ export function buildRoute(route: RouteIR, authorityRegex?: string): ResourceJso
       string_match: q.kind === 'exact' ? { exact: q.value } : { safe_regex: { regex: q.value } },
     }));
   }
-  const fields: ResourceJson = { name: route.name, match, ...buildRouteAction(route.action) };
+  const fields: ResourceJson = { name: route.name, match, ...buildRouteAction(route.action, route.match) };
   // Annotation settings (route-policy.ts) only apply where a request goes to a backend.
   if (route.policy !== undefined && route.action.kind === 'forward') {
     Object.assign(fields['route'] as ResourceJson, buildRouteActionPolicy(route.match, route.policy));

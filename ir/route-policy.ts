@@ -3,8 +3,10 @@ import type { BasicAuthIR, ExternalAuthIR } from './auth.js';
 import type { CidrIR } from './cidr.js';
 
 export interface CorsPolicyIR {
-  /** Exact origins (`https://app.example.com`) or `*`. */
+  /** Exact origins (`https://app.example.com`) or `*`; `https://*.example.com` allows one label in place of `*`. */
   allowOrigins: string[];
+  /** More allowed origins: RE2 patterns the whole Origin must match (a Gateway API wildcard origin); absent: none. */
+  allowOriginPatterns?: string[];
   allowMethods: string[];
   allowHeaders: string[];
   exposeHeaders: string[];
@@ -26,6 +28,13 @@ export interface CorsResponseIR {
   originRegex?: string;
   /** The other headers, in order (credentials, methods, headers, expose headers, max age). */
   headers: HeaderIR[];
+}
+
+/** One mirror target of a route. */
+export interface RequestMirrorIR {
+  cluster: string;
+  /** The share of requests mirrored, numerator / denominator (numerator <= denominator, denominator > 0); absent: all. */
+  fraction?: { numerator: number; denominator: number };
 }
 
 /** FROM -> TO rewrites of Set-Cookie attributes, as nginx's proxy_cookie_domain / proxy_cookie_path do them. */
@@ -65,8 +74,12 @@ export interface RoutePolicyIR {
   /** Longest time without activity on the stream (0 = none). */
   idleTimeoutMs?: number;
   retry?: RetryPolicyIR;
-  /** Every request is also sent to this cluster, its answer ignored (Envoy request_mirror_policies). */
-  mirrorCluster?: string;
+  /**
+   * Requests are also sent to each of these clusters, their answers ignored (Envoy request_mirror_policies); the
+   * mirrored copy keeps the client's Host (ingress-nginx mirror-target: one; a Gateway API rule: one per
+   * RequestMirror filter).
+   */
+  mirrors?: RequestMirrorIR[];
   rewrite?: PathRewriteIR;
   requestHeaders?: HeaderMutationIR;
   responseHeaders?: HeaderMutationIR;
@@ -103,6 +116,8 @@ export interface RoutePolicyIR {
   keepClientRequestId?: boolean;
   /** false: the route's requests get no access log line (ingress-nginx enable-access-log "false"). */
   accessLog?: false;
+  /** WebSocket upgrades are let through to the backend (a Gateway API backend with appProtocol kubernetes.io/ws). */
+  websocket?: true;
   /** The Host (authority) sent upstream instead of the client's, e.g. `legacy.internal` (ingress-nginx upstream-vhost). */
   hostRewrite?: string;
   /** The Host sent upstream is taken from this request header (Envoy host_rewrite_header), when the request has it. */
@@ -198,6 +213,8 @@ export interface RetryPolicyIR {
   idempotentOnly?: true;
   /** A retry goes to another endpoint than the ones tried (nginx's "next upstream"). */
   otherEndpoint?: true;
+  /** The first wait between tries (later ones grow, up to ten times it); absent: Envoy's 25 ms. */
+  backoffBaseMs?: number;
 }
 
 /** What a request's hash is computed from (for `ring-hash` / `maglev` clusters). */

@@ -65,7 +65,12 @@ export type RedirectPathIR =
   /** The whole path. */
   | { kind: 'replace'; path: string }
   /** The request's path less a final "/" (ingress-nginx: `/a/` -> `/a`, `/` -> ``). */
-  | { kind: 'strip-trailing-slash' };
+  | { kind: 'strip-trailing-slash' }
+  /**
+   * The part of the path the route's prefix matched replaced by `replacement`, never leaving `//` (the Gateway API's
+   * ReplacePrefixMatch: `/old` -> `/new` turns `/old/x` into `/new/x`, `/old` -> `/` turns it into `/x`).
+   */
+  | { kind: 'replace-prefix'; replacement: string };
 
 export type RedirectQueryIR =
   /** No query. */
@@ -140,12 +145,12 @@ export interface RouteIR {
 }
 
 /**
- * The clusters a route sends requests to: its own, its split's, its mirror's. The one walk every count of cluster
+ * The clusters a route sends requests to: its own, its split's, its mirrors'. The one walk every count of cluster
  * use makes (a full translation's cluster list and an incremental one's counts must agree).
  */
 export function routeClusters(route: RouteIR): string[] {
   if (route.action.kind !== 'forward') return [];
   const names = [route.action.cluster, ...(route.action.split?.backends ?? []).map((backend) => backend.cluster)];
-  if (route.policy?.mirrorCluster !== undefined) names.push(route.policy.mirrorCluster);
+  for (const mirror of route.policy?.mirrors ?? []) names.push(mirror.cluster);
   return names;
 }

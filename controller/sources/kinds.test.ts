@@ -20,6 +20,7 @@ test('every kind of the table is a source kind, watched at its API path', (t) =>
     HTTPRoute: ['/apis/gateway.networking.k8s.io/v1/httproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes'],
     TLSRoute: ['/apis/gateway.networking.k8s.io/v1/tlsroutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/tlsroutes'],
     TCPRoute: ['/apis/gateway.networking.k8s.io/v1/tcproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/tcproutes'],
+    GRPCRoute: ['/apis/gateway.networking.k8s.io/v1/grpcroutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/grpcroutes'],
     ReferenceGrant: ['/apis/gateway.networking.k8s.io/v1/referencegrants', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/referencegrants'],
   });
 });

@@ -111,6 +111,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   HTTPRoute: 'httproutes',
   TLSRoute: 'tlsroutes',
   TCPRoute: 'tcproutes',
+  GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
 };
 

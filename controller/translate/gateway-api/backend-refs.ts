@@ -6,9 +6,10 @@ import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '..
 import type { HTTPBackendRef, ReferenceGrant } from '../shared/kube-objects.js';
 import { isGranted } from './reference-grants.js';
 
+import { GatewayReason } from './reasons.js';
+
 /** The Gateway API's group (parentRefs, grants' `from`). */
 export const gatewayGroup = 'gateway.networking.k8s.io';
-import { GatewayReason } from './reasons.js';
 
 /** A backendRef that cannot be served: why, for the route's diagnostics (the spec's ResolvedRefs reasons). */
 export interface InvalidBackend {
@@ -20,14 +21,34 @@ export interface RuleBackends {
   action: RouteActionIR;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
+  /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
+  websocket: boolean;
 }
 
 /** The spec: a rule that sends nowhere (no backendRefs, every weight 0, only invalid refs) answers 500. */
 const internalError: RouteActionIR = { kind: 'direct', status: 500 };
 
-type Resolved = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
+/** One backendRef: its cluster, or why it cannot be served. */
+export type ResolvedBackend =
+  /** `websocket`: the port says it speaks WebSocket (appProtocol kubernetes.io/ws): upgrades are let through. */
+  | { valid: true; cluster: ClusterIR; websocket?: true }
+  | { valid: false; problem: InvalidBackend };
+type Resolved = ResolvedBackend;
 
-function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[], routeKind: string): Resolved {
+/** Which kind of route refers: the ReferenceGrant `from` kind; gRPC's backends always speak HTTP/2. */
+export type BackendRouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute';
+
+/** Service port appProtocols of the Kubernetes standard (KEP-3726) the routes act on. */
+export const h2cAppProtocol = 'kubernetes.io/h2c';
+export const websocketAppProtocol = 'kubernetes.io/ws';
+
+export function resolveBackendRef(
+  ref: HTTPBackendRef,
+  routeNamespace: string,
+  services: ServiceIndex,
+  grants: readonly ReferenceGrant[],
+  routeKind: BackendRouteKind = 'HTTPRoute',
+): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
   const namespace = ref.namespace ?? routeNamespace;
@@ -43,7 +64,15 @@ function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceI
   if (ref.port === undefined) return invalid(GatewayReason.BackendNotFound, `backendRef to service ${namespace}/${ref.name} names no port`);
   const port = (service.spec?.ports ?? []).filter(isTcpServicePort).find((p) => p.port === ref.port);
   if (port === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} has no TCP port ${ref.port}`);
-  return { valid: true, cluster: { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } } };
+  const cluster: ClusterIR = { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } };
+  // The port's appProtocol (the spec's Backend Protocol): HTTP/2 over cleartext, or WebSocket upgrades allowed.
+  // gRPC is HTTP/2: a GRPCRoute's backends are spoken to over HTTP/2 (cleartext) whatever the port says.
+  // TLSRoute and TCPRoute backends get the bytes as they are.
+  if ((port.appProtocol === h2cAppProtocol && routeKind === 'HTTPRoute') || routeKind === 'GRPCRoute') {
+    return { valid: true, cluster: { ...cluster, name: `${cluster.name}~h2c`, protocol: 'http2' } };
+  }
+  if (port.appProtocol === websocketAppProtocol && routeKind === 'HTTPRoute') return { valid: true, cluster, websocket: true };
+  return { valid: true, cluster };
 }
 
 /** A rule's backendRefs as clusters by weight: the valid ones (weight > 0), and the weight of the invalid ones. */
@@ -53,6 +82,8 @@ export interface WeightedBackends {
   invalidWeight: number;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
+  /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
+  websocket: boolean;
 }
 
 export function resolveWeightedBackends(
@@ -60,16 +91,17 @@ export function resolveWeightedBackends(
   routeNamespace: string,
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
-  routeKind: string,
+  routeKind: BackendRouteKind,
 ): WeightedBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
   // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split).
   const weights = new Map<string, number>();
   let invalidWeight = 0;
+  const websocket = new Set<string>();
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolve(ref, routeNamespace, services, grants, routeKind);
+    const resolved = resolveBackendRef(ref, routeNamespace, services, grants, routeKind);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;
@@ -77,10 +109,11 @@ export function resolveWeightedBackends(
     }
     if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);
     weights.set(resolved.cluster.name, (weights.get(resolved.cluster.name) ?? 0) + weight);
+    if (resolved.websocket === true && weight > 0) websocket.add(resolved.cluster.name);
   }
   const backends: WeightedClusterIR[] = [...weights].filter(([, weight]) => weight > 0).map(([cluster, weight]) => ({ cluster, weight }));
   // Only clusters connections may reach are served.
-  return { backends, invalidWeight, clusters: clusters.filter((c) => backends.some((v) => v.cluster === c.name)), invalid };
+  return { backends, invalidWeight, clusters: clusters.filter((c) => backends.some((v) => v.cluster === c.name)), invalid, websocket: websocket.size > 0 };
 }
 
 export function resolveRuleBackends(
@@ -88,12 +121,13 @@ export function resolveRuleBackends(
   routeNamespace: string,
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
+  routeKind: 'HTTPRoute' | 'GRPCRoute' = 'HTTPRoute',
 ): RuleBackends {
-  const { backends: valid, invalidWeight, clusters: used, invalid } = resolveWeightedBackends(refs, routeNamespace, services, grants, 'HTTPRoute');
+  const { backends: valid, invalidWeight, clusters: used, invalid, websocket } = resolveWeightedBackends(refs, routeNamespace, services, grants, routeKind);
   const [first, ...rest] = valid;
-  if (first === undefined) return { action: internalError, clusters: [], invalid };
-  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid };
+  if (first === undefined) return { action: internalError, clusters: [], invalid, websocket: false };
+  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid, websocket };
   const totalWeight = valid.reduce((sum, v) => sum + v.weight, 0) + invalidWeight;
   const split = { backends: rest, totalWeight, ...(invalidWeight > 0 ? { errorWeight: invalidWeight } : {}) };
-  return { action: { kind: 'forward', cluster: first.cluster, split }, clusters: used, invalid };
+  return { action: { kind: 'forward', cluster: first.cluster, split }, clusters: used, invalid, websocket };
 }

@@ -4,10 +4,11 @@ import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR, TcpChainIR } fro
 import type { ServiceIndex } from '../shared/backend.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
-import { resolveRuleBackends } from './backend-refs.js';
+import { resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
 import { GatewayReason } from './reasons.js';
 import { translateFilters } from './route-filters.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
+import { translateRulePolicy } from './rule-policy.js';
 import type { RankedMatch } from './route-precedence.js';
 
 /** One match of one rule of one route, ready to be ranked and placed on its hosts. */
@@ -41,29 +42,44 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
   const referenced: string[] = [];
   const problems: RuleProblem[] = [];
   for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
+    // A named rule (rules[].name) is called by its name too in what is reported.
+    const ruleName = rule.name === undefined ? `rule ${r}` : `rule ${r} (${rule.name})`;
     const refs = rule.backendRefs ?? [];
-    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.push(`${ref.namespace ?? namespace}/${ref.name}`);
+    const mirrorRefs = (rule.filters ?? []).flatMap((f) => (f.type === 'RequestMirror' && f.requestMirror !== undefined ? [f.requestMirror.backendRef] : []));
+    for (const ref of [...refs, ...mirrorRefs]) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.push(`${ref.namespace ?? namespace}/${ref.name}`);
     const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
     for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
       const translated = translateMatch(match);
       if (translated.valid) matches.push({ m, match, ir: translated.match });
-      else problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedValue, message: `rule ${r} match ${m}: ${translated.error}; this match is not served` });
+      else problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedValue, message: `${ruleName} match ${m}: ${translated.error}; this match is not served` });
     }
-    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path));
+    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path), {
+      resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants),
+    });
+    const rulePolicy = translateRulePolicy(rule);
     let action: RouteActionIR;
     let policy: RoutePolicyIR | undefined;
     if (!filters.valid) {
-      problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `rule ${r}: ${filters.error}; the rule answers 500` });
+      problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `${ruleName}: ${filters.error}; the rule answers 500` });
+      action = { kind: 'direct', status: 500 };
+    } else if (!rulePolicy.valid) {
+      problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedValue, message: `${ruleName}: ${rulePolicy.error}; the rule answers 500` });
       action = { kind: 'direct', status: 500 };
     } else if (filters.redirect !== undefined) {
       // A redirect answers every request of the rule itself: its backendRefs are not used.
       action = filters.redirect;
     } else {
       const backends = resolveRuleBackends(refs, namespace, services, grants);
-      for (const problem of backends.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `rule ${r}: ${problem.message}` });
+      for (const problem of backends.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      // A mirror's invalid backendRef: ResolvedRefs False too (the spec), the mirror dropped.
+      for (const problem of filters.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
       action = backends.action;
-      if (action.kind === 'forward' && Object.keys(filters.policy).length > 0) policy = filters.policy;
+      const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy, ...(backends.websocket ? { websocket: true as const } : {}) };
+      if (action.kind === 'forward') {
+        clusters.push(...filters.clusters);
+        if (Object.keys(combined).length > 0) policy = combined;
+      }
     }
     for (const { m, match, ir: translated } of matches) {
       const { path, headers, queryParams, rankedPath } = translated;

@@ -4,12 +4,13 @@
 // join one IR listener too: a TLS server (filter chain, certificate) per HTTPS listener serving one route table, and
 // the TLSRoutes' TCP proxy chains (tcp-chains.ts). A TCP listener is an IR listener with its one TCP proxy chain. A new
 // listener protocol adds its join to `listenerJoins`.
-import { type ListenerIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
+import { type ListenerIR, type RouteIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
 import type { AcceptedListener } from './listener-acceptance.js';
 import type { ListenerBinding } from './listener-bindings.js';
+import { redirectOnListener } from './route-filters.js';
 import { compareMatches } from './route-precedence.js';
 import type { TcpChains } from './tcp-chains.js';
 
@@ -26,6 +27,12 @@ export function ownGatewayHttpListenerName(gateway: { metadata: { namespace?: st
   return `gateway/${namespaceOf(gateway.metadata)}/${gateway.metadata.name}/http/${port}`;
 }
 
+/** A route as served on a listener: a redirect takes the listener's port and scheme where it names none (the spec). */
+function onListener(route: RouteIR, listener: { port: number; scheme: 'http' | 'https' }): RouteIR {
+  if (route.action.kind !== 'redirect') return route;
+  return { ...route, action: redirectOnListener(route.action, listener) };
+}
+
 /** IR listener name of a socket's Gateway listeners of one family (`http`, `tls`, `tcp`): shared, or a Gateway's own. */
 function socketListenerName(family: string, binding: ListenerBinding, listeners: readonly AcceptedListener[]): string {
   const listenerPort = listeners[0]?.listener.port ?? binding.port;
@@ -36,16 +43,17 @@ function socketListenerName(family: string, binding: ListenerBinding, listeners:
 /** One protocol's IR listeners on one socket, from the served listeners there (oldest Gateway first). */
 type ListenerJoin = (binding: ListenerBinding, listeners: readonly AcceptedListener[], hosts: PortHosts, chains: TcpChains) => ListenerIR[];
 
-function routeTable(name: string, hosts: PortHosts): RouteTableIR {
+function routeTable(name: string, hosts: PortHosts, listener: { port: number; scheme: 'http' | 'https' }): RouteTableIR {
   const virtualHosts: VirtualHostIR[] = [...hosts]
     .map(([host, matches]) => ({
       name: host,
       hostnames: [host],
-      routes: [...matches.values()].sort(compareMatches).map((m) => m.ir),
+      routes: [...matches.values()].sort(compareMatches).map((m) => onListener(m.ir, listener)),
       wildcardLabels: 'one-or-more' as const,
     }))
     .sort(compareVirtualHosts);
-  return { name, virtualHosts };
+  // The CORS filter always: a route's CORS filter (a common first change) then updates the routes, not the listener.
+  return { name, virtualHosts, corsFilter: 'always' };
 }
 
 function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
@@ -65,7 +73,7 @@ const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
       port: binding.port,
       ...(binding.address === undefined ? {} : { address: binding.address }),
       protocol: 'HTTP',
-      routeTable: routeTable(name, hosts),
+      routeTable: routeTable(name, hosts, { port: listenerPort, scheme: 'http' }),
       routeConfiguration: name,
       sources: sourcesOf(listeners),
     },
@@ -87,7 +95,9 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
       name,
       port: binding.port,
       ...(binding.address === undefined ? {} : { address: binding.address }),
-      ...(tlsServers.length > 0 ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts), routeConfiguration: name, tlsServers } : { protocol: 'TLS' as const }),
+      ...(tlsServers.length > 0
+        ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts, { port: listeners[0]?.listener.port ?? binding.port, scheme: 'https' }), routeConfiguration: name, tlsServers }
+        : { protocol: 'TLS' as const }),
       ...(tcpChains.length > 0 ? { tcpChains } : {}),
       sources: sourcesOf(listeners),
     },

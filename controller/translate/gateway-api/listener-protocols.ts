@@ -35,9 +35,9 @@ export interface ListenerProtocol {
 const where = (listener: GatewayListener): string => `listener ${listener.name} (port ${listener.port})`;
 
 export const listenerProtocols: Readonly<Partial<Record<string, ListenerProtocol>>> = {
-  HTTP: { routeKinds: ['HTTPRoute'], family: 'http', hostnames: true },
+  HTTP: { routeKinds: ['HTTPRoute', 'GRPCRoute'], family: 'http', hostnames: true },
   HTTPS: {
-    routeKinds: ['HTTPRoute'],
+    routeKinds: ['HTTPRoute', 'GRPCRoute'],
     family: 'tls',
     hostnames: true,
     terminates: () => true,

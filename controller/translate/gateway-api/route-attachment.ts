@@ -1,7 +1,7 @@
 // Route attachment, for every route kind: a route's parentRefs -> our Gateways' served listeners (sectionName, port),
 // allowedRoutes (namespaces, kinds), hostname intersection and listener isolation. The result per parentRef is
 // what the route's status.parents entry says (Accepted or why not) and where the route is served.
-import type { Gateway, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../shared/kube-objects.js';
+import type { GRPCRoute, Gateway, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../shared/kube-objects.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { gatewayGroup } from './backend-refs.js';
 import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
@@ -9,7 +9,7 @@ import type { AcceptedListener } from './listener-acceptance.js';
 import { GatewayReason } from './reasons.js';
 
 /** Every route kind's object type (a new kind joins this union and route-kinds.ts). */
-export type AttachableRoute = HTTPRoute | TLSRoute | TCPRoute;
+export type AttachableRoute = HTTPRoute | GRPCRoute | TLSRoute | TCPRoute;
 
 export interface Refusal {
   reason: string;

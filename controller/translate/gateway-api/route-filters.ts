@@ -1,12 +1,37 @@
 // A rule's filters -> what they do to its routes: header changes both ways, a redirect in place of forwarding, a URL
-// rewrite. A filter that cannot be served makes the rule answer 500 instead: serving it without the filter could
-// forward what the filter would have redirected or stripped (an auth header, say).
-import type { HeaderIR, HeaderMutationIR, PathMatchIR, RedirectIR, RoutePolicyIR } from '../../../ir/index.js';
-import type { HTTPHeaderFilter, HTTPRouteFilter } from '../shared/kube-objects.js';
+// rewrite, request mirrors, CORS. A filter that cannot be served makes the rule answer 500 instead: serving it without
+// the filter could forward what the filter would have redirected or stripped (an auth header, say). A mirror whose
+// backendRef is invalid is dropped (the spec), the rule served without it.
+import type {
+  ClusterIR,
+  CorsPolicyIR,
+  HeaderIR,
+  HeaderMutationIR,
+  PathMatchIR,
+  RedirectIR,
+  RequestMirrorIR,
+  RoutePolicyIR,
+} from '../../../ir/index.js';
+import type { HTTPBackendRef, HTTPCORSFilter, HTTPHeaderFilter, HTTPRequestMirrorFilter, HTTPRouteFilter } from '../shared/kube-objects.js';
+import type { InvalidBackend, ResolvedBackend } from './backend-refs.js';
 
 export type RuleFilters =
-  | { valid: true; redirect?: RedirectIR; policy: RoutePolicyIR }
+  | {
+      valid: true;
+      redirect?: RedirectIR;
+      policy: RoutePolicyIR;
+      /** The mirrors' clusters. */
+      clusters: ClusterIR[];
+      /** Mirrors dropped for their backendRef (ResolvedRefs reasons). */
+      invalid: InvalidBackend[];
+    }
   | { valid: false; error: string };
+
+/** What the filters need from the rest of the translation. */
+export interface FilterContext {
+  /** A mirror's backendRef -> its cluster (same rules as a backendRef: kind, ReferenceGrant, Service and port). */
+  resolveBackend(ref: HTTPBackendRef): ResolvedBackend;
+}
 
 function mutation(filter: HTTPHeaderFilter): HeaderMutationIR {
   const pairs = (list: { name: string; value: string }[] | undefined): HeaderIR[] => (list ?? []).map(({ name, value }) => ({ name: name.toLowerCase(), value }));
@@ -16,15 +41,68 @@ function mutation(filter: HTTPHeaderFilter): HeaderMutationIR {
 
 const redirectStatuses = [301, 302, 303, 307, 308] as const;
 
+/** The mirror's share: percent or fraction (the spec allows one of them; neither: every request). */
+function mirrorFraction(mirror: HTTPRequestMirrorFilter): RequestMirrorIR['fraction'] | { error: string } | undefined {
+  if (mirror.percent !== undefined && mirror.fraction !== undefined) return { error: 'RequestMirror with both percent and fraction' };
+  if (mirror.percent !== undefined) {
+    if (!Number.isInteger(mirror.percent) || mirror.percent < 0 || mirror.percent > 100) return { error: `RequestMirror percent ${mirror.percent} is not 0-100` };
+    return mirror.percent === 100 ? undefined : { numerator: mirror.percent, denominator: 100 };
+  }
+  if (mirror.fraction !== undefined) {
+    const { numerator } = mirror.fraction;
+    const denominator = mirror.fraction.denominator ?? 100;
+    if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || numerator < 0 || denominator < 1 || numerator > denominator) {
+      return { error: `RequestMirror fraction ${numerator}/${denominator} is not a share (0 <= numerator <= denominator, denominator >= 1)` };
+    }
+    return numerator === denominator ? undefined : { numerator, denominator };
+  }
+  return undefined;
+}
+
+/**
+ * The host part of a Gateway API CORS origin as an RE2 pattern of the whole Origin: `*` matches any number of labels
+ * to its left (the spec: "a greedy match to the left"), never a `/` or a port.
+ */
+function originPattern(origin: string): string {
+  return `^${origin
+    .split('*')
+    .map((part) => part.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&'))
+    .join('[^/:]+')}$`;
+}
+
+function translateCors(cors: HTTPCORSFilter): CorsPolicyIR {
+  const origins = cors.allowOrigins ?? [];
+  const exact = origins.filter((o) => o === '*' || !o.includes('*'));
+  const wildcards = origins.filter((o) => o !== '*' && o.includes('*'));
+  return {
+    allowOrigins: exact,
+    ...(wildcards.length > 0 ? { allowOriginPatterns: wildcards.map(originPattern) } : {}),
+    allowMethods: [...(cors.allowMethods ?? [])],
+    allowHeaders: [...(cors.allowHeaders ?? [])],
+    exposeHeaders: [...(cors.exposeHeaders ?? [])],
+    allowCredentials: cors.allowCredentials === true,
+    ...(cors.maxAge === undefined ? {} : { maxAgeSeconds: cors.maxAge }),
+  };
+}
+
 /**
  * `matches`: the IR paths of the rule's matches, since ReplacePrefixMatch needs each to be a prefix (the spec); a rule
  * whose matches are not all prefixes cannot take it.
  */
-export function translateFilters(filters: readonly HTTPRouteFilter[], matches: readonly PathMatchIR[]): RuleFilters {
+export function translateFilters(filters: readonly HTTPRouteFilter[], matches: readonly PathMatchIR[], context: FilterContext): RuleFilters {
   const policy: RoutePolicyIR = {};
   let redirect: RedirectIR | undefined;
+  const mirrors: RequestMirrorIR[] = [];
+  const clusters: ClusterIR[] = [];
+  const invalid: InvalidBackend[] = [];
   const allPrefixes = matches.every((m) => m.kind === 'prefix');
+  const seen = new Set<string>();
   for (const filter of filters) {
+    // The spec allows each filter type once per rule, except RequestMirror and ExtensionRef.
+    if (filter.type !== 'RequestMirror' && filter.type !== 'ExtensionRef') {
+      if (seen.has(filter.type)) return { valid: false, error: `filter ${filter.type} more than once` };
+      seen.add(filter.type);
+    }
     switch (filter.type) {
       case 'RequestHeaderModifier':
         if (filter.requestHeaderModifier === undefined) return { valid: false, error: 'RequestHeaderModifier without requestHeaderModifier' };
@@ -44,10 +122,14 @@ export function translateFilters(filters: readonly HTTPRouteFilter[], matches: r
         if (r.hostname !== undefined) redirect.host = r.hostname;
         if (r.port !== undefined) redirect.port = r.port;
         if (r.path !== undefined) {
-          if (r.path.type !== 'ReplaceFullPath' || r.path.replaceFullPath === undefined) {
-            return { valid: false, error: `RequestRedirect path ${r.path.type} is not supported yet` };
+          if (r.path.type === 'ReplaceFullPath' && r.path.replaceFullPath !== undefined) {
+            redirect.path = { kind: 'replace', path: r.path.replaceFullPath };
+          } else if (r.path.type === 'ReplacePrefixMatch' && r.path.replacePrefixMatch !== undefined) {
+            if (!allPrefixes) return { valid: false, error: 'RequestRedirect ReplacePrefixMatch needs every match of the rule to be a PathPrefix' };
+            redirect.path = { kind: 'replace-prefix', replacement: r.path.replacePrefixMatch };
+          } else {
+            return { valid: false, error: `RequestRedirect path ${r.path.type} without its value` };
           }
-          redirect.path = { kind: 'replace', path: r.path.replaceFullPath };
         }
         break;
       }
@@ -65,12 +147,43 @@ export function translateFilters(filters: readonly HTTPRouteFilter[], matches: r
         }
         break;
       }
+      case 'RequestMirror': {
+        if (filter.requestMirror === undefined) return { valid: false, error: 'RequestMirror without requestMirror' };
+        const fraction = mirrorFraction(filter.requestMirror);
+        if (fraction !== undefined && 'error' in fraction) return { valid: false, error: fraction.error };
+        const resolved = context.resolveBackend(filter.requestMirror.backendRef);
+        if (!resolved.valid) {
+          invalid.push({ reason: resolved.problem.reason, message: `RequestMirror: ${resolved.problem.message}; requests are not mirrored there` });
+          break;
+        }
+        if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);
+        mirrors.push({ cluster: resolved.cluster.name, ...(fraction === undefined ? {} : { fraction }) });
+        break;
+      }
+      case 'CORS':
+        if (filter.cors === undefined) return { valid: false, error: 'CORS without cors' };
+        policy.cors = translateCors(filter.cors);
+        break;
       default:
-        return { valid: false, error: `filter ${filter.type} is not supported yet` };
+        return { valid: false, error: `filter ${filter.type} is not supported` };
     }
   }
   if (redirect !== undefined && (policy.rewrite !== undefined || policy.hostRewrite !== undefined)) {
     return { valid: false, error: 'RequestRedirect and URLRewrite in one rule' };
   }
-  return { valid: true, ...(redirect === undefined ? {} : { redirect }), policy };
+  if (mirrors.length > 0) policy.mirrors = mirrors;
+  return { valid: true, ...(redirect === undefined ? {} : { redirect }), policy, clusters, invalid };
+}
+
+/**
+ * A rule's redirect as served on a listener (the spec's port rules): without a port, the new scheme's well-known port
+ * when it names a scheme, else the listener's port; without a scheme, the listener's. A scheme's default port is left
+ * out of the Location (the spec's SHOULD), which Envoy does only when no port is given: it writes any port it is given.
+ * Known gap: with no hostname either, a port-less redirect keeps a port the client's Host header carries.
+ */
+export function redirectOnListener(redirect: RedirectIR, listener: { port: number; scheme: 'http' | 'https' }): RedirectIR {
+  const scheme = redirect.scheme ?? listener.scheme;
+  const port = redirect.port ?? (redirect.scheme !== undefined ? (scheme === 'https' ? 443 : 80) : listener.port);
+  const { port: _given, ...rest } = redirect;
+  return port === (scheme === 'https' ? 443 : 80) ? { ...rest, scheme } : { ...rest, scheme, port };
 }

@@ -3,7 +3,8 @@
 // (ir-listeners.ts) are shared. A listener takes a kind when its protocol lists it (listener-protocols.ts).
 // A kind whose rules are not HTTP matches (TLSRoute, TCPRoute) adds its own result next to `matches` and its join.
 import type { ServiceIndex } from '../shared/backend.js';
-import { type ClusterState, type HTTPRoute, type ReferenceGrant, type TCPRoute, type TLSRoute, objectsOf } from '../shared/kube-objects.js';
+import { type ClusterState, type GRPCRoute, type HTTPRoute, type ReferenceGrant, type TCPRoute, type TLSRoute, objectsOf } from '../shared/kube-objects.js';
+import { translateGrpcRouteRules } from './grpcroute-rules.js';
 import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
 import { translateL4RouteRules } from './l4-route-rules.js';
 import type { AttachableRoute } from './route-attachment.js';
@@ -26,6 +27,12 @@ const httpRoute: RouteKind<HTTPRoute> = {
   translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants),
 };
 
+const grpcRoute: RouteKind<GRPCRoute> = {
+  kind: 'GRPCRoute',
+  routes: (state) => objectsOf(state, 'GRPCRoute'),
+  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants),
+};
+
 // Their connections become TCP proxy filter chains (tcp-chains.ts), not HTTP matches.
 const tlsRoute: RouteKind<TLSRoute> = {
   kind: 'TLSRoute',
@@ -39,4 +46,4 @@ const tcpRoute: RouteKind<TCPRoute> = {
   translate: (route, context) => translateL4RouteRules(route, context.services, context.grants),
 };
 
-export const routeKinds: readonly RouteKind[] = [httpRoute, tlsRoute, tcpRoute];
+export const routeKinds: readonly RouteKind[] = [httpRoute, grpcRoute, tlsRoute, tcpRoute];

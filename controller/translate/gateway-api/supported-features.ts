@@ -4,8 +4,9 @@
 // module's pkg/features (sigs.k8s.io/gateway-api v1.6.3).
 //
 // Not claimed yet, and why: GatewayPort8080 (8080 is the Ingress listeners' default port, refused as
-// PortUnavailable); HTTPRoutePathRedirect (RequestRedirect ReplacePrefixMatch is not served); mirrors, timeouts,
-// retries, CORS, named rules, backend protocols, BackendRequestHeaderModification (not implemented).
+// PortUnavailable); HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in v1.6.3;
+// retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
+// BackendRequestHeaderModification (backendRefs[].filters not implemented).
 export const supportedFeatures: readonly string[] = [
   // Core of the GATEWAY-HTTP profile.
   'Gateway',
@@ -19,13 +20,24 @@ export const supportedFeatures: readonly string[] = [
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',
+  'HTTPRouteBackendProtocolH2C',
+  'HTTPRouteBackendProtocolWebSocket',
+  'HTTPRouteBackendTimeout',
+  'HTTPRouteCORS',
   'HTTPRouteHostRewrite',
   'HTTPRouteMethodMatching',
+  'HTTPRouteNamedRouteRule',
   'HTTPRouteParentRefPort',
+  'HTTPRoutePathRedirect',
   'HTTPRoutePathRewrite',
   'HTTPRoutePortRedirect',
   'HTTPRouteQueryParamMatching',
+  'HTTPRouteRequestMirror',
+  'HTTPRouteRequestMultipleMirrors',
+  'HTTPRouteRequestPercentageMirror',
+  'HTTPRouteRequestTimeout',
   'HTTPRouteResponseHeaderModification',
+  'HTTPRouteRetry',
   'HTTPRouteSchemeRedirect',
   // TLS listeners with mode Terminate, and both modes on one port.
   'TLSRouteModeMixed',

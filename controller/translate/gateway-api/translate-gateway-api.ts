@@ -90,7 +90,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     for (const problem of rules.problems) report(problem.reason, problem.message);
     for (const cluster of rules.clusters) clusters.set(cluster.name, cluster);
     for (const service of rules.services) referenced.add(service);
-    if (rules.stream !== undefined && route.kind !== 'HTTPRoute') {
+    if (rules.stream !== undefined && (route.kind === 'TLSRoute' || route.kind === 'TCPRoute')) {
       // TLSRoute, TCPRoute: TCP proxy chains on their listeners, not HTTP matches.
       chains.place(route, attachmentResult.parents.flatMap((p) => p.listeners), rules.stream, report);
       continue;

@@ -183,6 +183,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     tcpRoutes: (state.tcpRoutes ?? []).length > 0 ? [] : [{ kind: 'TCPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
   }),
+  GRPCRoute: (state) => ({
+    ...state,
+    grpcRoutes: (state.grpcRoutes ?? []).length > 0 ? [] : [{ kind: 'GRPCRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
   ReferenceGrant: (state) => ({
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],

@@ -77,6 +77,7 @@ export const kindTable = {
     build: 'full',
     reads: 'all',
   },
+  GRPCRoute: { state: 'grpcRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   ReferenceGrant: {
     state: 'referenceGrants',
     apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'],
@@ -91,7 +92,7 @@ export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

@@ -177,6 +177,7 @@ export type KubeObject =
   | GatewayClass
   | Gateway
   | HTTPRoute
+  | GRPCRoute
   | TLSRoute
   | TCPRoute
   | ReferenceGrant;
@@ -282,6 +283,25 @@ export interface HTTPRouteRule {
   matches?: HTTPRouteMatch[];
   backendRefs?: HTTPBackendRef[];
   filters?: HTTPRouteFilter[];
+  /** Gateway API Durations (GEP-2257), e.g. `500ms`, `1m30s`. */
+  timeouts?: { request?: string; backendRequest?: string };
+  /** Experimental channel. */
+  retry?: { codes?: number[]; attempts?: number; backoff?: string };
+}
+
+export interface HTTPRequestMirrorFilter {
+  backendRef: HTTPBackendRef;
+  percent?: number;
+  fraction?: { numerator: number; denominator?: number };
+}
+
+export interface HTTPCORSFilter {
+  allowOrigins?: string[];
+  allowCredentials?: boolean;
+  allowMethods?: string[];
+  allowHeaders?: string[];
+  exposeHeaders?: string[];
+  maxAge?: number;
 }
 
 export interface HTTPHeaderFilter {
@@ -302,6 +322,9 @@ export interface HTTPRouteFilter {
   responseHeaderModifier?: HTTPHeaderFilter;
   requestRedirect?: { scheme?: string; hostname?: string; path?: HTTPPathModifier; port?: number; statusCode?: number };
   urlRewrite?: { hostname?: string; path?: HTTPPathModifier };
+  requestMirror?: HTTPRequestMirrorFilter;
+  cors?: HTTPCORSFilter;
+  extensionRef?: { group: string; kind: string; name: string };
 }
 
 export interface HTTPRoute {
@@ -333,6 +356,32 @@ export interface TCPRoute {
   kind: 'TCPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; rules?: L4RouteRule[] };
+}
+
+export interface GRPCMethodMatch {
+  type?: 'Exact' | 'RegularExpression';
+  service?: string;
+  method?: string;
+}
+
+export interface GRPCRouteMatch {
+  method?: GRPCMethodMatch;
+  headers?: HTTPHeaderMatch[];
+}
+
+export interface GRPCRouteRule {
+  name?: string;
+  matches?: GRPCRouteMatch[];
+  /** RequestHeaderModifier, ResponseHeaderModifier, RequestMirror, ExtensionRef (the GRPCRoute filter types). */
+  filters?: HTTPRouteFilter[];
+  backendRefs?: HTTPBackendRef[];
+}
+
+export interface GRPCRoute {
+  apiVersion?: string;
+  kind: 'GRPCRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: GRPCRouteRule[] };
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */

@@ -98,13 +98,18 @@ export const GatewayReason = {
   /** None of the route's hostnames meets the listener's. */
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
   /**
-   * A match that cannot be served (a regex RE2 refuses, a path not starting with `/`): that match is dropped. Or a
-   * listener TLS setting that is not allowed (HTTPS with a tls.mode other than Terminate, TLS without a mode).
+   * A match that cannot be served (a regex RE2 refuses, a path not starting with `/`): that match is dropped; or a
+   * rule's timeouts or retry that cannot be (not a Gateway API Duration, backendRequest over request): the rule
+   * answers 500. Or a listener TLS setting that is not allowed (HTTPS with a tls.mode other than Terminate, TLS
+   * without a mode).
    */
   UnsupportedValue: 'UnsupportedValue',
   /** A filter (or a form of one) not implemented yet; the rule answers 500 rather than be served without it. */
   UnsupportedFilter: 'UnsupportedFilter',
-  /** A backendRef names a Service that does not exist, or a port it lacks (or none); its share of the weight answers 500. */
+  /**
+   * A backendRef names a Service that does not exist, or a port it lacks (or none): its share of the weight answers
+   * 500; a RequestMirror's: that mirror is dropped.
+   */
   BackendNotFound: 'BackendNotFound',
   /** A backendRef to something other than a Service; its share of the weight answers 500. */
   InvalidKind: 'InvalidKind',

@@ -121,7 +121,7 @@ export function nginxMirrorPass(
       }
     }
     const cluster = targets.get(key);
-    return cluster === undefined ? route : changedRoute(route, { policy: { ...route.policy, mirrorCluster: cluster } });
+    return cluster === undefined ? route : changedRoute(route, { policy: { ...route.policy, mirrors: [{ cluster }] } });
   };
 }
 
