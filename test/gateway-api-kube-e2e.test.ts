@@ -231,3 +231,50 @@ test.serial('allowedRoutes Selector follows the route Namespace\'s labels as the
   await waitFor(async () => (await serviceAt('tenant.example.test')) === 'status 404', { description: 'tenant host gone', timeoutMs: 30_000 });
   t.pass();
 });
+
+test.serial('TCPRoute and TLSRoute parents: Accepted on our TCP and TLS listeners, the TCP port proxies the connection', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const [tcpPort, tlsPort] = [await freePort(), await freePort()];
+  await apply([
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'l4', namespace: ns },
+      spec: {
+        gatewayClassName: 'envoy',
+        listeners: [
+          { name: 'tcp', port: tcpPort, protocol: 'TCP' },
+          { name: 'tls', port: tlsPort, protocol: 'TLS', hostname: '*.example.test', tls: { mode: 'Passthrough' } },
+        ],
+      },
+    },
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TCPRoute', metadata: { name: 'raw', namespace: ns }, spec: { parentRefs: [{ name: 'l4', sectionName: 'tcp' }], rules: [{ backendRefs: [webBackend] }] } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'TLSRoute',
+      metadata: { name: 'sni', namespace: ns },
+      spec: { parentRefs: [{ name: 'l4', sectionName: 'tls' }], hostnames: ['db.example.test'], rules: [{ backendRefs: [{ name: 'missing', port: 443 }] }] },
+    },
+  ]);
+  const ourConditions = async (kind: string, name: string): Promise<string[] | undefined> =>
+    (await get(kind, name, ns)).status?.parents?.find((p) => p.controllerName === controllerName)?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`);
+  await waitFor(async () => (await ourConditions('tcproute', 'raw'))?.[0] === 'Accepted=True/Accepted@1', { description: 'TCPRoute accepted', timeoutMs: 30_000 });
+  t.deepEqual(await ourConditions('tcproute', 'raw'), ['Accepted=True/Accepted@1', 'ResolvedRefs=True/ResolvedRefs@1']);
+  await waitFor(async () => (await ourConditions('tlsroute', 'sni')) !== undefined, { description: 'TLSRoute status written', timeoutMs: 30_000 });
+  t.deepEqual(await ourConditions('tlsroute', 'sni'), ['Accepted=True/Accepted@1', 'ResolvedRefs=False/BackendNotFound@1']);
+  // HTTP through the TCP listener reaches the echo unchanged.
+  await waitFor(async () => {
+    try {
+      const res = await httpGet({ port: tcpPort, hostHeader: 'any.example.test', path: '/', timeoutMs: 3000 });
+      return res.status === 200 && res.json?.service === 'web';
+    } catch {
+      return false;
+    }
+  }, { description: 'TCP listener proxies to web', timeoutMs: 30_000 });
+  const l4 = await get('gateway', 'l4', ns);
+  t.deepEqual(l4.status?.listeners?.map((l) => [l.name, l.attachedRoutes, l.supportedKinds.map((k) => k.kind)]), [
+    ['tcp', 1, ['TCPRoute']],
+    ['tls', 1, ['TLSRoute']],
+  ]);
+});

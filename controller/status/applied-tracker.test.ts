@@ -235,3 +235,14 @@ test('the tracker follows a reconciler-like emitter of built events', async (t) 
   builds.emit('built', { generation: 8, servedIngresses: served });
   t.is(tracker.pendingGeneration, undefined, 'stopped trackers ignore builds');
 });
+
+test('an applied generation carries its Gateway API status data (what may now say Programmed)', async (t) => {
+  const { cache, server, tracker, applied, address } = await start(t);
+  const gatewayApiStatus = { gatewayClasses: [], gateways: [], routes: [] };
+  cache.update(config());
+  tracker.noteBuilt({ generation: 1, servedIngresses: served, gatewayApiStatus });
+  const stop = autoAck(server, cache, connect(address, cache));
+  t.teardown(stop);
+  await nextApplied(tracker);
+  t.is(applied[0]?.gatewayApiStatus, gatewayApiStatus);
+});

@@ -8,7 +8,8 @@ import type { ObjectStore, StoreChange } from '../store.js';
 import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
-import type { Gateway, GatewayClass, HTTPRoute, ObjectRef } from '../translate/shared/kube-objects.js';
+import { kindTable } from '../translate/shared/kinds.js';
+import type { Gateway, GatewayClass, HTTPRoute, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
@@ -19,12 +20,21 @@ import {
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | HTTPRoute;
+type StatusObject = GatewayClass | Gateway | HTTPRoute | TLSRoute | TCPRoute;
 type StatusKind = StatusObject['kind'];
 
 const group = 'gateway.networking.k8s.io';
-const version = 'v1';
-const plurals: Record<StatusKind, string> = { GatewayClass: 'gatewayclasses', Gateway: 'gateways', HTTPRoute: 'httproutes' };
+const plurals: Record<StatusKind, string> = {
+  GatewayClass: 'gatewayclasses',
+  Gateway: 'gateways',
+  HTTPRoute: 'httproutes',
+  TLSRoute: 'tlsroutes',
+  TCPRoute: 'tcproutes',
+};
+/** The version watched (the kind table's first), which the status is written through. */
+function versionOf(kind: StatusKind): string {
+  return kindTable[kind].apiVersions[0].slice(`${group}/`.length);
+}
 const statusKinds = Object.keys(plurals) as StatusKind[];
 
 function isStatusKind(kind: string): kind is StatusKind {
@@ -195,7 +205,7 @@ export class GatewayApiStatusWriter {
 
   async #write(key: string, obj: StatusObject, body: StatusObject): Promise<void> {
     const { kind, namespace, name } = parseKey(key);
-    const common = { group, version, plural: plurals[kind], name, body };
+    const common = { group, version: versionOf(kind), plural: plurals[kind], name, body };
     const result: unknown =
       kind === 'GatewayClass'
         ? await this.#api.replaceClusterCustomObjectStatus(common)

@@ -348,6 +348,8 @@ export interface TLSRoute {
   kind: 'TLSRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: L4RouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** TCP connections of a TCP listener. */
@@ -356,6 +358,8 @@ export interface TCPRoute {
   kind: 'TCPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; rules?: L4RouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 export interface GRPCMethodMatch {
