@@ -95,3 +95,15 @@ test('tenant flags: hosts merged across namespaces, the default backend namespac
   t.deepEqual(translate, { ...defaultTranslateOptions, allowCrossNamespaceHosts: true, defaultBackendNamespace: 'ops', namespaceRouteBudget: 500 });
   t.throws(() => parse(['--namespace-route-budget', '0']), { message: /--namespace-route-budget/ });
 });
+
+test('the default backend namespace defaults to the controller\'s own namespace (POD_NAMESPACE, as deploy/ sets it)', (t) => {
+  const before = process.env['POD_NAMESPACE'];
+  process.env['POD_NAMESPACE'] = 'envoy-ingress';
+  try {
+    t.is(parse([]).translate.defaultBackendNamespace, 'envoy-ingress');
+    t.is(parse(['--default-backend-namespace', 'ops']).translate.defaultBackendNamespace, 'ops');
+  } finally {
+    if (before === undefined) delete process.env['POD_NAMESPACE'];
+    else process.env['POD_NAMESPACE'] = before;
+  }
+});

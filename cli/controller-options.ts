@@ -5,6 +5,7 @@ import { defaultEdgeHardening, escapedSlashesActions, type EdgeHardeningOptions,
 import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/shared/options.js';
 import { parsePort } from './address.js';
+import { parseAddressPool } from './gateway-address-flags.js';
 import { defaultNamespaceRouteBudget } from '../controller/translate/ingress/namespace-route-budget.js';
 
 export interface TranslationFlags {
@@ -37,10 +38,13 @@ export interface TranslationFlags {
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap. */
   nginxConfigmap?: string;
   nginxAllowCrossNamespaceResources?: boolean;
+  allowUrlTarget?: string[];
   /** 'true' or 'false' (`--access-log=false`). */
   accessLog?: string;
   /** 'true' or 'false' (`--access-log-query=false`). */
   accessLogQuery?: string;
+  /** Standalone: IPs (and IPv4 CIDRs) Gateways bind, one each. */
+  gatewayAddressPool?: string;
 }
 
 /** `NAMESPACE/NAME`; throws a message naming the flag. */
@@ -115,16 +119,25 @@ export function addTranslationFlags(cmd: Command): Command {
       '--allow-cross-namespace-hosts',
       "merge every namespace's rules, TLS entries and host-wide annotations into a host (ingress-nginx's behaviour, for single-tenant clusters); off: the namespace of the oldest Ingress routing a host owns it",
     )
-    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts)')
+    .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts); default: the controller\'s own namespace (POD_NAMESPACE) when set', process.env['POD_NAMESPACE'])
     .option('--namespace-route-budget <paths>', `paths the Ingresses of one namespace may have; past it its newest Ingresses are not served (default: ${defaultNamespaceRouteBudget})`)
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option(
       '--nginx-configmap <namespace/name>',
       "the ingress-nginx ConfigMap whose settings apply to the Ingresses of the nginx layer (watched in Kubernetes mode; a ConfigMap in the manifest directory in standalone mode)",
     )
-    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets of other namespaces (auth-secret: ns/name); off: refused, the paths answer 503')
+    .option('--nginx-allow-cross-namespace-resources', 'let ingress-nginx annotations name Secrets and Services of other namespaces (auth-secret: ns/name; auth-url, mirror-target: name.ns.svc); off: refused (auth paths answer 503, mirrors are not sent)')
+    .option(
+      '--allow-url-target <host>',
+      'a host auth-url and mirror-target may name beyond the Ingress\'s own namespace\'s Services (auth.example.com, *.example.com, oauth2-proxy.auth.svc); repeat for more',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--https-redirect-port <port>', 'port in http->https redirects', String(defaultTranslateOptions.httpsRedirectPort))
     .option('--listen-address <ip>', 'address Envoy listeners bind', '0.0.0.0')
+    .option(
+      '--gateway-address-pool <ips>',
+      'standalone mode: comma-separated IPs and IPv4 CIDRs; each Gateway binds its listener ports on one of them (spec.addresses may pick one); without it Gateways bind on --listen-address and share ports',
+    )
     .option('--http-port <port>', 'Envoy HTTP listener port', '8080')
     .option('--https-port <port>', 'Envoy HTTPS listener port', '8443')
     .addOption(new Option('--access-log <enabled>', 'Envoy writes one JSON access log line per request to its stdout').choices(['true', 'false']).default('true'))
@@ -149,6 +162,8 @@ export function translationOptions(flags: TranslationFlags): { translate: Transl
       ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
       ...(flags.nginxConfigmap !== undefined ? { nginxConfigMap: parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap') } : {}),
       ...(flags.nginxAllowCrossNamespaceResources === true ? { nginxAllowCrossNamespaceResources: true } : {}),
+      ...(flags.allowUrlTarget !== undefined ? { allowedUrlTargets: [...flags.allowUrlTarget] } : {}),
+      ...(flags.gatewayAddressPool !== undefined ? { gatewayAddressing: { mode: 'pool' as const, pool: parseAddressPool(flags.gatewayAddressPool) } } : {}),
     },
     envoy: {
       listenAddress: flags.listenAddress,

@@ -6,7 +6,10 @@ import { createLeaseClient, LeaderElector } from '../controller/leader-election.
 import type { Reconciler } from '../controller/reconciler.js';
 import { createIngressApi } from '../controller/service-ingress/ingress-api.js';
 import { ServiceIngressManager } from '../controller/service-ingress/service-ingress-manager.js';
+import { GatewayServiceManager } from '../controller/gateway-services/gateway-service-manager.js';
+import { createServiceApi } from '../controller/gateway-services/service-api.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
+import { defaultGatewayControllerName } from '../controller/translate/shared/options.js';
 import { AppliedTracker } from '../controller/status/applied-tracker.js';
 import { EventRecorder } from '../controller/status/event-recorder.js';
 import { NodeAddressSource } from '../controller/status/node-address-source.js';
@@ -51,6 +54,8 @@ export interface KubeControllerOptions extends XdsPipelineOptions {
   leaderElection: LeaderElectionOptions;
   /** The Service-annotation Ingress manager; off when absent. */
   serviceIngress?: { hostTemplate: string };
+  /** The Gateway Service manager (--gateway-port-range): one Service per Gateway; off when absent. */
+  gatewayServices?: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string> };
   /** Prometheus metrics to feed (attached before the first build). */
   metrics?: ControllerMetrics;
 }
@@ -126,11 +131,22 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       })
     : undefined;
 
+  const gatewayServices = o.gatewayServices
+    ? new GatewayServiceManager(store, createServiceApi(o.kubeConfig, o.gatewayServices.namespace, { timeoutMs: 10_000 }), {
+        ...o.gatewayServices,
+        controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
+        reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
+        isLeader,
+        log,
+      })
+    : undefined;
+
   elector.on('started-leading', () => {
     log.info({ identity: le.identity }, 'started leading: writing status and Events');
     statusWriter.resync();
     events.record(reconciler.diagnostics);
     manager?.resync();
+    gatewayServices?.resync();
   });
   elector.on('stopped-leading', (reason) => log.warn({ identity: le.identity, reason }, 'stopped leading'));
 
@@ -149,6 +165,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   reconciler.markReady();
   await reconciler.idle();
   manager?.start();
+  gatewayServices?.start();
   elector.start();
   return {
     xdsPort,
@@ -167,10 +184,12 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     async stopLeading() {
       await elector.stop({ release: true });
       await manager?.stop();
+      await gatewayServices?.stop();
     },
     async stop() {
       await elector.stop({ release: true });
       await manager?.stop();
+      await gatewayServices?.stop();
       statusWriter.stop();
       events.stop();
       tracker.stop();

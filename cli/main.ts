@@ -9,6 +9,7 @@ import path from 'node:path';
 import { buildXdsTlsSdsFiles } from '../envoy/bootstrap.js';
 import { addBootstrapFlags, type BootstrapFlags, bootstrapOf, xdsClientTlsOf, xdsTlsFiles } from './bootstrap-flags.js';
 import { addTranslationFlags, translationOptions, type TranslationFlags } from './controller-options.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { drainEnvoy, parseDrainSeconds } from './drain-envoy.js';
 import { createLogger } from './logger.js';
 import { addRunFlags, type RunFlags } from './run-flags.js';
@@ -117,6 +118,48 @@ program
     process.stdout.write(output);
     process.exitCode = exitCode;
   });
+
+program
+  .command('migrate')
+  .description('write Gateway API objects (a Gateway per IngressClass, HTTPRoutes, ReferenceGrants) for the Ingresses this controller serves, copy every other object unchanged, and report per path what behaves differently (OUT/migration-report.json and a table)')
+  .requiredOption('--manifests <dir>', 'read the objects of this manifest directory')
+  .requiredOption('--out <dir>', 'write the migrated manifests here (`run --manifests OUT` serves them)')
+  .option('--gateway-class <name>', 'the GatewayClass written and used by the Gateways', 'envoy-ingress')
+  .option('--gateway-namespace <namespace>', 'namespace of the Gateways (one per IngressClass)', 'default')
+  .option('--http-port <port>', 'port of the Gateways\' HTTP listeners', '80')
+  .option('--https-port <port>', 'port of the Gateways\' HTTPS listeners', '443')
+  .option('--ingress-class <name>', 'IngressClass name this controller serves (as for run)', defaultTranslateOptions.ingressClassName)
+  .option('--controller-name <name>', 'IngressClass spec.controller value that marks our classes (as for run)', defaultTranslateOptions.controllerName)
+  .option('--nginx-annotations', 'read ingress-nginx annotations as `run --nginx-annotations` does, and carry what the Gateway API can say')
+  .option('--nginx-configmap <namespace/name>', 'the ingress-nginx ConfigMap the Ingresses are served with (as for run): its honoured settings are named in the report')
+  .option('--default-backend-namespace <namespace>', 'as for run: the namespace whose rule-less Ingresses give the default backend of every host')
+  .option('--allow-cross-namespace-hosts', 'as for run: default backends (and hosts) are not owned by namespaces')
+  .option('--https-redirect-port <port>', 'port the https redirects name (where clients reach the HTTPS listeners; default: --https-port)')
+  .addOption(new Option('--output <format>', 'what is printed: the table, or the report as JSON').choices(['text', 'json']).default('text'))
+  .action(
+    async (flags: { manifests: string; out: string; gatewayClass: string; gatewayNamespace: string; httpPort: string; httpsPort: string; ingressClass: string; controllerName: string; nginxAnnotations?: boolean; nginxConfigmap?: string; httpsRedirectPort?: string; defaultBackendNamespace?: string; allowCrossNamespaceHosts?: boolean; output: 'text' | 'json' }) => {
+      const { runMigrate } = await import('./migrate-command.js');
+      const { parsePort } = await import('./address.js');
+      const { report, output } = await runMigrate({
+        manifests: flags.manifests,
+        out: flags.out,
+        gatewayClass: flags.gatewayClass,
+        gatewayNamespace: flags.gatewayNamespace,
+        httpPort: parsePort(flags.httpPort, '--http-port'),
+        httpsPort: parsePort(flags.httpsPort, '--https-port'),
+        ...(flags.httpsRedirectPort === undefined ? {} : { httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port') }),
+        ...(flags.nginxConfigmap === undefined ? {} : { nginxConfigmap: flags.nginxConfigmap }),
+        classes: {
+          ingressClassName: flags.ingressClass,
+          controllerName: flags.controllerName,
+          ...(flags.nginxAnnotations === true ? { nginxAnnotations: true } : {}),
+          ...(flags.defaultBackendNamespace === undefined ? {} : { defaultBackendNamespace: flags.defaultBackendNamespace }),
+          ...(flags.allowCrossNamespaceHosts === true ? { allowCrossNamespaceHosts: true } : {}),
+        },
+      });
+      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output);
+    },
+  );
 
 program
   .command('drain-envoy')

@@ -117,7 +117,8 @@ test('JSON output: golden; every issue-listed annotation classified; route chang
   const changes = report.ingresses.flatMap((i) => i.routeChanges.map((c) => `${c.rule} ${c.host} ${c.pathType} ${c.path}`));
   // The paths of api.example.com and legacy.example.com (use-regex / rewrite-target) are regexes here too, and
   // old.example.com's ImplementationSpecific /docs/ a character prefix: every path matches as in ingress-nginx.
-  t.deepEqual(changes, []);
+  // What changes is where auth-url may point: an outside host and another namespace's Service are refused here.
+  t.deepEqual(changes, ['UrlTargetOutsideNamespace old.example.com ImplementationSpecific /docs/', 'UrlTargetOutsideNamespace grafana.example.com Prefix /']);
   t.true(report.summary.changes);
 });
 

@@ -70,6 +70,7 @@ export async function startRunController(
     },
     leaderElection: { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity },
     ...(flags.manageServiceIngress ? { serviceIngress: { hostTemplate: flags.serviceIngressHost } } : {}),
+    ...(options.gatewayServices ? { gatewayServices: options.gatewayServices } : {}),
     ...(metrics ? { metrics } : {}),
   });
 }

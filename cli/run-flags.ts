@@ -9,6 +9,7 @@ import { defaultDebugAddress } from './admin-servers.js';
 import { type BootstrapFlags, xdsTlsFiles } from './bootstrap-flags.js';
 import { parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { parseDrainSeconds } from './drain-envoy.js';
+import { parsePortRange, parseSelector } from './gateway-address-flags.js';
 import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 
 export interface RunFlags extends TranslationFlags, BootstrapFlags {
@@ -26,6 +27,8 @@ export interface RunFlags extends TranslationFlags, BootstrapFlags {
   manageServiceIngress?: boolean;
   upstreamDnsServers?: string;
   serviceIngressHost: string;
+  gatewayPortRange?: string;
+  gatewayServiceSelector: string;
   healthAddress?: string;
   metricsAddress?: string;
   debugAddress: string;
@@ -64,6 +67,11 @@ export function addRunFlags(cmd: Command): Command {
     .option('--identity <id>', 'this replica in leader election and Events', process.env['POD_NAME'] ?? hostname())
     .option('--manage-service-ingress', 'create an Ingress for every Service annotated ingress/http: "true"')
     .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
+    .option(
+      '--gateway-port-range <first-last>',
+      "Kubernetes mode: give every Gateway Envoy ports of its own from this range and one Service in --leader-election-namespace (the controller's) mapping its listener ports onto them; its addresses are the Gateway's",
+    )
+    .option('--gateway-service-selector <labels>', 'with --gateway-port-range: the labels of the Envoy pods the Gateway Services select', 'app.kubernetes.io/name=envoy-ingress')
     .option('--health-address <host:port>', 'serve /healthz and /readyz here (only those, unless it is also the --metrics-address)')
     .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz and /readyz')
     .option(
@@ -99,6 +107,8 @@ export interface RunOptions {
   translation: ReturnType<typeof translationOptions>;
   tlsFiles: { certFile: string; keyFile: string; caFile: string } | undefined;
   clientSans: string[];
+  /** --gateway-port-range: the Gateway Service manager's settings (Kubernetes mode). */
+  gatewayServices: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string> } | undefined;
 }
 
 export function runOptionsOf(flags: RunFlags): RunOptions {
@@ -116,5 +126,17 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
     throw new Error('--xds-tls-client-san is required with --xds-tls-*: the CA alone would admit any workload holding a certificate from it');
   }
   if (!tlsFiles && clientSans.length > 0) throw new Error('--xds-tls-client-san needs --xds-tls-cert, --xds-tls-key and --xds-tls-ca');
-  return { xds, drainSeconds, overloadCheckSeconds, translation, tlsFiles, clientSans };
+  if (flags.manifests !== undefined && flags.gatewayPortRange !== undefined) throw new Error('--gateway-port-range is for Kubernetes mode; with --manifests use --gateway-address-pool');
+  if (flags.manifests === undefined && flags.gatewayAddressPool !== undefined) throw new Error('--gateway-address-pool is for standalone mode (--manifests); in Kubernetes use --gateway-port-range');
+  const gatewayServices =
+    flags.gatewayPortRange === undefined
+      ? undefined
+      : { namespace: flags.leaderElectionNamespace, portRange: parsePortRange(flags.gatewayPortRange), selector: parseSelector(flags.gatewayServiceSelector) };
+  if (gatewayServices !== undefined) {
+    const { first, last } = gatewayServices.portRange;
+    const { httpPort, httpsPort } = translation.envoy;
+    if ([httpPort, httpsPort].some((p) => p >= first && p <= last)) throw new Error('--gateway-port-range must not hold --http-port or --https-port');
+    translation.translate.gatewayAddressing = { mode: 'service', namespace: gatewayServices.namespace, portRange: gatewayServices.portRange };
+  }
+  return { xds, drainSeconds, overloadCheckSeconds, translation, tlsFiles, clientSans, gatewayServices };
 }

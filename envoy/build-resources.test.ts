@@ -83,6 +83,20 @@ test('a plaintext HTTP listener cannot share its port (one connection manager pe
   t.throws(() => buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 80, httpsPort: 443 }), { message: /port 80: listener a is plaintext HTTP/ });
 });
 
+test('plaintext listeners on one port but addresses of their own are Envoy listeners of their own (a Gateway each)', (t) => {
+  const plain = (name: string, address?: string): ListenerIR => ({ name, port: 80, protocol: 'HTTP', routeTable: { name, virtualHosts: [] }, ...(address ? { address } : {}) });
+  const ir: DataPlaneIR = { listeners: [plain('gw-a', '127.0.0.11'), plain('gw-b', '127.0.0.12'), plain('shared')], clusters: [], secrets: [] };
+  const resources = buildResources(ir, [], { listenAddress: '0.0.0.0', httpPort: 8080, httpsPort: 8443 });
+  t.deepEqual(
+    resources.listeners.map((l) => [l.name, (l.resource as { address: unknown }).address]),
+    [
+      ['gw-a', { socket_address: { address: '127.0.0.11', port_value: 80 } }],
+      ['gw-b', { socket_address: { address: '127.0.0.12', port_value: 80 } }],
+      ['shared', { socket_address: { address: '0.0.0.0', port_value: 80 } }],
+    ],
+  );
+});
+
 test('a wildcard host covers one label (Ingress) unless its virtual host says one or more (Gateway API)', (t) => {
   const routes = [{ name: 'r', match: { kind: 'prefix' as const, path: '/' }, action: { kind: 'direct' as const, status: 200 } }];
   const resourcesFor = (wildcardLabels: 'one-or-more' | undefined): string => {

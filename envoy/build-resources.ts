@@ -97,8 +97,8 @@ function servedConfigurations(listeners: readonly ListenerIR[]): Map<string, Ser
 }
 
 /**
- * Every Envoy resource for a DataPlaneIR. The IR's listeners become one Envoy listener per port (named after the
- * first listener on it): a plaintext one for an HTTP listener, or one with a filter chain per TLS server and per
+ * Every Envoy resource for a DataPlaneIR. The IR's listeners become one Envoy listener per address and port (named
+ * after the first listener on it; the address is the listener's own or --listen-address): a plaintext one for an HTTP listener, or one with a filter chain per TLS server and per
  * passed-through name for HTTPS and TLS listeners; each route table a RouteConfiguration (two listeners may share one).
  * Each cluster gets a ClusterLoadAssignment, empty when `endpoints` has none for it, so no cluster waits in warming
  * for endpoints that may never come; endpoints of clusters the IR does not have are ignored (an EDS name must always
@@ -121,7 +121,7 @@ export function buildResources(
   for (const onPort of listenersByPort(ir.listeners)) {
     const first = onPort[0] as ListenerIR;
     const edge = withListenerSettings(baseEdge, first.settings);
-    const where = { name: first.name, listenAddress: options.listenAddress, port: first.port, edge, accessLog };
+    const where = { name: first.name, listenAddress: first.address ?? options.listenAddress, port: first.port, edge, accessLog };
     const plain = onPort.filter((listener) => listener.protocol === 'HTTP');
     if (plain.length > 0) {
       // One connection manager per plaintext port: the translators give each port one HTTP listener.
@@ -147,13 +147,14 @@ export function buildResources(
 }
 
 /**
- * The IR's listeners grouped by port, each group in the IR's order (by name), the groups by their first listener.
+ * The IR's listeners grouped by address and port, each group in the IR's order (by name), the groups by their first listener.
  * Port 0 (any free port, in tests) is a port of its own for each listener.
  */
 function listenersByPort(listeners: readonly ListenerIR[]): ListenerIR[][] {
-  const byPort = new Map<number | ListenerIR, ListenerIR[]>();
+  const byPort = new Map<string | ListenerIR, ListenerIR[]>();
   for (const listener of listeners) {
-    const key = listener.port === 0 ? listener : listener.port;
+    // A listener with an address of its own (a Gateway's) is a socket of its own even on a shared port number.
+    const key = listener.port === 0 ? listener : `${listener.address ?? ''}|${listener.port}`;
     const group = byPort.get(key);
     if (group === undefined) byPort.set(key, [listener]);
     else group.push(listener);

@@ -24,6 +24,11 @@ export interface ListenerIR {
   /** Unique; the Envoy listener's name (and stat prefix) when it is the only or first listener on its port. */
   name: string;
   port: number;
+  /**
+   * The IP Envoy binds this listener on (a Gateway's own address, --gateway-address-pool); absent: --listen-address.
+   * Listeners on one port but different addresses are different sockets.
+   */
+  address?: string;
   protocol: ListenerProtocolIR;
   /** The routes HTTP and HTTPS listeners serve; every TLS server of the listener serves this one table. */
   routeTable?: RouteTableIR;

@@ -19,6 +19,8 @@ const allowedImports: ReadonlyMap<string, readonly string[]> = new Map([
   ['controller/translate/shared', ['ir']],
   ['controller/translate/ingress', ['ir', 'controller/translate/shared']],
   ['controller/translate/gateway-api', ['ir', 'controller/translate/shared']],
+  // Ingresses -> Gateway API objects (envoy-ingress migrate): reads Ingresses as the ingress translator does.
+  ['controller/translate/migrate', ['ir', 'controller/translate/shared', 'controller/translate/ingress']],
   // The effects around it: sources, store, reconcile, status; they hand Envoy resources to the xDS cache.
   ['controller', ['ir', 'envoy', 'xds', 'proto']],
   ['cli', ['controller', 'ir', 'envoy', 'xds', 'proto']],

@@ -171,6 +171,8 @@ test('default install: a tenant\'s names resolving to loopback reach neither xDS
     '--manifests', manifests.path,
     '--allow-external-name',
     '--nginx-annotations',
+    // An admin could allow the name: the mirror must still never reach the proxy's ports (the DNS filter's part).
+    '--allow-url-target', attackerName,
   ]);
   const envoyCommand = withPrivateHosts(hostsFile, await findEnvoyBinary(), [
     ...envoyArgs.map((a) => (a === '/etc/envoy/bootstrap.yaml' ? dir.file('bootstrap.json') : a)),

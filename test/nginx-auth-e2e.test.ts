@@ -119,6 +119,9 @@ const world = defineSharedWorld<World>(async (scope) => {
       'auth-response-headers': 'X-Auth-User',
     }),
     annotated('external-loopback', 'external-loopback.test', { 'auth-url': `http://127.0.0.1:${auth.port}/verify` }),
+    // Another tenant's authorization Service (namespace other), named by an Ingress of namespace default.
+    ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: auth.port }], 'other'),
+    annotated('external-foreign', 'external-foreign.test', { 'auth-url': 'http://authz.other.svc.cluster.local/verify' }),
     annotated('both', 'both.test', {
       'auth-type': 'basic',
       'auth-secret': 'basic-map',
@@ -261,6 +264,14 @@ test('auth-url on a loopback address is refused: 503, the service is never asked
   const before = w.auth.requests.filter((r) => r.path.startsWith('/verify/loopback-probe')).length;
   t.is((await get(w, 'external-loopback.test', '/loopback-probe', { headers: { 'x-token': 'good' } })).status, 503);
   t.is(w.auth.requests.filter((r) => r.path.startsWith('/verify/loopback-probe')).length, before);
+});
+
+test("auth-url naming another namespace's Service is refused: 503, that service is never asked", async (t) => {
+  const w = await world(t);
+  const asked = (): number => w.auth.requests.filter((r) => r.path.startsWith('/verify/foreign-probe')).length;
+  const before = asked();
+  t.is((await get(w, 'external-foreign.test', '/foreign-probe', { headers: { 'x-token': 'good' } })).status, 503);
+  t.is(asked(), before);
 });
 
 test('basic auth and auth-url together: both must accept the request', async (t) => {

@@ -41,10 +41,10 @@ function reversed(state: ClusterState): ClusterState {
 }
 
 function render(state: ClusterState, options: TranslateOptions): string {
-  const { ir, diagnostics, servedIngresses, servedGatewayApi, references } = translate(state, options);
+  const { ir, diagnostics, servedIngresses, servedGatewayApi, gatewayApiStatus, references } = translate(state, options);
   const endpoints = translateEndpoints(state, ir.clusters);
   // Through JSON so PrivateKey prints as its toJSON() `[redacted]`.
-  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, servedGatewayApi, references, diagnostics, ir, endpoints }));
+  const plain: unknown = JSON.parse(JSON.stringify({ servedIngresses, servedGatewayApi, gatewayApiStatus, references, diagnostics, ir, endpoints }));
   return stringify(plain, { lineWidth: 0 });
 }
 

@@ -4,13 +4,15 @@
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
 import { compareStrings, type ClusterIR } from '../../ir/index.js';
 import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
-import { type TranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
+import type { GatewayApiStatus } from './gateway-api/status-data.js';
+import { type TranslationResult as IngressTranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
 import { frozenInTests } from './shared/freeze-in-tests.js';
 import { type ClusterState, refKey } from './shared/kube-objects.js';
 import type { TranslateOptions } from './shared/options.js';
 import { mergeByKey, mergeSorted } from './shared/sorted-merge.js';
 
-export type { TranslationResult } from './ingress/translate-ingresses.js';
+/** Both translators' result: the Ingress one's, plus the Gateway API objects' status as data when there are any. */
+export type TranslationResult = IngressTranslationResult & { gatewayApiStatus?: GatewayApiStatus };
 
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const ingress = translateIngresses(state, options);
@@ -29,5 +31,6 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     diagnostics: [...ingress.diagnostics, ...gateway.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
     references: { ...ingress.references, services: mergeSorted([...ingress.references.services], gateway.services) },
     servedGatewayApi: gateway.served,
+    gatewayApiStatus: gateway.status,
   };
 }

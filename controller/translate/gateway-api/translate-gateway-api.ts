@@ -1,44 +1,26 @@
-// The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> listeners (HTTP so far) ->
-// the HTTPRoutes attached to them, as listeners of the one DataPlaneIR. Pure and deterministic. Every Gateway HTTP
-// listener on one port joins one IR listener (a plaintext port has one route table, envoy/build-resources.ts),
-// with a virtual host per host name.
-import {
-  type ClusterIR,
-  type ListenerIR,
-  type RouteActionIR,
-  type RouteIR,
-  type RoutePolicyIR,
-  type SourceRef,
-  type VirtualHostIR,
-  catchAllHost,
-  compareStrings,
-  compareVirtualHosts,
-} from '../../../ir/index.js';
+// The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
+// routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
+// deterministic. Each concern has its file (README.md lists them and the extension points).
+import { type ClusterIR, type ListenerIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
-import {
-  type ClusterState,
-  type Gateway,
-  type GatewayListener,
-  type HTTPRoute,
-  type HTTPRouteMatch,
-  type ObjectRef,
-  type ReferenceGrant,
-  objectsOf,
-  refKey,
-  refOf,
-} from '../shared/kube-objects.js';
-import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
+import { type ClusterState, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
+import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
-import { gatewayGroup, resolveRuleBackends } from './backend-refs.js';
-import { translateFilters } from './route-filters.js';
-import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
-import { GatewayReason } from './reasons.js';
-import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
-import { type RankedMatch, compareMatches } from './route-precedence.js';
+import { gatewayGroup } from './backend-refs.js';
+import { ourGatewayClasses } from './gateway-classes.js';
+import { gatewayStatus } from './gateway-status.js';
+import { type PortHosts, joinIrListeners } from './ir-listeners.js';
+import { gatewayBindings } from './listener-bindings.js';
+import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
+import { type AttachableRoute, type AttachmentContext, admitsByFrom, attachRoute } from './route-attachment.js';
+import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { routeStatus } from './route-status.js';
+import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
 
 export { gatewayGroup };
+export { gatewayHttpListenerName } from './ir-listeners.js';
 
 export interface GatewayApiTranslation {
   listeners: ListenerIR[];
@@ -46,260 +28,85 @@ export interface GatewayApiTranslation {
   clusters: ClusterIR[];
   /** In the order found; the orchestrator sorts them by object. */
   diagnostics: Diagnostic[];
-  /** Our Gateways and the HTTPRoutes that attach to one of them, sorted by kind/namespace/name. */
+  /** Our Gateways and the routes that attach to one of them, sorted by kind/namespace/name. */
   served: ObjectRef[];
   /** `namespace/name` of every Service a served route's backendRefs name, sorted. */
   services: string[];
-}
-
-/** IR listener name of the Gateway HTTP listeners on `port` (one per port, whichever Gateways share it). */
-export function gatewayHttpListenerName(port: number): string {
-  return `gateway/http/${port}`;
-}
-
-/** A Gateway listener that is served: the Gateway it belongs to and its index there. */
-interface AcceptedListener {
-  gateway: Gateway;
-  listener: GatewayListener;
-  /** Lower-cased; absent: every host. */
-  hostname: string | undefined;
-}
-
-/** One match of one rule of one route, ready to be ranked and placed on its hosts. */
-interface PlacedMatch extends RankedMatch {
-  route: HTTPRoute;
-  ir: RouteIR;
+  /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
+  status: GatewayApiStatus;
 }
 
 export function translateGatewayApi(state: ClusterState, options: TranslateOptions): GatewayApiTranslation {
   const diagnostics: Diagnostic[] = [];
   const controllerName = options.gatewayControllerName ?? defaultGatewayControllerName;
-  const ourClasses = new Set(
-    objectsOf(state, 'GatewayClass')
-      .filter((c) => c.spec?.controllerName === controllerName)
-      .map((c) => c.metadata.name),
-  );
+  const classes = ourGatewayClasses(state, controllerName);
   // Oldest first: a port's hostname belongs to the first listener to claim it.
   const gateways = objectsOf(state, 'Gateway')
-    .filter((g) => g.spec?.gatewayClassName !== undefined && ourClasses.has(g.spec.gatewayClassName))
+    .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
-  const listeners = acceptListeners(gateways, options, diagnostics);
+  const bindings = gatewayBindings(gateways, state, options, diagnostics);
+  const { accepted, verdicts } = acceptListeners(gateways, options, bindings, diagnostics);
 
-  const services = indexServices(state.services);
+  const attachment: AttachmentContext = {
+    gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
+    listeners: accepted,
+    // Selector admits none until the Namespace kind is read (safe for tenants).
+    admitsNamespace: (listener, namespace) => admitsByFrom(listener, namespace) === true,
+  };
+  const routeContext: RouteTranslationContext = { services: indexServices(state.services), grants: objectsOf(state, 'ReferenceGrant') };
   const clusters = new Map<string, ClusterIR>();
   const referenced = new Set<string>();
-  const servedRoutes: HTTPRoute[] = [];
-  // Per port, per host name: the matches served there, and which route/rule/match each is (a route attached
-  // through two listeners to one host is served there once).
-  const byPort = new Map<number, Map<string, Map<string, PlacedMatch>>>();
-  const gatewayKeys = new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g]));
+  const servedRoutes: ObjectRef[] = [];
+  const routeStatuses: RouteStatusData[] = [];
+  const attached = new Map<AcceptedListener, Set<string>>();
+  const byBinding = new Map<string, PortHosts>();
 
-  for (const route of [...objectsOf(state, 'HTTPRoute')].sort(compareByAge)) {
-    const routeNamespace = namespaceOf(route.metadata);
+  const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
+  for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
-    const badHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) !== undefined);
-    for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
-    const routeHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) === undefined);
-    // Hosts per port this route serves, across its parentRefs.
-    const hostsByPort = new Map<number, Set<string>>();
-    let ours = false;
-    for (const [i, parent] of (route.spec?.parentRefs ?? []).entries()) {
-      if ((parent.group ?? gatewayGroup) !== gatewayGroup || (parent.kind ?? 'Gateway') !== 'Gateway') continue;
-      const gateway = gatewayKeys.get(`${parent.namespace ?? routeNamespace}/${parent.name}`);
-      // Not one of our Gateways: another controller's business.
-      if (gateway === undefined) continue;
-      ours = true;
-      const where = `parentRef ${i} (Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name})`;
-      const candidates = listeners.filter(
-        (l) =>
-          l.gateway === gateway &&
-          (parent.sectionName === undefined || l.listener.name === parent.sectionName) &&
-          (parent.port === undefined || l.listener.port === parent.port),
-      );
-      if (candidates.length === 0) {
-        report(GatewayReason.NoMatchingParent, `${where}: the Gateway has no served listener${parent.sectionName === undefined ? '' : ` named ${parent.sectionName}`}${parent.port === undefined ? '' : ` on port ${parent.port}`}`);
-        continue;
+    const attachmentResult = attachRoute(route, attachment, report);
+    if (!attachmentResult.ours) continue;
+    servedRoutes.push(refOf(route));
+    const rules = kind.translate(route, routeContext);
+    const routeKey = refKey(refOf(route));
+    for (const parent of attachmentResult.parents) {
+      for (const { listener } of parent.listeners) {
+        let set = attached.get(listener);
+        if (set === undefined) attached.set(listener, (set = new Set()));
+        set.add(routeKey);
       }
-      const allowed = candidates.filter((l) => allowsRoute(l, routeNamespace));
-      if (allowed.length === 0) {
-        report(GatewayReason.NotAllowedByListeners, `${where}: the listener's allowedRoutes do not admit an HTTPRoute from namespace ${routeNamespace}`);
-        continue;
-      }
-      let attached = false;
-      for (const l of allowed) {
-        // Listener isolation: a name another listener on the port serves more specifically is that listener's (a
-        // route on a catch-all listener, of any namespace it admits, never joins a host a named listener serves).
-        const hosts = intersectHostnames(l.hostname, routeHostnames).filter(
-          (host) => !listeners.some((other) => other !== l && other.listener.port === l.listener.port && claimedByMoreSpecific(host, l.hostname, other.hostname)),
-        );
-        if (hosts.length === 0) continue;
-        attached = true;
-        let set = hostsByPort.get(l.listener.port);
-        if (set === undefined) hostsByPort.set(l.listener.port, (set = new Set()));
-        for (const h of hosts) set.add(h);
-      }
-      if (!attached) report(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
     }
-    if (!ours) continue;
-    servedRoutes.push(route);
-    if (hostsByPort.size === 0) continue;
-
-    const placed = translateRoute(route, services, objectsOf(state, 'ReferenceGrant'), clusters, referenced, report);
-    for (const [port, hosts] of hostsByPort) {
-      let portHosts = byPort.get(port);
-      if (portHosts === undefined) byPort.set(port, (portHosts = new Map()));
+    routeStatuses.push(routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
+    // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
+    if (attachmentResult.hostsByBinding.size === 0) continue;
+    for (const problem of rules.problems) report(problem.reason, problem.message);
+    for (const cluster of rules.clusters) clusters.set(cluster.name, cluster);
+    for (const service of rules.services) referenced.add(service);
+    for (const [binding, hosts] of attachmentResult.hostsByBinding) {
+      let portHosts = byBinding.get(binding);
+      if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
       for (const host of hosts) {
         let matches = portHosts.get(host);
         if (matches === undefined) portHosts.set(host, (matches = new Map()));
-        for (const m of placed) matches.set(m.ir.name, m);
+        for (const m of rules.matches) matches.set(m.ir.name, m);
       }
     }
   }
 
-  const irListeners: ListenerIR[] = [];
-  const ports = [...new Set(listeners.map((l) => l.listener.port))].sort((a, b) => a - b);
-  for (const port of ports) {
-    const name = gatewayHttpListenerName(port);
-    const virtualHosts: VirtualHostIR[] = [...(byPort.get(port) ?? new Map<string, Map<string, PlacedMatch>>())]
-      .map(([host, matches]) => ({
-        name: host,
-        hostnames: [host],
-        routes: [...matches.values()].sort(compareMatches).map((m) => m.ir),
-        wildcardLabels: 'one-or-more' as const,
-      }))
-      .sort(compareVirtualHosts);
-    const sources: SourceRef[] = [];
-    for (const l of listeners) {
-      if (l.listener.port !== port) continue;
-      if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
-    }
-    irListeners.push({ name, port, protocol: 'HTTP', routeTable: { name, virtualHosts }, routeConfiguration: name, sources });
-  }
-
-  const served = [...gateways.map(refOf), ...servedRoutes.map(refOf)].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
+  const served = [...gateways.map(refOf), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
   return {
-    listeners: irListeners,
+    listeners: joinIrListeners(accepted, byBinding),
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
-    services: [...referenced].sort(compareStrings),
+    services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
+    status: {
+      gatewayClasses: classes.status,
+      gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) })).sort(byKey),
+      routes: routeStatuses.sort(byKey),
+    },
   };
-}
-
-/** The listeners served: HTTP, valid hostname, not on an Ingress port, not claiming a port's hostname twice. */
-function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions, diagnostics: Diagnostic[]): AcceptedListener[] {
-  const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
-  const claimed = new Map<string, string>();
-  const accepted: AcceptedListener[] = [];
-  for (const gateway of gateways) {
-    const report = (reason: string, message: string): void => {
-      diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason, message });
-    };
-    for (const listener of gateway.spec?.listeners ?? []) {
-      const where = `listener ${listener.name} (port ${listener.port})`;
-      if (listener.protocol !== 'HTTP') {
-        report(GatewayReason.UnsupportedProtocol, `${where}: protocol ${listener.protocol} is not supported yet; only HTTP listeners are served`);
-        continue;
-      }
-      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work.
-      if (listener.port === ingressPorts.http || listener.port === ingressPorts.https) {
-        report(GatewayReason.PortUnavailable, `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port`);
-        continue;
-      }
-      if (listener.hostname !== undefined) {
-        const error = hostnameError(listener.hostname);
-        if (error !== undefined) {
-          report(GatewayReason.InvalidHostname, `${where}: ${error}`);
-          continue;
-        }
-      }
-      const hostname = listener.hostname?.toLowerCase();
-      const key = `${listener.port}/${hostname ?? catchAllHost}`;
-      const owner = claimed.get(key);
-      if (owner !== undefined) {
-        report(GatewayReason.HostnameConflict, `${where}: hostname ${hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}`);
-        continue;
-      }
-      claimed.set(key, `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name} listener ${listener.name}`);
-      accepted.push({ gateway, listener, hostname });
-    }
-  }
-  return accepted;
-}
-
-/** Whether a listener's allowedRoutes admit an HTTPRoute from `namespace` (Same by default, as the spec says). */
-function allowsRoute(l: AcceptedListener, namespace: string): boolean {
-  const kinds = l.listener.allowedRoutes?.kinds;
-  if (kinds !== undefined && kinds.length > 0 && !kinds.some((k) => (k.group ?? gatewayGroup) === gatewayGroup && k.kind === 'HTTPRoute')) return false;
-  const from = l.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  if (from === 'All') return true;
-  if (from === 'Same') return namespace === namespaceOf(l.gateway.metadata);
-  // Selector needs the Namespace objects' labels, which are not read yet: it admits none (safe for tenants).
-  return false;
-}
-
-/** The route's matches as IR routes, one per rule and match, with what the precedence reads. */
-function translateRoute(
-  route: HTTPRoute,
-  services: ReturnType<typeof indexServices>,
-  grants: readonly ReferenceGrant[],
-  clusters: Map<string, ClusterIR>,
-  referenced: Set<string>,
-  report: (reason: string, message: string) => void,
-): PlacedMatch[] {
-  const namespace = namespaceOf(route.metadata);
-  const placed: PlacedMatch[] = [];
-  for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
-    const refs = rule.backendRefs ?? [];
-    // Every Service named, also in another namespace (a grant that comes later makes it served).
-    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.add(`${ref.namespace ?? namespace}/${ref.name}`);
-    const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
-    for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
-      const translated = translateMatch(match);
-      if (translated.valid) matches.push({ m, match, ir: translated.match });
-      else report(GatewayReason.UnsupportedValue, `rule ${r} match ${m}: ${translated.error}; this match is not served`);
-    }
-    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path));
-    let action: RouteActionIR;
-    let policy: RoutePolicyIR | undefined;
-    if (!filters.valid) {
-      report(GatewayReason.UnsupportedFilter, `rule ${r}: ${filters.error}; the rule answers 500`);
-      action = { kind: 'direct', status: 500 };
-    } else if (filters.redirect !== undefined) {
-      // A redirect answers every request of the rule itself: its backendRefs are not used.
-      action = filters.redirect;
-    } else {
-      const backends = resolveRuleBackends(refs, namespace, services, grants);
-      for (const problem of backends.invalid) report(problem.reason, `rule ${r}: ${problem.message}`);
-      for (const cluster of backends.clusters) clusters.set(cluster.name, cluster);
-      action = backends.action;
-      if (action.kind === 'forward' && Object.keys(filters.policy).length > 0) policy = filters.policy;
-    }
-    for (const { m, match, ir: translated } of matches) {
-      const { path, headers, queryParams, rankedPath } = translated;
-      const ir: RouteIR = {
-        name: `httproute/${namespace}/${route.metadata.name}/rule/${r}/match/${m}`,
-        match: path,
-        ...(headers.length > 0 ? { headers } : {}),
-        ...(queryParams.length > 0 ? { queryParams } : {}),
-        action,
-        source: refOf(route),
-        rulePath: { rule: r, path: m },
-        ...(policy === undefined ? {} : { policy }),
-      };
-      placed.push({
-        path: rankedPath,
-        method: match.method !== undefined,
-        headers: headers.length - (match.method !== undefined ? 1 : 0),
-        queryParams: queryParams.length,
-        route,
-        rule: r,
-        match: m,
-        ir,
-      });
-    }
-  }
-  return placed;
 }

@@ -115,14 +115,28 @@ test("another namespace's server-alias or from-to-www-redirect does not take ove
 test('server-alias: at most maxServerAliasesPerIngress aliases per Ingress are served, the rest reported', (t) => {
   const aliases = Array.from({ length: maxServerAliasesPerIngress + 3 }, (_, i) => `alias-${i}.test`);
   const result = translate(state([ingress('a', 'main', 0, ['shop.test'], { annotations: { 'nginx.ingress.kubernetes.io/server-alias': aliases.join(',') } })]), nginxOn);
-  const names = ingressHttpTableOf(result.ir).virtualHosts.map((v) => v.name);
+  const names = ingressHttpTableOf(result.ir).virtualHosts.flatMap((v) => v.hostnames);
   t.is(names.length, maxServerAliasesPerIngress + 2); // the host, its aliases, the catch-all
   const reported = result.diagnostics.filter((d) => d.reason === Reason.InvalidAnnotation);
   t.is(reported.length, 1);
   // The ignored ones are the last of the (sorted) list, and none of them is served.
-  const ignored = (reported[0]?.message.split('); ')[1] ?? '').replace(/ ignored$/, '').split(', ');
+  const ignored = (reported[0]?.message.split('served; ')[1] ?? '').replace(/ ignored$/, '').split(', ');
   t.is(ignored.length, 3);
   t.false(ignored.some((alias) => names.includes(alias)));
+});
+
+test('server-alias names are more domains of the host\'s one virtual host: no route is copied per alias', (t) => {
+  const paths = Array.from({ length: 20 }, (_, i) => `/p${i}`);
+  const aliases = Array.from({ length: maxServerAliasesPerIngress }, (_, i) => `alias-${i}.test`);
+  const one = ingress('a', 'main', 0, ['shop.test'], { annotations: { 'nginx.ingress.kubernetes.io/server-alias': aliases.join(',') } });
+  const main: Ingress = { ...one, spec: { ...one.spec, rules: [{ host: 'shop.test', http: { paths: paths.map((path) => ({ path, pathType: 'Prefix', backend: backend('web') })) } }] } };
+  const result = translate(state([main]), nginxOn);
+  const vhosts = ingressHttpTableOf(result.ir).virtualHosts;
+  t.is(vhosts.length, 2); // the host (with its aliases) and the catch-all
+  const shop = vhosts.find((v) => v.name === 'shop.test');
+  t.deepEqual(shop?.hostnames, ['shop.test', ...[...aliases].sort()]);
+  t.is(shop?.routes.length, paths.length + 1); // the paths and the fallback
+  t.true(vhosts.reduce((sum, v) => sum + v.routes.length, 0) <= paths.length + 2); // and at most the catch-all's fallback
 });
 
 test('a namespace past its route budget loses its newest Ingresses whole; other namespaces and its older ones are served', (t) => {

@@ -238,6 +238,7 @@ function routeTables(
   const httpHosts: VirtualHostIR[] = [];
   for (const host of new Set([...virtualHosts.keys(), ...tls.hosts.keys()])) {
     if (ownNames.names.has(host)) continue; // the layer answers it, on both schemes
+    if (hosts.servedAs(host) !== host) continue; // an alias: a name of its host's virtual host, served as the host is
     // Routes of https-only Ingresses answer 403 on plain HTTP and those of force-ssl-redirect ones redirect,
     // whether the host redirects or not (annotation-policy.ts).
     const vhost = virtualHosts.get(host);

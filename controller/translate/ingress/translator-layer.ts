@@ -102,7 +102,7 @@ export interface LayerVirtualHosts {
   virtualHosts: ReadonlyMap<string, VirtualHostIR>;
   /** Names the layer answers on its own in each route table (they get no other virtual host), e.g. redirects. */
   ownNames: { http: readonly VirtualHostIR[]; https: readonly VirtualHostIR[]; names: { has(name: string): boolean } };
-  /** The host whose Ingresses decide a name the layer added as a copy of it (itself for any other host). */
+  /** The host whose virtual host also answers a name the layer added to it (server-alias; itself for any other name). */
   servedAs(host: string): string;
   /** TLS hosts the layer's own names need, from the hosts' certificates. */
   tlsHosts(tlsHosts: ReadonlyMap<string, TlsHostSecret>): { host: string; secret: TlsSecretIR }[];

@@ -93,6 +93,8 @@ export interface Service {
     externalName?: string;
     selector?: Record<string, string>;
     ports?: ServicePort[];
+    /** Asked of the load balancer (the Gateway Services carry a Gateway's spec.addresses IP here). */
+    loadBalancerIP?: string;
   };
   status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] } };
 }
@@ -200,7 +202,14 @@ export interface Gateway {
   apiVersion?: string;
   kind: 'Gateway';
   metadata: ObjectMeta;
-  spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
+  spec?: {
+    gatewayClassName?: string;
+    listeners?: GatewayListener[];
+    /** Addresses asked for; `type` absent means IPAddress (the spec's default). */
+    addresses?: { type?: string; value?: string }[];
+    /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
+    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  };
 }
 
 export interface ParentReference {

@@ -49,6 +49,12 @@ export interface TranslateOptions {
    */
   allowCrossNamespaceHosts?: boolean;
   /**
+   * Hosts auth-url and mirror-target may name beyond Services of the Ingress's own namespace (--allow-url-target:
+   * `auth.example.com`, `*.example.com`, `oauth2-proxy.auth.svc`). Absent: none (issue 25: a tenant's auth-url or
+   * mirror copy must not reach another tenant's Service or an arbitrary host through the shared proxy).
+   */
+  allowedUrlTargets?: string[];
+  /**
    * The namespace whose Ingresses may give the cluster-wide default backend (spec.defaultBackend of an Ingress
    * without rules; --default-backend-namespace), while hosts are owned by namespaces; absent: none may, hosts
    * without a default backend of their own answer the 404 page.
@@ -64,7 +70,22 @@ export interface TranslateOptions {
    * hands them over from the Envoy options.
    */
   listenerPorts?: { http: number; https: number };
+  /**
+   * How each Gateway gets addresses of its own (gateway-api/gateway-ports.ts, gateway-address-pool.ts). Absent: every
+   * Gateway binds its listener ports on --listen-address, and Gateways sharing a port share its listener.
+   */
+  gatewayAddressing?: GatewayAddressing;
 }
+
+/**
+ * `service` (in a cluster, --gateway-port-range): each Gateway's listener ports map onto Envoy ports of its own from
+ * `portRange`, and one Service per Gateway in `namespace` (the controller's) maps them back and gives the addresses.
+ * `pool` (standalone, --gateway-address-pool): each Gateway gets an IP of `pool` that Envoy binds its listener
+ * ports on.
+ */
+export type GatewayAddressing =
+  | { mode: 'service'; namespace: string; portRange: { first: number; last: number } }
+  | { mode: 'pool'; pool: readonly string[] };
 
 /** The GatewayClass controllerName this controller serves when the options name none. */
 export const defaultGatewayControllerName = 'envoy-ingress.io/gateway-controller';

@@ -90,4 +90,10 @@ export const GatewayReason = {
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
   UnsupportedBackendRef: 'UnsupportedBackendRef',
+  /** spec.addresses asks for an address type other than IPAddress: the Gateway is not served (the spec's Accepted reason). */
+  UnsupportedAddress: 'UnsupportedAddress',
+  /** spec.addresses asks for an IP outside the address pool, or one an older Gateway has: the Gateway binds nothing. */
+  AddressNotUsable: 'AddressNotUsable',
+  /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
+  AddressNotAssigned: 'AddressNotAssigned',
 } as const;

@@ -161,7 +161,7 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
   'preserve-trailing-slash': { status: 'supported', equivalent: 'the https redirect of ssl-redirect / force-ssl-redirect keeps a trailing slash (by default /a/ -> https://host/a, as ingress-nginx)' },
   'server-alias': {
     status: 'supported',
-    equivalent: "a copy of the host's routes (of every Ingress of the host, as nginx's server_name) under each alias; an alias that is a host of its own, or another host's alias, is reported and left out; the oldest Ingress of the host with aliases decides; at most 32 aliases per Ingress (each copies the routes), the rest reported",
+    equivalent: "each alias is one more name (Envoy domain) of the host's virtual host, as nginx's server_name: the routes of every Ingress of the host answer it, without being copied; an alias that is a host of its own, or another host's alias, is reported and left out; the oldest Ingress of the host with aliases decides; at most 32 aliases per Ingress, the rest reported",
   },
   'from-to-www-redirect': {
     status: 'supported',

@@ -6,6 +6,7 @@ import { type Ingress, refKey, refOf } from '../../shared/kube-objects.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry, type NginxAnnotationStatus } from './catalog.js';
 import { mapNginxAnnotations } from './nginx-annotations.js';
 import { nginxRegexHosts } from './nginx-regex-hosts.js';
+import { serviceOfUrlHost } from './url-cluster.js';
 import { ruleHost } from '../ingress-rules.js';
 import { parseRegexPath } from '../path-match-regex.js';
 import { type ConfigMapReport, formatConfigMapReport } from './nginx-configmap-report.js';
@@ -55,6 +56,13 @@ export const RouteChangeRule = {
    * --allow-cross-namespace-hosts (tenant-default-backends.ts).
    */
   tenantCatchAllDefaultBackend: 'TenantCatchAllDefaultBackend',
+  /**
+   * auth-url or mirror-target naming a host that is not a Service of the Ingress's own namespace: ingress-nginx
+   * calls it; here it is refused (auth-url: the paths answer 503; mirror-target: nothing is mirrored) unless the
+   * controller's --allow-url-target lists it, or --nginx-allow-cross-namespace-resources for another namespace's
+   * Service (url-cluster.ts).
+   */
+  urlTargetOutsideNamespace: 'UrlTargetOutsideNamespace',
 } as const;
 export type RouteChangeRule = (typeof RouteChangeRule)[keyof typeof RouteChangeRule];
 
@@ -127,12 +135,22 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, owners:
       difference: `ingress-nginx answers unknown hosts with it; here only Ingresses of --default-backend-namespace give that default backend (or --allow-cross-namespace-hosts), else the 404 page`,
     });
   }
+  const foreignTargets = urlTargetsOutside(ingress);
   (ingress.spec?.rules ?? []).forEach((rule, i) => {
     const host = ruleHost(rule, i, () => undefined) ?? rule.host ?? '*';
     const owner = owners.get(host);
     for (const p of rule.http?.paths ?? []) {
       const path = p.path === undefined || p.path === '' ? '/' : p.path;
       const pathType = p.pathType ?? 'ImplementationSpecific';
+      for (const { annotation, target, effect } of foreignTargets) {
+        changes.push({
+          host,
+          path,
+          pathType,
+          rule: RouteChangeRule.urlTargetOutsideNamespace,
+          difference: `${annotation} ${target} is not a Service of namespace ${namespace}: ingress-nginx calls it; here ${effect} unless the controller's --allow-url-target lists it (or --nginx-allow-cross-namespace-resources for another namespace's Service)`,
+        });
+      }
       if (owner !== undefined && owner.namespace !== namespace) {
         changes.push({
           host,
@@ -153,6 +171,27 @@ function routeChanges(ingress: Ingress, regexHosts: ReadonlySet<string>, owners:
     }
   });
   return changes;
+}
+
+/** auth-url / mirror-target values whose host is not a Service of the Ingress's namespace (url-cluster.ts). */
+function urlTargetsOutside(ingress: Ingress): { annotation: string; target: string; effect: string }[] {
+  const found: { annotation: string; target: string; effect: string }[] = [];
+  const namespace = namespaceOf(ingress.metadata);
+  const effects: Record<string, string> = { 'auth-url': 'the paths answer 503', 'mirror-target': 'requests are not mirrored' };
+  for (const [annotation, effect] of Object.entries(effects)) {
+    const value = ingress.metadata.annotations?.[`${nginxAnnotationPrefix}${annotation}`];
+    if (value === undefined) continue;
+    let hostname: string;
+    try {
+      // mirror-target may end in nginx variables ($request_uri): only the host matters here.
+      hostname = new URL(value.replace(/\$[a-z_]+/g, '')).hostname;
+    } catch {
+      continue; // unparseable values are the annotation findings' business
+    }
+    const service = serviceOfUrlHost(hostname);
+    if (service === undefined || !service.startsWith(`${namespace}/`)) found.push({ annotation, target: value, effect });
+  }
+  return found;
 }
 
 /** The report for a set of Ingresses (in any order; reported sorted by namespace/name). */

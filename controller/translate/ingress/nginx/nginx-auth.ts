@@ -15,7 +15,7 @@ import { Reason } from '../../shared/reasons.js';
 import { passwordCostProblem, passwordScheme } from './password-scheme.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { type FinishedDataPlane, withRewrittenRoutes } from './finished-data-plane.js';
-import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
+import { clusterForUrl, serviceOfUrlHost, type UrlTargetPolicy } from './url-cluster.js';
 import { namespaceOf } from '../../shared/kinds.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -190,6 +190,8 @@ type ResolvedAuth = { refused: string } | { basic?: BasicAuthIR; users?: BasicAu
 export interface NginxAuthInputs {
   secrets: readonly Secret[];
   services: ServiceIndex;
+  /** Which auth-url targets outside the Ingress's namespace are used. */
+  urlTargets: UrlTargetPolicy;
 }
 
 /**
@@ -206,7 +208,7 @@ export function withNginxAuth(
   if (settingsByIngress.size === 0) return gateway;
   const secrets = new Map(inputs.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s]));
   const resolved = new Map<string, ResolvedAuth>();
-  for (const [key, { ingress, auth }] of settingsByIngress) resolved.set(key, resolveAuth(ingress, auth, secrets, inputs.services, diagnostics));
+  for (const [key, { ingress, auth }] of settingsByIngress) resolved.set(key, resolveAuth(ingress, auth, secrets, inputs, diagnostics));
 
   const { ir, httpsTable } = withRewrittenRoutes(gateway, (route) => {
     if (route.source === undefined || route.action.kind !== 'forward') return route;
@@ -259,7 +261,7 @@ function resolveAuth(
   ingress: Ingress,
   auth: NginxAuthSettings,
   secrets: ReadonlyMap<string, Secret>,
-  services: ServiceIndex,
+  { services, urlTargets }: NginxAuthInputs,
   diagnostics: Diagnostic[],
 ): ResolvedAuth {
   if (auth.refused !== undefined) return { refused: auth.refused };
@@ -289,7 +291,7 @@ function resolveAuth(
     result.basic = { usersId, realm: auth.basic.realm, secret: ref, ...(auth.satisfyAny === true ? { satisfyAny: true } : {}) };
   }
   if (auth.external !== undefined) {
-    const target = clusterForUrl(ingress, auth.external.url, services, 'auth-url', Reason.AuthUrlRefused);
+    const target = clusterForUrl(ingress, auth.external.url, services, 'auth-url', Reason.AuthUrlRefused, urlTargets);
     if ('error' in target) {
       report(target.reason, `auth-url ${auth.external.url.href}: ${target.error}; the Ingress's paths answer 503 until it is fixed`);
       return { refused: 'auth-url unusable' };

@@ -62,6 +62,8 @@ function begin(context: TranslationContext): LayerPhases {
     configMap === undefined ? options : { ...options, nginxHttpRedirectCode: configMap.httpRedirectCode, nginxNoTlsRedirectLocations: configMap.noTlsRedirectLocations };
   // ingress-nginx's allow-cross-namespace-resources: the flag, or the ConfigMap key.
   const layerOptions = { allowCrossNamespace: options.nginxAllowCrossNamespaceResources === true || configMap?.allowCrossNamespaceResources === true };
+  // auth-url and mirror-target: the Ingress's own namespace's Services, else what the controller allows (url-cluster.ts).
+  const urlTargets = { crossNamespace: layerOptions.allowCrossNamespace, allowedHosts: options.allowedUrlTargets ?? [] };
 
   // What the phases learn, for the later ones.
   let mains: readonly Ingress[] = [];
@@ -112,7 +114,7 @@ function begin(context: TranslationContext): LayerPhases {
       contributorsByHost = hosts.contributors;
       let routes = passRoutes(collected, 'none', nginxServiceUpstreamPass(annotationsByRef, clusters, services, diagnostics));
       routes = passRoutes(routes, 'none', nginxAffinityPass(annotationsByRef, clusters));
-      routes = passRoutes(routes, 'none', nginxMirrorPass(mains, annotationsByRef, clusters, services, diagnostics));
+      routes = passRoutes(routes, 'none', nginxMirrorPass(mains, annotationsByRef, clusters, services, diagnostics, urlTargets));
       nginxRedirects = nginxRedirectsByIngress(annotationsByRef);
       routes = passRoutes(routes, 'all', nginxUrlRedirectPass(nginxRedirects));
       routes = passRoutes(routes, 'none', nginxCaptureRewritePass(annotationsByRef));
@@ -136,10 +138,10 @@ function begin(context: TranslationContext): LayerPhases {
     virtualHosts(assembled): LayerVirtualHosts {
       let virtualHosts = withNginxCanaries(canaries, assembled, { services, clusters, diagnostics, allowExternalName, annotations: annotationsByRef, mains });
       virtualHosts = withNginxAppRoots(virtualHosts, mains, annotations, diagnostics);
-      // server-alias (copies of a host) and from-to-www-redirect (nginx-server-names.ts).
+      // server-alias (more names of a host) and from-to-www-redirect (nginx-server-names.ts).
       const serverNamesOf = (ingress: Ingress): WithNginxServerNames['nginxServerNames'] => (annotations.get(ingress) as WithNginxServerNames | undefined)?.nginxServerNames;
       const aliases = withNginxServerAliases(virtualHosts, mains, serverNamesOf, diagnostics);
-      const www = nginxWwwRedirects(aliases.virtualHosts, mains, serverNamesOf, options, diagnostics);
+      const www = nginxWwwRedirects(aliases.virtualHosts, aliases.aliasOf, mains, serverNamesOf, options, diagnostics);
       servedAs = (host) => aliases.aliasOf.get(host) ?? host;
       return {
         virtualHosts: aliases.virtualHosts,
@@ -163,7 +165,7 @@ function begin(context: TranslationContext): LayerPhases {
       const withEdge = edge === undefined ? gateway : withNginxEdge(gateway, edge);
       // auth-type basic / auth-url, on the final routes (nginx-auth.ts).
       auth = nginxAuthByIngress(annotations);
-      const withAuth = withNginxAuth(withEdge, auth, { secrets: state.secrets, services }, diagnostics);
+      const withAuth = withNginxAuth(withEdge, auth, { secrets: state.secrets, services, urlTargets }, diagnostics);
       // auth-tls-*: per host, on the final tables and TLS chains (nginx-auth-tls.ts).
       const authTls = nginxAuthTlsByIngress(annotations);
       authTlsSecrets = nginxAuthTlsSecrets(authTls);

@@ -10,7 +10,7 @@ import type { Diagnostic } from '../../shared/diagnostics.js';
 import { type Ingress, refKey, refOf } from '../../shared/kube-objects.js';
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import { clusterForUrl, serviceOfUrlHost } from './url-cluster.js';
+import { clusterForUrl, serviceOfUrlHost, type UrlTargetPolicy } from './url-cluster.js';
 
 /** Names (after the prefix) this module reads. */
 export const nginxMirrorAnnotations = ['mirror-target', 'mirror-host'] as const;
@@ -98,6 +98,7 @@ export function nginxMirrorPass(
   clusters: Map<string, ClusterIR>,
   services: ServiceIndex,
   diagnostics: Diagnostic[],
+  urlTargets: UrlTargetPolicy = {},
 ): RoutePass | undefined {
   if (![...annotations.values()].some((parsed) => (parsed as WithNginxMirror | undefined)?.nginxMirror !== undefined)) return undefined;
   const targets = new Map<string, string | undefined>();
@@ -109,7 +110,7 @@ export function nginxMirrorPass(
     const ingress = byKey.get(key);
     if (mirror === undefined || ingress === undefined) return route;
     if (!targets.has(key)) {
-      const resolved = clusterForUrl(ingress, mirror.url, services, 'mirror', Reason.InvalidAnnotation);
+      const resolved = clusterForUrl(ingress, mirror.url, services, 'mirror', Reason.InvalidAnnotation, urlTargets);
       if ('error' in resolved) {
         diagnostics.push({ object: route.source, severity: 'Warning', reason: resolved.reason, message: `annotation ${n('mirror-target')} ${JSON.stringify(mirror.target)}: ${resolved.error}; requests are not mirrored` });
         targets.set(key, undefined);

@@ -13,7 +13,6 @@ import { type Ingress, refOf } from '../../shared/kube-objects.js';
 import type { TranslateOptions } from '../../shared/options.js';
 import { Reason } from '../../shared/reasons.js';
 import { certificateCoversHost, certificateDnsNames } from '../../shared/tls-secret.js';
-import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { defaultNginxHttpRedirectCode, nginxReturnUrl } from './nginx-redirect.js';
 
@@ -66,16 +65,18 @@ function hostsOf(ingress: Ingress): string[] {
 }
 
 /**
- * server-alias: a virtual host for each alias with a copy of the host's routes (oldest Ingress first, as the
- * translator orders `ingresses`). Names that are hosts of their own, or already another host's alias, are
- * reported and left out. Returns the virtual hosts with the aliases added, and alias -> host.
- */
-/**
- * Aliases one Ingress may give: each copies every route of its host (issue 25: 1,800 aliases of a 200-path host made
- * 360,200 routes and took Envoy past its memory limit, for every tenant). The first ones are kept, the rest reported.
+ * Aliases one Ingress may give (issue 25: one Ingress with 1,800 aliases must not multiply anything; they are extra
+ * names of one virtual host, yet each is a name every route table carries). The first ones are kept, the rest
+ * reported.
  */
 export const maxServerAliasesPerIngress = 32;
 
+/**
+ * server-alias: the aliases become more names (Envoy domains) of the host's own virtual host, as they are more
+ * server_names of one nginx server: no route is copied, so an alias costs one domain, never the host's routes again.
+ * Oldest Ingress first, as the translator orders `ingresses`. Names that are hosts of their own, or already another
+ * host's alias, are reported and left out. Returns the virtual hosts with the aliases added, and alias -> host.
+ */
 export function withNginxServerAliases(
   hosts: ReadonlyMap<string, VirtualHostIR>,
   ingresses: readonly Ingress[],
@@ -90,13 +91,14 @@ export function withNginxServerAliases(
     if (given.length === 0) continue;
     const aliases = given.slice(0, maxServerAliasesPerIngress);
     if (given.length > aliases.length) {
-      report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n('server-alias')}: ${given.length} aliases, at most ${maxServerAliasesPerIngress} per Ingress are served (each copies the host's routes); ${given.slice(aliases.length).join(', ')} ignored`);
+      report(ingress, diagnostics, Reason.InvalidAnnotation, `annotation ${n('server-alias')}: ${given.length} aliases, at most ${maxServerAliasesPerIngress} per Ingress are served; ${given.slice(aliases.length).join(', ')} ignored`);
     }
     for (const host of hostsOf(ingress)) {
       const vhost = (withAliases ?? hosts).get(host);
       // The first Ingress of the host with aliases sets them (controller.go: "Aliases already configured").
       if (vhost === undefined || decided.has(host)) continue;
       decided.add(host);
+      const added: string[] = [];
       for (const alias of aliases) {
         if (alias === host) continue;
         if (hosts.has(alias) || aliasOf.has(alias)) {
@@ -105,8 +107,9 @@ export function withNginxServerAliases(
           continue;
         }
         aliasOf.set(alias, host);
-        (withAliases ??= new Map(hosts)).set(alias, { name: alias, hostnames: [alias], routes: vhost.routes.map(cloneRoute) });
+        added.push(alias);
       }
+      if (added.length > 0) (withAliases ??= new Map(hosts)).set(host, { ...vhost, hostnames: [...vhost.hostnames, ...added] });
     }
   }
   return { virtualHosts: withAliases ?? hosts, aliasOf };
@@ -135,10 +138,11 @@ function wwwRedirectHost(from: string, to: string, scheme: 'http' | 'https', por
 
 /**
  * from-to-www-redirect of the Ingresses (oldest first): for each host of such an Ingress, the other name (www. added
- * or removed) redirects to it, unless that name is a host of its own (virtualHosts) or redirects already.
+ * or removed) redirects to it, unless that name is a host of its own (virtualHosts), an alias, or redirects already.
  */
 export function nginxWwwRedirects(
   virtualHosts: ReadonlyMap<string, VirtualHostIR>,
+  aliasOf: ReadonlyMap<string, string>,
   ingresses: readonly Ingress[],
   settingsOf: (ingress: Ingress) => NginxServerNames | undefined,
   options: TranslateOptions,
@@ -153,7 +157,7 @@ export function nginxWwwRedirects(
       if (host === catchAllHost || host.startsWith('*.') || targets.has(host)) continue;
       targets.add(host);
       const from = host.startsWith('www.') ? host.slice(4) : `www.${host}`;
-      if (virtualHosts.has(from) || redirects.names.has(from)) {
+      if (virtualHosts.has(from) || aliasOf.has(from) || redirects.names.has(from)) {
         report(ingress, diagnostics, Reason.RuleConflict, `annotation ${n('from-to-www-redirect')}: ${from} is not redirected to ${host}: it is a host of its own`);
         continue;
       }

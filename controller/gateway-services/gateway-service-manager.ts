@@ -1,0 +1,168 @@
+// The Gateway Service manager (cluster mode, --gateway-port-range): one Service per Gateway of our class, in the
+// controller's namespace, selecting the Envoy pods and mapping the Gateway's listener ports onto the Envoy ports
+// gateway-ports.ts gives it; its load balancer's addresses become the Gateway's status.addresses. A Gateway in
+// another namespace cannot own a Service here (owner references do not cross namespaces), so this manager also
+// deletes the Service when its Gateway goes. Store changes (Gateways, GatewayClasses, Services of this namespace)
+// and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
+// failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
+// (gateway-service-plan.ts); this file schedules and retries.
+import { EventEmitter } from 'node:events';
+import { describeError, statusOf } from '../service-ingress/ingress-api.js';
+import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
+import type { ObjectStore, StoreChange } from '../store.js';
+import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
+import type { ServiceApi } from './service-api.js';
+
+export interface GatewayServiceLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface GatewayServiceManagerOptions extends GatewayServiceSettings {
+  /** The manager writes only while this returns true (leader election). */
+  isLeader: () => boolean;
+  /** First retry delay, doubled per retry up to maxBackoffMs (defaults 1 s and 60 s). */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Every Gateway is looked at again this often (default 5 min); 0 turns the resync off. */
+  resyncIntervalMs?: number;
+  log?: GatewayServiceLog;
+}
+
+export type GatewayServiceOutcome = 'created' | 'updated' | 'deleted' | 'unchanged' | 'not-leader';
+
+export interface GatewayServiceManagerEvents {
+  /** One Gateway key (`namespace/name`) was looked at and this is what happened. */
+  reconciled: [{ key: string; outcome: GatewayServiceOutcome }];
+  failed: [{ key: string; error: unknown; attempt: number; retryInMs: number }];
+}
+
+const silentLog: GatewayServiceLog = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+
+export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEvents> {
+  readonly #settings: GatewayServiceSettings;
+  readonly #isLeader: () => boolean;
+  readonly #baseBackoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #resyncIntervalMs: number;
+  readonly #log: GatewayServiceLog;
+  readonly #queue: KeyedWorkQueue;
+  readonly #failures = new Map<string, number>();
+  readonly #retryTimers = new Map<string, NodeJS.Timeout>();
+  #resyncTimer: NodeJS.Timeout | undefined;
+  #started = false;
+  readonly #onChange = (changes: StoreChange[]): void => {
+    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
+  };
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly api: ServiceApi,
+    options: GatewayServiceManagerOptions,
+  ) {
+    super();
+    const { controllerName, namespace, selector, portRange, reservedPorts } = options;
+    this.#settings = { controllerName, namespace, selector, portRange, reservedPorts };
+    this.#isLeader = options.isLeader;
+    this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
+    this.#resyncIntervalMs = options.resyncIntervalMs ?? 5 * 60_000;
+    this.#log = options.log ?? silentLog;
+    this.#queue = new KeyedWorkQueue((key) => this.#process(key), 2);
+  }
+
+  /** Subscribes to the store and looks at every Gateway once (call after the informers synced). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.store.on('change', this.#onChange);
+    if (this.#resyncIntervalMs > 0) {
+      this.#resyncTimer = setInterval(() => this.resync(), this.#resyncIntervalMs);
+      this.#resyncTimer.unref();
+    }
+    this.resync();
+  }
+
+  /**
+   * Enqueues every Gateway and managed Service. A change to one Gateway can change no other's Service (ports are
+   * kept by their Services), but looking at all is cheap and catches a Service someone else edited.
+   */
+  resync(): void {
+    for (const key of viewKeys(gatewayServiceView(this.store.state(), this.#settings))) {
+      if (!this.#retryTimers.has(key)) this.#queue.add(key);
+    }
+  }
+
+  /** Resolves when no operation is queued or running (retries waiting on their backoff do not count). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  async stop(): Promise<void> {
+    this.store.off('change', this.#onChange);
+    clearInterval(this.#resyncTimer);
+    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
+    this.#retryTimers.clear();
+    await this.#queue.stop();
+    this.#started = false;
+  }
+
+  async #process(key: string): Promise<void> {
+    try {
+      const outcome = await this.#reconcile(key);
+      this.#failures.delete(key);
+      this.emit('reconciled', { key, outcome });
+    } catch (error) {
+      const attempt = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, attempt);
+      const retryInMs = Math.min(this.#baseBackoffMs * 2 ** (attempt - 1), this.#maxBackoffMs);
+      this.#log.warn({ gateway: key, attempt, err: describeError(error), retryInMs }, "managing the Gateway's Service failed; will retry");
+      this.emit('failed', { key, error, attempt, retryInMs });
+      const timer = setTimeout(() => {
+        this.#retryTimers.delete(key);
+        this.#queue.add(key);
+      }, retryInMs);
+      this.#retryTimers.set(key, timer);
+    }
+  }
+
+  async #reconcile(key: string): Promise<GatewayServiceOutcome> {
+    if (!this.#isLeader()) return 'not-leader';
+    const plan = planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings);
+    try {
+      return await this.#execute(key, plan);
+    } catch (error) {
+      // The store lags behind writes (ours too): on a conflict, plan again from what the API has now.
+      const status = statusOf(error);
+      if (!(status === 409 || (status === 404 && plan.action === 'update'))) throw error;
+      this.#log.debug({ gateway: key, status }, 'the Service changed since it was read; reading it again');
+      const name = plan.action === 'create' || plan.action === 'update' ? plan.service.metadata.name : plan.action === 'delete' ? plan.name : '';
+      const current = await this.api.read(name);
+      const state = this.store.state();
+      const services = state.services.filter((s) => !(s.metadata.namespace === this.#settings.namespace && s.metadata.name === name));
+      const again = planGatewayService(key, gatewayServiceView({ ...state, services: current === undefined ? services : [...services, current] }, this.#settings), this.#settings);
+      return this.#execute(key, again);
+    }
+  }
+
+  async #execute(key: string, plan: GatewayServicePlan): Promise<GatewayServiceOutcome> {
+    if (plan.action !== 'none' && !this.#isLeader()) return 'not-leader';
+    switch (plan.action) {
+      case 'create':
+        await this.api.create(plan.service);
+        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'created the Service of a Gateway');
+        return 'created';
+      case 'update':
+        await this.api.replace(plan.service);
+        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'updated the Service of a Gateway');
+        return 'updated';
+      case 'delete':
+        await this.api.delete(plan.name, { uid: plan.uid, resourceVersion: plan.resourceVersion });
+        this.#log.info({ gateway: key, service: plan.name }, 'deleted the Service of a Gateway that is gone (or has no port)');
+        return 'deleted';
+      case 'none':
+        return 'unchanged';
+    }
+  }
+}

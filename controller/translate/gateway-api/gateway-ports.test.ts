@@ -1,0 +1,89 @@
+import test from 'ava';
+import type { Gateway, Service } from '../shared/kube-objects.js';
+import { allocateGatewayPorts } from './gateway-ports.js';
+import { gatewayServiceAnnotation, gatewayServiceName, managedByLabel, managedByValue } from './gateway-service.js';
+
+const settings = { namespace: 'envoy-ingress', portRange: { first: 20000, last: 20004 } };
+
+function gateway(name: string, day: number, ports: number[], namespace = 'apps'): Gateway {
+  return {
+    kind: 'Gateway',
+    metadata: { name, namespace, creationTimestamp: `2024-01-${String(day).padStart(2, '0')}T00:00:00Z` },
+    spec: { gatewayClassName: 'c', listeners: ports.map((port, i) => ({ name: `l${i}`, port, protocol: 'HTTP' })) },
+  };
+}
+
+/** The managed Service recording `mapped` (listener port -> Envoy port) for `g`. */
+function serviceOf(g: Gateway, mapped: [number, number][], namespace = settings.namespace): Service {
+  return {
+    kind: 'Service',
+    metadata: {
+      name: gatewayServiceName(g),
+      namespace,
+      labels: { [managedByLabel]: managedByValue },
+      annotations: { [gatewayServiceAnnotation]: `${g.metadata.namespace}/${g.metadata.name}` },
+    },
+    spec: { type: 'LoadBalancer', ports: mapped.map(([port, targetPort]) => ({ port, targetPort })) },
+  };
+}
+
+function ports(result: ReturnType<typeof allocateGatewayPorts>): Record<string, [number, number][]> {
+  return Object.fromEntries([...result.ports].map(([k, v]) => [k, [...v]]));
+}
+
+test('new Gateways take the lowest free ports, oldest first, listener ports ascending; reserved ports are skipped', (t) => {
+  const a = gateway('a', 1, [443, 80]);
+  const b = gateway('b', 2, [80]);
+  const result = allocateGatewayPorts([a, b], [], settings, new Set([20001]));
+  t.deepEqual(ports(result), { 'apps/a': [[80, 20000], [443, 20002]], 'apps/b': [[80, 20003]] });
+  t.is(result.exhausted.size, 0);
+});
+
+test('a Gateway keeps the ports its Service records: a new older-looking Gateway does not move them', (t) => {
+  const b = gateway('b', 2, [80]);
+  // A Gateway created with an earlier timestamp than b (clock skew, restore) but new to the controller.
+  const a = gateway('a', 1, [80]);
+  const result = allocateGatewayPorts([a, b], [serviceOf(b, [[80, 20000]])], settings, new Set());
+  t.deepEqual(ports(result), { 'apps/a': [[80, 20001]], 'apps/b': [[80, 20000]] });
+});
+
+test('deleting a Gateway does not move the others', (t) => {
+  const a = gateway('a', 1, [80]);
+  const b = gateway('b', 2, [80]);
+  const c = gateway('c', 3, [80]);
+  const before = allocateGatewayPorts([a, b, c], [], settings, new Set());
+  const services = [serviceOf(b, [...(before.ports.get('apps/b') ?? [])]), serviceOf(c, [...(before.ports.get('apps/c') ?? [])])];
+  const after = allocateGatewayPorts([b, c], services, settings, new Set());
+  t.deepEqual(ports(after), { 'apps/b': [[80, 20001]], 'apps/c': [[80, 20002]] });
+});
+
+test('a recorded port outside the range, reserved, or kept by an older Gateway is given anew', (t) => {
+  const a = gateway('a', 1, [80]);
+  const b = gateway('b', 2, [80, 81, 82]);
+  const services = [serviceOf(a, [[80, 20003]]), serviceOf(b, [[80, 20003], [81, 30000], [82, 20001]])];
+  const result = allocateGatewayPorts([a, b], services, settings, new Set([20001]));
+  t.deepEqual(ports(result), { 'apps/a': [[80, 20003]], 'apps/b': [[80, 20000], [81, 20002], [82, 20004]] });
+});
+
+test('Services outside the controller namespace or not managed by us record nothing', (t) => {
+  const a = gateway('a', 1, [80]);
+  const foreign = serviceOf(a, [[80, 20004]], 'apps');
+  const unlabelled: Service = { ...serviceOf(a, [[80, 20003]]), metadata: { ...serviceOf(a, []).metadata, labels: {} } };
+  t.deepEqual(ports(allocateGatewayPorts([a], [foreign, unlabelled], settings, new Set())), { 'apps/a': [[80, 20000]] });
+});
+
+test('past the end of the range a listener port gets none and is reported', (t) => {
+  const a = gateway('a', 1, [80, 81, 82, 83]);
+  const b = gateway('b', 2, [80, 81]);
+  const result = allocateGatewayPorts([a, b], [], settings, new Set());
+  t.deepEqual(ports(result)['apps/b'], [[80, 20004]]);
+  t.deepEqual([...result.exhausted], [['apps/b', [81]]]);
+});
+
+test('Service names fit a DNS label and differ for look-alike keys', (t) => {
+  const long = gateway('x'.repeat(200), 1, [80], 'n'.repeat(60));
+  t.true(gatewayServiceName(long).length <= 63);
+  t.regex(gatewayServiceName(long), /^[a-z]([-a-z0-9]*[a-z0-9])?$/);
+  t.not(gatewayServiceName(gateway('c', 1, [80], 'a-b')), gatewayServiceName(gateway('b-c', 1, [80], 'a')));
+  t.regex(gatewayServiceName(gateway('web', 1, [80], 'apps')), /^gw-apps-web-[0-9a-f]{8}$/);
+});

@@ -1,0 +1,62 @@
+// Gateway status as data: the Gateway's Accepted/Programmed and, per listener, supportedKinds, attachedRoutes and
+// Accepted/Programmed/ResolvedRefs/Conflicted with the spec's reasons. Programmed=True here means "in the translated
+// configuration"; the status writer holds it back until Envoy ACKed that configuration.
+import { type Gateway, refOf } from '../shared/kube-objects.js';
+import type { GatewayAddressProblem } from './gateway-address-pool.js';
+import type { GatewayStatusAddress } from './gateway-service.js';
+import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
+import { type GatewayStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
+
+function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, generation: number): ListenerStatusData {
+  const c = (type: string, status: StatusCondition['status'], reason: string, message: string): StatusCondition => condition(type, status, reason, message, generation);
+  const { refusal } = verdict;
+  // An unknown protocol takes no route kind; that is its Accepted=False, not a route-kind problem.
+  const conditions: StatusCondition[] = [
+    refusal?.condition === 'Accepted' ? c('Accepted', 'False', refusal.reason, refusal.message) : c('Accepted', 'True', 'Accepted', 'Listener accepted'),
+    refusal === undefined ? c('Programmed', 'True', 'Programmed', 'Listener programmed') : c('Programmed', 'False', 'Invalid', refusal.message),
+    refusal?.condition === 'ResolvedRefs'
+      ? c('ResolvedRefs', 'False', refusal.reason, refusal.message)
+      : verdict.invalidRouteKinds !== undefined || (verdict.supportedKinds.length === 0 && refusal?.reason !== 'UnsupportedProtocol')
+        ? c('ResolvedRefs', 'False', 'InvalidRouteKinds', verdict.invalidRouteKinds ?? 'No route kind can attach to this listener')
+        : c('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved'),
+    refusal?.condition === 'Conflicted' ? c('Conflicted', 'True', refusal.reason, refusal.message) : c('Conflicted', 'False', 'NoConflicts', 'No conflicts'),
+  ];
+  return { name: verdict.listener.name, supportedKinds: verdict.supportedKinds, attachedRoutes, conditions };
+}
+
+/** What listener-bindings.ts found about a Gateway's own addresses. */
+export interface GatewayAddressing {
+  addresses: GatewayStatusAddress[];
+  problem: GatewayAddressProblem | undefined;
+}
+
+/**
+ * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
+ * not supported makes Accepted False (UnsupportedAddress); an address not usable or not (yet) assigned makes
+ * Programmed False with that reason, as the spec says.
+ */
+export function gatewayStatus(
+  gateway: Gateway,
+  verdicts: readonly ListenerVerdict[],
+  attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
+  addressing: GatewayAddressing = { addresses: [], problem: undefined },
+): GatewayStatusData {
+  const generation = generationOf(gateway);
+  const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
+  const served = verdicts.filter((v) => v.accepted !== undefined).length;
+  const valid = listeners.filter((l) => l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'))).length;
+  const { problem } = addressing;
+  const conditions: StatusCondition[] = [
+    problem?.reason === 'UnsupportedAddress'
+      ? condition('Accepted', 'False', problem.reason, problem.message, generation)
+      : valid === verdicts.length
+      ? condition('Accepted', 'True', 'Accepted', 'Gateway accepted', generation)
+      : condition('Accepted', served > 0 ? 'True' : 'False', 'ListenersNotValid', `${verdicts.length - valid} of ${verdicts.length} listeners not valid`, generation),
+    problem !== undefined
+      ? condition('Programmed', 'False', problem.reason === 'UnsupportedAddress' ? 'Invalid' : problem.reason, problem.message, generation)
+      : served > 0
+      ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
+      : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
+  ];
+  return { ref: refOf(gateway), ...(addressing.addresses.length > 0 ? { addresses: addressing.addresses } : {}), conditions, listeners };
+}

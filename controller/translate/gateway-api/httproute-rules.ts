@@ -1,0 +1,91 @@
+// HTTPRoute rule translation: a route's rules -> IR routes, one per rule and match, with what the precedence reads,
+// and the problems found (for diagnostics and the route's status conditions).
+import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR } from '../../../ir/index.js';
+import type { ServiceIndex } from '../shared/backend.js';
+import { namespaceOf } from '../shared/kinds.js';
+import { type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
+import { resolveRuleBackends } from './backend-refs.js';
+import { GatewayReason } from './reasons.js';
+import { translateFilters } from './route-filters.js';
+import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
+import type { RankedMatch } from './route-precedence.js';
+
+/** One match of one rule of one route, ready to be ranked and placed on its hosts. */
+export interface PlacedMatch extends RankedMatch {
+  ir: RouteIR;
+}
+
+/** A problem of one rule: a backendRef (ResolvedRefs) or the rule itself (a dropped match, a filter answered 500). */
+export interface RuleProblem {
+  kind: 'backend' | 'rule';
+  reason: string;
+  message: string;
+}
+
+export interface TranslatedRules {
+  matches: PlacedMatch[];
+  /** Services the rules need, by cluster name (merged into the translation's clusters). */
+  clusters: ClusterIR[];
+  /** `namespace/name` of every Service a backendRef names, also in another namespace (a later grant serves it). */
+  services: string[];
+  /** In the order found. */
+  problems: RuleProblem[];
+}
+
+export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[]): TranslatedRules {
+  const namespace = namespaceOf(route.metadata);
+  const placed: PlacedMatch[] = [];
+  const clusters: ClusterIR[] = [];
+  const referenced: string[] = [];
+  const problems: RuleProblem[] = [];
+  for (const [r, rule] of (route.spec?.rules ?? []).entries()) {
+    const refs = rule.backendRefs ?? [];
+    for (const ref of refs) if ((ref.kind ?? 'Service') === 'Service' && (ref.group ?? '') === '') referenced.push(`${ref.namespace ?? namespace}/${ref.name}`);
+    const matches: { m: number; match: HTTPRouteMatch; ir: MatchIR }[] = [];
+    for (const [m, match] of (rule.matches === undefined || rule.matches.length === 0 ? [defaultMatch] : rule.matches).entries()) {
+      const translated = translateMatch(match);
+      if (translated.valid) matches.push({ m, match, ir: translated.match });
+      else problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedValue, message: `rule ${r} match ${m}: ${translated.error}; this match is not served` });
+    }
+    const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path));
+    let action: RouteActionIR;
+    let policy: RoutePolicyIR | undefined;
+    if (!filters.valid) {
+      problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `rule ${r}: ${filters.error}; the rule answers 500` });
+      action = { kind: 'direct', status: 500 };
+    } else if (filters.redirect !== undefined) {
+      // A redirect answers every request of the rule itself: its backendRefs are not used.
+      action = filters.redirect;
+    } else {
+      const backends = resolveRuleBackends(refs, namespace, services, grants);
+      for (const problem of backends.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `rule ${r}: ${problem.message}` });
+      clusters.push(...backends.clusters);
+      action = backends.action;
+      if (action.kind === 'forward' && Object.keys(filters.policy).length > 0) policy = filters.policy;
+    }
+    for (const { m, match, ir: translated } of matches) {
+      const { path, headers, queryParams, rankedPath } = translated;
+      const ir: RouteIR = {
+        name: `httproute/${namespace}/${route.metadata.name}/rule/${r}/match/${m}`,
+        match: path,
+        ...(headers.length > 0 ? { headers } : {}),
+        ...(queryParams.length > 0 ? { queryParams } : {}),
+        action,
+        source: refOf(route),
+        rulePath: { rule: r, path: m },
+        ...(policy === undefined ? {} : { policy }),
+      };
+      placed.push({
+        path: rankedPath,
+        method: match.method !== undefined,
+        headers: headers.length - (match.method !== undefined ? 1 : 0),
+        queryParams: queryParams.length,
+        route,
+        rule: r,
+        match: m,
+        ir,
+      });
+    }
+  }
+  return { matches: placed, clusters, services: referenced, problems };
+}

@@ -1,0 +1,28 @@
+// Route kinds: the extension point for a new one (GRPCRoute, TLSRoute, TCPRoute). An entry lists the kind's objects
+// and translates one route's rules; attachment (route-attachment.ts), status (route-status.ts) and the join
+// (ir-listeners.ts) are shared. A listener takes a kind when its protocol lists it (listener-protocols.ts).
+// A kind whose rules are not HTTP matches (TLSRoute, TCPRoute) adds its own result next to `matches` and its join.
+import type { ServiceIndex } from '../shared/backend.js';
+import { type ClusterState, type HTTPRoute, type ReferenceGrant, objectsOf } from '../shared/kube-objects.js';
+import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
+import type { AttachableRoute } from './route-attachment.js';
+
+export interface RouteTranslationContext {
+  services: ServiceIndex;
+  grants: readonly ReferenceGrant[];
+}
+
+export interface RouteKind<Route extends AttachableRoute = AttachableRoute> {
+  kind: Route['kind'];
+  routes(state: ClusterState): readonly Route[];
+  // Method syntax: an entry for one kind is usable where any route kind is (the registry calls it with its own kind).
+  translate(route: Route, context: RouteTranslationContext): TranslatedRules;
+}
+
+const httpRoute: RouteKind<HTTPRoute> = {
+  kind: 'HTTPRoute',
+  routes: (state) => objectsOf(state, 'HTTPRoute'),
+  translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants),
+};
+
+export const routeKinds: readonly RouteKind[] = [httpRoute];

@@ -1,0 +1,163 @@
+import test from 'ava';
+import type { ClusterState, HTTPRoute, Ingress, IngressClass, Secret, Service } from '../shared/kube-objects.js';
+import { defaultTranslateOptions } from '../shared/options.js';
+import { createTestCA } from '../../../test/harness/test-certs.js';
+import { migrateIngresses, type MigrateOptions } from './migrate-ingresses.js';
+
+const ours: IngressClass = { kind: 'IngressClass', metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: defaultTranslateOptions.controllerName } };
+const service = (name: string, namespace = 'default'): Service => ({ kind: 'Service', metadata: { name, namespace }, spec: { ports: [{ name: 'http', port: 80 }] } });
+const options: MigrateOptions = {
+  gatewayClassName: 'envoy-ingress',
+  gatewayNamespace: 'gateways',
+  httpPort: 80,
+  httpsPort: 443,
+  classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+};
+
+function ingress(name: string, spec: NonNullable<Ingress['spec']>, annotations: Record<string, string> = {}, created = '2024-01-01T00:00:00Z'): Ingress {
+  return { kind: 'Ingress', metadata: { name, namespace: 'default', creationTimestamp: created, annotations }, spec };
+}
+const path = (p: string, backend: string, pathType = 'Prefix') => ({ path: p, pathType, backend: { service: { name: backend, port: { number: 80 } } } });
+
+function state(ingresses: Ingress[], services: Service[], secrets: Secret[] = []): Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services' | 'secrets'> {
+  return { ingresses, ingressClasses: [ours], services, secrets };
+}
+
+const routesOf = (objects: readonly { kind: string }[]): HTTPRoute[] => objects.filter((o): o is HTTPRoute => o.kind === 'HTTPRoute');
+
+test('a multi-rule Ingress keeps every path on its own backend (one rule per path)', (t) => {
+  const result = migrateIngresses(
+    state([ingress('shop', { rules: [{ host: 'shop.test', http: { paths: [path('/', 'web'), path('/api', 'api'), path('/static', 'static', 'Exact')] } }] })], [service('web'), service('api'), service('static')]),
+    options,
+  );
+  const [route] = routesOf(result.objects);
+  t.deepEqual(
+    route?.spec?.rules?.map((r) => [r.matches?.[0]?.path?.type, r.matches?.[0]?.path?.value, r.backendRefs?.map((b) => b.name)]),
+    [
+      ['PathPrefix', '/', ['web']],
+      ['PathPrefix', '/api', ['api']],
+      ['Exact', '/static', ['static']],
+    ],
+  );
+  t.deepEqual(route?.spec?.hostnames, ['shop.test']);
+  t.deepEqual(route?.spec?.parentRefs?.map((p) => `${p.namespace}/${p.name}`), ['gateways/nginx']);
+  t.deepEqual(result.report.ingresses[0]?.paths.map((p) => p.result), ['same', 'same', 'same']);
+});
+
+test('a TLS host gets an HTTPS listener with its certificateRef, a ReferenceGrant for the Secret, and an https redirect on HTTP', async (t) => {
+  const ca = await createTestCA();
+  const issued = await ca.issue({ dnsNames: ['shop.test'] });
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const secret = { kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'shop-tls', namespace: 'default' }, data: { 'tls.crt': b64(issued.certPem), 'tls.key': b64(issued.keyPem) } } as Secret;
+  const ing = ingress('shop', { tls: [{ hosts: ['shop.test'], secretName: 'shop-tls' }], rules: [{ host: 'shop.test', http: { paths: [path('/', 'web')] } }] });
+  const result = migrateIngresses(state([ing], [service('web')], [secret]), options);
+  const gateway = result.objects.find((o) => o.kind === 'Gateway');
+  t.deepEqual(
+    (gateway?.spec as { listeners: unknown[] }).listeners,
+    [
+      { name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } },
+      {
+        name: 'https-shop-test',
+        hostname: 'shop.test',
+        port: 443,
+        protocol: 'HTTPS',
+        tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: 'shop-tls', namespace: 'default' }] },
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
+    ],
+  );
+  const grant = result.objects.find((o) => o.kind === 'ReferenceGrant');
+  t.is(grant?.metadata.namespace, 'default');
+  t.deepEqual(grant?.spec, { from: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'gateways' }], to: [{ group: '', kind: 'Secret', name: 'shop-tls' }] });
+  const [main, redirect] = routesOf(result.objects);
+  t.deepEqual(main?.spec?.parentRefs?.map((p) => p.sectionName), ['https-shop-test']);
+  t.deepEqual(redirect?.spec?.parentRefs?.map((p) => p.sectionName), ['http']);
+  t.deepEqual(redirect?.spec?.rules?.[0]?.filters, [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https', statusCode: 308 } }]);
+  // A Secret the Ingress translator refuses (here: missing) leaves the host plain HTTP, as the Ingress's.
+  const plain = migrateIngresses(state([ing], [service('web')], []), options);
+  t.false(plain.objects.some((o) => o.kind === 'ReferenceGrant'));
+  t.deepEqual(routesOf(plain.objects).map((r) => r.spec?.parentRefs?.[0]?.sectionName), [undefined]);
+});
+
+test('rewrite-target /$2 on PREFIX(/|$)(.*) becomes PathPrefix with ReplacePrefixMatch, other capture rewrites are reported', (t) => {
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('prefix', { rules: [{ host: 'a.test', http: { paths: [path('/app(/|$)(.*)', 'web', 'ImplementationSpecific')] } }] }, { 'nginx.ingress.kubernetes.io/rewrite-target': '/$2', 'nginx.ingress.kubernetes.io/use-regex': 'true' }),
+        ingress('other', { rules: [{ host: 'b.test', http: { paths: [path('/x/(.+)/y', 'web', 'ImplementationSpecific')] } }] }, { 'nginx.ingress.kubernetes.io/rewrite-target': '/new/$1' }),
+      ],
+      [service('web')],
+    ),
+    options,
+  );
+  const a = routesOf(result.objects).find((r) => r.metadata.name === 'prefix');
+  const b = routesOf(result.objects).find((r) => r.metadata.name === 'other');
+  t.deepEqual(a?.spec?.rules?.[0]?.matches?.[0]?.path, { type: 'PathPrefix', value: '/app' });
+  t.deepEqual(a?.spec?.rules?.[0]?.filters?.find((f) => f.type === 'URLRewrite')?.urlRewrite, { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } });
+  t.deepEqual(b?.spec?.rules?.[0]?.matches?.[0]?.path, { type: 'RegularExpression', value: '(?i)^(?:/x/(.+)/y).*' });
+  const other = result.report.ingresses.find((i) => i.name === 'other');
+  t.deepEqual(other?.paths[0]?.differences.map((d) => d.id), ['rewrite-capture-groups']);
+  t.is(other?.paths[0]?.result, 'different');
+});
+
+test('a canary joins the main path: header rules before it, its weight as a share of the main rule', (t) => {
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('main', { rules: [{ host: 'c.test', http: { paths: [path('/', 'web')] } }] }),
+        ingress(
+          'canary',
+          { rules: [{ host: 'c.test', http: { paths: [path('/', 'web-canary')] } }] },
+          { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-by-header': 'X-Canary', 'nginx.ingress.kubernetes.io/canary-weight': '20' },
+          '2024-01-02T00:00:00Z',
+        ),
+      ],
+      [service('web'), service('web-canary')],
+    ),
+    options,
+  );
+  const routes = routesOf(result.objects);
+  t.is(routes.length, 1, 'the canary has no route of its own');
+  t.deepEqual(
+    routes[0]?.spec?.rules?.map((r) => [r.matches?.[0]?.headers?.map((h) => `${h.name}=${h.value}`) ?? [], r.backendRefs?.map((b) => `${b.name}:${b.weight ?? '-'}`)]),
+    [
+      [['x-canary=always'], ['web-canary:-']],
+      [['x-canary=never'], ['web:-']],
+      [[], ['web:80', 'web-canary:20']],
+    ],
+  );
+  const canary = result.report.ingresses.find((i) => i.name === 'canary');
+  t.is(canary?.paths[0]?.result, 'same');
+  t.is(canary?.paths[0]?.route, 'default/main');
+});
+
+test('annotations the Gateway API cannot say are named in the report with an action, never dropped silently', (t) => {
+  const result = migrateIngresses(
+    state([ingress('limited', { rules: [{ host: 'l.test', http: { paths: [path('/', 'web')] } }] }, { 'nginx.ingress.kubernetes.io/limit-connections': '5', 'nginx.ingress.kubernetes.io/upstream-vhost': 'internal.test' })], [service('web')]),
+    options,
+  );
+  const reported = result.report.ingresses[0]?.paths[0];
+  t.is(reported?.result, 'different');
+  t.deepEqual(reported?.differences.map((d) => d.id), ['limit-connections']);
+  t.true(reported?.differences.every((d) => d.action !== '' && d.message !== ''));
+  const [route] = routesOf(result.objects);
+  t.deepEqual(route?.spec?.rules?.[0]?.filters?.find((f) => f.type === 'URLRewrite')?.urlRewrite, { hostname: 'internal.test' });
+});
+
+test('a regex path shorter than a prefix path it matches is named (the Gateway API tries regexes first)', (t) => {
+  const result = migrateIngresses(
+    state([ingress('mixed', { rules: [{ host: 'm.test', http: { paths: [path('/api', 'impl', 'ImplementationSpecific'), path('/api/v1', 'v1')] } }] })], [service('impl'), service('v1')]),
+    options,
+  );
+  t.deepEqual(result.report.ingresses[0]?.paths.map((p) => [p.path, p.differences.map((d) => d.id)]), [
+    ['/api', ['regex-precedence']],
+    ['/api/v1', ['regex-precedence']],
+  ]);
+});
+
+test('Ingresses of another controller are not converted', (t) => {
+  const other = { ...ingress('other', { ingressClassName: 'traefik', rules: [{ host: 'o.test', http: { paths: [path('/', 'web')] } }] }) };
+  const result = migrateIngresses(state([other], [service('web')]), options);
+  t.deepEqual(result.converted, []);
+  t.deepEqual(routesOf(result.objects), []);
+});

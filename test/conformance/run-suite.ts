@@ -1,0 +1,215 @@
+/**
+ * `npm run conformance`: the upstream Gateway API conformance suite (conformance/runner, pinned v1.6.3) against the
+ * product as users install it, on the real node (test/harness/kube-node.ts): the images built from this checkout
+ * (scripts/kube/build-images.sh) plus the suite's echo servers and CoreDNS, the Gateway API CRDs, `kubectl apply -f
+ * deploy/`, then the suite's test binary with conformance/runner/options.yaml. Its ConformanceReport is copied byte
+ * for byte to conformance/reports/<version>/; a summary per profile is printed. The node is stopped in every case.
+ *
+ * Arguments after `--` go to the suite's binary (e.g. `-run-test=HTTPRouteSimpleSameNamespace`, `-debug`); a run
+ * with any of them is a partial run, so its report stays in the scratch directory and the published one is kept.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { namedPaths } from '../harness/build-script.js';
+import { findKubeNodeBinaries } from '../harness/kube-node-available.js';
+import { systemEnv } from '../harness/kube-node-layout.js';
+import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.js';
+import { findRepoRoot } from '../harness/repo-root.js';
+import { createTempDir } from '../harness/temp-dir.js';
+import { summarizeReport, type ConformanceReport } from './report-summary.js';
+
+const root = findRepoRoot();
+const NS = 'envoy-ingress';
+const CONTROLLER_NAME = 'envoy-ingress.io/gateway-controller';
+const OPTIONS_FILE = path.join(root, 'conformance/runner/options.yaml');
+/** The whole suite must finish within this (the go test binary's own -test.timeout). */
+const SUITE_TIMEOUT_MIN = 150;
+
+interface Doc {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string };
+  spec?: { group?: string; controllerName?: string };
+}
+
+const log = (line: string): void => void process.stdout.write(`conformance: ${line}\n`);
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/** Runs a build script of scripts/ and returns its `name=path` lines. */
+async function buildScript(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Map<string, string>> {
+  const result = await runCommand('bash', [path.join(root, 'scripts', script), ...args], {
+    env: { ...process.env, ...env },
+    timeoutMs: 30 * 60_000,
+  });
+  if (result.code !== 0) throw new Error(`scripts/${script} exited ${result.code}:\n${result.stderr.trim().split('\n').slice(-25).join('\n')}`);
+  return namedPaths(result.stdout);
+}
+
+/** The objects of deploy/'s top-level manifests (what `kubectl apply -f deploy/` applies). */
+async function deployDocs(): Promise<Doc[]> {
+  const dir = path.join(root, 'deploy');
+  const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const docs: Doc[] = [];
+  for (const file of files) {
+    for (const d of parseAllDocuments(await readFile(path.join(dir, file), 'utf8'))) {
+      const value = d.toJS() as Doc | null;
+      if (value) docs.push(value);
+    }
+  }
+  return docs;
+}
+
+async function main(): Promise<number> {
+  const extraArgs = process.argv.slice(2);
+  const partial = extraArgs.length > 0;
+  const started = Date.now();
+  const options = parse(readFileSync(OPTIONS_FILE, 'utf8')) as { gatewayClassName: string };
+  const work = await createTempDir('envoy-ingress-conformance-');
+  log(`scratch directory ${work.path}`);
+
+  // Everything is built (or found in the cache) before the node takes the machine-wide lock.
+  const binaries = await findKubeNodeBinaries();
+  const images = await buildScript('kube/build-images.sh', [work.file('images')], { PAUSE_BIN: binaries.pause });
+  const echoBasic = await buildScript('kube/build-echo-basic.sh', [work.file('images')]);
+  const gatewayApi = await buildScript('kube/gateway-api-paths.sh', []);
+  const coredns = await buildScript('kube/build-coredns.sh', [work.file('images'), gatewayApi.get('base-manifests') ?? '']);
+  const suite = await buildScript('kube/build-conformance.sh', []);
+  const suiteBin = suite.get('conformance');
+  const version = suite.get('gateway-api-version');
+  if (!suiteBin || !version) throw new Error(`scripts/kube/build-conformance.sh printed no conformance=/gateway-api-version= line`);
+  const archives = [images, echoBasic, coredns].flatMap((m) => [...m.values()]);
+  log(`built: ${archives.length} image archives, the suite ${version} (${seconds(started)})`);
+
+  const docs = await deployDocs();
+  const deployCrds = docs.filter((d) => d.kind === 'CustomResourceDefinition' && d.spec?.group === 'gateway.networking.k8s.io');
+  const deployClass = docs.find((d) => d.kind === 'GatewayClass' && d.metadata?.name === options.gatewayClassName);
+
+  let node: KubeNode | undefined;
+  const stopNode = async (): Promise<void> => {
+    if (!node) return;
+    const n = node;
+    node = undefined;
+    const stopping = Date.now();
+    const problems = await n.stop();
+    log(`node stopped (${seconds(stopping)})${problems.length ? `; teardown problems:\n${problems.join('\n')}` : ''}`);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the node`);
+      void stopNode().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    node = await startKubeNode({ binaries, imageArchives: archives });
+    const n = node;
+    log(`node Ready ${(n.readyAfterMs / 1000).toFixed(1)} s after its start (images imported)`);
+
+    // The Gateway API CRDs: deploy/'s own when it ships them (applied with it below), else the pinned release's
+    // standard channel as released (server-side, as the Gateway API docs install them).
+    if (deployCrds.length === 0) {
+      const crdDir = gatewayApi.get('crds');
+      if (!crdDir) throw new Error('scripts/kube/gateway-api-paths.sh printed no crds= line');
+      await n.kubectlOk(['apply', '--server-side', '-f', crdDir]);
+      log(`deploy/ ships no Gateway API CRDs: applied ${crdDir}`);
+    }
+    await n.kubectlOk(['apply', '-f', path.join(root, 'deploy')]);
+    const crdNames = (await n.kubectlOk(['get', 'crd', '-o', 'name'])).split('\n').filter((l) => l.endsWith('.gateway.networking.k8s.io'));
+    if (crdNames.length === 0) throw new Error('no Gateway API CRD installed');
+    await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=120s', ...crdNames]);
+    if (!deployClass) {
+      // deploy/ ships no GatewayClass of that name: the suite's class is made here, with our controllerName.
+      await n.kubectlOk(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'GatewayClass',
+          metadata: { name: options.gatewayClassName },
+          spec: { controllerName: CONTROLLER_NAME },
+        }),
+      });
+      log(`GatewayClass ${options.gatewayClassName} created (${CONTROLLER_NAME})`);
+    }
+    await n.kubectlOk(['rollout', 'status', `deployment/envoy-ingress`, '-n', NS, '--timeout=300s']);
+    log(`deploy/ rolled out (${seconds(started)} since the start)`);
+
+    const reportPath = work.file('report.yaml');
+    const logPath = work.file('suite.log');
+    const implementationVersion = await checkoutVersion();
+    const suiteArgs = [
+      '-test.run=^TestConformance$',
+      '-test.v',
+      `-test.timeout=${SUITE_TIMEOUT_MIN}m`,
+      '-test.count=1',
+      `-conformance-options-file=${OPTIONS_FILE}`,
+      `-version=${implementationVersion}`,
+      `-report-output=${reportPath}`,
+      ...extraArgs,
+    ];
+    log(`running ${suiteBin} ${suiteArgs.join(' ')} (full log: ${logPath})`);
+    const suiteStarted = Date.now();
+    const code = await runSuite(suiteBin, suiteArgs, { ...systemEnv(), KUBECONFIG: n.adminKubeconfigPath }, logPath);
+    log(`the suite exited ${code} after ${seconds(suiteStarted)}`);
+
+    if (!existsSync(reportPath)) {
+      log(`no report written (the suite stopped before its tests ran; see ${logPath})`);
+      return 1;
+    }
+    const reportText = await readFile(reportPath, 'utf8');
+    const report = parse(reportText) as ConformanceReport;
+    process.stdout.write(summarizeReport(report));
+    if (partial) {
+      log(`partial run (arguments ${extraArgs.join(' ')}): report left at ${reportPath}, conformance/reports/ unchanged`);
+    } else {
+      const dir = path.join(root, 'conformance/reports', version);
+      await mkdir(dir, { recursive: true });
+      const name = `${report.gatewayAPIChannel ?? 'UNDEFINED'}-${report.implementation?.version ?? implementationVersion}-${report.mode ?? 'default'}-report.yaml`;
+      await copyFile(reportPath, path.join(dir, name));
+      log(`report: conformance/reports/${version}/${name}`);
+    }
+    log(`whole run ${seconds(started)}`);
+    return code;
+  } finally {
+    await stopNode();
+    // The images go; the suite's log (and a partial run's report) stay for reading.
+    await rm(work.file('images'), { recursive: true, force: true });
+    log(`the suite's log: ${work.file('suite.log')}`);
+  }
+}
+
+/** The checkout as a version: package.json's, with the commit (the reports' rules: a snapshot, not a branch). */
+async function checkoutVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const commit = await runCommand('git', ['-C', root, 'rev-parse', '--short=12', 'HEAD']);
+  const dirty = await runCommand('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']);
+  const sha = commit.code === 0 ? commit.stdout.trim() : 'unknown';
+  return `v${pkg.version}-${sha}${dirty.code === 0 && dirty.stdout.trim() !== '' ? '-dirty' : ''}`;
+}
+
+/** Runs the suite's binary: the full log to `logPath`, results and failures to stdout. Resolves with its exit code. */
+function runSuite(bin: string, args: readonly string[], env: NodeJS.ProcessEnv, logPath: string): Promise<number> {
+  return new Promise((resolve) => {
+    const out = createWriteStream(logPath);
+    const child = spawn(bin, args, { cwd: path.dirname(logPath), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending = '';
+    const onData = (chunk: Buffer): void => {
+      out.write(chunk);
+      const lines = (pending + chunk.toString('utf8')).split('\n');
+      pending = lines.pop() ?? '';
+      // The test results as they come (one line each), not the suite's request-by-request log.
+      for (const line of lines) if (/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok|panic)\b/.test(line)) process.stdout.write(`${line}\n`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('close', (code, signal) => {
+      out.end(() => resolve(code ?? (signal ? 128 : 1)));
+    });
+  });
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  process.stderr.write(`conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+});

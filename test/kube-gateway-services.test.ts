@@ -1,0 +1,244 @@
+/**
+ * The Gateway Service manager against a real API server with the Gateway API CRDs (v1.6.3, standard channel), fed
+ * by the real ClusterSource and ObjectStore, acting as a ServiceAccount with only list/watch on what the source
+ * reads and get/create/update/delete on Services of the controller's namespace (a Role there: the RBAC deploy/
+ * grants). One Service per Gateway, Envoy ports of its own, followed, deleted with the Gateway; a restarted manager
+ * finds the same ports recorded; the load balancer's address reaches the Gateway's addresses through the store.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import test, { type ExecutionContext } from 'ava';
+import { CoreV1Api, CustomObjectsApi, type V1Service } from '@kubernetes/client-node';
+import { GatewayServiceManager, type GatewayServiceOutcome } from '../controller/gateway-services/gateway-service-manager.js';
+import { createServiceApi } from '../controller/gateway-services/service-api.js';
+import { ClusterSource } from '../controller/sources/cluster-source.js';
+import { ObjectStore } from '../controller/store.js';
+import { gatewayServiceName, managedServicesByGateway, serviceAddresses } from '../controller/translate/gateway-api/gateway-service.js';
+import type { Gateway, Service } from '../controller/translate/shared/kube-objects.js';
+import { showLogsOnFailure } from './harness/ava-fixtures.js';
+import { findRepoRoot } from './harness/repo-root.js';
+import { waitFor } from './harness/wait.js';
+import { useFileKubeCluster } from './fixtures/file-kube-cluster.js';
+
+const run = promisify(execFile);
+const controllerNamespace = 'envoy-ingress';
+const controllerName = 'envoy-ingress.io/gateway-controller';
+let controllerToken = '';
+
+const kube = useFileKubeCluster({
+  prepare: async (cluster) => {
+    const paths = (await run('bash', [path.join(findRepoRoot(), 'scripts/kube/gateway-api-paths.sh')], { timeout: 5 * 60_000 })).stdout;
+    const crds = /^crds=(.*)$/m.exec(paths)?.[1];
+    if (!crds) throw new Error(`scripts/kube/gateway-api-paths.sh gave no crds: ${paths}`);
+    await cluster.kubectlOk(['apply', '--server-side', '-f', crds]);
+    await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gateways.gateway.networking.k8s.io', 'crd/gatewayclasses.gateway.networking.k8s.io']);
+    await cluster.kubectlOk(['apply', '-f', '-'], {
+      input: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ${controllerNamespace}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: controller, namespace: ${controllerNamespace}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: gateway-services-test}
+rules:
+  - apiGroups: [""]
+    resources: [services, endpoints, secrets]
+    verbs: [list, watch]
+  - apiGroups: [discovery.k8s.io]
+    resources: [endpointslices]
+    verbs: [list, watch]
+  - apiGroups: [networking.k8s.io]
+    resources: [ingresses, ingressclasses]
+    verbs: [list, watch]
+  - apiGroups: [gateway.networking.k8s.io]
+    resources: [gatewayclasses, gateways, httproutes, referencegrants]
+    verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: gateway-services-test}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gateway-services-test}
+subjects:
+  - {kind: ServiceAccount, name: controller, namespace: ${controllerNamespace}}
+---
+# As deploy/02-rbac.yaml: the Gateway Services, in the controller's namespace only.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: gateway-services-test, namespace: ${controllerNamespace}}
+rules:
+  - apiGroups: [""]
+    resources: [services]
+    verbs: [get, create, update, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: gateway-services-test, namespace: ${controllerNamespace}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: gateway-services-test}
+subjects:
+  - {kind: ServiceAccount, name: controller, namespace: ${controllerNamespace}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: envoy-ingress}
+spec: {controllerName: ${controllerName}}
+`,
+    });
+    controllerToken = await cluster.serviceAccountToken(controllerNamespace, 'controller');
+  },
+});
+
+interface Setup {
+  store: ObjectStore;
+  manager: GatewayServiceManager;
+  outcomes: { key: string; outcome: GatewayServiceOutcome }[];
+}
+
+const settings = {
+  controllerName,
+  namespace: controllerNamespace,
+  selector: { 'app.kubernetes.io/name': 'envoy-ingress' },
+  portRange: { first: 20000, last: 20099 },
+  reservedPorts: new Set([8080, 8443]),
+};
+
+async function startManager(t: ExecutionContext): Promise<Setup> {
+  const lines: string[] = [];
+  const log = {
+    info: (obj: object, msg: string) => lines.push(`info ${msg} ${JSON.stringify(obj)}`),
+    warn: (obj: object, msg: string) => lines.push(`warn ${msg} ${JSON.stringify(obj)}`),
+    debug: (obj: object, msg: string) => lines.push(`debug ${msg} ${JSON.stringify(obj)}`),
+  };
+  showLogsOnFailure(t, 'controller', { logs: () => lines.join('\n') });
+  const controller = kube.kubeConfig(controllerToken);
+  const store = new ObjectStore();
+  const source = new ClusterSource(controller, store, log, { minBackoffMs: 200, discoveryIntervalMs: 500 });
+  void source.start();
+  await source.whenSynced();
+  await waitFor(() => source.watching('Gateway') && source.watching('GatewayClass'), { description: 'Gateway API kinds watched', timeoutMs: 20_000 });
+  const manager = new GatewayServiceManager(store, createServiceApi(controller, controllerNamespace, { timeoutMs: 5000 }), {
+    ...settings,
+    isLeader: () => true,
+    baseBackoffMs: 200,
+    log,
+  });
+  const outcomes: Setup['outcomes'] = [];
+  manager.on('reconciled', (o) => outcomes.push(o));
+  manager.start();
+  t.teardown(async () => {
+    await manager.stop();
+    await source.stop();
+  });
+  return { store, manager, outcomes };
+}
+
+function gatewayBody(namespace: string, name: string, ports: number[], infrastructure?: NonNullable<Gateway['spec']>['infrastructure']): Gateway {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name, namespace },
+    spec: {
+      gatewayClassName: 'envoy-ingress',
+      listeners: ports.map((port) => ({ name: `http-${port}`, port, protocol: 'HTTP' })),
+      ...(infrastructure === undefined ? {} : { infrastructure }),
+    },
+  };
+}
+
+const slow = { timeoutMs: 30_000 };
+
+function admin(): { core: CoreV1Api; custom: CustomObjectsApi } {
+  const kc = kube.kubeConfig(kube.cluster.adminToken);
+  return { core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+}
+
+async function readService(name: string): Promise<V1Service | undefined> {
+  try {
+    return await admin().core.readNamespacedService({ namespace: controllerNamespace, name });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+const portsOf = (svc: V1Service | undefined): [number, unknown][] => (svc?.spec?.ports ?? []).map((p) => [p.port, p.targetPort]);
+
+test('each Gateway gets a Service of its own in the controller namespace, follows it, goes with it; a restarted manager keeps the ports', async (t) => {
+  showLogsOnFailure(t, 'Kubernetes', kube.cluster);
+  const { core, custom } = admin();
+  await core.createNamespace({ body: { metadata: { name: 'apps' } } });
+  const s = await startManager(t);
+  const create = (g: Gateway): Promise<unknown> =>
+    custom.createNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', body: g });
+  const a = gatewayBody('apps', 'a', [80], { labels: { team: 'alpha' }, annotations: { 'example.com/lb-pool': 'edge' } });
+  const b = gatewayBody('apps', 'b', [80, 8080]);
+  await create(a);
+  const svcA = await waitFor(() => readService(gatewayServiceName(a)), { description: "Gateway a's Service", ...slow });
+  await create(b);
+  const svcB = await waitFor(() => readService(gatewayServiceName(b)), { description: "Gateway b's Service", ...slow });
+
+  t.is(svcA.spec?.type, 'LoadBalancer');
+  t.deepEqual(svcA.spec?.selector, settings.selector);
+  t.deepEqual(portsOf(svcA), [[80, 20000]]);
+  t.deepEqual(portsOf(svcB), [[80, 20001], [8080, 20002]], 'port 80 of b maps onto an Envoy port of its own');
+  t.like(svcA.metadata?.labels, { team: 'alpha', 'gateway.networking.k8s.io/gateway-name': 'a', 'envoy-ingress.io/gateway-namespace': 'apps', 'app.kubernetes.io/managed-by': 'envoy-ingress' });
+  t.like(svcA.metadata?.annotations, { 'example.com/lb-pool': 'edge', 'envoy-ingress.io/gateway': 'apps/a' });
+
+  // A load balancer assigns an address: it reaches the store, from which the Gateway's addresses are computed.
+  await core.replaceNamespacedServiceStatus({
+    namespace: controllerNamespace,
+    name: gatewayServiceName(a),
+    body: { ...svcA, status: { loadBalancer: { ingress: [{ ip: '10.250.7.1' }] } } },
+  });
+  await waitFor(
+    () => {
+      const stored = managedServicesByGateway(s.store.list('Service') as Service[], controllerNamespace).get('apps/a');
+      return serviceAddresses(stored).some((x) => x.type === 'IPAddress' && x.value === '10.250.7.1');
+    },
+    { description: "the load balancer's address as Gateway a's address", ...slow },
+  );
+
+  // Gateway a gains a listener port and becomes ClusterIP: its Service is updated in place; b's is untouched.
+  await custom.patchNamespacedCustomObject(
+    {
+      group: 'gateway.networking.k8s.io',
+      version: 'v1',
+      namespace: 'apps',
+      plural: 'gateways',
+      name: 'a',
+      body: [
+        { op: 'add', path: '/spec/listeners/-', value: { name: 'http-81', port: 81, protocol: 'HTTP' } },
+        { op: 'add', path: '/metadata/annotations', value: { 'envoy-ingress.io/service-type': 'ClusterIP' } },
+      ],
+    },
+    { middleware: [], headers: { 'Content-Type': 'application/json-patch+json' } } as never,
+  );
+  const updated = await waitFor(
+    async () => {
+      const svc = await readService(gatewayServiceName(a));
+      return svc?.spec?.type === 'ClusterIP' && svc.spec.ports?.length === 2 ? svc : undefined;
+    },
+    { description: "Gateway a's Service to follow", ...slow },
+  );
+  t.is(updated.metadata?.uid, svcA.metadata?.uid, 'updated in place');
+  t.deepEqual(portsOf(updated), [[80, 20000], [81, 20003]]);
+  t.deepEqual(portsOf(await readService(gatewayServiceName(b))), [[80, 20001], [8080, 20002]]);
+
+  // A new manager (a restart, a new leader) with a fresh store finds every port recorded: nothing to write.
+  await s.manager.idle();
+  const again = await startManager(t);
+  await waitFor(() => again.outcomes.length >= 2, { description: 'the second manager to look at both Gateways', ...slow });
+  await again.manager.idle();
+  t.deepEqual(again.outcomes.filter((o) => o.outcome !== 'unchanged'), []);
+  await s.manager.stop();
+
+  // Gateway a goes: its Service goes (no owner reference can cross namespaces), b's stays.
+  await custom.deleteNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', name: 'a' });
+  await waitFor(async () => (await readService(gatewayServiceName(a))) === undefined, { description: "Gateway a's Service deleted", ...slow });
+  t.truthy(await readService(gatewayServiceName(b)));
+});
