@@ -2,6 +2,7 @@
 // (ClientValidationIR) and the host check on its routes (ClientCertificateCheckIR), beside a host on the same port
 // that asks for none; and TLS to a backend that verifies the backend's certificate and presents a client
 // certificate (UpstreamTlsIR). Certificates come from throw-away CAs (test/harness/test-certs.ts).
+import { Agent as HttpsAgent } from 'node:https';
 import test, { type ExecutionContext } from 'ava';
 import { PrivateKey, type ClientCertificateCheckIR, type ClusterIR, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsServerIR, type UpstreamTlsIR, type UpstreamVerifyIR, type VirtualHostIR } from '../ir/index.js';
 import { useEchoBackend, useEnvoy } from '../test/harness/ava-fixtures.js';
@@ -139,6 +140,17 @@ test('a host that checks client certificates answers as nginx does, and another 
   t.is(misdirected.status, 421);
   // ... nor one negotiated for another checking host (verified against its CAs, not this host's).
   t.is((await get('on.mtls.test', p.client, 'optional.mtls.test')).status, 421);
+
+  // A client that would resume its TLS session on a new connection gets a full handshake (resumption is off on
+  // such chains: Envoy reports a resumed session's certificate as not verified), so it stays verified.
+  const agent = new HttpsAgent({ keepAlive: false, maxCachedSessions: 10 });
+  const resumed: boolean[] = [];
+  for (let i = 0; i < 3; i++) {
+    const again = await httpsGet({ port, servername: 'on.mtls.test', hostHeader: 'on.mtls.test', path: '/', ca: p.server.certPem, agent, clientCert: { cert: p.client.certPem, key: p.client.keyPem } });
+    t.is(again.status, 200, `request ${i + 1} on a resumed session`);
+    resumed.push(again.sessionReused === true);
+  }
+  t.deepEqual(resumed, [false, false, false]);
 
   // `require`: the handshake itself fails without a certificate; with one it is served (no route check needed).
   await t.throwsAsync(get('required.mtls.test'));
