@@ -2,10 +2,11 @@
 // (ClientValidationIR) and the host check on its routes (ClientCertificateCheckIR), beside a host on the same port
 // that asks for none; and TLS to a backend that verifies the backend's certificate and presents a client
 // certificate (UpstreamTlsIR). Certificates come from throw-away CAs (test/harness/test-certs.ts).
+import { Agent as HttpsAgent } from 'node:https';
 import test, { type ExecutionContext } from 'ava';
 import { PrivateKey, type ClientCertificateCheckIR, type ClusterIR, type DataPlaneIR, type RouteIR, type RouteTableIR, type TlsServerIR, type UpstreamTlsIR, type UpstreamVerifyIR, type VirtualHostIR } from '../ir/index.js';
 import { useEchoBackend, useEnvoy } from '../test/harness/ava-fixtures.js';
-import { httpsGet, type HttpResult } from '../test/harness/http-client.js';
+import { httpGet, httpsGet, type HttpResult } from '../test/harness/http-client.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from '../test/harness/test-certs.js';
 import { buildResources } from './build-resources.js';
 import { inlineIntoStaticBootstrap } from './static-bootstrap.js';
@@ -47,13 +48,14 @@ function cluster(name: string, upstreamTls?: UpstreamTlsIR): ClusterIR {
 /** Hosts of *.mtls.test, each its own chain; `validation` by host name. */
 function dataPlane(p: Pki, hosts: VirtualHostIR[], validation: Record<string, TlsServerIR['clientValidation']>, clusters: ClusterIR[], extra: Partial<DataPlaneIR> = {}): DataPlaneIR {
   const https: RouteTableIR = { name: 'https', virtualHosts: hosts };
+  // Plain HTTP serves the very same table (as the translator hands both listeners one table where they agree).
   const tlsServers = hosts.map((vhost): TlsServerIR & { routeTable: RouteTableIR } => {
     const clientValidation = validation[vhost.name];
     return { name: `https/${vhost.name}`, serverNames: [vhost.name], secret: 'default/host', routeTable: https, ...(clientValidation === undefined ? {} : { clientValidation }) };
   });
   return ingressPairIR(
     {
-      http: { name: 'http', virtualHosts: [] },
+      http: https,
       tlsServers,
       clusters,
       secrets: [{ name: 'default/host', certificateChain: p.hostCertificate.certPem, privateKey: new PrivateKey(p.hostCertificate.keyPem) }, ...(extra.secrets ?? [])],
@@ -63,14 +65,14 @@ function dataPlane(p: Pki, hosts: VirtualHostIR[], validation: Record<string, Tl
   );
 }
 
-async function start(t: ExecutionContext, ir: DataPlaneIR, endpoints: { cluster: string; address: string; port: number }[]): Promise<number> {
+async function start(t: ExecutionContext, ir: DataPlaneIR, endpoints: { cluster: string; address: string; port: number }[]): Promise<{ https: number; http: number }> {
   const resources = buildResources(
     ir,
     endpoints.map((e) => ({ cluster: e.cluster, endpoints: [{ address: e.address, port: e.port }] })),
     { listenAddress: '127.0.0.1', httpPort: 0, httpsPort: 0 },
   );
   const envoy = await useEnvoy(t, { bootstrap: inlineIntoStaticBootstrap(resources), logLevel: 'warn' });
-  return envoy.waitForListener('ingress_https');
+  return { https: await envoy.waitForListener('ingress_https'), http: await envoy.waitForListener('ingress_http') };
 }
 
 const requested = { mode: 'request', certificateAuthority: 'default/client-ca/ca.crt', verifyDepth: 1 } as const;
@@ -100,7 +102,8 @@ test('a host that checks client certificates answers as nginx does, and another 
     },
     [cluster('default/echo/80')],
   );
-  const port = await start(t, ir, [{ cluster: 'default/echo/80', address: echo.address, port: echo.port }]);
+  const ports = await start(t, ir, [{ cluster: 'default/echo/80', address: echo.address, port: echo.port }]);
+  const port = ports.https;
   const get = (name: string, certificate?: IssuedCertificate, sni = name, headers: Record<string, string> = {}): Promise<HttpResult> =>
     httpsGet({ port, servername: sni, hostHeader: name, path: '/', ca: p.server.certPem, headers, ...(certificate === undefined ? {} : { clientCert: { cert: certificate.certPem, key: certificate.keyPem } }) });
 
@@ -132,6 +135,11 @@ test('a host that checks client certificates answers as nginx does, and another 
   t.is((await get('cn.mtls.test', p.client)).status, 200);
   t.is((await get('other-cn.mtls.test', p.client)).status, 403);
 
+  // Plain HTTP is not checked (nginx verifies TLS connections only), but loses a client's ssl-client-* headers.
+  const plain = await httpGet({ port: ports.http, hostHeader: 'on.mtls.test', path: '/', headers: { 'ssl-client-verify': 'SUCCESS' } });
+  t.is(plain.status, 200);
+  t.is(plain.json?.headers['ssl-client-verify'], undefined);
+
   // The host without client validation needs no certificate.
   t.is((await get('open.mtls.test')).status, 200);
   // A connection negotiated for the open host cannot reach a checking host by its Host header.
@@ -139,6 +147,17 @@ test('a host that checks client certificates answers as nginx does, and another 
   t.is(misdirected.status, 421);
   // ... nor one negotiated for another checking host (verified against its CAs, not this host's).
   t.is((await get('on.mtls.test', p.client, 'optional.mtls.test')).status, 421);
+
+  // A client that would resume its TLS session on a new connection gets a full handshake (resumption is off on
+  // such chains: Envoy reports a resumed session's certificate as not verified), so it stays verified.
+  const agent = new HttpsAgent({ keepAlive: false, maxCachedSessions: 10 });
+  const resumed: boolean[] = [];
+  for (let i = 0; i < 3; i++) {
+    const again = await httpsGet({ port, servername: 'on.mtls.test', hostHeader: 'on.mtls.test', path: '/', ca: p.server.certPem, agent, clientCert: { cert: p.client.certPem, key: p.client.keyPem } });
+    t.is(again.status, 200, `request ${i + 1} on a resumed session`);
+    resumed.push(again.sessionReused === true);
+  }
+  t.deepEqual(resumed, [false, false, false]);
 
   // `require`: the handshake itself fails without a certificate; with one it is served (no route check needed).
   await t.throwsAsync(get('required.mtls.test'));
@@ -164,7 +183,7 @@ test('TLS to a backend verifies its certificate against the trusted CAs and name
     secrets: [{ name: 'default/proxy-client', certificateChain: proxyClient.certPem, privateKey: new PrivateKey(proxyClient.keyPem) }],
     certificateAuthorities: [{ name: 'default/backend-ca/ca.crt', certificates: backendCa.certPem }],
   });
-  const port = await start(t, ir, clusters.map((c) => ({ cluster: c.name, address: backend.address, port: backend.port })));
+  const port = (await start(t, ir, clusters.map((c) => ({ cluster: c.name, address: backend.address, port: backend.port })))).https;
   const get = (name: string): Promise<HttpResult> => httpsGet({ port, servername: name, hostHeader: name, path: '/', ca: p.server.certPem });
 
   const good = await get('good.mtls.test');

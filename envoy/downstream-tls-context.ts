@@ -19,11 +19,18 @@ export function buildDownstreamTlsContext(secretName: string, clientValidation?:
     ...(alpn === 'http' ? { alpn_protocols: ['h2', 'http/1.1'] } : {}),
   };
   if (clientValidation === undefined) return { '@type': downstreamTlsContextType, common_tls_context: common };
-  return {
+  const context: ResourceJson = {
     '@type': downstreamTlsContextType,
     common_tls_context: { ...common, combined_validation_context: buildCombinedValidationContext(clientValidation) },
     require_client_certificate: clientValidation.mode === 'require',
   };
+  if (clientValidation.mode === 'request') {
+    // A resumed session skips certificate verification, and Envoy then reports its certificate as not verified:
+    // the routes would refuse it. Every connection does a full handshake instead.
+    context['disable_stateless_session_resumption'] = true;
+    context['disable_stateful_session_resumption'] = true;
+  }
+  return context;
 }
 
 function buildCombinedValidationContext(validation: ClientValidationIR): ResourceJson {

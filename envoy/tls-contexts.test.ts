@@ -17,6 +17,8 @@ test('a chain without client validation asks for no certificate', (t) => {
 test('client validation: CAs over SDS combined with the chain\'s mode and depth', (t) => {
   const request = buildDownstreamTlsContext('default/tls', { mode: 'request', certificateAuthority: 'default/ca/ca.crt', verifyDepth: 2 });
   t.is(request['require_client_certificate'], false);
+  t.is(request['disable_stateless_session_resumption'], true);
+  t.is(request['disable_stateful_session_resumption'], true);
   t.deepEqual((request['common_tls_context'] as Record<string, unknown>)['combined_validation_context'], {
     default_validation_context: { trust_chain_verification: 'ACCEPT_UNTRUSTED', max_verify_depth: 2 },
     validation_context_sds_secret_config: { name: 'default/ca/ca.crt', sds_config: ads },

@@ -68,7 +68,8 @@ export interface TlsSecretIR {
 /**
  * What requests to a host must show of their connection's client certificate (ingress-nginx auth-tls-*): checked
  * before anything else the host's routes do, on every route of the host (redirects and fixed answers too, as nginx
- * checks in the server block). The connection's TLS server verified the certificate (ClientValidationIR, mode
+ * checks in the server block); plain-HTTP requests are not checked, as in nginx, and only lose the ssl-client-*
+ * headers a client sent. The connection's TLS server verified the certificate (ClientValidationIR, mode
  * `request`); this decides what the request gets.
  */
 export interface ClientCertificateCheckIR {

@@ -54,6 +54,8 @@ export interface HttpResult {
   json?: any;
   /** For HTTPS: which certificate the server presented. */
   peerCertificate?: PeerCertificateSummary;
+  /** For HTTPS: whether the TLS session was resumed (no full handshake). */
+  sessionReused?: boolean;
 }
 
 export function httpGet(opts: HttpGetOptions): Promise<HttpResult> {
@@ -129,6 +131,7 @@ function send(start: Starter, timeoutMs = 10_000, body?: string | Buffer): Promi
             // Leave json unset: the body is still there for the assertion message.
           }
         }
+        if (typeof socket?.isSessionReused === 'function') result.sessionReused = socket.isSessionReused();
         if (peer && Object.keys(peer).length > 0) {
           result.peerCertificate = {
             subjectAltName: peer.subjectaltname ?? '',

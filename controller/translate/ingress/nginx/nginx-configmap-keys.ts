@@ -201,7 +201,7 @@ export const nginxConfigMapKeys: Readonly<Record<string, NginxConfigMapKey>> = {
   'proxy-redirect-to': ignored(locationRewrite),
   'proxy-request-buffering': ignored('request bodies are streamed, except on routes with a body size limit (buffered, as nginx\'s default "on")'),
   'proxy-set-headers': ignored('it names a ConfigMap of request headers: not read; use envoy-ingress.io/request-headers-set on the Ingresses'),
-  'proxy-ssl-location-only': ignored(noEquivalent('backend TLS settings per location')),
+  'proxy-ssl-location-only': ignored('the proxy-ssl-* annotations always apply to the Ingress\'s own paths only (as with "true"); other Ingresses of the host never inherit them'),
   'proxy-stream-next-upstream': ignored(streams),
   'proxy-stream-next-upstream-timeout': ignored(streams),
   'proxy-stream-next-upstream-tries': ignored(streams),
