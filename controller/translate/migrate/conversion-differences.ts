@@ -44,6 +44,11 @@ export const ConversionDifferences = {
     message: "this controller's Gateway API translator does not serve HTTPS listeners yet (they are refused with UnsupportedProtocol, docs/guides/gateway-api.md): after the switch, https requests to the Gateway's HTTPS port find no listener",
     action: 'keep the Ingresses for https traffic until HTTPS listeners are served, or terminate TLS in front of the Gateway',
   },
+  tooManyListeners: {
+    id: 'too-many-listeners',
+    message: 'the Gateway needs more than 64 listeners (one HTTPS listener per TLS host), more than a Gateway may have: the API server refuses it',
+    action: 'split the hosts over several Gateways or ListenerSets, or use fewer certificates (a wildcard)',
+  },
   resourceBackend: {
     id: 'resource-backend',
     message: 'a `resource` backend has no Gateway API equivalent: the rule has no backendRefs and answers 500 (the Ingress path answered 503)',
