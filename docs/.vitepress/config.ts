@@ -64,6 +64,7 @@ export default defineConfig({
           { text: 'Coming from ingress-nginx', link: '/guides/coming-from-ingress-nginx' },
           { text: 'The ingress-nginx ConfigMap', link: '/guides/ingress-nginx-configmap' },
           { text: 'ingress-nginx basic auth', link: '/guides/ingress-nginx-basic-auth' },
+          { text: 'ingress-nginx client certificates', link: '/guides/ingress-nginx-mtls' },
           { text: 'Gateway API', link: '/guides/gateway-api' },
           { text: 'Moving to the Gateway API', link: '/guides/moving-to-gateway-api' },
           { text: 'Multi-tenant clusters', link: '/guides/multi-tenant' },
