@@ -80,11 +80,7 @@ export interface MigrationResult {
 }
 
 const gatewayApiVersion = 'gateway.networking.k8s.io/v1';
-/**
- * Whether this controller serves HTTPS Gateway listeners (controller/translate/gateway-api/): while it does not,
- * every path of a Gateway with an HTTPS listener is reported (https-listener-not-served). Set to true with them.
- */
-export const httpsGatewayListenersServed = false;
+
 const httpListenerName = 'http';
 /** The Gateway API CRDs' limits: rules per HTTPRoute, listeners per Gateway. */
 const maxRulesPerRoute = 16;
@@ -179,6 +175,16 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
     spec: { gatewayClassName: options.gatewayClassName, listeners },
   };
   return { className: name, gateway, httpListeners, httpsListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
+}
+
+/**
+ * Where a route without hostnames (rules without a host, the cluster-wide default backend) attaches: the listeners
+ * without hostname only. Attached to the whole Gateway it would join every host's listener and, as old as that
+ * host's own route, could win its requests; an Ingress's host-less rules never serve a host another rule names.
+ */
+function catchAllParents(gw: ClassGateway, gatewayRef: ParentReference): ParentReference[] {
+  const listeners = (gw.gateway.spec?.listeners ?? []).filter((l) => l.hostname === undefined);
+  return listeners.map((l) => ({ ...gatewayRef, sectionName: l.name }));
 }
 
 function referenceGrants(gateway: ClassGateway, options: MigrateOptions): ReferenceGrant[] {
@@ -500,7 +506,6 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const hostDifferences: ReportedDifference[] = [];
       if (host.startsWith('*.')) hostDifferences.push(diff(D.wildcardHostDepth));
       if (tooManyListeners.includes(gw)) hostDifferences.push(diff(D.tooManyListeners));
-      if (!httpsGatewayListenersServed && (gw.httpsListeners.size > 0 || gw.defaultHttps !== undefined)) hostDifferences.push(diff(D.httpsListenerNotServed));
       if (host === '*' && !(gw.gateway.spec?.listeners ?? []).some((l) => l.name === httpListenerName)) {
         hostDifferences.push(diff(D.hostConflict, 'rules without a host of a second IngressClass'));
       }
@@ -606,7 +611,13 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       if (rules.length === 0) continue;
       const hostnames = host === '*' ? [] : [host, ...(aliasesByHost.get(host) ?? [])];
-      const mainParents: ParentReference[] = redirectsHttp ? (httpsListener === undefined ? [] : [{ ...gatewayRef, sectionName: httpsListener }]) : [gatewayRef];
+      const mainParents: ParentReference[] = redirectsHttp
+        ? httpsListener === undefined
+          ? []
+          : [{ ...gatewayRef, sectionName: httpsListener }]
+        : host === '*'
+          ? catchAllParents(gw, gatewayRef)
+          : [gatewayRef];
       // An HTTPRoute holds at most 16 rules (the CRD's limit): more paths go to routes `<name>-2`, `-3`... of the
       // same age, which the Gateway API ranks like one route's rules (path first; ties by name, then rule order).
       const chunks = (list: HTTPRouteRule[]): HTTPRouteRule[][] => Array.from({ length: Math.ceil(list.length / maxRulesPerRoute) }, (_, i) => list.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute));
@@ -642,11 +653,13 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const name = truncateName(hosts.size === 0 ? ingress.metadata.name : `${ingress.metadata.name}-default-backend`);
       reported.route = `${namespace}/${name}`;
       reported.rule = 0;
-      routes.push({
+      const parents = catchAllParents(gw, gatewayRef);
+      if (parents.length === 0) reported.differences.push(diff(D.hostConflict, 'the default backend of a second IngressClass'));
+      else routes.push({
         apiVersion: gatewayApiVersion,
         kind: 'HTTPRoute',
         metadata: { name, namespace, ...stamp },
-        spec: { parentRefs: [gatewayRef], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
+        spec: { parentRefs: parents, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
       });
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported });
     } else if (hosts.size === 0 && ingress.spec?.defaultBackend !== undefined) {
