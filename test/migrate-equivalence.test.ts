@@ -62,10 +62,16 @@ for (const file of parityTableFiles) {
       t.teardown(() => original.remove());
       t.teardown(() => migrated.remove());
       const ca = await createTestCA();
-      const backends = await startBackends(t, table.services);
+      // As test/nginx-parity.test.ts: client certificates that do not verify come from a CA nothing trusts.
+      const untrusted = await createTestCA({ commonName: 'untrusted test CA' });
       const issued = new Map<string, IssuedCertificate>();
-      for (const certificate of table.certificates ?? []) issued.set(certificate.name, await ca.issue({ dnsNames: certificate.hosts }));
-      const secrets = (table.certificates ?? []).map((c) => secretOf(c, issued));
+      for (const certificate of table.certificates ?? []) {
+        const issuer = certificate.untrusted === true ? untrusted : ca;
+        const extra = { ...(certificate.clientAuth === true ? { clientAuth: true } : {}), ...(certificate.commonName === undefined ? {} : { commonName: certificate.commonName }) };
+        issued.set(certificate.name, await issuer.issue({ dnsNames: certificate.hosts, ...extra }));
+      }
+      const backends = await startBackends(t, table.services, { issued, ca });
+      const secrets = (table.certificates ?? []).map((c) => secretOf(c, issued, ca.certPem));
       await writeManifest(original.path, 'backends.yaml', [ingressClass('nginx', true), ...backends.objects]);
       await writeManifest(original.path, 'objects.yaml', [...secrets, ...table.objects]);
       const groups = rowsByConfigMap(table);
@@ -110,7 +116,7 @@ for (const file of parityTableFiles) {
           ({ report, output } = await migrate());
         }
         const check = async (): Promise<RowResult[]> => {
-          const [a, b] = await Promise.all([sendRows(before, ca, group.rows), sendRows(gateway, ca, group.rows)]);
+          const [a, b] = await Promise.all([sendRows(before, ca, group.rows, issued), sendRows(gateway, ca, group.rows, issued)]);
           return group.rows.map((row, k): RowResult => {
             const baseline = rowMismatch(withListenerPorts(row, before), a[k] as Outcome[]);
             const migratedProblem = rowMismatch(withListenerPorts(row, gateway), b[k] as Outcome[]);

@@ -39,10 +39,10 @@ export const ConversionDifferences = {
     message: 'requests no path of this host matches are answered by the default backend (spec.defaultBackend); converted to a PathPrefix "/" rule on the host\'s route',
     action: 'none, unless an HTTPRoute added later for this host has a "/" rule of its own',
   },
-  httpsListenerNotServed: {
-    id: 'https-listener-not-served',
-    message: "this controller's Gateway API translator does not serve HTTPS listeners yet (they are refused with UnsupportedProtocol, docs/guides/gateway-api.md): after the switch, https requests to the Gateway's HTTPS port find no listener",
-    action: 'keep the Ingresses for https traffic until HTTPS listeners are served, or terminate TLS in front of the Gateway',
+  tooManyListeners: {
+    id: 'too-many-listeners',
+    message: 'the Gateway needs more than 64 listeners (one HTTPS listener per TLS host), more than a Gateway may have: the API server refuses it',
+    action: 'split the hosts over several Gateways or ListenerSets, or use fewer certificates (a wildcard)',
   },
   resourceBackend: {
     id: 'resource-backend',

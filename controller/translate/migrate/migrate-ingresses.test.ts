@@ -161,3 +161,12 @@ test('Ingresses of another controller are not converted', (t) => {
   t.deepEqual(result.converted, []);
   t.deepEqual(routesOf(result.objects), []);
 });
+
+test('an Ingress host with more than 16 paths becomes several HTTPRoutes of at most 16 rules (the CRD limit)', (t) => {
+  const paths = Array.from({ length: 20 }, (_, i) => path(`/p${i}`, 'web'));
+  const result = migrateIngresses(state([ingress('many', { rules: [{ host: 'many.test', http: { paths } }] })], [service('web')]), options);
+  const routes = routesOf(result.objects);
+  t.deepEqual(routes.map((r) => [r.metadata.name, r.spec?.rules?.length]), [['many', 16], ['many-2', 4]]);
+  const reported = result.report.ingresses[0]?.paths;
+  t.deepEqual([reported?.[15]?.route, reported?.[15]?.rule, reported?.[16]?.route, reported?.[16]?.rule], ['default/many', 15, 'default/many-2', 0]);
+});

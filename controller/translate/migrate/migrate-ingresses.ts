@@ -80,12 +80,11 @@ export interface MigrationResult {
 }
 
 const gatewayApiVersion = 'gateway.networking.k8s.io/v1';
-/**
- * Whether this controller serves HTTPS Gateway listeners (controller/translate/gateway-api/): while it does not,
- * every path of a Gateway with an HTTPS listener is reported (https-listener-not-served). Set to true with them.
- */
-export const httpsGatewayListenersServed = false;
+
 const httpListenerName = 'http';
+/** The Gateway API CRDs' limits: rules per HTTPRoute, listeners per Gateway. */
+const maxRulesPerRoute = 16;
+const maxListenersPerGateway = 64;
 const defaultHttpsListenerName = 'https';
 
 /** A DNS-label-safe name part for a host. */
@@ -176,6 +175,16 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
     spec: { gatewayClassName: options.gatewayClassName, listeners },
   };
   return { className: name, gateway, httpListeners, httpsListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
+}
+
+/**
+ * Where a route without hostnames (rules without a host, the cluster-wide default backend) attaches: the listeners
+ * without hostname only. Attached to the whole Gateway it would join every host's listener and, as old as that
+ * host's own route, could win its requests; an Ingress's host-less rules never serve a host another rule names.
+ */
+function catchAllParents(gw: ClassGateway, gatewayRef: ParentReference): ParentReference[] {
+  const listeners = (gw.gateway.spec?.listeners ?? []).filter((l) => l.hostname === undefined);
+  return listeners.map((l) => ({ ...gatewayRef, sectionName: l.name }));
 }
 
 function referenceGrants(gateway: ClassGateway, options: MigrateOptions): ReferenceGrant[] {
@@ -392,6 +401,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     });
   }
   const configMapDifference = configMapSettings(options);
+  const tooManyListeners = [...gateways.values()].filter((g) => (g.gateway.spec?.listeners ?? []).length > maxListenersPerGateway);
   // Default backends outside the nginx layer (default-backend.ts, tenant-default-backends.ts): the cluster-wide one
   // from --default-backend-namespace (any namespace with --allow-cross-namespace-hosts), else per namespace the
   // oldest Ingress with rules that sets one, for that namespace's hosts.
@@ -495,7 +505,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const redirectsHttp = (tls && sslRedirect) || forceSslRedirect;
       const hostDifferences: ReportedDifference[] = [];
       if (host.startsWith('*.')) hostDifferences.push(diff(D.wildcardHostDepth));
-      if (!httpsGatewayListenersServed && (gw.httpsListeners.size > 0 || gw.defaultHttps !== undefined)) hostDifferences.push(diff(D.httpsListenerNotServed));
+      if (tooManyListeners.includes(gw)) hostDifferences.push(diff(D.tooManyListeners));
       if (host === '*' && !(gw.gateway.spec?.listeners ?? []).some((l) => l.name === httpListenerName)) {
         hostDifferences.push(diff(D.hostConflict, 'rules without a host of a second IngressClass'));
       }
@@ -601,18 +611,36 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       if (rules.length === 0) continue;
       const hostnames = host === '*' ? [] : [host, ...(aliasesByHost.get(host) ?? [])];
-      const mainParents: ParentReference[] = redirectsHttp ? (httpsListener === undefined ? [] : [{ ...gatewayRef, sectionName: httpsListener }]) : [gatewayRef];
+      const mainParents: ParentReference[] = redirectsHttp
+        ? httpsListener === undefined
+          ? []
+          : [{ ...gatewayRef, sectionName: httpsListener }]
+        : host === '*'
+          ? catchAllParents(gw, gatewayRef)
+          : [gatewayRef];
+      // An HTTPRoute holds at most 16 rules (the CRD's limit): more paths go to routes `<name>-2`, `-3`... of the
+      // same age, which the Gateway API ranks like one route's rules (path first; ties by name, then rule order).
+      const chunks = (list: HTTPRouteRule[]): HTTPRouteRule[][] => Array.from({ length: Math.ceil(list.length / maxRulesPerRoute) }, (_, i) => list.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute));
+      const chunkName = (base: string, i: number): string => truncateName(i === 0 ? base : `${base}-${i + 1}`);
       if (mainParents.length > 0) {
-        routes.push({ apiVersion: gatewayApiVersion, kind: 'HTTPRoute', metadata: { name: routeName, namespace, ...stamp }, spec: { parentRefs: mainParents, ...(hostnames.length > 0 ? { hostnames } : {}), rules } });
+        chunks(rules).forEach((part, i) => {
+          routes.push({ apiVersion: gatewayApiVersion, kind: 'HTTPRoute', metadata: { name: chunkName(routeName, i), namespace, ...stamp }, spec: { parentRefs: mainParents, ...(hostnames.length > 0 ? { hostnames } : {}), rules: part } });
+        });
+        for (const e of entries) {
+          if (e.host !== host || e.reported.rule === undefined || e.reported.route !== `${namespace}/${routeName}`) continue;
+          const i = Math.floor(e.reported.rule / maxRulesPerRoute);
+          e.reported.route = `${namespace}/${chunkName(routeName, i)}`;
+          e.reported.rule = e.reported.rule % maxRulesPerRoute;
+        }
       }
-      if (redirectRules.length > 0) {
+      chunks(redirectRules).forEach((part, i) => {
         routes.push({
           apiVersion: gatewayApiVersion,
           kind: 'HTTPRoute',
-          metadata: { name: truncateName(`${routeName}-https-redirect`), namespace, ...stamp },
-          spec: { parentRefs: [{ ...gatewayRef, sectionName: gw.httpListeners.get(host) ?? httpListenerName }], ...(hostnames.length > 0 ? { hostnames } : {}), rules: redirectRules },
+          metadata: { name: chunkName(`${routeName}-https-redirect`, i), namespace, ...stamp },
+          spec: { parentRefs: [{ ...gatewayRef, sectionName: gw.httpListeners.get(host) ?? httpListenerName }], ...(hostnames.length > 0 ? { hostnames } : {}), rules: part },
         });
-      }
+      });
     }
 
     // The cluster-wide default backend (an nginx-layer Ingress without rules, or --default-backend-namespace's
@@ -625,11 +653,13 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const name = truncateName(hosts.size === 0 ? ingress.metadata.name : `${ingress.metadata.name}-default-backend`);
       reported.route = `${namespace}/${name}`;
       reported.rule = 0;
-      routes.push({
+      const parents = catchAllParents(gw, gatewayRef);
+      if (parents.length === 0) reported.differences.push(diff(D.hostConflict, 'the default backend of a second IngressClass'));
+      else routes.push({
         apiVersion: gatewayApiVersion,
         kind: 'HTTPRoute',
         metadata: { name, namespace, ...stamp },
-        spec: { parentRefs: [gatewayRef], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
+        spec: { parentRefs: parents, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
       });
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported });
     } else if (hosts.size === 0 && ingress.spec?.defaultBackend !== undefined) {
@@ -669,6 +699,10 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     }
   }
 
+  const globalDifferences = [
+    ...(configMapDifference === undefined ? [] : [configMapDifference]),
+    ...tooManyListeners.map((g) => diff(D.tooManyListeners, `Gateway ${options.gatewayNamespace}/${g.gateway.metadata.name}: ${(g.gateway.spec?.listeners ?? []).length} listeners`)),
+  ];
   const gatewayClass: GatewayClass = {
     apiVersion: gatewayApiVersion,
     kind: 'GatewayClass',
@@ -690,7 +724,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     objects,
     converted: served.map(refOf),
     report: {
-      ...(configMapDifference === undefined ? {} : { differences: [configMapDifference] }),
+      ...(globalDifferences.length === 0 ? {} : { differences: globalDifferences }),
       ingresses: reports.sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1)),
       summary: { ingresses: reports.length, paths: paths.length, same: paths.filter((p) => p.result === 'same').length, different: paths.filter((p) => p.result === 'different').length, written, copied: 0 },
     },
