@@ -20,7 +20,7 @@ import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.j
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
 import { waitFor } from '../harness/wait.js';
-import { summarizeReport, type ConformanceReport } from './report-summary.js';
+import { reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const root = findRepoRoot();
 const NS = 'envoy-ingress';
@@ -172,15 +172,19 @@ async function main(): Promise<number> {
       log(`no report written (the suite stopped before its tests ran; see ${logPath})`);
       return 1;
     }
-    const reportText = await readFile(reportPath, 'utf8');
-    const report = parse(reportText) as ConformanceReport;
-    process.stdout.write(summarizeReport(report));
+    const report = parse(await readFile(reportPath, 'utf8')) as ConformanceReport;
+    const problems = reportProblems(report, version);
+    if (problems.length === 0) process.stdout.write(summarizeReport(report));
     if (partial) {
       log(`partial run (arguments ${extraArgs.join(' ')}): report left at ${reportPath}, conformance/reports/ unchanged`);
+    } else if (problems.length > 0) {
+      // E.g. `profiles: null` when the suite's setup failed before any test: nothing to publish.
+      log(`the report at ${reportPath} is not publishable (${problems.join('; ')}): conformance/reports/ unchanged`);
+      return code === 0 ? 1 : code;
     } else {
       const dir = path.join(root, 'conformance/reports', version);
       await mkdir(dir, { recursive: true });
-      const name = `${report.gatewayAPIChannel ?? 'UNDEFINED'}-${report.implementation?.version ?? implementationVersion}-${report.mode ?? 'default'}-report.yaml`;
+      const name = `${report.gatewayAPIChannel}-${report.implementation.version}-${report.mode}-report.yaml`;
       await copyFile(reportPath, path.join(dir, name));
       log(`report: conformance/reports/${version}/${name}`);
     }
@@ -257,7 +261,7 @@ function runSuite(bin: string, args: readonly string[], env: NodeJS.ProcessEnv, 
       const lines = (pending + chunk.toString('utf8')).split('\n');
       pending = lines.pop() ?? '';
       // The test results as they come (one line each), not the suite's request-by-request log.
-      for (const line of lines) if (/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok|panic)\b/.test(line)) process.stdout.write(`${line}\n`);
+      for (const line of lines) if (/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok|panic)\b|^\s+(Error|Messages):\s/.test(line)) process.stdout.write(`${line}\n`);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
