@@ -17,7 +17,11 @@ export type TranslationResult = IngressTranslationResult & { gatewayApiStatus?: 
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const ingress = translateIngresses(state, options);
   const gateway = translateGatewayApi(state, options);
-  if (gateway.served.length === 0 && gateway.diagnostics.length === 0) return ingress;
+  // Nothing of the Gateway API served: the Ingress result, with the status data still (a GatewayClass of ours is
+  // Accepted, with its supportedFeatures, before any Gateway exists: the conformance suite reads them first).
+  if (gateway.served.length === 0 && gateway.diagnostics.length === 0) {
+    return gateway.status.gatewayClasses.length === 0 ? ingress : { ...ingress, gatewayApiStatus: gateway.status };
+  }
   // Ingress keeps its ports (the Gateway API translator refuses listeners on them), so listeners never collide here.
   const listeners = [...ingress.ir.listeners, ...gateway.listeners].sort((a, b) => compareStrings(a.name, b.name));
   // A cluster named by both is one Service port; the Ingress translator's object is kept (a plain Service port
