@@ -19,6 +19,7 @@ import { systemEnv } from '../harness/kube-node-layout.js';
 import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
+import { addressRange, startLoadBalancerAllocator, type LoadBalancerAllocator } from '../harness/load-balancer-allocator.js';
 import { waitFor } from '../harness/wait.js';
 import { reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
@@ -32,6 +33,8 @@ const OPTIONAL_MANIFESTS = ['deploy/optional/gateway-services-rbac.yaml'];
 /** Each Gateway's own Envoy ports and Service (its own address): the flag and the range the install guide names. */
 const GATEWAY_PORT_RANGE_FLAG = '--gateway-port-range';
 const GATEWAY_PORT_RANGE = '20000-20999';
+/** Load balancer addresses: the node's subnet (routed to its bridge), above the node's own address. */
+const LOAD_BALANCER_POOL = addressRange('10.251.0', 100, 199);
 const OPTIONS_FILE = path.join(root, 'conformance/runner/options.yaml');
 /** The whole suite must finish within this (the go test binary's own -test.timeout). */
 const SUITE_TIMEOUT_MIN = 150;
@@ -95,7 +98,10 @@ async function main(): Promise<number> {
   const deployClass = docs.find((d) => d.kind === 'GatewayClass' && d.metadata?.name === options.gatewayClassName);
 
   let node: KubeNode | undefined;
+  let loadBalancer: LoadBalancerAllocator | undefined;
   const stopNode = async (): Promise<void> => {
+    await loadBalancer?.stop();
+    loadBalancer = undefined;
     if (!node) return;
     const n = node;
     node = undefined;
@@ -114,6 +120,9 @@ async function main(): Promise<number> {
     node = await startKubeNode({ binaries, imageArchives: archives });
     const n = node;
     log(`node Ready ${(n.readyAfterMs / 1000).toFixed(1)} s after its start (images imported)`);
+    // The cloud's part, as cloud-provider-kind plays it for kind: LoadBalancer Services (each Gateway's) get an
+    // address from a pool in the node's subnet, which kube-proxy programs and the host reaches.
+    loadBalancer = startLoadBalancerAllocator({ kubeconfigPath: n.adminKubeconfigPath, pool: LOAD_BALANCER_POOL, log });
 
     // As the install guide says: the Gateway API CRDs server-side (deploy/gateway-api/; the pinned release's standard
     // channel from the module cache while deploy/ has none), then deploy/, then the optional RBAC for the Services the
