@@ -111,7 +111,8 @@ async function main(): Promise<number> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      log(`${signal}: stopping the node`);
+      log(`${signal}: stopping the suite and the node`);
+      suiteProcess?.kill('SIGTERM');
       void stopNode().finally(() => process.exit(130));
     });
   }
@@ -259,11 +260,15 @@ async function checkoutVersion(): Promise<string> {
   return `v${pkg.version}-${sha}${dirty.code === 0 && dirty.stdout.trim() !== '' ? '-dirty' : ''}`;
 }
 
+/** The suite's process while it runs (stopped with the node on SIGINT/SIGTERM). */
+let suiteProcess: ReturnType<typeof spawn> | undefined;
+
 /** Runs the suite's binary: the full log to `logPath`, results and failures to stdout. Resolves with its exit code. */
 function runSuite(bin: string, args: readonly string[], env: NodeJS.ProcessEnv, logPath: string): Promise<number> {
   return new Promise((resolve) => {
     const out = createWriteStream(logPath);
     const child = spawn(bin, args, { cwd: path.dirname(logPath), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    suiteProcess = child;
     let pending = '';
     const onData = (chunk: Buffer): void => {
       out.write(chunk);
@@ -275,6 +280,7 @@ function runSuite(bin: string, args: readonly string[], env: NodeJS.ProcessEnv, 
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('close', (code, signal) => {
+      suiteProcess = undefined;
       out.end(() => resolve(code ?? (signal ? 128 : 1)));
     });
   });
