@@ -206,3 +206,21 @@ test('references list what served Ingresses name, existing or not, and nothing f
   const { references } = translate(state({ ingresses: [served, foreign] }), defaultTranslateOptions);
   t.deepEqual(references, { services: ['default/fallback', 'default/web'], secrets: ['default/cert'] });
 });
+
+test('a GatewayClass of ours is Accepted with its supportedFeatures before any Gateway exists', (t) => {
+  const { gatewayApiStatus, ir } = translate(
+    state({
+      gatewayClasses: [
+        { kind: 'GatewayClass', metadata: { name: 'ours', generation: 3 }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+        { kind: 'GatewayClass', metadata: { name: 'theirs', generation: 1 }, spec: { controllerName: 'example.com/other' } },
+      ],
+    }),
+    defaultTranslateOptions,
+  );
+  t.deepEqual(gatewayApiStatus?.gatewayClasses.map((c) => c.ref.name), ['ours']);
+  const accepted = gatewayApiStatus?.gatewayClasses[0]?.conditions.find((c) => c.type === 'Accepted');
+  t.is(accepted?.status, 'True');
+  t.is(accepted?.observedGeneration, 3);
+  t.true((gatewayApiStatus?.gatewayClasses[0]?.supportedFeatures.length ?? 0) > 0);
+  t.false(ir.listeners.some((l) => l.name.startsWith('gateway/')));
+});

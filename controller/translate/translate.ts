@@ -19,7 +19,11 @@ export type TranslationResult = IngressTranslationResult & { gatewayApiStatus?: 
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
   const ingress = translateIngresses(state, options);
   const gateway = translateGatewayApi(state, options);
-  if (gateway.served.length === 0 && gateway.diagnostics.length === 0) return ingress;
+  // Nothing of the Gateway API served: the Ingress result, with the status data still (a GatewayClass of ours is
+  // Accepted, with its supportedFeatures, before any Gateway exists: the conformance suite reads them first).
+  if (gateway.served.length === 0 && gateway.diagnostics.length === 0) {
+    return gateway.status.gatewayClasses.length === 0 ? ingress : { ...ingress, gatewayApiStatus: gateway.status };
+  }
   // A Gateway HTTP listener on the Ingress HTTP port joins the Ingress listener (coexistence.ts); other Ingress
   // ports are refused to Gateways by the Gateway API translator, so nothing else collides here.
   const joined = joinSharedHttpPort(state, ingress.ir.listeners, ingressHttpListenerName, gateway.listeners, gateway.status);

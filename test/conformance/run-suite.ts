@@ -19,8 +19,9 @@ import { systemEnv } from '../harness/kube-node-layout.js';
 import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
+import { addressRange, startLoadBalancerAllocator, type LoadBalancerAllocator } from '../harness/load-balancer-allocator.js';
 import { waitFor } from '../harness/wait.js';
-import { summarizeReport, type ConformanceReport } from './report-summary.js';
+import { reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const root = findRepoRoot();
 const NS = 'envoy-ingress';
@@ -32,6 +33,8 @@ const OPTIONAL_MANIFESTS = ['deploy/optional/gateway-services-rbac.yaml'];
 /** Each Gateway's own Envoy ports and Service (its own address): the flag and the range the install guide names. */
 const GATEWAY_PORT_RANGE_FLAG = '--gateway-port-range';
 const GATEWAY_PORT_RANGE = '20000-20999';
+/** Load balancer addresses: the node's subnet (routed to its bridge), above the node's own address. */
+const LOAD_BALANCER_POOL = addressRange('10.251.0', 100, 199);
 const OPTIONS_FILE = path.join(root, 'conformance/runner/options.yaml');
 /** The whole suite must finish within this (the go test binary's own -test.timeout). */
 const SUITE_TIMEOUT_MIN = 150;
@@ -95,7 +98,10 @@ async function main(): Promise<number> {
   const deployClass = docs.find((d) => d.kind === 'GatewayClass' && d.metadata?.name === options.gatewayClassName);
 
   let node: KubeNode | undefined;
+  let loadBalancer: LoadBalancerAllocator | undefined;
   const stopNode = async (): Promise<void> => {
+    await loadBalancer?.stop();
+    loadBalancer = undefined;
     if (!node) return;
     const n = node;
     node = undefined;
@@ -105,7 +111,8 @@ async function main(): Promise<number> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      log(`${signal}: stopping the node`);
+      log(`${signal}: stopping the suite and the node`);
+      suiteProcess?.kill('SIGTERM');
       void stopNode().finally(() => process.exit(130));
     });
   }
@@ -114,6 +121,9 @@ async function main(): Promise<number> {
     node = await startKubeNode({ binaries, imageArchives: archives });
     const n = node;
     log(`node Ready ${(n.readyAfterMs / 1000).toFixed(1)} s after its start (images imported)`);
+    // The cloud's part, as cloud-provider-kind plays it for kind: LoadBalancer Services (each Gateway's) get an
+    // address from a pool in the node's subnet, which kube-proxy programs and the host reaches.
+    loadBalancer = startLoadBalancerAllocator({ kubeconfigPath: n.adminKubeconfigPath, pool: LOAD_BALANCER_POOL, log });
 
     // As the install guide says: the Gateway API CRDs server-side (deploy/gateway-api/; the pinned release's standard
     // channel from the module cache while deploy/ has none), then deploy/, then the optional RBAC for the Services the
@@ -172,15 +182,19 @@ async function main(): Promise<number> {
       log(`no report written (the suite stopped before its tests ran; see ${logPath})`);
       return 1;
     }
-    const reportText = await readFile(reportPath, 'utf8');
-    const report = parse(reportText) as ConformanceReport;
-    process.stdout.write(summarizeReport(report));
+    const report = parse(await readFile(reportPath, 'utf8')) as ConformanceReport;
+    const problems = reportProblems(report, version);
+    if (problems.length === 0) process.stdout.write(summarizeReport(report));
     if (partial) {
       log(`partial run (arguments ${extraArgs.join(' ')}): report left at ${reportPath}, conformance/reports/ unchanged`);
+    } else if (problems.length > 0) {
+      // E.g. `profiles: null` when the suite's setup failed before any test: nothing to publish.
+      log(`the report at ${reportPath} is not publishable (${problems.join('; ')}): conformance/reports/ unchanged`);
+      return code === 0 ? 1 : code;
     } else {
       const dir = path.join(root, 'conformance/reports', version);
       await mkdir(dir, { recursive: true });
-      const name = `${report.gatewayAPIChannel ?? 'UNDEFINED'}-${report.implementation?.version ?? implementationVersion}-${report.mode ?? 'default'}-report.yaml`;
+      const name = `${report.gatewayAPIChannel}-${report.implementation.version}-${report.mode}-report.yaml`;
       await copyFile(reportPath, path.join(dir, name));
       log(`report: conformance/reports/${version}/${name}`);
     }
@@ -246,22 +260,27 @@ async function checkoutVersion(): Promise<string> {
   return `v${pkg.version}-${sha}${dirty.code === 0 && dirty.stdout.trim() !== '' ? '-dirty' : ''}`;
 }
 
+/** The suite's process while it runs (stopped with the node on SIGINT/SIGTERM). */
+let suiteProcess: ReturnType<typeof spawn> | undefined;
+
 /** Runs the suite's binary: the full log to `logPath`, results and failures to stdout. Resolves with its exit code. */
 function runSuite(bin: string, args: readonly string[], env: NodeJS.ProcessEnv, logPath: string): Promise<number> {
   return new Promise((resolve) => {
     const out = createWriteStream(logPath);
     const child = spawn(bin, args, { cwd: path.dirname(logPath), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    suiteProcess = child;
     let pending = '';
     const onData = (chunk: Buffer): void => {
       out.write(chunk);
       const lines = (pending + chunk.toString('utf8')).split('\n');
       pending = lines.pop() ?? '';
       // The test results as they come (one line each), not the suite's request-by-request log.
-      for (const line of lines) if (/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok|panic)\b/.test(line)) process.stdout.write(`${line}\n`);
+      for (const line of lines) if (/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok|panic)\b|^\s+(Error|Messages):\s/.test(line)) process.stdout.write(`${line}\n`);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('close', (code, signal) => {
+      suiteProcess = undefined;
       out.end(() => resolve(code ?? (signal ? 128 : 1)));
     });
   });
