@@ -8,6 +8,7 @@ import { resourceKinds, TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
+import { gatewayExplainContext, type GatewayExplainContext } from '../controller/explain-gateway-context.js';
 
 /** What the debug endpoints read. Both controllers (standalone and Kubernetes) have these. */
 export interface ControlPlane {
@@ -104,8 +105,11 @@ export function clientsView(cp: ControlPlane): { clients: ClientView[] } {
   return { clients };
 }
 
-/** What `envoy-ingress explain --controller URL` reads: the IR of the last build, its endpoints and problems. */
-export interface IrView {
+/**
+ * What `envoy-ingress explain --controller URL` reads: the IR of the last build, its endpoints and problems, and the
+ * Gateways' listener names and HTTPRoutes' rule names (from the store: the objects as they are now).
+ */
+export interface IrView extends Partial<GatewayExplainContext> {
   generation: number;
   ir: DataPlaneIR | null;
   endpoints: ClusterEndpointsIR[];
@@ -118,5 +122,6 @@ export function irView(cp: ControlPlane): IrView {
     ir: cp.reconciler.ir ?? null,
     endpoints: [...cp.reconciler.endpoints.values()],
     diagnostics: [...cp.reconciler.diagnostics],
+    ...gatewayExplainContext(cp.store.state()),
   });
 }
