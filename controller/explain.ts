@@ -113,6 +113,8 @@ export interface WeightedBackend {
   service: { namespace: string; name: string; port: number } | null;
   weight: number;
   totalWeight: number;
+  /** Ready endpoints of the cluster; none: its share is answered 503. */
+  endpoints: EndpointIR[];
 }
 
 export interface Explanation {
@@ -619,7 +621,8 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
   const { considered, selected } = considerRoutes(vhost.routes, facts, input.ruleNames);
   const route = considered.find((c) => c.outcome === 'selected') ?? null;
   const diagnostics = relatedDiagnostics(input, considered, vhost.name);
-  const common = { ...base, tlsServer, certificate, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics, ...hostOwnerOf(vhost) };
+  // Host ownership is the Ingress translator's rule; Gateway listeners have allowedRoutes instead.
+  const common = { ...base, tlsServer, certificate, routeTable: table.name, virtualHosts: hosts, virtualHost: vhost.name, routes: considered, route, diagnostics, ...(gatewayListener ? {} : hostOwnerOf(vhost)) };
   const tried = considered.filter((c) => c.source && c.rule !== undefined);
   const triedText = tried.length ? `; rules tried: ${tried.map((c) => `${[c.match, ...(c.conditions ?? [])].join(' ')} (${c.source!.namespace}/${c.source!.name})`).join(', ')}` : '';
 
@@ -647,13 +650,17 @@ function explainRouting(input: ExplainInput, request: ExplainRequest): Explanati
           return c ? { ...c.service } : null;
         };
         const own = totalWeight - errorWeight - action.split.backends.reduce((sum, b) => sum + b.weight, 0);
+        const ready = (name: string): EndpointIR[] => input.endpoints.find((e) => e.cluster === name)?.endpoints ?? [];
         const backends: WeightedBackend[] = [
-          ...(own > 0 ? [{ cluster: action.cluster, service: serviceOf(action.cluster), weight: own, totalWeight }] : []),
-          ...action.split.backends.map((b) => ({ cluster: b.cluster, service: serviceOf(b.cluster), weight: b.weight, totalWeight })),
-          ...(errorWeight > 0 ? [{ cluster: null, service: null, weight: errorWeight, totalWeight }] : []),
+          ...(own > 0 ? [{ cluster: action.cluster, service: serviceOf(action.cluster), weight: own, totalWeight, endpoints: ready(action.cluster) }] : []),
+          ...action.split.backends.map((b) => ({ cluster: b.cluster, service: serviceOf(b.cluster), weight: b.weight, totalWeight, endpoints: ready(b.cluster) })),
+          ...(errorWeight > 0 ? [{ cluster: null, service: null, weight: errorWeight, totalWeight, endpoints: [] }] : []),
         ];
         response.backends = backends;
-        const shares = backends.map((b) => `${b.weight}/${b.totalWeight} ${b.cluster === null ? 'answered 500 (invalid backendRefs)' : b.service ? serviceText(b.service) : `cluster ${b.cluster}`}`);
+        const shares = backends.map(
+          (b) =>
+            `${b.weight}/${b.totalWeight} ${b.cluster === null ? 'answered 500 (invalid backendRefs)' : `${b.service ? serviceText(b.service) : `cluster ${b.cluster}`}${b.endpoints.length === 0 ? ' (no ready endpoints: 503)' : ''}`}`,
+        );
         const upstreamText = upstream ? ` (upstream${upstream.host ? ` Host ${upstream.host}` : ''}${upstream.path ? ` path ${upstream.path}` : ''})` : '';
         return { ...common, response, status: null, verdict: `served by ${whereOf(route)}, split by weight: ${shares.join(', ')}${upstreamText}` };
       }
@@ -765,10 +772,14 @@ export function formatExplanation(e: Explanation): string {
   }
   if (e.response.kind === 'forward') {
     const s = e.response.service;
-    lines.push(`backend: ${s ? `Service ${s.namespace}/${s.name} port ${s.port}` : '?'} (cluster ${e.response.cluster})`);
-    lines.push(`endpoints (ready): ${e.response.endpoints.length ? e.response.endpoints.map((x) => `${x.address}:${x.port}`).join(', ') : 'none'}`);
+    if (e.response.backends !== undefined) lines.push('backends (split by weight):');
+    else {
+      lines.push(`backend: ${s ? `Service ${s.namespace}/${s.name} port ${s.port}` : '?'} (cluster ${e.response.cluster})`);
+      lines.push(`endpoints (ready): ${e.response.endpoints.length ? e.response.endpoints.map((x) => `${x.address}:${x.port}`).join(', ') : 'none'}`);
+    }
     for (const b of e.response.backends ?? []) {
-      lines.push(`  weight ${b.weight}/${b.totalWeight}: ${b.cluster === null ? 'answered 500 (invalid backendRefs)' : `${b.service ? `Service ${b.service.namespace}/${b.service.name} port ${b.service.port}` : '?'} (cluster ${b.cluster})`}`);
+      const ready = b.endpoints.length ? b.endpoints.map((x) => `${x.address}:${x.port}`).join(', ') : 'no ready endpoints (503)';
+      lines.push(`  weight ${b.weight}/${b.totalWeight}: ${b.cluster === null ? 'answered 500 (invalid backendRefs)' : `${b.service ? `Service ${b.service.namespace}/${b.service.name} port ${b.service.port}` : '?'} (cluster ${b.cluster}): ${ready}`}`);
     }
     const u = e.response.upstream;
     if (u) lines.push(`upstream request:${u.host === undefined ? '' : ` Host ${u.host}`}${u.path === undefined ? '' : ` path ${u.path}`}`);
