@@ -15,6 +15,7 @@ import { EventRecorder } from '../controller/status/event-recorder.js';
 import { NodeAddressSource } from '../controller/status/node-address-source.js';
 import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
 import { StatusWriter } from '../controller/status/status-writer.js';
+import { GatewayApiStatusWriter } from '../controller/status/gateway-api-status-writer.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/shared/kube-objects.js';
 import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
@@ -69,6 +70,7 @@ export interface KubeController {
   source: ClusterSource;
   elector: LeaderElector;
   statusWriter: StatusWriter;
+  gatewayStatus: GatewayApiStatusWriter;
   ready(): { ready: boolean; reason: string };
   /** Give up leadership (releasing the lease) while xDS keeps being served: the first step of a shutdown. */
   stopLeading(): Promise<void>;
@@ -89,6 +91,13 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const statusWriter = new StatusWriter({ kubeConfig: o.kubeConfig, store, isLeader, log });
   const events = new EventRecorder({ kubeConfig: o.kubeConfig, store, isLeader, identity: le.identity, log });
   const tracker = new AppliedTracker(cache, server, reconciler);
+  const gatewayStatus = new GatewayApiStatusWriter({
+    kubeConfig: o.kubeConfig,
+    store,
+    isLeader,
+    log,
+    controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
+  });
 
   // Status: the served set of the newest generation a connected Envoy has fully ACKed.
   let applied: readonly ObjectRef[] | undefined;
@@ -108,6 +117,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   tracker.on('applied', (event) => {
     applied = event.servedIngresses;
     publish();
+    gatewayStatus.publishApplied(event.gatewayApiStatus);
   });
   nodes?.on('change', () => publish());
   const publishService = o.publish.publishService;
@@ -119,7 +129,10 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   reconciler.on('built', (build) => {
     // Builds that translated (all Ingresses, or those around a change) have new diagnostics; endpoint and
     // certificate-only builds keep the last ones.
-    if (build.kind === 'full' || build.kind === 'routes') events.record(build.diagnostics);
+    if (build.kind === 'full' || build.kind === 'routes') {
+      events.record(build.diagnostics);
+      gatewayStatus.publishBuilt(build.gatewayApiStatus);
+    }
   });
 
   const manager = o.serviceIngress
@@ -137,6 +150,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
         controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
         reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
         isLeader,
+        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
         log,
       })
     : undefined;
@@ -144,6 +158,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   elector.on('started-leading', () => {
     log.info({ identity: le.identity }, 'started leading: writing status and Events');
     statusWriter.resync();
+    gatewayStatus.resync();
     events.record(reconciler.diagnostics);
     manager?.resync();
     gatewayServices?.resync();
@@ -176,6 +191,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     source,
     elector,
     statusWriter,
+    gatewayStatus,
     ready() {
       if (!source.synced) return { ready: false, reason: 'informers not synced' };
       if (!cache.ready) return { ready: false, reason: 'no config built yet' };
@@ -191,6 +207,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
       await manager?.stop();
       await gatewayServices?.stop();
       statusWriter.stop();
+      gatewayStatus.stop();
       events.stop();
       tracker.stop();
       await nodes?.stop();

@@ -9,6 +9,7 @@ import type { EnvoyOptions } from '../envoy/resource-types.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import { BuildPipeline, type BuildKind, type PipelineBuild } from './pipeline/build-pipeline.js';
 import type { ObjectStore, StoreChange } from './store.js';
+import type { GatewayApiStatus } from './translate/gateway-api/status-data.js';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import { type EndpointObject, serviceKeyOfEndpointObject } from './translate/shared/endpoints.js';
 import { isKindName, kindTable, type NamedKind } from './translate/shared/kinds.js';
@@ -29,6 +30,8 @@ export interface BuildResult {
   changedTypes: string[];
   diagnostics: Diagnostic[];
   servedIngresses: ObjectRef[];
+  /** The Gateway API objects' status as data of the last translation (absent: no Gateway API object is ours). */
+  gatewayApiStatus?: GatewayApiStatus;
   generation: number;
 }
 
@@ -72,6 +75,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   #references: ReferenceSets = { services: new Set(), secrets: new Set() };
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
+  #gatewayApiStatus: GatewayApiStatus | undefined;
   #loggedDiagnostics = new Set<string>();
   #generation = 0;
   readonly #pipeline: BuildPipeline;
@@ -211,6 +215,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
+      this.#gatewayApiStatus = result.gatewayApiStatus;
       this.#logDiagnostics(result.diagnostics);
       this.#finish(built, started);
     } catch (err: unknown) {
@@ -237,6 +242,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       changedTypes: changed,
       diagnostics: this.#diagnostics,
       servedIngresses: this.#served,
+      ...(this.#gatewayApiStatus === undefined ? {} : { gatewayApiStatus: this.#gatewayApiStatus }),
       generation: this.#generation,
     };
     this.log.debug({ kind, durationMs: Math.round(result.durationMs * 10) / 10, changed }, 'config built');

@@ -194,6 +194,16 @@ test('controller.manageServiceIngress adds the flag and exactly the RBAC of depl
   t.deepEqual(args(managing), [...args(plain), '--manage-service-ingress']);
 });
 
+test('controller.gatewayPortRange adds the flag and exactly the RBAC of deploy/optional/gateway-services-rbac.yaml', async (t) => {
+  const plain = (await render()).objects;
+  const ranged = (await render({ set: { 'controller.gatewayPortRange': '20000-20999' } })).objects;
+  const added = ranged.filter((o) => !plain.some((p) => identity(p) === identity(o)));
+  const optional = parseObjects(await readFile(path.join(repoRoot, 'deploy/optional/gateway-services-rbac.yaml'), 'utf8'));
+  t.deepEqual(asSet(added), asSet(optional));
+  const args = (objects: KubeObject[]) => container(find(objects, 'Deployment', 'envoy-ingress'), 'controller').args as string[];
+  t.deepEqual(args(ranged), [...args(plain), '--gateway-port-range=20000-20999']);
+});
+
 test('controller.nginxConfigMap adds the flag and exactly the Role of deploy/optional/nginx-configmap/, in the ConfigMap\'s namespace', async (t) => {
   const plain = (await render()).objects;
   const reading = (await render({ set: { 'controller.nginxConfigMap': 'ingress-nginx/ingress-nginx-controller' } })).objects;

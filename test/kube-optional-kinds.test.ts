@@ -45,11 +45,17 @@ test('an optional kind is watched only while its CRD is installed, and never hol
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kube.cluster.adminKubeconfigPath);
   const store = new ObjectStore();
-  const source = new ClusterSource(kubeConfig, store, silent, { kinds: [...sourceKinds, widgetKind], discoveryIntervalMs: 200 });
+  const said: string[] = [];
+  const log = { ...silent, info: (_: object, msg: string) => void said.push(msg) };
+  const source = new ClusterSource(kubeConfig, store, log, { kinds: [...sourceKinds, widgetKind], discoveryIntervalMs: 200 });
   t.teardown(() => source.stop());
   void source.start();
   await source.whenSynced();
   t.false(source.watching('Widget'));
+  // Said once over several discovery rounds, naming the group's kinds.
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  t.deepEqual(said.filter((m) => m.includes('test.envoy-ingress.io')), ['the API does not serve test.envoy-ingress.io: not watching Widget until their CRDs are installed']);
+  t.is(said.filter((m) => m.startsWith('Gateway API is off')).length, 1);
   t.false(source.lists.has('Widget' as KubeKind));
 
   await kube.cluster.kubectlOk(['apply', '-f', '-'], { input: crd });

@@ -18,7 +18,7 @@ import { createTempDir } from './harness/temp-dir.js';
 
 const root = findRepoRoot();
 /** The test files whose controller acts as system:serviceaccount:envoy-ingress:envoy-ingress with deploy/'s RBAC. */
-const controllerE2eFiles = ['kube-e2e', 'kube-shutdown-e2e', 'kube-status', 'nginx-auth-kube-e2e', 'publish-nodes-e2e'].map((f) => `dist/test/${f}.test.js`);
+const controllerE2eFiles = ['kube-e2e', 'kube-shutdown-e2e', 'kube-status', 'nginx-auth-kube-e2e', 'publish-nodes-e2e', 'gateway-api-kube-e2e'].map((f) => `dist/test/${f}.test.js`);
 
 /** Runs the files in a child ava with the audit log on; resolves with every audit event of the controller. */
 async function auditedRun(files: readonly string[]): Promise<{ events: AuditEvent[]; output: string; code: number | null }> {

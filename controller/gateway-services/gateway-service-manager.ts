@@ -7,7 +7,7 @@
 // failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
 // (gateway-service-plan.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
-import { describeError, statusOf } from '../service-ingress/ingress-api.js';
+import { describeError } from '../service-ingress/ingress-api.js';
 import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
@@ -22,6 +22,11 @@ export interface GatewayServiceLog {
 export interface GatewayServiceManagerOptions extends GatewayServiceSettings {
   /** The manager writes only while this returns true (leader election). */
   isLeader: () => boolean;
+  /**
+   * Whether the store holds every Gateway and GatewayClass (their informers listed; ClusterSource.kindSynced). Until
+   * then the manager writes nothing: a store without Gateways yet would have it delete every Gateway's Service.
+   */
+  storeComplete: () => boolean;
   /** First retry delay, doubled per retry up to maxBackoffMs (defaults 1 s and 60 s). */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -30,7 +35,7 @@ export interface GatewayServiceManagerOptions extends GatewayServiceSettings {
   log?: GatewayServiceLog;
 }
 
-export type GatewayServiceOutcome = 'created' | 'updated' | 'deleted' | 'unchanged' | 'not-leader';
+export type GatewayServiceOutcome = 'created' | 'updated' | 'deleted' | 'unchanged' | 'not-leader' | 'store-incomplete';
 
 export interface GatewayServiceManagerEvents {
   /** One Gateway key (`namespace/name`) was looked at and this is what happened. */
@@ -43,6 +48,7 @@ const silentLog: GatewayServiceLog = { info: () => undefined, warn: () => undefi
 export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEvents> {
   readonly #settings: GatewayServiceSettings;
   readonly #isLeader: () => boolean;
+  readonly #storeComplete: () => boolean;
   readonly #baseBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #resyncIntervalMs: number;
@@ -51,6 +57,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   readonly #failures = new Map<string, number>();
   readonly #retryTimers = new Map<string, NodeJS.Timeout>();
   #resyncTimer: NodeJS.Timeout | undefined;
+  #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
   readonly #onChange = (changes: StoreChange[]): void => {
     if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
@@ -65,6 +72,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     const { controllerName, namespace, selector, portRange, reservedPorts } = options;
     this.#settings = { controllerName, namespace, selector, portRange, reservedPorts };
     this.#isLeader = options.isLeader;
+    this.#storeComplete = options.storeComplete;
     this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
     this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.#resyncIntervalMs = options.resyncIntervalMs ?? 5 * 60_000;
@@ -102,6 +110,8 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   async stop(): Promise<void> {
     this.store.off('change', this.#onChange);
     clearInterval(this.#resyncTimer);
+    clearTimeout(this.#completeTimer);
+    this.#completeTimer = undefined;
     for (const timer of this.#retryTimers.values()) clearTimeout(timer);
     this.#retryTimers.clear();
     await this.#queue.stop();
@@ -129,25 +139,28 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
 
   async #reconcile(key: string): Promise<GatewayServiceOutcome> {
     if (!this.#isLeader()) return 'not-leader';
-    const plan = planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings);
-    try {
-      return await this.#execute(key, plan);
-    } catch (error) {
-      // The store lags behind writes (ours too): on a conflict, plan again from what the API has now.
-      const status = statusOf(error);
-      if (!(status === 409 || (status === 404 && plan.action === 'update'))) throw error;
-      this.#log.debug({ gateway: key, status }, 'the Service changed since it was read; reading it again');
-      const name = plan.action === 'create' || plan.action === 'update' ? plan.service.metadata.name : plan.action === 'delete' ? plan.name : '';
-      const current = await this.api.read(name);
-      const state = this.store.state();
-      const services = state.services.filter((s) => !(s.metadata.namespace === this.#settings.namespace && s.metadata.name === name));
-      const again = planGatewayService(key, gatewayServiceView({ ...state, services: current === undefined ? services : [...services, current] }, this.#settings), this.#settings);
-      return this.#execute(key, again);
+    // The Gateway informers sync after the others; their first objects reach the store as a change, which resyncs.
+    if (!this.#storeComplete()) {
+      this.#resyncWhenComplete();
+      return 'store-incomplete';
     }
+    // A write against a stale store fails (409 on a changed resourceVersion, or on create of an existing name) and
+    // is retried after a backoff, when the store has caught up.
+    return this.#execute(key, planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings));
+  }
+
+  /** Looks again shortly: the informers' sync marks the store complete without a change of its own. */
+  #resyncWhenComplete(): void {
+    if (this.#completeTimer !== undefined || !this.#started) return;
+    this.#completeTimer = setTimeout(() => {
+      this.#completeTimer = undefined;
+      this.resync();
+    }, 500);
   }
 
   async #execute(key: string, plan: GatewayServicePlan): Promise<GatewayServiceOutcome> {
     if (plan.action !== 'none' && !this.#isLeader()) return 'not-leader';
+    if (plan.action !== 'none' && !this.#storeComplete()) return 'store-incomplete';
     switch (plan.action) {
       case 'create':
         await this.api.create(plan.service);

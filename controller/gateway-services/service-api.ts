@@ -1,5 +1,6 @@
-// The effects of the Gateway Service manager against Kubernetes: read, create, replace and delete one Service in
-// the controller's namespace, with the API server's status codes kept on the errors (a 409 means "read again").
+// The effects of the Gateway Service manager against Kubernetes: create, replace and delete one Service in
+// the controller's namespace, with the API server's status codes kept on the errors. No reads: the store has the
+// Services (a stale one fails the write with 409, retried once the store caught up), so RBAC needs no `get`.
 import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import { requestTimeoutOptions } from '../leader-election.js';
 import { statusOf } from '../service-ingress/ingress-api.js';
@@ -7,8 +8,6 @@ import { normalizeObject } from '../sources/normalize.js';
 import type { Service } from '../translate/shared/kube-objects.js';
 
 export interface ServiceApi {
-  /** The Service as stored now, or undefined when there is none. */
-  read(name: string): Promise<Service | undefined>;
   create(service: Service): Promise<Service>;
   /** Full update; fails with 409 unless metadata.resourceVersion is current. */
   replace(service: Service): Promise<Service>;
@@ -28,14 +27,6 @@ export function createServiceApi(kubeConfig: KubeConfig, namespace: string, opti
   // Our plain objects already have the API's JSON shape.
   const body = (service: Omit<Service, 'status'>): V1Service => service as unknown as V1Service;
   return {
-    async read(name) {
-      try {
-        return plain(await api.readNamespacedService({ namespace, name }, timeout()));
-      } catch (error) {
-        if (statusOf(error) === 404) return undefined;
-        throw error;
-      }
-    },
     async create(service) {
       return plain(await api.createNamespacedService({ namespace, body: body(service) }, timeout()));
     },

@@ -73,6 +73,8 @@ export class ClusterSource {
   #stopStoreListener: (() => void) | undefined;
   /** Optional kinds (CRDs) whose informer runs because discovery found them served. */
   readonly #servedOptional = new Set<string>();
+  /** API groups of optional kinds already reported as not served (said once, not at every discovery round). */
+  readonly #reportedAbsent = new Set<string>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -185,6 +187,17 @@ export class ClusterSource {
     }
     if (this.#stopped) return;
     const running = this.#informers.get(id);
+    if (!served && !this.#reportedAbsent.has(source.group)) {
+      this.#reportedAbsent.add(source.group);
+      const kinds = this.#kinds().filter((k) => k.optional && k.group === source.group).map((k) => k.kind);
+      this.log.info(
+        { group: source.group, kinds },
+        source.group === 'gateway.networking.k8s.io'
+          ? 'Gateway API is off: the API does not serve its CRDs (Ingress is served as usual; installing them turns it on)'
+          : `the API does not serve ${source.group}: not watching ${kinds.join(', ')} until their CRDs are installed`,
+      );
+    }
+    if (served) this.#reportedAbsent.delete(source.group);
     if (served && running === undefined) {
       this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
       this.#servedOptional.add(id);
@@ -217,6 +230,14 @@ export class ClusterSource {
   /** Whether the informer of an optional kind (a CRD) runs now. */
   watching(kind: string): boolean {
     return this.#informers.has(kind);
+  }
+
+  /**
+   * Whether the informer of `kind` runs and has listed: the store holds all its objects. An optional kind's informer
+   * starts after the first sync (discovery), so "no Gateway in the store" means "none" only once this is true.
+   */
+  kindSynced(kind: string): boolean {
+    return this.#informers.has(kind) && this.#synced.has(kind);
   }
 
   async start(): Promise<void> {

@@ -82,6 +82,10 @@ const typedLists: Partial<Record<(typeof kindNames)[number], { plural: string; l
       return (namespace ? api.listNamespacedSecret({ namespace, ...selector(fieldSelector) }) : api.listSecretForAllNamespaces(selector(fieldSelector))) as Promise<AnyList>;
     },
   },
+  Namespace: {
+    plural: 'namespaces',
+    list: (kc, { fieldSelector }) => kc.makeApiClient(CoreV1Api).listNamespace(selector(fieldSelector)) as Promise<AnyList>,
+  },
   ConfigMap: {
     plural: 'configmaps',
     list: (kc, { namespace, fieldSelector }) => {
@@ -105,6 +109,8 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
   HTTPRoute: 'httproutes',
+  TLSRoute: 'tlsroutes',
+  TCPRoute: 'tcproutes',
   ReferenceGrant: 'referencegrants',
 };
 

@@ -51,3 +51,14 @@ test('isSupportedKind knows exactly the kinds the translator reads', (t) => {
   for (const k of ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Endpoints', 'Secret']) t.true(isSupportedKind(k), k);
   for (const k of ['Deployment', 'List', 'toString', '__proto__', 42]) t.false(isSupportedKind(k), String(k));
 });
+
+test('a Namespace keeps its name and labels only: its phase or annotations changing is no change', (t) => {
+  const result = normalizeObject({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'shop', resourceVersion: '7', labels: { tenant: 'shop' }, annotations: { note: 'x' }, managedFields: [{}] },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  });
+  t.deepEqual(result, { ok: true, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', resourceVersion: '7', labels: { tenant: 'shop' } } } });
+});

@@ -56,6 +56,12 @@ export function normalizeObject(raw: unknown, info?: { apiVersions: readonly str
     delete metadata['namespace'];
   }
   delete metadata['managedFields'];
+  if (kind === 'Namespace') {
+    // Labels only: a Namespace's status (phase) or annotations changing is no change to what is read.
+    const kept: Record<string, unknown> = { name: metadata['name'] };
+    for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'labels']) if (metadata[field] !== undefined) kept[field] = metadata[field];
+    return { ok: true, object: { ...(obj['apiVersion'] === undefined ? {} : { apiVersion: obj['apiVersion'] }), kind: 'Namespace', metadata: kept } as unknown as KubeObject };
+  }
   if (kind === 'Secret') {
     const data: Record<string, string> = isRecord(obj['data']) ? (obj['data'] as Record<string, string>) : {};
     const stringData = obj['stringData'];

@@ -9,17 +9,21 @@ import { EventEmitter } from 'node:events';
 import { resourceKinds, type ResourceKind } from '../../proto/type-urls.js';
 import type { AckEvent } from '../../xds/stream-session.js';
 import type { Snapshot } from '../../xds/snapshot.js';
+import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import type { ObjectRef } from '../translate/shared/kube-objects.js';
 
 export interface AppliedEvent {
   generation: number;
   servedIngresses: readonly ObjectRef[];
+  /** The Gateway API status data of that generation: its Gateways are now in Envoy (Programmed). */
+  gatewayApiStatus?: GatewayApiStatus;
 }
 
 /** What the tracker needs from a reconciler build ('built' event). */
 export interface BuildInfo {
   generation: number;
   servedIngresses: readonly ObjectRef[];
+  gatewayApiStatus?: GatewayApiStatus;
 }
 
 type AckedMaps = Readonly<Record<ResourceKind, ReadonlyMap<string, string>>>;
@@ -98,7 +102,11 @@ export class AppliedTracker extends EventEmitter<{ applied: [AppliedEvent] }> {
     if (this.#pending) this.stats.superseded += 1;
     const previous = this.#snapshot;
     this.#snapshot = snapshot;
-    this.#pending = { generation: build.generation, servedIngresses: build.servedIngresses };
+    this.#pending = {
+      generation: build.generation,
+      servedIngresses: build.servedIngresses,
+      ...(build.gatewayApiStatus === undefined ? {} : { gatewayApiStatus: build.gatewayApiStatus }),
+    };
     for (const progress of this.#streams.values()) {
       for (const kind of resourceKinds) {
         // A kind whose map is the same object as before has the same content: its missing set can be kept,
@@ -176,6 +184,6 @@ export class AppliedTracker extends EventEmitter<{ applied: [AppliedEvent] }> {
     const pending = this.#pending!;
     this.#pending = undefined;
     this.stats.applied += 1;
-    this.emit('applied', { generation: pending.generation, servedIngresses: pending.servedIngresses });
+    this.emit('applied', pending);
   }
 }

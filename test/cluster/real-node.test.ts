@@ -32,6 +32,7 @@ import {
   waitServes,
 } from '../harness/kube-node-workloads.js';
 import { compareGrant, permissionOf, permissionsGranted, resourceEventsOf, type RbacDoc } from '../harness/rbac-audit.js';
+import { addressRange, startLoadBalancerAllocator } from '../harness/load-balancer-allocator.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { startRequestLoop } from '../harness/request-loop.js';
 import { createTempDir, type TempDir } from '../harness/temp-dir.js';
@@ -162,6 +163,31 @@ serial('the Ingress status carries the published address: the Service\'s, then i
   await n.kubectlOk(['patch', 'service', 'envoy-ingress', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: lbIp }] } } })]);
   await waitFor(async () => (await statusIp()) === lbIp, { timeoutMs: 60_000, intervalMs: 500, description: `Ingress status ${lbIp}` });
   t.is(await statusIp(), lbIp);
+});
+
+serial('a LoadBalancer Service gets an address from the test-side load balancer, and the host reaches the Service on it (kube-proxy nftables programs the load balancer IP)', async (t) => {
+  t.timeout(4 * 60_000);
+  const n = must();
+  const namespace = 'lb-test';
+  await n.kubectlOk(['apply', '-f', '-'], { input: echoBackendManifests({ namespace, name: 'lb-echo', host: 'lb.node.test', ingressClass: 'none' }) });
+  const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb-echo-lb', namespace }, spec: { type: 'LoadBalancer', selector: { app: 'lb-echo' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
+  // The pool: addresses of the node's own subnet (on the node bridge: routed to the node, as a cloud's would be).
+  const lb = startLoadBalancerAllocator({ kubeconfigPath: n.adminKubeconfigPath, pool: addressRange('10.251.0', 224, 239), log: (line) => t.log(line) });
+  try {
+    await n.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(service) });
+    const address = await waitFor(
+      async () => (await n.kubectlOk(['get', 'service', 'lb-echo-lb', '-n', namespace, '-o', 'jsonpath={.status.loadBalancer.ingress[0].ip}'])).trim() || undefined,
+      { timeoutMs: 60_000, intervalMs: 500, description: 'the load balancer address of lb-echo-lb' },
+    );
+    t.true(addressRange('10.251.0', 224, 239).includes(address), address);
+    // Port 80 on the load balancer IP, from the host: kube-proxy's rules, not a NodePort or the ClusterIP.
+    await waitServes(address, 80, 'lb.node.test', 'lb-echo', 120_000);
+    const res = await getVia(address, 80, 'lb.node.test', '/x');
+    t.is(res.json?.service, 'lb-echo');
+  } finally {
+    await lb.stop();
+    await n.kubectl(['delete', 'namespace', namespace, '--wait=false']);
+  }
 });
 
 serial('the securityContext holds in the kernel: non-root UIDs, read-only root, no capabilities, no token in Envoy', async (t) => {

@@ -157,6 +157,11 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     configMaps: (state.configMaps ?? []).length > 0 ? [] : [{ kind: 'ConfigMap', metadata: { name: 'unrelated', namespace }, data: { a: 'b' } }],
   }),
+  // A Namespace: only Gateway listeners' allowedRoutes read its labels (a full kind, a routes build declines).
+  Namespace: (state) => ({
+    ...state,
+    namespaces: (state.namespaces ?? []).length > 0 ? [] : [{ kind: 'Namespace', metadata: { name: namespace, labels: { team: 'a' } } }],
+  }),
   // Gateway API objects no Gateway of ours uses: the translation is unchanged, a routes build declines (full kinds).
   GatewayClass: (state) => ({
     ...state,
@@ -169,6 +174,14 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
   HTTPRoute: (state) => ({
     ...state,
     httpRoutes: (state.httpRoutes ?? []).length > 0 ? [] : [{ kind: 'HTTPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
+  TLSRoute: (state) => ({
+    ...state,
+    tlsRoutes: (state.tlsRoutes ?? []).length > 0 ? [] : [{ kind: 'TLSRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
+  TCPRoute: (state) => ({
+    ...state,
+    tcpRoutes: (state.tcpRoutes ?? []).length > 0 ? [] : [{ kind: 'TCPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
   }),
   ReferenceGrant: (state) => ({
     ...state,

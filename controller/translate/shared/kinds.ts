@@ -52,11 +52,31 @@ export const kindTable = {
   Endpoints: { state: 'endpoints', apiVersions: ['v1'], namespaced: true, optional: false, build: 'endpoints', reads: { referenced: 'service' } },
   Secret: { state: 'secrets', apiVersions: ['v1'], namespaced: true, optional: false, build: 'secrets', reads: { referenced: 'secret' } },
   ConfigMap: { state: 'configMaps', apiVersions: ['v1'], namespaced: true, optional: true, build: 'full', reads: 'named' },
+  // Labels only (normalize.ts keeps nothing else): Gateway listeners' allowedRoutes `from: Selector`. Optional in the
+  // state (translations without it, goldens before it) though always watched; `full`, as a label change may admit
+  // or refuse routes anywhere.
+  Namespace: { state: 'namespaces', apiVersions: ['v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   // The Gateway API: CRDs that may not be installed. `full` for now: correct, not fast (no incremental routes build
   // knows them yet, and the routes build declines while any of them exists: config-builder.ts).
   GatewayClass: { state: 'gatewayClasses', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   Gateway: { state: 'gateways', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   HTTPRoute: { state: 'httpRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
+  TLSRoute: {
+    state: 'tlsRoutes',
+    apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1alpha3', 'gateway.networking.k8s.io/v1alpha2'],
+    namespaced: true,
+    optional: true,
+    build: 'full',
+    reads: 'all',
+  },
+  TCPRoute: {
+    state: 'tcpRoutes',
+    apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1alpha2'],
+    namespaced: true,
+    optional: true,
+    build: 'full',
+    reads: 'all',
+  },
   ReferenceGrant: {
     state: 'referenceGrants',
     apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'],
@@ -71,7 +91,7 @@ export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

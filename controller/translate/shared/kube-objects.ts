@@ -158,6 +158,13 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
+/** Only `metadata.name` and `metadata.labels` are kept (normalize.ts): what allowedRoutes `from: Selector` reads. */
+export interface Namespace {
+  apiVersion?: string;
+  kind: 'Namespace';
+  metadata: ObjectMeta;
+}
+
 export type KubeObject =
   | Ingress
   | IngressClass
@@ -166,9 +173,12 @@ export type KubeObject =
   | Endpoints
   | Secret
   | ConfigMap
+  | Namespace
   | GatewayClass
   | Gateway
   | HTTPRoute
+  | TLSRoute
+  | TCPRoute
   | ReferenceGrant;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
@@ -180,6 +190,8 @@ export interface GatewayClass {
   kind: 'GatewayClass';
   metadata: ObjectMeta;
   spec?: { controllerName?: string };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface LabelSelector {
@@ -196,6 +208,21 @@ export interface GatewayListener {
     namespaces?: { from?: 'All' | 'Same' | 'Selector'; selector?: LabelSelector };
     kinds?: { group?: string; kind: string }[];
   };
+  tls?: GatewayTLSConfig;
+}
+
+/** A reference to a Secret (or another kind) holding a listener's certificate. */
+export interface SecretObjectReference {
+  group?: string;
+  kind?: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface GatewayTLSConfig {
+  /** Terminate by default (HTTPS); TLS listeners must say. */
+  mode?: 'Terminate' | 'Passthrough';
+  certificateRefs?: SecretObjectReference[];
 }
 
 export interface Gateway {
@@ -210,6 +237,8 @@ export interface Gateway {
     /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 export interface ParentReference {
@@ -280,6 +309,30 @@ export interface HTTPRoute {
   kind: 'HTTPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/** A TLSRoute or TCPRoute rule: where the connections go (backendRefs of Services, by weight). */
+export interface L4RouteRule {
+  name?: string;
+  backendRefs?: HTTPBackendRef[];
+}
+
+/** SNI-routed TLS connections (v1 since Gateway API v1.5): passed through, or terminated by a TLS listener. */
+export interface TLSRoute {
+  apiVersion?: string;
+  kind: 'TLSRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: L4RouteRule[] };
+}
+
+/** TCP connections of a TCP listener. */
+export interface TCPRoute {
+  apiVersion?: string;
+  kind: 'TCPRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; rules?: L4RouteRule[] };
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */

@@ -80,6 +80,12 @@ class flag only when it differs from the controller's default, so the default re
 {{- if .Values.controller.manageServiceIngress }}
 - --manage-service-ingress
 {{- end }}
+{{- with .Values.controller.gatewayPortRange }}
+- --gateway-port-range={{ . }}
+{{- if ne (include "envoy-ingress.name" $) "envoy-ingress" }}
+- --gateway-service-selector=app.kubernetes.io/name={{ include "envoy-ingress.name" $ }}
+{{- end }}
+{{- end }}
 {{- range $flag, $value := .Values.controller.extraArgs }}
 {{- if eq (toString $value) "true" }}
 - --{{ $flag }}

@@ -1,0 +1,67 @@
+import test from 'ava';
+import type { GatewayStatusData, RouteStatusData, StatusCondition } from '../translate/gateway-api/status-data.js';
+import type { Gateway, HTTPRoute } from '../translate/shared/kube-objects.js';
+import { desiredGatewayStatus, desiredRouteStatus, mergeConditions, sameJson } from './gateway-api-status-merge.js';
+
+const ours = 'envoy-ingress.io/gateway-controller';
+const c = (type: string, status: StatusCondition['status'], reason: string, observedGeneration = 2): StatusCondition => ({ type, status, reason, message: reason, observedGeneration });
+
+test('a condition keeps its lastTransitionTime while its status is the same, gets now when it changes; other types are kept', (t) => {
+  const existing = [
+    { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'old', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' },
+    { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: '', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' },
+    { type: 'Vendor', status: 'True', reason: 'X', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+  ];
+  const merged = mergeConditions(existing, [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'False', 'BackendNotFound')], 'NOW');
+  t.deepEqual(
+    merged.map((m) => [m['type'], m['status'], m['observedGeneration'], m['lastTransitionTime']]),
+    [
+      ['Vendor', 'True', undefined, '2026-01-01T00:00:00Z'],
+      ['Accepted', 'True', 2, '2026-01-01T00:00:00Z'],
+      ['ResolvedRefs', 'False', 2, 'NOW'],
+    ],
+  );
+  t.deepEqual(mergeConditions(existing, [c('Accepted', 'True', 'Accepted')], 'NOW', false).map((m) => m['type']), ['Accepted']);
+});
+
+const gateway: Gateway = { kind: 'Gateway', metadata: { name: 'edge', namespace: 'gw', generation: 2 } };
+const gatewayData: GatewayStatusData = {
+  ref: { kind: 'Gateway', namespace: 'gw', name: 'edge' },
+  conditions: [c('Accepted', 'True', 'Accepted'), c('Programmed', 'True', 'Programmed')],
+  listeners: [{ name: 'http', supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }], attachedRoutes: 1, conditions: [c('Programmed', 'True', 'Programmed')] }],
+};
+
+test('Gateway and listener Programmed=True wait until the applied generation had them (else False, Pending)', (t) => {
+  const programmedOf = (status: Record<string, unknown>): unknown[] => [
+    (status['conditions'] as { type: string; status: string; reason: string }[]).find((x) => x.type === 'Programmed')?.reason,
+    (status['listeners'] as { conditions: { type: string; reason: string }[] }[])[0]?.conditions.find((x) => x.type === 'Programmed')?.reason,
+  ];
+  const none = { gatewayProgrammed: () => false, listenerProgrammed: () => false };
+  t.deepEqual(programmedOf(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, none, 'NOW')), ['Pending', 'Pending']);
+  const older = { gatewayProgrammed: (_: string, g: number) => g === 1, listenerProgrammed: () => true };
+  t.deepEqual(programmedOf(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, older, 'NOW')), ['Pending', 'Pending']);
+  const applied = { gatewayProgrammed: (k: string, g: number) => k === 'Gateway/gw/edge' && g === 2, listenerProgrammed: () => true };
+  t.deepEqual(programmedOf(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, applied, 'NOW')), ['Programmed', 'Programmed']);
+});
+
+const foreign = { parentRef: { name: 'other' }, controllerName: 'example.com/x', conditions: [{ type: 'Accepted', status: 'True' }] };
+const routeObj = (parents: Record<string, unknown>[]): HTTPRoute => ({ kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'gw', generation: 2 }, status: { parents } });
+const routeData: RouteStatusData = {
+  ref: { kind: 'HTTPRoute', namespace: 'gw', name: 'r' },
+  parents: [{ parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'edge' }, controllerName: ours, conditions: [c('Accepted', 'True', 'Accepted')] }],
+};
+
+test('route parents: other controllers\' entries untouched, ours replaced, ours removed when no longer a parent', (t) => {
+  const stale = { parentRef: { name: 'gone' }, controllerName: ours, conditions: [] };
+  const written = desiredRouteStatus(routeObj([foreign, stale]), ours, routeData, 'NOW');
+  t.deepEqual(written['parents'], [foreign, { ...routeData.parents[0], conditions: [{ ...c('Accepted', 'True', 'Accepted'), lastTransitionTime: 'NOW' }] }]);
+  // Same parentRef with defaults spelled out or not: the same entry, its time kept.
+  const again = desiredRouteStatus(routeObj(written['parents'] as Record<string, unknown>[]), ours, routeData, 'LATER');
+  t.true(sameJson(again, written));
+  t.deepEqual(desiredRouteStatus(routeObj([foreign, stale]), ours, undefined, 'NOW')['parents'], [foreign]);
+});
+
+test('sameJson ignores key order and undefined members', (t) => {
+  t.true(sameJson({ a: 1, b: [{ x: 1, y: 2 }] }, { b: [{ y: 2, x: 1 }], a: 1, c: undefined }));
+  t.false(sameJson({ a: [1, 2] }, { a: [2, 1] }));
+});

@@ -1,0 +1,123 @@
+// What a Gateway API object's status subresource should hold, from the translator's status data (pure): conditions
+// keep their lastTransitionTime while their status stays the same; Programmed=True waits until Envoy ACKed a
+// configuration containing the Gateway at that generation; a route's parent entries of other controllers are kept
+// as they are, ours replaced (and dropped when the route no longer names our Gateway).
+import type {
+  GatewayClassStatusData,
+  GatewayStatusData,
+  RouteParentStatusData,
+  RouteStatusData,
+  StatusCondition,
+} from '../translate/gateway-api/status-data.js';
+import type { GatewayClass, Gateway, HTTPRoute, ParentReference } from '../translate/shared/kube-objects.js';
+
+/** A metav1.Condition as written. */
+export interface WrittenCondition extends StatusCondition {
+  lastTransitionTime: string;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function conditionsOf(v: unknown): Json[] {
+  return Array.isArray(v) ? v.filter(isRecord) : [];
+}
+
+/** Our conditions, each keeping the existing lastTransitionTime when its status did not change; other types kept. */
+export function mergeConditions(existing: unknown, wanted: readonly StatusCondition[], now: string, keepOthers = true): Json[] {
+  const current = conditionsOf(existing);
+  const ours = wanted.map((c): WrittenCondition => {
+    const previous = current.find((p) => p['type'] === c.type);
+    const since = previous !== undefined && previous['status'] === c.status && typeof previous['lastTransitionTime'] === 'string' ? previous['lastTransitionTime'] : now;
+    return { ...c, lastTransitionTime: since };
+  });
+  const others = keepOthers ? current.filter((p) => !wanted.some((c) => c.type === p['type'])) : [];
+  return [...others, ...ours] as unknown as Json[];
+}
+
+/** Whether the applied status (from the newest generation Envoy ACKed) had `gateway` programmed at its generation. */
+export interface AppliedGateways {
+  gatewayProgrammed(key: string, generation: number): boolean;
+  listenerProgrammed(key: string, generation: number, listener: string): boolean;
+}
+
+const pendingMessage = 'Waiting for Envoy to acknowledge the configuration';
+
+/** Programmed=True held back (False, Pending) until `applied` says so. */
+function gateProgrammed(conditions: readonly StatusCondition[], applied: boolean): StatusCondition[] {
+  return conditions.map((c) => (c.type === 'Programmed' && c.status === 'True' && !applied ? { ...c, status: 'False', reason: 'Pending', message: pendingMessage } : c));
+}
+
+export function desiredGatewayClassStatus(obj: GatewayClass, data: GatewayClassStatusData, now: string): Json {
+  return {
+    ...obj.status,
+    conditions: mergeConditions(obj.status?.['conditions'], data.conditions, now),
+    supportedFeatures: data.supportedFeatures.map((name) => ({ name })),
+  };
+}
+
+export function desiredGatewayStatus(obj: Gateway, key: string, data: GatewayStatusData, applied: AppliedGateways, now: string): Json {
+  const generation = obj.metadata.generation ?? 0;
+  const existingListeners = Array.isArray(obj.status?.['listeners']) ? (obj.status['listeners'] as unknown[]).filter(isRecord) : [];
+  const gatewayApplied = applied.gatewayProgrammed(key, generation);
+  return {
+    ...obj.status,
+    conditions: mergeConditions(obj.status?.['conditions'], gateProgrammed(data.conditions, gatewayApplied), now),
+    listeners: data.listeners.map((l) => ({
+      name: l.name,
+      supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+      attachedRoutes: l.attachedRoutes,
+      conditions: mergeConditions(
+        existingListeners.find((e) => e['name'] === l.name)?.['conditions'],
+        gateProgrammed(l.conditions, gatewayApplied && applied.listenerProgrammed(key, generation, l.name)),
+        now,
+        false,
+      ),
+    })),
+  };
+}
+
+/** The spec's parentRef identity: group, kind, namespace, name, sectionName, port (defaults filled). */
+function sameParent(a: unknown, b: ParentReference, routeNamespace: string): boolean {
+  if (!isRecord(a)) return false;
+  const norm = (r: Json | ParentReference): string =>
+    JSON.stringify([
+      (r as Json)['group'] ?? 'gateway.networking.k8s.io',
+      (r as Json)['kind'] ?? 'Gateway',
+      (r as Json)['namespace'] ?? routeNamespace,
+      (r as Json)['name'],
+      (r as Json)['sectionName'] ?? null,
+      (r as Json)['port'] ?? null,
+    ]);
+  return norm(a) === norm(b);
+}
+
+/**
+ * status.parents: other controllers' entries untouched and in place, ours as `data` says (none when `data` is
+ * undefined: the route no longer names our Gateway).
+ */
+export function desiredRouteStatus(obj: HTTPRoute, controllerName: string, data: RouteStatusData | undefined, now: string): Json {
+  const routeNamespace = obj.metadata.namespace ?? 'default';
+  const existing = (obj.status?.parents ?? []).filter(isRecord);
+  const others = existing.filter((p) => p['controllerName'] !== controllerName);
+  const ours = (data?.parents ?? []).map((p: RouteParentStatusData) => {
+    const previous = existing.find((e) => e['controllerName'] === controllerName && sameParent(e['parentRef'], p.parentRef, routeNamespace));
+    return { parentRef: { ...p.parentRef }, controllerName, conditions: mergeConditions(previous?.['conditions'], p.conditions, now, false) };
+  });
+  return { ...obj.status, parents: [...others, ...ours] };
+}
+
+/** Structural equality of JSON values, key order ignored (the API server may reorder fields). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => sameJson(a[k], b[k]));
+  }
+  return false;
+}

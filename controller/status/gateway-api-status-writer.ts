@@ -1,0 +1,224 @@
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, HTTPRoute) from the translator's status
+// data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
+// coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
+// parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { normalizeObject } from '../sources/normalize.js';
+import type { ObjectStore, StoreChange } from '../store.js';
+import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
+import { keyNamespaceOf } from '../translate/shared/kinds.js';
+import type { Gateway, GatewayClass, HTTPRoute, ObjectRef } from '../translate/shared/kube-objects.js';
+import {
+  type AppliedGateways,
+  desiredGatewayClassStatus,
+  desiredGatewayStatus,
+  desiredRouteStatus,
+  sameJson,
+} from './gateway-api-status-merge.js';
+import { StatusQueue, type StatusQueueStats } from './status-queue.js';
+import type { StatusLog } from './status-writer.js';
+
+type StatusObject = GatewayClass | Gateway | HTTPRoute;
+type StatusKind = StatusObject['kind'];
+
+const group = 'gateway.networking.k8s.io';
+const version = 'v1';
+const plurals: Record<StatusKind, string> = { GatewayClass: 'gatewayclasses', Gateway: 'gateways', HTTPRoute: 'httproutes' };
+const statusKinds = Object.keys(plurals) as StatusKind[];
+
+function isStatusKind(kind: string): kind is StatusKind {
+  return Object.hasOwn(plurals, kind);
+}
+
+export interface GatewayApiStatusWriterOptions {
+  kubeConfig: KubeConfig;
+  store: ObjectStore;
+  isLeader: () => boolean;
+  log: StatusLog;
+  /** Our GatewayClass controllerName: route parent entries of this name are ours, others' are kept. */
+  controllerName: string;
+  /** The time written as a changed condition's lastTransitionTime (tests fix it). */
+  now?: () => Date;
+  maxInFlight?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  maxConflictRetries?: number;
+}
+
+/** `Kind/namespace/name` (namespace '' for a GatewayClass), the queue's key. */
+function keyOf(kind: StatusKind, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+function parseKey(key: string): { kind: StatusKind; namespace: string; name: string } {
+  const [kind = '', namespace = '', ...rest] = key.split('/');
+  if (!isStatusKind(kind)) throw new Error(`not a Gateway API status key: ${key}`);
+  return { kind, namespace, name: rest.join('/') };
+}
+
+function refKeyOf(ref: ObjectRef): string | undefined {
+  if (!isStatusKind(ref.kind)) return undefined;
+  return keyOf(ref.kind, keyNamespaceOf(ref.kind, ref), ref.name);
+}
+
+/** Programmed per Gateway (`key@generation`) and listener, as the newest applied generation's status had it. */
+function appliedGatewaysOf(status: GatewayApiStatus | undefined): AppliedGateways {
+  const gateways = new Set<string>();
+  const listeners = new Set<string>();
+  for (const g of status?.gateways ?? []) {
+    const key = refKeyOf(g.ref);
+    const programmed = g.conditions.find((c) => c.type === 'Programmed');
+    if (key === undefined || programmed?.status !== 'True') continue;
+    gateways.add(`${key}@${programmed.observedGeneration}`);
+    for (const l of g.listeners) {
+      if (l.conditions.some((c) => c.type === 'Programmed' && c.status === 'True')) listeners.add(`${key}@${programmed.observedGeneration}/${l.name}`);
+    }
+  }
+  return {
+    gatewayProgrammed: (key, generation) => gateways.has(`${key}@${generation}`),
+    listenerProgrammed: (key, generation, listener) => listeners.has(`${key}@${generation}/${listener}`),
+  };
+}
+
+interface Written {
+  replacedVersions: string[];
+  object: StatusObject;
+}
+
+export class GatewayApiStatusWriter {
+  readonly #api: CustomObjectsApi;
+  readonly #queue: StatusQueue<StatusObject>;
+  #latest: GatewayApiStatus | undefined;
+  #applied: AppliedGateways = appliedGatewaysOf(undefined);
+  readonly #written = new Map<string, Written>();
+  readonly #onStoreChange = (changes: StoreChange[]): void => {
+    if (this.#latest === undefined || !this.options.isLeader()) return;
+    for (const c of changes) {
+      if (!isStatusKind(c.kind)) continue;
+      const key = keyOf(c.kind, c.namespace, c.name);
+      if (c.type === 'deleted') {
+        this.#written.delete(key);
+        this.#queue.forget(key);
+      } else this.#queue.enqueue(key);
+    }
+  };
+
+  constructor(private readonly options: GatewayApiStatusWriterOptions) {
+    this.#api = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.#queue = new StatusQueue<StatusObject>(
+      {
+        kind: 'Gateway API',
+        logField: 'object',
+        latest: (key) => this.#latestCopy(key),
+        desired: (key, obj) => this.#desired(key, obj),
+        write: (key, obj, body) => this.#write(key, obj, body),
+        read: (key) => this.#read(key),
+      },
+      options,
+    );
+    options.store.on('change', this.#onStoreChange);
+  }
+
+  get stats(): StatusQueueStats {
+    return this.#queue.stats;
+  }
+
+  /** A build's status data (undefined: no Gateway API object is ours; our route parent entries are then removed). */
+  publishBuilt(status: GatewayApiStatus | undefined): void {
+    this.#latest = status ?? { gatewayClasses: [], gateways: [], routes: [] };
+    this.resync();
+  }
+
+  /** The status data of the newest generation Envoy ACKed: Programmed=True may now be written for its Gateways. */
+  publishApplied(status: GatewayApiStatus | undefined): void {
+    this.#applied = appliedGatewaysOf(status);
+    this.resync();
+  }
+
+  resync(): void {
+    if (this.#latest === undefined || !this.options.isLeader()) return;
+    for (const kind of statusKinds) {
+      for (const obj of this.options.store.list(kind)) this.#queue.enqueue(keyOf(kind, keyNamespaceOf(kind, obj.metadata), obj.metadata.name));
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  stop(): void {
+    this.options.store.off('change', this.#onStoreChange);
+    this.#queue.stop();
+  }
+
+  #stored(key: string): StatusObject | undefined {
+    const { kind, namespace, name } = parseKey(key);
+    const obj = this.options.store.get(kind, namespace, name);
+    return obj?.kind === kind ? (obj as StatusObject) : undefined;
+  }
+
+  #latestCopy(key: string): StatusObject | undefined {
+    const stored = this.#stored(key);
+    if (stored === undefined) return undefined;
+    const written = this.#written.get(key);
+    if (written !== undefined) {
+      const v = stored.metadata.resourceVersion;
+      if (v !== undefined && written.replacedVersions.includes(v)) return written.object;
+      this.#written.delete(key);
+    }
+    return stored;
+  }
+
+  #desired(key: string, obj: StatusObject): StatusObject | undefined {
+    const latest = this.#latest;
+    if (latest === undefined) return undefined;
+    const now = (this.options.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    let status: Record<string, unknown> | undefined;
+    if (obj.kind === 'GatewayClass') {
+      const data = latest.gatewayClasses.find((c) => c.ref.name === obj.metadata.name);
+      if (data !== undefined) status = desiredGatewayClassStatus(obj, data, now);
+    } else if (obj.kind === 'Gateway') {
+      const data = latest.gateways.find((g) => refKeyOf(g.ref) === key);
+      if (data !== undefined) status = desiredGatewayStatus(obj, key, data, this.#applied, now);
+    } else {
+      const data = latest.routes.find((r) => refKeyOf(r.ref) === key);
+      const hasOurs = (obj.status?.parents ?? []).some((p) => p['controllerName'] === this.options.controllerName);
+      if (data !== undefined || hasOurs) status = desiredRouteStatus(obj, this.options.controllerName, data, now);
+    }
+    // Compared without lastTransitionTime's `now`: an unchanged status keeps the existing times, so equal means equal.
+    if (status === undefined || sameJson(status, obj.status ?? {})) return undefined;
+    return { ...obj, status } as StatusObject;
+  }
+
+  async #write(key: string, obj: StatusObject, body: StatusObject): Promise<void> {
+    const { kind, namespace, name } = parseKey(key);
+    const common = { group, version, plural: plurals[kind], name, body };
+    const result: unknown =
+      kind === 'GatewayClass'
+        ? await this.#api.replaceClusterCustomObjectStatus(common)
+        : await this.#api.replaceNamespacedCustomObjectStatus({ ...common, namespace });
+    this.#remember(key, obj, result);
+    this.options.log.info({ object: key }, `wrote ${kind} status`);
+  }
+
+  #remember(key: string, base: StatusObject, result: unknown): void {
+    const normalized = normalizeObject(result);
+    if (!normalized.ok || !isStatusKind(normalized.object.kind) || base.metadata.resourceVersion === undefined) {
+      this.#written.delete(key);
+      return;
+    }
+    const replaced = [...(this.#written.get(key)?.replacedVersions ?? []), base.metadata.resourceVersion].slice(-4);
+    this.#written.set(key, { replacedVersions: replaced, object: normalized.object as StatusObject });
+  }
+
+  /**
+   * After a 409: the store's copy once the watch brought the newer object (a moment later), not a GET, so RBAC
+   * needs no `get` on these kinds; still stale, the next attempt conflicts again and the queue backs off.
+   */
+  async #read(key: string): Promise<StatusObject | undefined> {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    this.#written.delete(key);
+    return this.#stored(key);
+  }
+
+}

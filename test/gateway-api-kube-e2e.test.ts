@@ -1,0 +1,231 @@
+// Gateway API status against a real kube-apiserver: the shipped CRDs (standard channel, server-side apply), the
+// controller (the real CLI) as deploy/'s ServiceAccount with deploy/'s RBAC, and a real Envoy. GatewayClass
+// Accepted with supportedFeatures; Gateway and listener conditions, Programmed only once Envoy ACKed; HTTPRoute
+// status.parents per parentRef at the route's generation, another controller's entry kept, ours removed when the
+// route leaves our Gateway. Counts in test/rbac-proof.test.ts.
+import path from 'node:path';
+import test from 'ava';
+import type { EnvoyProcess } from './harness/envoy-process.js';
+import { httpGet } from './harness/http-client.js';
+import type { RemoteEcho } from './harness/netns-host.js';
+import { findRepoRoot } from './harness/repo-root.js';
+import { waitFor } from './harness/wait.js';
+import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
+import {
+  backendServiceObjects,
+  kubeControllerArgs,
+  manifestYaml,
+  showStackLogsOnFailure,
+  startKubeE2eStack,
+  startKubeEnvoy,
+  stopKubeE2eStack,
+  type KubeE2eStack,
+} from './fixtures/kube-e2e-stack.js';
+import { freePort } from './fixtures/standalone-stack.js';
+
+interface World extends KubeE2eStack {
+  web: RemoteEcho;
+  xdsPort: number;
+  gatewayPort: number;
+  controller?: ControllerProcess;
+  envoy?: EnvoyProcess;
+}
+
+let world: World | undefined;
+function w(): World {
+  if (!world) throw new Error('cluster not started');
+  return world;
+}
+
+const ns = 'gw';
+const controllerName = 'envoy-ingress.io/gateway-controller';
+const otherController = 'example.com/other-controller';
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+interface Obj {
+  metadata: { generation: number };
+  status?: {
+    conditions?: Condition[];
+    supportedFeatures?: { name: string }[];
+    listeners?: { name: string; attachedRoutes: number; supportedKinds: { group: string; kind: string }[]; conditions: Condition[] }[];
+    parents?: { parentRef: Record<string, unknown>; controllerName: string; conditions: Condition[] }[];
+  };
+}
+
+async function get(kind: string, name: string, namespace?: string): Promise<Obj> {
+  const out = await w().cluster.kubectlOk(['get', kind, name, ...(namespace === undefined ? [] : ['-n', namespace]), '-o', 'json']);
+  return JSON.parse(out) as Obj;
+}
+
+function conditionOf(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+async function apply(objects: readonly object[]): Promise<void> {
+  await w().cluster.kubectlOk(['apply', '-f', '-'], { input: manifestYaml(objects) });
+}
+
+async function serviceAt(host: string): Promise<string> {
+  try {
+    const res = await httpGet({ port: w().gatewayPort, hostHeader: host, path: '/', timeoutMs: 3000 });
+    return res.status === 200 ? String(res.json?.service) : `status ${res.status}`;
+  } catch (err: unknown) {
+    return `error ${String(err)}`;
+  }
+}
+
+function gateway(listeners: object[]): object {
+  return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'edge', namespace: ns }, spec: { gatewayClassName: 'envoy', listeners } };
+}
+
+function route(parentRefs: object[], backends: object[]): object {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: 'shop', namespace: ns },
+    spec: { parentRefs, hostnames: ['shop.example.test'], rules: [{ backendRefs: backends }] },
+  };
+}
+
+const ourParent = { name: 'edge', sectionName: 'http' };
+const foreignParent = { name: 'elsewhere' };
+const webBackend = { name: 'web', port: 80 };
+
+test.before(async (t) => {
+  const stack = await startKubeE2eStack(t, 'starting the cluster, installing the Gateway API CRDs');
+  const web = await stack.host.startEcho({ service: 'web' });
+  world = { ...stack, web, xdsPort: await freePort(), gatewayPort: await freePort() };
+  // As the install guide says: server-side (the HTTPRoute CRD is too large for client-side apply's annotation).
+  await stack.cluster.kubectlOk(['apply', '--server-side', '-f', path.join(findRepoRoot(), 'deploy/gateway-api/')]);
+  await stack.cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gatewayclasses.gateway.networking.k8s.io', 'crd/gateways.gateway.networking.k8s.io', 'crd/httproutes.gateway.networking.k8s.io']);
+  await stack.cluster.kubectlOk(['create', 'namespace', ns]);
+  await apply(backendServiceObjects(ns, 'web', web));
+  world.controller = startControllerProcess([
+    ...kubeControllerArgs({ kubeconfig: stack.saKubeconfig, xdsPort: world.xdsPort, publishAddress: '192.0.2.20', identity: 'gw-status', httpPort: await freePort(), httpsPort: await freePort() }),
+    '--log-level=debug',
+  ]);
+  await world.controller.waitForLog('all informers synced');
+});
+
+test.after.always(async () => {
+  if (world) await stopKubeE2eStack(world);
+});
+
+test.serial('GatewayClass Accepted, Gateway Programmed only after Envoy ACKed, route parents per parentRef beside another controller\'s', async (t) => {
+  t.timeout(180_000);
+  showStackLogsOnFailure(t, () => world);
+  await apply([
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName } },
+    // Another controller's class: not ours to report on.
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'other' }, spec: { controllerName: otherController } },
+    gateway([{ name: 'http', port: w().gatewayPort, protocol: 'HTTP' }]),
+    route([ourParent, foreignParent], [webBackend]),
+  ]);
+
+  await waitFor(async () => conditionOf((await get('gatewayclass', 'envoy')).status?.conditions, 'Accepted')?.status === 'True', { description: 'GatewayClass Accepted', timeoutMs: 30_000 });
+  const gatewayClass = await get('gatewayclass', 'envoy');
+  t.is(conditionOf(gatewayClass.status?.conditions, 'Accepted')?.observedGeneration, gatewayClass.metadata.generation);
+  t.true(gatewayClass.status?.supportedFeatures?.some((f) => f.name === 'HTTPRoute'));
+  // The other class keeps the API server's default (Unknown, Pending).
+  t.is(conditionOf((await get('gatewayclass', 'other')).status?.conditions, 'Accepted')?.status, 'Unknown');
+
+  // No Envoy yet: the Gateway is Accepted, not Programmed.
+  await waitFor(async () => conditionOf((await get('gateway', 'edge', ns)).status?.conditions, 'Accepted')?.status === 'True', { description: 'Gateway Accepted', timeoutMs: 30_000 });
+  const pending = await get('gateway', 'edge', ns);
+  t.like(conditionOf(pending.status?.conditions, 'Programmed'), { status: 'False', reason: 'Pending' });
+  t.like(conditionOf(pending.status?.listeners?.[0]?.conditions, 'Programmed'), { status: 'False', reason: 'Pending' });
+
+  // Envoy ACKs the configuration: Programmed, and the route serves.
+  w().envoy = await startKubeEnvoy(w().xdsPort, 'gw-status-envoy');
+  await w().envoy!.waitForLive(60_000);
+  await waitFor(async () => conditionOf((await get('gateway', 'edge', ns)).status?.conditions, 'Programmed')?.status === 'True', { description: 'Gateway Programmed', timeoutMs: 30_000 });
+  t.is(await serviceAt('shop.example.test'), 'web');
+  const programmed = await get('gateway', 'edge', ns);
+  for (const c of programmed.status?.conditions ?? []) t.is(c.observedGeneration, programmed.metadata.generation, c.type);
+  t.deepEqual(
+    programmed.status?.listeners?.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, supportedKinds: l.supportedKinds, conditions: l.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`) })),
+    [
+      {
+        name: 'http',
+        attachedRoutes: 1,
+        supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
+        conditions: ['Accepted=True/Accepted', 'Programmed=True/Programmed', 'ResolvedRefs=True/ResolvedRefs', 'Conflicted=False/NoConflicts'],
+      },
+    ],
+  );
+
+  // Another controller writes its entry for the other parentRef; ours stays beside it, and its stays.
+  const foreignEntry = {
+    parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'elsewhere' },
+    controllerName: otherController,
+    conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: 'theirs', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' }],
+  };
+  const current = await get('httproute', 'shop', ns);
+  await w().cluster.kubectlOk([
+    'patch', 'httproute', 'shop', '-n', ns, '--subresource=status', '--type=merge',
+    '-p', JSON.stringify({ status: { parents: [...(current.status?.parents ?? []).filter((p) => p.controllerName !== otherController), foreignEntry] } }),
+  ]);
+  const parentsOf = async (): Promise<NonNullable<NonNullable<Obj['status']>['parents']>> => (await get('httproute', 'shop', ns)).status?.parents ?? [];
+  await waitFor(async () => (await parentsOf()).length === 2, { description: 'both parent entries', timeoutMs: 30_000 });
+  const parents = await parentsOf();
+  t.deepEqual(parents.find((p) => p.controllerName === otherController), foreignEntry);
+  const ours = parents.find((p) => p.controllerName === controllerName);
+  t.deepEqual(ours?.parentRef, { group: 'gateway.networking.k8s.io', kind: 'Gateway', ...ourParent });
+  t.deepEqual(ours?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`), ['Accepted=True/Accepted@1', 'ResolvedRefs=True/ResolvedRefs@1']);
+  const acceptedSince = conditionOf(ours?.conditions, 'Accepted')?.lastTransitionTime;
+
+  // A new generation with a backendRef to a missing Service: ResolvedRefs=False BackendNotFound at generation 2;
+  // Accepted did not change, so its lastTransitionTime stays.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await apply([route([ourParent, foreignParent], [webBackend, { name: 'missing', port: 80 }])]);
+  await waitFor(async () => conditionOf((await parentsOf()).find((p) => p.controllerName === controllerName)?.conditions, 'ResolvedRefs')?.observedGeneration === 2, { description: 'generation 2 reported', timeoutMs: 30_000 });
+  const ours2 = (await parentsOf()).find((p) => p.controllerName === controllerName);
+  t.like(conditionOf(ours2?.conditions, 'ResolvedRefs'), { status: 'False', reason: 'BackendNotFound', observedGeneration: 2 });
+  t.like(conditionOf(ours2?.conditions, 'Accepted'), { status: 'True', observedGeneration: 2, lastTransitionTime: acceptedSince });
+
+  // The route leaves our Gateway: our entry goes, the other controller's stays; the listener counts no route.
+  await apply([route([foreignParent], [webBackend])]);
+  await waitFor(async () => (await parentsOf()).every((p) => p.controllerName !== controllerName), { description: 'our parent entry removed', timeoutMs: 30_000 });
+  t.deepEqual(await parentsOf(), [foreignEntry]);
+  await waitFor(async () => (await get('gateway', 'edge', ns)).status?.listeners?.[0]?.attachedRoutes === 0, { description: 'attachedRoutes 0', timeoutMs: 30_000 });
+});
+
+test.serial('allowedRoutes Selector follows the route Namespace\'s labels as they change', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const tenant = 'tenant-a';
+  await w().cluster.kubectlOk(['create', 'namespace', tenant]);
+  await w().cluster.kubectlOk(['label', 'namespace', tenant, 'shared-gateway=enabled']);
+  await apply([
+    ...backendServiceObjects(tenant, 'web', w().web),
+    gateway([
+      { name: 'http', port: w().gatewayPort, protocol: 'HTTP', hostname: 'shop.example.test' },
+      { name: 'shared', port: w().gatewayPort, protocol: 'HTTP', hostname: 'tenant.example.test', allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { 'shared-gateway': 'enabled' } } } } },
+    ]),
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'tenant', namespace: tenant },
+      spec: { parentRefs: [{ name: 'edge', namespace: ns, sectionName: 'shared' }], rules: [{ backendRefs: [webBackend] }] },
+    },
+  ]);
+  const accepted = async (): Promise<string | undefined> => {
+    const entry = (await get('httproute', 'tenant', tenant)).status?.parents?.find((p) => p.controllerName === controllerName);
+    const c = conditionOf(entry?.conditions, 'Accepted');
+    return c === undefined ? undefined : `${c.status}/${c.reason}`;
+  };
+  await waitFor(async () => (await accepted()) === 'True/Accepted', { description: 'route admitted by the label', timeoutMs: 30_000 });
+  await waitFor(async () => (await serviceAt('tenant.example.test')) === 'web', { description: 'tenant host served', timeoutMs: 30_000 });
+  // The label goes: the route is refused and its host no longer served.
+  await w().cluster.kubectlOk(['label', 'namespace', tenant, 'shared-gateway-']);
+  await waitFor(async () => (await accepted()) === 'False/NotAllowedByListeners', { description: 'route refused without the label', timeoutMs: 30_000 });
+  await waitFor(async () => (await serviceAt('tenant.example.test')) === 'status 404', { description: 'tenant host gone', timeoutMs: 30_000 });
+  t.pass();
+});
