@@ -3,7 +3,9 @@
 // IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API); this file runs them and joins
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
 import { compareStrings, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
+import { joinSharedHttpPort } from './coexistence.js';
 import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
+import { ingressHttpListenerName } from './ingress/ingress-listeners.js';
 import type { GatewayApiStatus } from './gateway-api/status-data.js';
 import { type TranslationResult as IngressTranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
 import { frozenInTests } from './shared/freeze-in-tests.js';
@@ -18,8 +20,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const ingress = translateIngresses(state, options);
   const gateway = translateGatewayApi(state, options);
   if (gateway.served.length === 0 && gateway.diagnostics.length === 0) return ingress;
-  // Ingress keeps its ports (the Gateway API translator refuses listeners on them), so listeners never collide here.
-  const listeners = [...ingress.ir.listeners, ...gateway.listeners].sort((a, b) => compareStrings(a.name, b.name));
+  // A Gateway HTTP listener on the Ingress HTTP port joins the Ingress listener (coexistence.ts); other Ingress
+  // ports are refused to Gateways by the Gateway API translator, so nothing else collides here.
+  const joined = joinSharedHttpPort(state, ingress.ir.listeners, ingressHttpListenerName, gateway.listeners, gateway.status);
+  const listeners = joined.listeners.sort((a, b) => compareStrings(a.name, b.name));
   // A cluster named by both is one Service port; the Ingress translator's object is kept (a plain Service port
   // cluster from the Gateway API translator adds nothing to it).
   const known = new Set(ingress.ir.clusters.map((c) => c.name));
@@ -32,13 +36,13 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
     ...ingress,
     ir: frozenInTests({ ...ingress.ir, listeners, clusters, secrets }),
     // Stable: each object's diagnostics keep the order they were found in.
-    diagnostics: [...ingress.diagnostics, ...gateway.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
+    diagnostics: [...ingress.diagnostics, ...gateway.diagnostics, ...joined.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
     references: {
       ...ingress.references,
       services: mergeSorted([...ingress.references.services], gateway.services),
       secrets: mergeSorted([...ingress.references.secrets], gateway.secretNames),
     },
     servedGatewayApi: gateway.served,
-    gatewayApiStatus: gateway.status,
+    gatewayApiStatus: joined.status,
   };
 }

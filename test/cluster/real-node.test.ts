@@ -190,6 +190,68 @@ serial('a LoadBalancer Service gets an address from the test-side load balancer,
   }
 });
 
+serial('Gateways on the real node: deploy/ with --gateway-port-range, two Gateways on port 80 for one hostname each get a LoadBalancer Service and address of their own, and each address serves only its own route', async (t) => {
+  t.timeout(8 * 60_000);
+  const n = must();
+  const ns = 'gw-test';
+  const host = 'shop.gw.test';
+  // The install as shipped, the Gateway API CRDs, and the optional Role the Service manager needs.
+  await n.kubectlOk(['apply', '-f', path.join(root, 'deploy')]);
+  await n.kubectlOk(['apply', '--server-side', '-f', path.join(root, 'deploy/gateway-api')]);
+  await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gateways.gateway.networking.k8s.io', 'crd/httproutes.gateway.networking.k8s.io']);
+  await n.kubectlOk(['apply', '-f', path.join(root, 'deploy/optional/gateway-services-rbac.yaml')]);
+  await n.kubectlOk(['patch', 'deployment', 'envoy-ingress', '-n', NS, '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--gateway-port-range=20000-20099' }])]);
+  const lb = startLoadBalancerAllocator({ kubeconfigPath: n.adminKubeconfigPath, pool: addressRange('10.251.0', 224, 239), log: (line) => t.log(line) });
+  try {
+    await n.kubectlOk(['rollout', 'status', 'deployment/envoy-ingress', '-n', NS, '--timeout=240s']);
+    await n.kubectlOk(['apply', '-f', '-'], { input: echoBackendManifests({ namespace: ns, name: 'app-a', host: 'a.unused.test', ingressClass: 'none' }) });
+    await n.kubectlOk(['apply', '-f', '-'], { input: echoBackendManifests({ namespace: ns, name: 'app-b', host: 'b.unused.test', ingressClass: 'none' }) });
+    const gatewayApi = 'gateway.networking.k8s.io/v1';
+    const docs = [
+      { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy-ingress-node-test' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+      ...['a', 'b'].flatMap((g) => [
+        {
+          apiVersion: gatewayApi,
+          kind: 'Gateway',
+          metadata: { name: g, namespace: ns },
+          spec: { gatewayClassName: 'envoy-ingress-node-test', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', hostname: host }] },
+        },
+        {
+          apiVersion: gatewayApi,
+          kind: 'HTTPRoute',
+          metadata: { name: `to-${g}`, namespace: ns },
+          spec: { parentRefs: [{ name: g }], hostnames: [host], rules: [{ backendRefs: [{ name: `app-${g}`, port: 80 }] }] },
+        },
+      ]),
+    ];
+    await n.kubectlOk(['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n---\n') });
+    const addressOf = async (g: string): Promise<string | undefined> =>
+      (await n.kubectlOk(['get', 'service', '-n', NS, '-l', `gateway.networking.k8s.io/gateway-name=${g},envoy-ingress.io/gateway-namespace=${ns}`, '-o', 'jsonpath={.items[0].status.loadBalancer.ingress[0].ip}'])).trim() || undefined;
+    const ipA = await waitFor(() => addressOf('a'), { timeoutMs: 120_000, intervalMs: 500, description: "Gateway a's Service address" });
+    const ipB = await waitFor(() => addressOf('b'), { timeoutMs: 60_000, intervalMs: 500, description: "Gateway b's Service address" });
+    t.not(ipA, ipB);
+    await waitServes(ipA, 80, host, 'app-a', 120_000);
+    await waitServes(ipB, 80, host, 'app-b', 60_000);
+    for (let i = 0; i < 10; i++) {
+      t.is((await getVia(ipA, 80, host)).json?.service, 'app-a');
+      t.is((await getVia(ipB, 80, host)).json?.service, 'app-b');
+    }
+    // The Gateway's status.addresses are its Service's load balancer address.
+    await waitFor(async () => (await n.kubectlOk(['get', 'gateway', 'a', '-n', ns, '-o', 'jsonpath={.status.addresses[0].value}'])).trim() === ipA, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      description: `Gateway a status.addresses ${ipA}`,
+    });
+  } finally {
+    await lb.stop();
+    await n.kubectl(['delete', 'namespace', ns, '--wait=false']);
+    await n.kubectl(['delete', 'gatewayclass', 'envoy-ingress-node-test', '--wait=false']);
+    // Back to the install as shipped for the tests after this one.
+    await n.kubectl(['apply', '-f', path.join(root, 'deploy/05-deployment.yaml')]);
+    await n.kubectl(['rollout', 'status', 'deployment/envoy-ingress', '-n', NS, '--timeout=240s']);
+  }
+});
+
 serial('the securityContext holds in the kernel: non-root UIDs, read-only root, no capabilities, no token in Envoy', async (t) => {
   t.timeout(2 * 60_000);
   const n = must();

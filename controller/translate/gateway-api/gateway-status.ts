@@ -31,7 +31,8 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
 
 /** What listener-bindings.ts found about a Gateway's own addresses. */
 export interface GatewayAddressing {
-  addresses: GatewayStatusAddress[];
+  /** Absent in shared mode (no addresses of its own: the status writer leaves status.addresses alone). */
+  addresses: GatewayStatusAddress[] | undefined;
   problem: GatewayAddressProblem | undefined;
 }
 
@@ -44,7 +45,7 @@ export function gatewayStatus(
   gateway: Gateway,
   verdicts: readonly ListenerVerdict[],
   attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
-  addressing: GatewayAddressing = { addresses: [], problem: undefined },
+  addressing: GatewayAddressing = { addresses: undefined, problem: undefined },
 ): GatewayStatusData {
   const generation = generationOf(gateway);
   const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
@@ -63,5 +64,5 @@ export function gatewayStatus(
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
   ];
-  return { ref: refOf(gateway), ...(addressing.addresses.length > 0 ? { addresses: addressing.addresses } : {}), conditions, listeners };
+  return { ref: refOf(gateway), ...(addressing.addresses !== undefined ? { addresses: addressing.addresses } : {}), conditions, listeners };
 }

@@ -113,7 +113,8 @@ export function acceptListeners(
       const kinds = routeKindsOf(listener, protocol.routeKinds);
       // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work. (A Gateway
       // with Envoy ports of its own maps its listener ports elsewhere.)
-      if (bindings.sharesIngressPorts && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
+      const joinsIngress = bindings.joinsIngressHttpPort && listener.port === ingressPorts.http && listener.protocol === 'HTTP';
+      if (bindings.sharesIngressPorts && !joinsIngress && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
         refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
         continue;
       }

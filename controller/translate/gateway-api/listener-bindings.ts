@@ -31,10 +31,15 @@ export interface GatewayBindings {
   portProblem(gateway: Gateway, listenerPort: number): string | undefined;
   /** A problem with the Gateway's addresses as a whole (it binds nothing when `blocking`). */
   addressProblem(gateway: Gateway): (GatewayAddressProblem & { blocking: boolean }) | undefined;
-  /** The Gateway's status.addresses. */
-  addresses(gateway: Gateway): GatewayStatusAddress[];
+  /** The Gateway's status.addresses; undefined in shared mode (the Gateway has no addresses of its own). */
+  addresses(gateway: Gateway): GatewayStatusAddress[] | undefined;
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
   sharesIngressPorts: boolean;
+  /**
+   * Whether an HTTP listener on the Ingress HTTP port joins the Ingress listener (shared mode: one socket, hosts
+   * split between Ingress and routes by coexistence.ts) instead of being refused.
+   */
+  joinsIngressHttpPort: boolean;
   /** `namespace/name` of the Services read (the Gateways' Services), sorted: a change to one means a new build. */
   services: string[];
 }
@@ -51,8 +56,9 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
       },
       portProblem: () => undefined,
       addressProblem: () => undefined,
-      addresses: () => [],
+      addresses: () => undefined,
       sharesIngressPorts: true,
+      joinsIngressHttpPort: true,
       services: [],
     };
   }
@@ -97,6 +103,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
       },
       // The Ingress listeners bind --listen-address, which may be the wildcard: an Ingress port stays the Ingress's.
       sharesIngressPorts: true,
+      joinsIngressHttpPort: false,
       services: [],
     };
   }
@@ -137,6 +144,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     },
     addresses: (gateway) => serviceAddresses(serviceOf(gateway)),
     sharesIngressPorts: false,
+    joinsIngressHttpPort: false,
     services: [...byGateway.values()].map((s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`).sort(),
   };
 }

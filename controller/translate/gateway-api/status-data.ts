@@ -39,8 +39,8 @@ export interface ListenerStatusData {
 export interface GatewayStatusData {
   ref: ObjectRef<'Gateway'>;
   /**
-   * status.addresses when the Gateway has addresses of its own (listener-bindings.ts: its Service's, or its pool
-   * IP); absent without --gateway-port-range / --gateway-address-pool (the writer may publish the shared ones).
+   * status.addresses when Gateways have addresses of their own (listener-bindings.ts: its Service's, or its pool IP;
+   * empty until assigned); absent without --gateway-port-range / --gateway-address-pool.
    */
   addresses?: GatewayStatusAddress[];
   conditions: StatusCondition[];

@@ -57,6 +57,11 @@ export const Reason = {
   DefaultBackendNotClusterWide: 'DefaultBackendNotClusterWide',
   /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
   NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
+  /**
+   * An HTTPRoute is served on a host this Ingress routes, on the Ingress HTTP port (a Gateway listener there, shared
+   * mode): the older object keeps the host, the other's routes for it are not served there (coexistence.ts).
+   */
+  HostSharedWithHTTPRoute: 'HostSharedWithHTTPRoute',
 } as const;
 
 export type Reason = (typeof Reason)[keyof typeof Reason];
@@ -116,4 +121,9 @@ export const GatewayReason = {
   AddressNotUsable: 'AddressNotUsable',
   /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
   AddressNotAssigned: 'AddressNotAssigned',
+  /**
+   * An Ingress routes a host this route is served on, on the same port (shared mode, --http-port): the older object
+   * keeps the host (coexistence.ts); the route also gets the condition envoy-ingress.io/HostSharedWithIngress.
+   */
+  HostSharedWithIngress: 'HostSharedWithIngress',
 } as const;
