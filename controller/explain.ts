@@ -745,7 +745,7 @@ export function formatExplanation(e: Explanation): string {
   lines.push('');
   if (e.gatewayListener) {
     const l = e.gatewayListener;
-    lines.push(`listener: ${l.name} (port ${l.port}${l.address === undefined ? '' : `, address ${l.address}`}; Gateway ${l.gateways.join(', ')})`);
+    lines.push(`listener: ${l.name} (port ${l.port}${l.address === undefined ? '' : `, address ${l.address}`}${l.gateways.length ? `; Gateway ${l.gateways.join(', ')}` : ''})`);
   }
   if (e.tlsServer) lines.push(`TLS filter chain: ${e.tlsServer}`);
   if (e.certificate) {
