@@ -4,7 +4,7 @@
 // document (see debug-views.ts).
 import http from 'node:http';
 import { debugHostAllowed } from './debug-host-check.js';
-import { clientsView, irView, xdsView, type ControlPlane } from './debug-views.js';
+import { clientsView, gatewayApiDebugView, irView, xdsView, type ControlPlane } from './debug-views.js';
 import type { ControllerMetrics } from './metrics.js';
 import { renderStatusPage, statusPageModel } from './status-page.js';
 
@@ -63,6 +63,8 @@ async function handle(o: AdminServerOptions, req: http.IncomingMessage, res: htt
         return json(res, clientsView(cp));
       case '/debug/ir':
         return json(res, irView(cp));
+      case '/debug/gateway-api':
+        return json(res, gatewayApiDebugView(cp));
       case '/debug':
       case '/debug/':
       case '/debug/ui': {

@@ -31,7 +31,7 @@ test('flags naming the same address share one server; the probes are on every se
     ['127.0.0.1:9101', ['debug']],
   ]);
   t.deepEqual(adminPaths(new Set(['metrics'])), ['/healthz', '/readyz', '/metrics']);
-  t.deepEqual(adminPaths(new Set(['debug'])), ['/healthz', '/readyz', '/debug/ui', '/debug/xds', '/debug/clients', '/debug/ir']);
+  t.deepEqual(adminPaths(new Set(['debug'])), ['/healthz', '/readyz', '/debug/ui', '/debug/xds', '/debug/clients', '/debug/ir', '/debug/gateway-api']);
 });
 
 test('the default debug address in use: a warning and no debug server; the other servers still start', async (t) => {

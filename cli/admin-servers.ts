@@ -33,7 +33,7 @@ export interface AdminContent {
 const pathsOf: Record<AdminRole, string[]> = {
   health: ['/healthz', '/readyz'],
   metrics: ['/metrics'],
-  debug: ['/debug/ui', '/debug/xds', '/debug/clients', '/debug/ir'],
+  debug: ['/debug/ui', '/debug/xds', '/debug/clients', '/debug/ir', '/debug/gateway-api'],
 };
 
 /** Which roles each distinct address serves, in flag order (health, metrics, debug). */

@@ -8,6 +8,9 @@ import { resourceKinds, TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
+import type { Gateway } from '../controller/translate/shared/kube-objects.js';
+import { gatewayApiView, type GatewayApiView } from './gateway-api-view.js';
+import { gatewayExplainContext, type GatewayExplainContext } from '../controller/explain-gateway-context.js';
 
 /** What the debug endpoints read. Both controllers (standalone and Kubernetes) have these. */
 export interface ControlPlane {
@@ -104,8 +107,11 @@ export function clientsView(cp: ControlPlane): { clients: ClientView[] } {
   return { clients };
 }
 
-/** What `envoy-ingress explain --controller URL` reads: the IR of the last build, its endpoints and problems. */
-export interface IrView {
+/**
+ * What `envoy-ingress explain --controller URL` reads: the IR of the last build, its endpoints and problems, and the
+ * Gateways' listener names and HTTPRoutes' rule names (from the store: the objects as they are now).
+ */
+export interface IrView extends Partial<GatewayExplainContext> {
   generation: number;
   ir: DataPlaneIR | null;
   endpoints: ClusterEndpointsIR[];
@@ -118,5 +124,11 @@ export function irView(cp: ControlPlane): IrView {
     ir: cp.reconciler.ir ?? null,
     endpoints: [...cp.reconciler.endpoints.values()],
     diagnostics: [...cp.reconciler.diagnostics],
+    ...gatewayExplainContext(cp.store.state()),
   });
+}
+
+/** /debug/gateway-api: the Gateways of our classes and the routes naming them, as the last build found them. */
+export function gatewayApiDebugView(cp: ControlPlane): GatewayApiView {
+  return gatewayApiView(cp.reconciler.gatewayApiStatus, cp.store.list('Gateway') as Gateway[]);
 }

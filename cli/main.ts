@@ -83,19 +83,41 @@ addTranslationFlags(
 addTranslationFlags(
   program
     .command('explain')
-    .description('which Ingress, rule, path and backend serve a request, which endpoints, and why other rules lost (or why 404)')
+    .description('which Ingress or HTTPRoute, rule, path and backend serve a request, which endpoints, and why other rules lost (or why 404)')
     .requiredOption('--host <host>', 'Host header (and SNI with --https)')
-    .option('--path <path>', 'request path', '/')
+    .option('--path <path>', 'request path, with its query string', '/')
     .option('--https', 'the request arrives on the HTTPS listener')
     .option('--sni <name>', 'with --https: the TLS server name, when it differs from --host ("" for none)')
+    .option('--method <method>', 'request method (HTTPRoute method matches)', 'GET')
+    .option('--header <name:value...>', 'a request header (HTTPRoute header matches, ingress-nginx canaries); repeatable')
+    .option('--port <port>', "a Gateway listener's port (the Envoy port serving it); default: the Ingress listeners")
+    .option('--address <ip>', "with --port: the address, for Gateways with addresses of their own (--gateway-address-pool)")
+    .option('--gateway <namespace/name>', 'the request arrives at this Gateway (one listener, or the one --listener / --port names)')
+    .option('--listener <name>', 'with --gateway: the listener, by name')
     .option('--manifests <dir>', 'translate this manifest directory')
     .option('--controller <url>', 'ask a running controller (its --debug-address, e.g. http://127.0.0.1:9101)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).action(
-  async (flags: TranslationFlags & { host: string; path: string; https?: boolean; sni?: string; manifests?: string; controller?: string; output: 'text' | 'json' }) => {
-    const { runExplain } = await import('./explain-command.js');
+  async (
+    flags: TranslationFlags & {
+      host: string;
+      path: string;
+      https?: boolean;
+      sni?: string;
+      method: string;
+      header?: string[];
+      port?: string;
+      address?: string;
+      gateway?: string;
+      listener?: string;
+      manifests?: string;
+      controller?: string;
+      output: 'text' | 'json';
+    },
+  ) => {
+    const { runExplain, explainRequestOf } = await import('./explain-command.js');
     const { output } = await runExplain(
-      { host: flags.host, path: flags.path, scheme: flags.https ? 'https' : 'http', ...(flags.sni !== undefined ? { sni: flags.sni } : {}) },
+      explainRequestOf(flags),
       { ...(flags.manifests !== undefined ? { manifests: flags.manifests } : {}), ...(flags.controller !== undefined ? { controller: flags.controller } : {}) },
       translationOptions(flags),
       flags.output,

@@ -1,6 +1,7 @@
 // Prometheus metrics of the controller (prom-client), on a registry of its own so several controllers in one
 // process (tests) do not collide. Counters follow events; gauges are computed when scraped, from the live
 // objects, so they can never drift from what /debug shows.
+import { gatewayApiDebugView } from './debug-views.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Reconciler } from '../controller/reconciler.js';
 import type { ObjectStore } from '../controller/store.js';
@@ -44,6 +45,8 @@ export const metricNames = {
   envoyResourcePressure: 'envoy_ingress_envoy_resource_pressure',
   envoyOverloadActionScale: 'envoy_ingress_envoy_overload_action_scale',
   envoyOverloaded: 'envoy_ingress_envoy_overloaded',
+  gatewayAttachedRoutes: 'envoy_ingress_gateway_attached_routes',
+  gatewayListeners: 'envoy_ingress_gateway_listeners',
 } as const;
 
 export class ControllerMetrics {
@@ -113,6 +116,33 @@ export class ControllerMetrics {
       collect() {
         this.reset();
         for (const d of sources()?.reconciler.diagnostics ?? []) this.inc({ reason: d.reason, severity: d.severity });
+      },
+    });
+    // Per Gateway of our classes (one series each, two for listeners): bounded by the Gateways, never per route.
+    new Gauge({
+      name: metricNames.gatewayAttachedRoutes,
+      help: 'Routes Accepted by a Gateway of our classes, by the Gateway\'s namespace and name',
+      labelNames: ['namespace', 'name'],
+      registers,
+      collect() {
+        this.reset();
+        const s = sources();
+        for (const g of s ? gatewayApiDebugView(s).gateways : []) this.set({ namespace: g.namespace, name: g.name }, g.attachedRoutes.length);
+      },
+    });
+    new Gauge({
+      name: metricNames.gatewayListeners,
+      help: 'Listeners of a Gateway of our classes, by the Gateway\'s namespace and name and whether they are programmed (served)',
+      labelNames: ['namespace', 'name', 'programmed'],
+      registers,
+      collect() {
+        this.reset();
+        const s = sources();
+        for (const g of s ? gatewayApiDebugView(s).gateways : []) {
+          const programmed = g.listeners.filter((l) => l.programmed === 'True').length;
+          this.set({ namespace: g.namespace, name: g.name, programmed: 'true' }, programmed);
+          this.set({ namespace: g.namespace, name: g.name, programmed: 'false' }, g.listeners.length - programmed);
+        }
       },
     });
     new Gauge({

@@ -7,18 +7,22 @@ import type { EnvoyOptions, EnvoyResources } from '../envoy/resource-types.js';
 import { inlineIntoStaticBootstrap } from '../envoy/static-bootstrap.js';
 import type { TranslateOptions } from '../controller/translate/shared/options.js';
 import type { ManifestProblem } from '../controller/sources/manifest-parser.js';
+import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
 export interface LoadedConfig extends BuiltConfig {
   manifestProblems: ManifestProblem[];
+  /** The objects read (explain looks up Gateway listener and HTTPRoute rule names in them). */
+  state: ClusterState;
 }
 
 export async function loadAndBuild(dir: string, options: { translate: TranslateOptions; envoy: EnvoyOptions }): Promise<LoadedConfig> {
   const store = new ObjectStore();
   const source = new ManifestDirectorySource(dir, store, silent, { watch: false, now: () => new Date(0) });
   await source.start();
-  return { ...buildConfig(store.state(), options), manifestProblems: source.problems };
+  const state = store.state();
+  return { ...buildConfig(state, options), manifestProblems: source.problems, state };
 }
 
 const typeSections: [keyof EnvoyResources, string][] = [

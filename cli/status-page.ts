@@ -7,7 +7,9 @@ import type { Diagnostic } from '../controller/translate/shared/diagnostics.js';
 import { serviceNameLabel } from '../controller/translate/shared/endpoints.js';
 import type { EndpointSlice, Service } from '../controller/translate/shared/kube-objects.js';
 import { describeMatch } from '../controller/translate/ingress/path-match.js';
-import { clientsView, type ClientView, type ControlPlane } from './debug-views.js';
+import { clientsView, gatewayApiDebugView, type ClientView, type ControlPlane } from './debug-views.js';
+import type { GatewayApiView } from './gateway-api-view.js';
+import type { StatusCondition } from '../controller/translate/gateway-api/status-data.js';
 import { namespaceOf } from '../controller/translate/shared/kinds.js';
 
 export interface EndpointRow {
@@ -34,6 +36,8 @@ export interface StatusPageModel {
   routes: RouteRow[];
   envoys: ClientView[];
   diagnostics: Diagnostic[];
+  /** Gateways of our classes and the routes naming them. */
+  gatewayApi: GatewayApiView;
 }
 
 /** Every endpoint of the Service port, ready or not (EDS carries only the ready ones). */
@@ -89,7 +93,7 @@ export function routeRows(ir: DataPlaneIR, store: ObjectStore): RouteRow[] {
           host: vhost.name,
           match: [describeMatch(route.match), ...(route.headers ?? []).map((h) => `${h.name} ${h.kind === 'exact' ? `= ${JSON.stringify(h.value)}` : `~ ${h.value}`}`)].join(' + '),
           route: route.name,
-          ingress: route.source ? `${route.source.namespace}/${route.source.name}` : null,
+          ingress: route.source ? `${route.source.kind === 'Ingress' ? '' : `${route.source.kind} `}${route.source.namespace}/${route.source.name}` : null,
           target,
           endpoints: cluster ? endpointRows(store, cluster) : [],
         });
@@ -113,7 +117,46 @@ export function statusPageModel(cp: ControlPlane, ready: { ready: boolean; reaso
     routes: ir ? routeRows(ir, cp.store) : [],
     envoys: clientsView(cp).clients,
     diagnostics: [...cp.reconciler.diagnostics],
+    gatewayApi: gatewayApiDebugView(cp),
   };
+}
+
+/** Conditions as `Type=Status (Reason)`, the ones in trouble marked; messages of the failing ones follow. */
+function conditionCells(conditions: readonly StatusCondition[]): string {
+  const e = escapeHtml;
+  // Conflicted is the one condition whose healthy status is False.
+  const healthy = (c: StatusCondition): boolean => (c.type === 'Conflicted' || c.type === 'PartiallyInvalid' ? c.status === 'False' : c.status === 'True');
+  return conditions
+    .map((c) => `<span class="${healthy(c) ? 'ok' : 'bad'}">${e(c.type)}=${e(c.status)}</span> (${e(c.reason)})${healthy(c) ? '' : `: ${e(c.message)}`}`)
+    .join('<br>');
+}
+
+function gatewaySections(view: GatewayApiView): string {
+  if (view.gateways.length === 0 && view.routes.length === 0) return '';
+  const e = escapeHtml;
+  const gatewayRows = view.gateways
+    .map((g) => {
+      const listeners = g.listeners
+        .map((l) => `<code>${e(l.name)}</code> ${e(l.protocol ?? '?')} :${l.port ?? '?'}${l.hostname === null ? '' : ` ${e(l.hostname)}`}, ${l.attachedRoutes} route(s)<br>${conditionCells(l.conditions)}`)
+        .join('<hr>');
+      return (
+        `<tr><td>${e(`${g.namespace}/${g.name}`)}</td><td>${g.addresses.map((a) => `<code>${e(a)}</code>`).join('<br>')}</td>` +
+        `<td>${conditionCells(g.conditions)}</td><td>${listeners}</td><td>${g.attachedRoutes.map(e).join('<br>')}</td></tr>`
+      );
+    })
+    .join('\n');
+  const routeRows = view.routes
+    .map((r) => `<tr><td>${e(`${r.kind} ${r.namespace}/${r.name}`)}</td><td>${r.parents.map((p) => `<code>${e(p.parent)}</code><br>${conditionCells(p.conditions)}`).join('<hr>')}</td></tr>`)
+    .join('\n');
+  return `<h2 id="gateways">Gateways (${view.gateways.length})</h2>
+${view.gateways.length === 0 ? '<p>No Gateway of our classes.</p>' : `<table><thead><tr><th>Gateway</th><th>Addresses</th><th>Conditions</th><th>Listeners</th><th>Attached routes</th></tr></thead><tbody>
+${gatewayRows}
+</tbody></table>`}
+<h2 id="routes-gateway-api">Gateway API routes (${view.routes.length})</h2>
+${view.routes.length === 0 ? '<p>No route names a Gateway of ours.</p>' : `<table><thead><tr><th>Route</th><th>Parents and their conditions</th></tr></thead><tbody>
+${routeRows}
+</tbody></table>`}
+`;
 }
 
 export function escapeHtml(text: string): string {
@@ -173,12 +216,12 @@ export function renderStatusPage(m: StatusPageModel): string {
 <h1>envoy-ingress status</h1>
 <p>Generated ${e(m.generatedAt)}; build generation ${m.generation};
 readiness: <span class="${m.ready.ready ? 'ok' : 'bad'}">${m.ready.ready ? 'ready' : 'not ready'}</span> (${e(m.ready.reason)}).
-Also: <a href="/debug/xds">/debug/xds</a>, <a href="/debug/clients">/debug/clients</a>, <a href="/debug/ir">/debug/ir</a>.</p>
+Also: <a href="/debug/xds">/debug/xds</a>, <a href="/debug/clients">/debug/clients</a>, <a href="/debug/ir">/debug/ir</a>, <a href="/debug/gateway-api">/debug/gateway-api</a>.</p>
 <h2 id="routes">Routes</h2>
 ${m.routes.length === 0 ? '<p>No configuration built yet.</p>' : `<table><thead><tr><th>Listener</th><th>Host</th><th>Path</th><th>Backend</th><th>Endpoints</th><th>Ingress</th></tr></thead><tbody>
 ${routeRows}
 </tbody></table>`}
-<h2 id="envoys">Connected Envoys (${m.envoys.length})</h2>
+${gatewaySections(m.gatewayApi)}<h2 id="envoys">Connected Envoys (${m.envoys.length})</h2>
 ${m.envoys.length === 0 ? '<p>No Envoy is connected.</p>' : `<table><thead><tr><th>Node</th><th>Protocol</th><th>Connected</th><th>Config</th><th>Behind</th><th>Last NACK</th></tr></thead><tbody>
 ${envoyRows}
 </tbody></table>`}

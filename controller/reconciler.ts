@@ -117,6 +117,11 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     return this.#ir;
   }
 
+  /** The Gateway API status data of the last configuration build (absent before one, or without Gateway API objects). */
+  get gatewayApiStatus(): GatewayApiStatus | undefined {
+    return this.#gatewayApiStatus;
+  }
+
   get generation(): number {
     return this.#generation;
   }

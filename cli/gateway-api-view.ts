@@ -1,0 +1,99 @@
+// The Gateway API objects as the controller sees them, for /debug/gateway-api, the status page and the per-Gateway
+// metrics: each Gateway of our classes with its listeners (port, protocol, hostname from the spec; attached routes
+// and conditions from the last build's status data), addresses and the routes attached to it; each route with its
+// parents' conditions. Pure: built from the translator's status data and the objects.
+import type { GatewayApiStatus, StatusCondition } from '../controller/translate/gateway-api/status-data.js';
+import type { Gateway } from '../controller/translate/shared/kube-objects.js';
+import { namespaceOf } from '../controller/translate/shared/kinds.js';
+
+export interface GatewayListenerView {
+  name: string;
+  port: number | null;
+  protocol: string | null;
+  hostname: string | null;
+  attachedRoutes: number;
+  /** Programmed condition status: `True` when served. */
+  programmed: string;
+  conditions: StatusCondition[];
+}
+
+export interface GatewayView {
+  namespace: string;
+  name: string;
+  addresses: string[];
+  conditions: StatusCondition[];
+  listeners: GatewayListenerView[];
+  /** `Kind namespace/name` of the routes Accepted by this Gateway, sorted. */
+  attachedRoutes: string[];
+}
+
+export interface RouteParentView {
+  /** `namespace/name` of the Gateway, and `/sectionName` or `:port` when the parentRef names one. */
+  parent: string;
+  conditions: StatusCondition[];
+}
+
+export interface RouteView {
+  kind: string;
+  namespace: string;
+  name: string;
+  parents: RouteParentView[];
+}
+
+export interface GatewayApiView {
+  gateways: GatewayView[];
+  routes: RouteView[];
+}
+
+export const emptyGatewayApiView: GatewayApiView = { gateways: [], routes: [] };
+
+function conditionStatus(conditions: readonly StatusCondition[], type: string): string {
+  return conditions.find((c) => c.type === type)?.status ?? 'Unknown';
+}
+
+export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: readonly Gateway[]): GatewayApiView {
+  if (status === undefined) return emptyGatewayApiView;
+  const routes = status.routes.map(
+    (r): RouteView => ({
+      kind: r.ref.kind,
+      namespace: r.ref.namespace,
+      name: r.ref.name,
+      parents: r.parents.map((p) => ({
+        parent: `${p.parentRef.namespace ?? r.ref.namespace}/${p.parentRef.name}${p.parentRef.sectionName === undefined ? '' : `/${p.parentRef.sectionName}`}${p.parentRef.port === undefined ? '' : `:${p.parentRef.port}`}`,
+        conditions: p.conditions,
+      })),
+    }),
+  );
+  const views = status.gateways.map((g): GatewayView => {
+    const { namespace, name } = g.ref;
+    const spec = gateways.find((x) => namespaceOf(x.metadata) === namespace && x.metadata.name === name)?.spec?.listeners ?? [];
+    const attached = status.routes
+      .filter((r) =>
+        r.parents.some(
+          (p) => (p.parentRef.namespace ?? r.ref.namespace) === namespace && p.parentRef.name === name && conditionStatus(p.conditions, 'Accepted') === 'True',
+        ),
+      )
+      .map((r) => `${r.ref.kind} ${r.ref.namespace}/${r.ref.name}`)
+      .sort();
+    return {
+      namespace,
+      name,
+      addresses: (g.addresses ?? []).map((a) => a.value),
+      conditions: g.conditions,
+      listeners: g.listeners.map((l) => {
+        const s = spec.find((x) => x.name === l.name);
+        return {
+          name: l.name,
+          port: typeof s?.port === 'number' ? s.port : null,
+          protocol: typeof s?.protocol === 'string' ? s.protocol : null,
+          hostname: typeof s?.hostname === 'string' ? s.hostname : null,
+          attachedRoutes: l.attachedRoutes,
+          programmed: conditionStatus(l.conditions, 'Programmed'),
+          conditions: l.conditions,
+        };
+      }),
+      attachedRoutes: [...new Set(attached)],
+    };
+  });
+  return { gateways: views, routes };
+}
