@@ -2,7 +2,8 @@
 // controller (the real CLI) as deploy/'s ServiceAccount with deploy/'s RBAC, and a real Envoy. GatewayClass
 // Accepted with supportedFeatures; Gateway and listener conditions, Programmed only once Envoy ACKed; HTTPRoute
 // status.parents per parentRef at the route's generation, another controller's entry kept, ours removed when the
-// route leaves our Gateway. Counts in test/rbac-proof.test.ts.
+// route leaves our Gateway; TLSRoute and TCPRoute status, and a TCP listener's traffic. Counts in
+// test/rbac-proof.test.ts.
 import path from 'node:path';
 import test from 'ava';
 import type { EnvoyProcess } from './harness/envoy-process.js';
@@ -228,4 +229,49 @@ test.serial('allowedRoutes Selector follows the route Namespace\'s labels as the
   await waitFor(async () => (await accepted()) === 'False/NotAllowedByListeners', { description: 'route refused without the label', timeoutMs: 30_000 });
   await waitFor(async () => (await serviceAt('tenant.example.test')) === 'status 404', { description: 'tenant host gone', timeoutMs: 30_000 });
   t.pass();
+});
+
+test.serial('TLSRoute and TCPRoute: status parents written, a TCP listener proxies to the TCPRoute\'s Service', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const tcpPort = await freePort();
+  const tlsPort = await freePort();
+  await apply([
+    gateway([
+      { name: 'http', port: w().gatewayPort, protocol: 'HTTP', hostname: 'shop.example.test' },
+      { name: 'tcp', port: tcpPort, protocol: 'TCP' },
+      { name: 'tls', port: tlsPort, protocol: 'TLS', hostname: '*.example.test', tls: { mode: 'Passthrough' } },
+    ]),
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TCPRoute', metadata: { name: 'db', namespace: ns }, spec: { parentRefs: [{ name: 'edge', sectionName: 'tcp' }], rules: [{ backendRefs: [webBackend] }] } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'TLSRoute',
+      metadata: { name: 'secure', namespace: ns },
+      // One parentRef served, one to a listener that takes no TLSRoute.
+      spec: { parentRefs: [{ name: 'edge', sectionName: 'tls' }, { name: 'edge', sectionName: 'http' }], hostnames: ['secure.example.test'], rules: [{ backendRefs: [webBackend] }] },
+    },
+  ]);
+  const oursOf = async (kind: string, name: string): Promise<string[] | undefined> =>
+    (await get(kind, name, ns)).status?.parents?.filter((p) => p.controllerName === controllerName).map((p) => `${String(p.parentRef['sectionName'])}: ${p.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ')}`);
+  await waitFor(async () => (await oursOf('tcproute', 'db'))?.length === 1, { description: 'TCPRoute status', timeoutMs: 30_000 });
+  t.deepEqual(await oursOf('tcproute', 'db'), ['tcp: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs']);
+  await waitFor(async () => (await oursOf('tlsroute', 'secure'))?.length === 2, { description: 'TLSRoute status', timeoutMs: 30_000 });
+  t.deepEqual(await oursOf('tlsroute', 'secure'), ['tls: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs', 'http: Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs']);
+  // The TCP listener passes the bytes as they are: an HTTP request reaches the web backend unchanged.
+  await waitFor(
+    async () => {
+      const res = await httpGet({ port: tcpPort, hostHeader: 'anything.test', path: '/', timeoutMs: 3000 }).catch(() => undefined);
+      return res?.json?.service === 'web';
+    },
+    { description: 'TCP listener proxies', timeoutMs: 30_000 },
+  );
+  const listeners = (await get('gateway', 'edge', ns)).status?.listeners ?? [];
+  t.deepEqual(
+    listeners.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, kinds: l.supportedKinds.map((k) => k.kind) })),
+    [
+      { name: 'http', attachedRoutes: 0, kinds: ['HTTPRoute'] },
+      { name: 'tcp', attachedRoutes: 1, kinds: ['TCPRoute'] },
+      { name: 'tls', attachedRoutes: 1, kinds: ['TLSRoute'] },
+    ],
+  );
 });

@@ -60,7 +60,7 @@ rules:
     resources: [ingresses, ingressclasses]
     verbs: [list, watch]
   - apiGroups: [gateway.networking.k8s.io]
-    resources: [gatewayclasses, gateways, httproutes, referencegrants]
+    resources: [gatewayclasses, gateways, httproutes, tlsroutes, tcproutes, referencegrants]
     verbs: [list, watch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1

@@ -1,4 +1,4 @@
-// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, HTTPRoute) from the translator's status
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, HTTPRoute, TLSRoute, TCPRoute) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
 // parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
@@ -7,7 +7,7 @@ import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
-import type { Gateway, GatewayClass, HTTPRoute, ObjectRef } from '../translate/shared/kube-objects.js';
+import type { Gateway, GatewayClass, HTTPRoute, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
@@ -18,12 +18,18 @@ import {
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | HTTPRoute;
+type StatusObject = GatewayClass | Gateway | HTTPRoute | TLSRoute | TCPRoute;
 type StatusKind = StatusObject['kind'];
 
 const group = 'gateway.networking.k8s.io';
 const version = 'v1';
-const plurals: Record<StatusKind, string> = { GatewayClass: 'gatewayclasses', Gateway: 'gateways', HTTPRoute: 'httproutes' };
+const plurals: Record<StatusKind, string> = {
+  GatewayClass: 'gatewayclasses',
+  Gateway: 'gateways',
+  HTTPRoute: 'httproutes',
+  TLSRoute: 'tlsroutes',
+  TCPRoute: 'tcproutes',
+};
 const statusKinds = Object.keys(plurals) as StatusKind[];
 
 function isStatusKind(kind: string): kind is StatusKind {

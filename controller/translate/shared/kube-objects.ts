@@ -325,6 +325,7 @@ export interface TLSRoute {
   kind: 'TLSRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: L4RouteRule[] };
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** TCP connections of a TCP listener. */
@@ -333,6 +334,7 @@ export interface TCPRoute {
   kind: 'TCPRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; rules?: L4RouteRule[] };
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
