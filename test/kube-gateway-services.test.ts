@@ -51,7 +51,7 @@ kind: ClusterRole
 metadata: {name: gateway-services-test}
 rules:
   - apiGroups: [""]
-    resources: [services, endpoints, secrets]
+    resources: [services, endpoints, secrets, namespaces]
     verbs: [list, watch]
   - apiGroups: [discovery.k8s.io]
     resources: [endpointslices]

@@ -42,10 +42,16 @@ for (const { file, table } of tables) {
     const tmp = await createTempDir('nginx-parity-');
     t.teardown(() => tmp.remove());
     const ca = await createTestCA();
-    const backends = await startBackends(t, table.services);
+    // Client certificates that do not verify come from a CA nothing trusts.
+    const untrusted = await createTestCA({ commonName: 'untrusted test CA' });
     const issued = new Map<string, IssuedCertificate>();
-    for (const certificate of table.certificates ?? []) issued.set(certificate.name, await ca.issue({ dnsNames: certificate.hosts }));
-    const secrets = (table.certificates ?? []).map((c) => secretOf(c, issued));
+    for (const certificate of table.certificates ?? []) {
+      const issuer = certificate.untrusted === true ? untrusted : ca;
+      const extra = { ...(certificate.clientAuth === true ? { clientAuth: true } : {}), ...(certificate.commonName === undefined ? {} : { commonName: certificate.commonName }) };
+      issued.set(certificate.name, await issuer.issue({ dnsNames: certificate.hosts, ...extra }));
+    }
+    const backends = await startBackends(t, table.services, { issued, ca });
+    const secrets = (table.certificates ?? []).map((c) => secretOf(c, issued, ca.certPem));
     await writeManifest(tmp.path, 'backends.yaml', [ingressClass('nginx', true), ...backends.objects]);
     await writeManifest(tmp.path, 'objects.yaml', [...secrets, ...table.objects]);
     // Redirects to https name no port, as ingress-nginx's on 443 do; https rows still reach the test listener.
@@ -60,7 +66,7 @@ for (const { file, table } of tables) {
     await stack.envoy.waitForListener('ingress_http');
 
     const check = async (rows: readonly ParityRow[]): Promise<string[]> => {
-      const outcomes = await sendRows(stack, ca, rows);
+      const outcomes = await sendRows(stack, ca, rows, issued);
       return rows.flatMap((row, i) => {
         const problem = rowMismatch(withListenerPorts(row, stack), outcomes[i] as Outcome[]);
         return problem === undefined ? [] : [`${describeRow(row)}: ${problem}`];

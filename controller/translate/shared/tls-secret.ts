@@ -50,12 +50,27 @@ export function validateTlsSecret(secret: Secret): ValidatedSecret {
 
 const validatedSecrets = new WeakMap<Secret, ValidatedSecret>();
 
-function validateTlsSecretUncached(secret: Secret): ValidatedSecret {
+/**
+ * `tls.crt` and `tls.key` of a Secret of any type, checked as validateTlsSecret checks them: a certificate the proxy
+ * presents to backends (ingress-nginx proxy-ssl-secret, often an Opaque Secret beside `ca.crt`).
+ */
+export function validateKeyPairSecret(secret: Secret): ValidatedSecret {
+  let result = validatedKeyPairs.get(secret);
+  if (result === undefined) {
+    result = validateTlsSecretUncached(secret, false);
+    validatedKeyPairs.set(secret, result);
+  }
+  return result;
+}
+
+const validatedKeyPairs = new WeakMap<Secret, ValidatedSecret>();
+
+function validateTlsSecretUncached(secret: Secret, typed = true): ValidatedSecret {
   const namespace = namespaceOf(secret.metadata);
   const name = secretResourceName(namespace, secret.metadata.name);
   const fail = (problem: string): ValidatedSecret => ({ valid: false, error: `secret ${name} ${problem}` });
 
-  if (secret.type !== 'kubernetes.io/tls') {
+  if (typed && secret.type !== 'kubernetes.io/tls') {
     return fail(`has type ${JSON.stringify(secret.type ?? 'Opaque')}, expected "kubernetes.io/tls"`);
   }
   const crt = decode(secret, 'tls.crt');

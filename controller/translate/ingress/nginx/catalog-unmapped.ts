@@ -15,10 +15,6 @@ const reasons: readonly (readonly [string, readonly string[]])[] = [
     ['auth-keepalive-requests', 'auth-keepalive-share-vars', 'auth-keepalive-timeout'],
   ],
   [
-    'client certificates are not requested nor verified per host (the TLS listener has no client validation)',
-    ['auth-tls-error-page', 'auth-tls-match-cn', 'auth-tls-pass-certificate-to-upstream', 'auth-tls-secret', 'auth-tls-verify-client', 'auth-tls-verify-depth'],
-  ],
-  [
     'Envoy streams request bodies (there is no body buffer to size); proxy-body-size limits them',
     ['client-body-buffer-size'],
   ],
@@ -69,10 +65,6 @@ const reasons: readonly (readonly [string, readonly string[]])[] = [
   [
     'Envoy streams request bodies to the backend, as nginx does with "off"',
     ['proxy-request-buffering'],
-  ],
-  [
-    'a TLS backend (backend-protocol HTTPS/GRPCS) is not verified against a CA nor given a client certificate, name or protocols per Ingress',
-    ['proxy-ssl-ciphers', 'proxy-ssl-name', 'proxy-ssl-protocols', 'proxy-ssl-secret', 'proxy-ssl-server-name', 'proxy-ssl-verify', 'proxy-ssl-verify-depth'],
   ],
   [
     'an Ingress with both an allow-list and authentication needs both to pass (nginx "satisfy all", the default); "any" is not honoured',

@@ -289,12 +289,46 @@ export const nginxAnnotationCatalog: Readonly<Record<string, NginxAnnotationEntr
     equivalent: 'with custom-http-errors: the backend\'s own answers reach the client unchanged, only the proxy\'s own errors (no endpoint, timeout...) are replaced, as nginx without proxy_intercept_errors',
   },
   'auth-tls-secret': {
-    status: 'unsupported',
-    note: 'not mapped: client certificates are not requested nor verified per host (the TLS listener has no client validation)',
+    status: 'supported-with-difference',
+    equivalent:
+      "per host, as ingress-nginx: the host's TLS chain asks for a client certificate and verifies it against the Secret's ca.crt (and ca.crl), both served over SDS; every route of the host then answers as nginx's ssl_verify_client does (400 \"No required SSL certificate was sent\" / \"The SSL certificate error\"), and sends the backend ssl-client-verify, ssl-client-subject-dn and ssl-client-issuer-dn (a client's own headers of these names are dropped). The oldest Ingress of the host that sets auth-tls-* decides; a Secret of another namespace (without --nginx-allow-cross-namespace-resources), a missing one or one without a usable ca.crt makes the whole host answer 403, as ingress-nginx's server does",
+    note: 'a TLS request whose SNI is not the host (or that sent none) gets 421 Misdirected Request: its connection was verified against another host\'s CAs, or none (nginx answers 421 for another SNI too, and checks a request without SNI against its default server); plain-HTTP requests are not checked, as in nginx',
+  },
+  'auth-tls-verify-client': {
+    status: 'supported-with-difference',
+    equivalent: '"on" (default): a certificate that verifies is required; "optional": one that does not verify is refused, none is fine; "optional_no_ca": a certificate is asked for and never refused; "off": none is asked for',
+    note: 'ssl-client-verify reads "FAILED" without nginx\'s reason after it',
+  },
+  'auth-tls-verify-depth': { status: 'supported', equivalent: 'the longest client certificate chain accepted (Envoy max_verify_depth, OpenSSL\'s depth as nginx ssl_verify_depth; default 1)' },
+  'auth-tls-error-page': { status: 'supported', equivalent: 'a refused request (no certificate, or one that does not verify) is redirected there with 302 instead of answered 400, as nginx error_page 495 496' },
+  'auth-tls-pass-certificate-to-upstream': { status: 'supported', equivalent: 'the backend gets the client certificate in ssl-client-cert, URL-encoded PEM as nginx $ssl_client_escaped_cert (Envoy %DOWNSTREAM_PEER_CERT%)' },
+  'auth-tls-match-cn': {
+    status: 'supported-with-difference',
+    equivalent: 'the whole value ("CN=...") must match somewhere in the client certificate\'s subject (RFC 2253, as $ssl_client_s_dn), else 403: an RBAC rule on the routes of the host; RE2 syntax (a pattern RE2 cannot run makes the host answer 403, reported)',
+    note: 'the 403 has Envoy\'s body ("RBAC: access denied"), not nginx\'s "client certificate unauthorized"; plain-HTTP requests are not refused for it (nginx refuses them, having no subject to match)',
+  },
+  'proxy-ssl-secret': {
+    status: 'supported-with-difference',
+    equivalent:
+      "for a TLS backend (backend-protocol HTTPS or GRPCS): the Secret's tls.crt and tls.key are presented to it (a client certificate over SDS) and its ca.crt are the CAs proxy-ssl-verify checks against; the Ingress's clusters get these settings (a cluster variant per Ingress). A Secret of another namespace (without --nginx-allow-cross-namespace-resources), a missing or unusable one makes the Ingress's paths answer 503, as ingress-nginx denies the location; a plain-HTTP backend is reached as before (nginx's proxy_ssl_* do nothing for it)",
+    note: "other Ingresses of the host do not inherit the settings (ingress-nginx also puts the first Ingress's proxy-ssl-* on the server block, where locations without their own inherit them)",
+  },
+  'proxy-ssl-verify': {
+    status: 'supported-with-difference',
+    equivalent: '"on": the backend\'s certificate must chain to ca.crt and name proxy-ssl-name (by default nginx\'s $proxy_host, "upstream_balancer" in ingress-nginx: set proxy-ssl-name), else no connection (502/503)',
+    note: 'the name is checked against the certificate\'s subject alternative names only, not its CN (nginx falls back to the CN when there are none)',
     differences: {
-      'served-without-client-certificate': 'a request without a client certificate is served, where nginx answers 400 (or redirects to auth-tls-error-page): verify client certificates in front of Envoy where they matter',
+      'backend-not-verified-503': 'a TLS backend the proxy cannot complete the handshake with (its certificate does not verify, or it wants a client certificate it does not get) is answered 503 (Envoy\'s upstream connect error), where nginx answers 502',
     },
   },
+  'proxy-ssl-verify-depth': { status: 'supported', equivalent: 'the longest backend certificate chain accepted (Envoy max_verify_depth; default 1)' },
+  'proxy-ssl-name': { status: 'supported', equivalent: 'the name checked by proxy-ssl-verify and sent by proxy-ssl-server-name' },
+  'proxy-ssl-server-name': { status: 'supported', equivalent: '"on": proxy-ssl-name (default "upstream_balancer", as nginx) is sent as SNI' },
+  'proxy-ssl-ciphers': {
+    status: 'supported',
+    equivalent: 'the TLS 1.2 ciphers offered to the backend (Envoy cipher_suites, BoringSSL rules): a list naming a cipher or group BoringSSL does not know, or leaving none, is reported and Envoy\'s defaults are used (Envoy would refuse it)',
+  },
+  'proxy-ssl-protocols': { status: 'supported', equivalent: 'the TLS versions offered to the backend, "TLSv1.2" (default) and/or "TLSv1.3"' },
   'proxy-redirect-from': {
     status: 'unsupported',
     note: 'not mapped: Location headers of the backend reach the client unchanged',

@@ -90,6 +90,19 @@ const samples: Record<string, Record<string, string>> = {
   'session-cookie-secure': { affinity: 'cookie', 'session-cookie-secure': 'true' },
   'session-cookie-domain': { affinity: 'cookie', 'session-cookie-domain': 'foo.bar' },
   'session-cookie-conditional-samesite-none': { affinity: 'cookie', 'session-cookie-samesite': 'None', 'session-cookie-conditional-samesite-none': 'true' },
+  'auth-tls-secret': { 'auth-tls-secret': 'default/ca' },
+  'auth-tls-verify-client': { 'auth-tls-secret': 'default/ca', 'auth-tls-verify-client': 'optional' },
+  'auth-tls-verify-depth': { 'auth-tls-secret': 'default/ca', 'auth-tls-verify-depth': '2' },
+  'auth-tls-error-page': { 'auth-tls-secret': 'default/ca', 'auth-tls-error-page': 'http://app.test/error' },
+  'auth-tls-pass-certificate-to-upstream': { 'auth-tls-secret': 'default/ca', 'auth-tls-pass-certificate-to-upstream': 'true' },
+  'auth-tls-match-cn': { 'auth-tls-secret': 'default/ca', 'auth-tls-match-cn': 'CN=client' },
+  'proxy-ssl-secret': { 'proxy-ssl-secret': 'default/backend' },
+  'proxy-ssl-verify': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-verify': 'on' },
+  'proxy-ssl-verify-depth': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-verify-depth': '2' },
+  'proxy-ssl-name': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-name': 'web.internal' },
+  'proxy-ssl-server-name': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-server-name': 'on' },
+  'proxy-ssl-ciphers': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-ciphers': 'HIGH:!AES' },
+  'proxy-ssl-protocols': { 'proxy-ssl-secret': 'default/backend', 'proxy-ssl-protocols': 'TLSv1.3' },
 };
 
 test('the catalog and the layer agree: every supported entry is mapped, every mapped one is supported', (t) => {

@@ -24,6 +24,8 @@ import { nginxNextUpstreamAnnotations, readNginxNextUpstream } from './nginx-nex
 import { type NginxMirrorSettings, type WithNginxMirror, nginxMirrorAnnotations, readNginxMirror } from './nginx-mirror.js';
 import { nginxServiceUpstreamAnnotations, readNginxServiceUpstream, type WithNginxServiceUpstream } from './nginx-service-upstream.js';
 import { type NginxBalancing, nginxBalancingAnnotations, readNginxBalancing } from './nginx-balancing.js';
+import { nginxAuthTlsAnnotations, readNginxAuthTls, type NginxAuthTlsSettings, type WithNginxAuthTls } from './nginx-auth-tls.js';
+import { nginxProxySslAnnotations, readNginxProxySsl, type NginxProxySslSettings, type WithNginxProxySsl } from './nginx-proxy-ssl.js';
 import { nginxAffinityAnnotations, type NginxAffinitySettings, readNginxAffinity, type WithNginxAffinity } from './nginx-affinity.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
@@ -64,6 +66,10 @@ export interface NginxMapping {
   serviceUpstream?: true;
   /** mirror-target, mirror-host, mirror-request-body (nginx-mirror.ts). */
   mirror?: NginxMirrorSettings;
+  /** auth-tls-* (nginx-auth-tls.ts): resolved per host once the IR is built. */
+  authTls?: NginxAuthTlsSettings;
+  /** proxy-ssl-* (nginx-proxy-ssl.ts): resolved per route's cluster. */
+  proxySsl?: NginxProxySslSettings;
 }
 
 /** Our annotations plus what only the nginx layer sets. */
@@ -99,6 +105,8 @@ export const mappedNginxAnnotations: ReadonlySet<string> = new Set([
   ...nginxRegexAnnotations,
   ...nginxEdgeAnnotations,
   ...nginxAuthAnnotations,
+  ...nginxAuthTlsAnnotations,
+  ...nginxProxySslAnnotations,
   ...nginxCanaryAnnotations,
   ...nginxLimitAnnotations,
   ...nginxAffinityAnnotations,
@@ -255,6 +263,10 @@ export function mapNginxAnnotations(ingress: Ingress, diagnostics: Diagnostic[],
   if (readNginxServiceUpstream(ingress, diagnostics)) mapping.serviceUpstream = true;
   const mirror = readNginxMirror(ingress, diagnostics);
   if (mirror !== undefined) mapping.mirror = mirror;
+  const authTls = readNginxAuthTls(ingress, diagnostics, layer);
+  if (authTls !== undefined) mapping.authTls = authTls;
+  const proxySsl = readNginxProxySsl(ingress, diagnostics, layer);
+  if (proxySsl !== undefined) mapping.proxySsl = proxySsl;
   return mapping;
 }
 
@@ -289,6 +301,8 @@ export function parseAnnotationsWithNginx(ingress: Ingress, diagnostics: Diagnos
   if (mapping.limits !== undefined) applyNginxLimits(parsed, mapping.limits);
   if (mapping.serviceUpstream === true) Object.assign(parsed, { nginxServiceUpstream: true } satisfies WithNginxServiceUpstream);
   if (mapping.mirror !== undefined) Object.assign(parsed, { nginxMirror: mapping.mirror } satisfies WithNginxMirror);
+  if (mapping.authTls !== undefined) Object.assign(parsed, { nginxAuthTls: mapping.authTls } satisfies WithNginxAuthTls);
+  if (mapping.proxySsl !== undefined) Object.assign(parsed, { nginxProxySsl: mapping.proxySsl } satisfies WithNginxProxySsl);
   // Our own retry-* win over proxy-next-upstream*.
   if (mapping.retry !== undefined && parsed.route.retry === undefined) parsed.route.retry = structuredClone(mapping.retry);
   // Our own hash-by and load-balancer win over upstream-hash-by and load-balance.

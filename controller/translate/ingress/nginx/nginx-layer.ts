@@ -15,7 +15,7 @@ import { checkClassNginxSettings, classNginxSetting, nginxAnnotationsEnabled } f
 import { type Ingress, refKey, refOf } from '../../shared/kube-objects.js';
 import type { TranslateOptions } from '../../shared/options.js';
 import type { References } from '../../shared/references.js';
-import type { LayerPhases, LayerVirtualHosts, TranslationContext, TranslatorLayer } from '../translator-layer.js';
+import type { FinishedDataPlane, LayerPhases, LayerVirtualHosts, TranslationContext, TranslatorLayer } from '../translator-layer.js';
 import { withNginxAuth, nginxAuthByIngress, nginxAuthReferences } from './nginx-auth.js';
 import { type NginxIngressAnnotations, parseAnnotationsWithNginx } from './nginx-annotations.js';
 import { nginxAffinityPass } from './nginx-affinity.js';
@@ -30,6 +30,8 @@ import { nginxCaptureRewritePass, withNginxAppRoots } from './nginx-regex.js';
 import { nginxRegexPaths } from './nginx-regex-hosts.js';
 import { nginxWwwRedirects, type WithNginxServerNames, withNginxServerAliases, wwwRedirectTlsHosts } from './nginx-server-names.js';
 import { nginxServiceUpstreamPass } from './nginx-service-upstream.js';
+import { nginxAuthTlsByIngress, nginxAuthTlsSecrets, withNginxAuthTls, withSecretReferences } from './nginx-auth-tls.js';
+import { mergedByName, nginxProxySslPass, type NginxProxySslResources } from './nginx-proxy-ssl.js';
 
 /** `question` asked once per Ingress (the class lookup behind it is not free). */
 function memoized(question: (ingress: Ingress) => boolean): (ingress: Ingress) => boolean {
@@ -71,6 +73,10 @@ function begin(context: TranslationContext): LayerPhases {
   let nginxRedirects: ReadonlyMap<string, NginxRedirectSettings> = new Map();
   let edge: NginxEdge | undefined;
   let auth: ReturnType<typeof nginxAuthByIngress> = new Map();
+  let contributorsByHost: ReadonlyMap<string, readonly Ingress[]> = new Map();
+  let servedAs: (host: string) => string = (host) => host;
+  const proxySsl: NginxProxySslResources = { certificateAuthorities: new Map(), certificates: new Map(), secrets: new Set() };
+  let authTlsSecrets: string[] = [];
 
   return {
     ingresses(served) {
@@ -105,12 +111,16 @@ function begin(context: TranslationContext): LayerPhases {
 
     routes(collected, hosts) {
       // service-upstream swaps the cluster for its ClusterIP variant before the affinity cookie names the cluster.
+      contributorsByHost = hosts.contributors;
       let routes = passRoutes(collected, 'none', nginxServiceUpstreamPass(annotationsByRef, clusters, services, diagnostics));
       routes = passRoutes(routes, 'none', nginxAffinityPass(annotationsByRef, clusters));
       routes = passRoutes(routes, 'none', nginxMirrorPass(mains, annotationsByRef, clusters, services, diagnostics, urlTargets));
       nginxRedirects = nginxRedirectsByIngress(annotationsByRef);
       routes = passRoutes(routes, 'all', nginxUrlRedirectPass(nginxRedirects));
       routes = passRoutes(routes, 'none', nginxCaptureRewritePass(annotationsByRef));
+      // proxy-ssl-*: a cluster variant per Ingress with TLS backends (after service-upstream picked the cluster).
+      const ingressesByRef = new Map(mains.map((ingress) => [refKey(refOf(ingress)), ingress]));
+      routes = passRoutes(routes, 'none', nginxProxySslPass(annotationsByRef, ingressesByRef, clusters, state.secrets, diagnostics, proxySsl));
       if (configMap !== undefined) {
         const on = enabledRefs(mains, enabled);
         routes = passRoutes(routes, 'none', nginxHstsPass(hosts.tls, on, configMap));
@@ -132,10 +142,11 @@ function begin(context: TranslationContext): LayerPhases {
       const serverNamesOf = (ingress: Ingress): WithNginxServerNames['nginxServerNames'] => (annotations.get(ingress) as WithNginxServerNames | undefined)?.nginxServerNames;
       const aliases = withNginxServerAliases(virtualHosts, mains, serverNamesOf, diagnostics);
       const www = nginxWwwRedirects(aliases.virtualHosts, aliases.aliasOf, mains, serverNamesOf, options, diagnostics);
+      servedAs = (host) => aliases.aliasOf.get(host) ?? host;
       return {
         virtualHosts: aliases.virtualHosts,
         ownNames: www,
-        servedAs: (host) => aliases.aliasOf.get(host) ?? host,
+        servedAs,
         tlsHosts: (tlsHosts) => wwwRedirectTlsHosts(www, tlsHosts),
         nameCopies: aliases.aliasOf.size > 0 || www.names.size > 0,
       };
@@ -154,14 +165,29 @@ function begin(context: TranslationContext): LayerPhases {
       const withEdge = edge === undefined ? gateway : withNginxEdge(gateway, edge);
       // auth-type basic / auth-url, on the final routes (nginx-auth.ts).
       auth = nginxAuthByIngress(annotations);
-      return withNginxAuth(withEdge, auth, { secrets: state.secrets, services, urlTargets }, diagnostics);
+      const withAuth = withNginxAuth(withEdge, auth, { secrets: state.secrets, services, urlTargets }, diagnostics);
+      // auth-tls-*: per host, on the final tables and TLS chains (nginx-auth-tls.ts).
+      const authTls = nginxAuthTlsByIngress(annotations);
+      authTlsSecrets = nginxAuthTlsSecrets(authTls);
+      const withAuthTls = withNginxAuthTls(withAuth, authTls, { contributors: contributorsByHost, servedAs, secrets: state.secrets }, diagnostics);
+      return withProxySslResources(withAuthTls, proxySsl);
     },
 
     references(references) {
       const withAuth = nginxAuthReferences(auth, references);
-      return withServices(edge === undefined ? withAuth : nginxEdgeReferences(edge, withAuth), nginxMirrorServices(annotationsByRef));
+      const withSecrets = withSecretReferences(withAuth, [...authTlsSecrets, ...proxySsl.secrets]);
+      return withServices(edge === undefined ? withSecrets : nginxEdgeReferences(edge, withSecrets), nginxMirrorServices(annotationsByRef));
     },
   };
+}
+
+/** The gateway with the trusted CAs and client certificates the proxy-ssl clusters name. */
+function withProxySslResources(gateway: FinishedDataPlane, resources: NginxProxySslResources): FinishedDataPlane {
+  if (resources.certificateAuthorities.size === 0 && resources.certificates.size === 0) return gateway;
+  const { ir } = gateway;
+  const certificateAuthorities = mergedByName(ir.certificateAuthorities, resources.certificateAuthorities.values());
+  const secrets = mergedByName(ir.secrets, resources.certificates.values()) ?? ir.secrets;
+  return { ...gateway, ir: { ...ir, secrets, ...(certificateAuthorities === undefined ? {} : { certificateAuthorities }) } };
 }
 
 /** The ingress-nginx layer of the translator. */
