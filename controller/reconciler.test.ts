@@ -291,3 +291,25 @@ test('a Gateway API object whose status alone changed (a status write coming bac
   await reconciler.idle();
   t.deepEqual(builds.map((b) => b.kind), ['full']);
 });
+
+test('a TLSRoute or TCPRoute whose status alone changed triggers no build either', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  for (const kind of ['TLSRoute', 'TCPRoute']) {
+    const route = (status: object) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind,
+      metadata: { name: 'r', namespace: 'default', generation: 1, resourceVersion: String(builds.length + Math.random()) },
+      spec: { parentRefs: [{ name: 'gw' }] },
+      status,
+    });
+    put(route({}));
+    await turn();
+    await reconciler.idle();
+    t.deepEqual(builds.map((b) => b.kind), ['full'], kind);
+    builds.length = 0;
+    put(route({ parents: [{ controllerName: 'envoy-ingress.io/gateway-controller', parentRef: { name: 'gw' }, conditions: [] }] }));
+    await turn();
+    await reconciler.idle();
+    t.is(builds.length, 0, kind);
+  }
+});

@@ -51,7 +51,7 @@ kind: ClusterRole
 metadata: {name: gateway-services-test}
 rules:
   - apiGroups: [""]
-    resources: [services, endpoints, secrets]
+    resources: [services, endpoints, secrets, namespaces]
     verbs: [list, watch]
   - apiGroups: [discovery.k8s.io]
     resources: [endpointslices]
@@ -60,7 +60,7 @@ rules:
     resources: [ingresses, ingressclasses]
     verbs: [list, watch]
   - apiGroups: [gateway.networking.k8s.io]
-    resources: [gatewayclasses, gateways, httproutes, referencegrants]
+    resources: [gatewayclasses, gateways, httproutes, tlsroutes, tcproutes, referencegrants]
     verbs: [list, watch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
