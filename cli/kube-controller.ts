@@ -16,6 +16,7 @@ import { NodeAddressSource } from '../controller/status/node-address-source.js';
 import { publishedAddresses, type PublishOptions } from '../controller/status/published-addresses.js';
 import { StatusWriter } from '../controller/status/status-writer.js';
 import { GatewayApiStatusWriter } from '../controller/status/gateway-api-status-writer.js';
+import type { GatewayStatusAddress } from '../controller/translate/gateway-api/gateway-service.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/shared/kube-objects.js';
 import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
@@ -97,6 +98,9 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     isLeader,
     log,
     controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
+    // A Gateway without addresses of its own is reached where Ingress is (its listener ports on those addresses).
+    sharedAddresses: () =>
+      addresses().flatMap((a): GatewayStatusAddress[] => (a.ip !== undefined ? [{ type: 'IPAddress', value: a.ip }] : a.hostname !== undefined ? [{ type: 'Hostname', value: a.hostname }] : [])),
   });
 
   // Status: the served set of the newest generation a connected Envoy has fully ACKed.
@@ -113,6 +117,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   };
   const publish = (): void => {
     if (applied) statusWriter.publish(applied, addresses());
+    gatewayStatus.resync();
   };
   tracker.on('applied', (event) => {
     applied = event.servedIngresses;

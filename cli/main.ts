@@ -122,7 +122,10 @@ program
 program
   .command('migrate')
   .description('write Gateway API objects (a Gateway per IngressClass, HTTPRoutes, ReferenceGrants) for the Ingresses this controller serves, copy every other object unchanged, and report per path what behaves differently (OUT/migration-report.json and a table)')
-  .requiredOption('--manifests <dir>', 'read the objects of this manifest directory')
+  .option('--manifests <dir>', 'read the objects of this manifest directory (the others are copied into OUT)')
+  .option('--from-cluster', 'read the objects of a live cluster instead, read-only (list and get; nothing is copied)')
+  .option('--kubeconfig <path>', 'with --from-cluster: kubeconfig (default: in-cluster config, else ~/.kube/config)')
+  .option('--context <name>', 'with --from-cluster: kubeconfig context')
   .requiredOption('--out <dir>', 'write the migrated manifests here (`run --manifests OUT` serves them)')
   .option('--gateway-class <name>', 'the GatewayClass written and used by the Gateways', 'envoy-ingress')
   .option('--gateway-namespace <namespace>', 'namespace of the Gateways (one per IngressClass)', 'default')
@@ -137,11 +140,12 @@ program
   .option('--https-redirect-port <port>', 'port the https redirects name (where clients reach the HTTPS listeners; default: --https-port)')
   .addOption(new Option('--output <format>', 'what is printed: the table, or the report as JSON').choices(['text', 'json']).default('text'))
   .action(
-    async (flags: { manifests: string; out: string; gatewayClass: string; gatewayNamespace: string; httpPort: string; httpsPort: string; ingressClass: string; controllerName: string; nginxAnnotations?: boolean; nginxConfigmap?: string; httpsRedirectPort?: string; defaultBackendNamespace?: string; allowCrossNamespaceHosts?: boolean; output: 'text' | 'json' }) => {
+    async (flags: { manifests?: string; fromCluster?: boolean; kubeconfig?: string; context?: string; out: string; gatewayClass: string; gatewayNamespace: string; httpPort: string; httpsPort: string; ingressClass: string; controllerName: string; nginxAnnotations?: boolean; nginxConfigmap?: string; httpsRedirectPort?: string; defaultBackendNamespace?: string; allowCrossNamespaceHosts?: boolean; output: 'text' | 'json' }) => {
       const { runMigrate } = await import('./migrate-command.js');
       const { parsePort } = await import('./address.js');
       const { report, output } = await runMigrate({
-        manifests: flags.manifests,
+        ...(flags.manifests === undefined ? {} : { manifests: flags.manifests }),
+        ...(flags.fromCluster === true ? { fromCluster: { ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }), ...(flags.context === undefined ? {} : { context: flags.context }) } } : {}),
         out: flags.out,
         gatewayClass: flags.gatewayClass,
         gatewayNamespace: flags.gatewayNamespace,

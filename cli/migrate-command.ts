@@ -6,9 +6,10 @@ import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ManifestDirectorySource } from '../controller/sources/manifest-source.js';
 import { ObjectStore } from '../controller/store.js';
-import { findNginxConfigMap } from '../controller/translate/ingress/nginx/nginx-configmap.js';
 import { parseNamespacedName } from './controller-options.js';
-import { refKey, type ObjectRef } from '../controller/translate/shared/kube-objects.js';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
+import { refKey, type ClusterState, type ConfigMap, type Ingress, type IngressClass, type ObjectRef, type Secret, type Service } from '../controller/translate/shared/kube-objects.js';
+import { loadKubeConfig } from './kube-controller.js';
 import { formatGatewayMigrationReport, type GatewayMigrationReport } from '../controller/translate/migrate/gateway-migration-report.js';
 import { defaultMigrateOptions, migrateIngresses, type MigrateOptions } from '../controller/translate/migrate/migrate-ingresses.js';
 
@@ -77,7 +78,10 @@ async function copyOthers(dir: string, out: string, converted: readonly ObjectRe
 }
 
 export interface MigrateFlags {
-  manifests: string;
+  /** Read the objects of this manifest directory (and copy the others into OUT)... */
+  manifests?: string;
+  /** ...or of a live cluster, read-only (list and get only; nothing is copied: the objects stay where they are). */
+  fromCluster?: { kubeconfig?: string; context?: string };
   out: string;
   gatewayClass?: string;
   gatewayNamespace?: string;
@@ -90,12 +94,48 @@ export interface MigrateFlags {
   nginxConfigmap?: string;
 }
 
+/** What migrate reads from a cluster: list and get calls only. */
+async function readCluster(source: { kubeconfig?: string; context?: string }, configMapRef: { namespace: string; name: string } | undefined): Promise<Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services' | 'secrets' | 'configMaps'>> {
+  const kc = loadKubeConfig({ ...(source.kubeconfig !== undefined ? { kubeconfig: source.kubeconfig } : {}), ...(source.context !== undefined ? { context: source.context } : {}) });
+  const networking = kc.makeApiClient(NetworkingV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  const withKind = <T>(items: readonly object[], kind: string): T[] => items.map((item) => ({ ...item, kind }) as unknown as T);
+  const [ingresses, ingressClasses, services, secrets] = await Promise.all([
+    networking.listIngressForAllNamespaces(),
+    networking.listIngressClass(),
+    core.listServiceForAllNamespaces(),
+    // Only TLS Secrets: the Gateway's certificateRefs are checked as the Ingress translator checks them.
+    core.listSecretForAllNamespaces({ fieldSelector: 'type=kubernetes.io/tls' }),
+  ]);
+  let configMaps: ConfigMap[] = [];
+  if (configMapRef !== undefined) {
+    try {
+      configMaps = withKind<ConfigMap>([await core.readNamespacedConfigMap(configMapRef)], 'ConfigMap');
+    } catch (err: unknown) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+  }
+  return {
+    ingresses: withKind<Ingress>(ingresses.items, 'Ingress'),
+    ingressClasses: withKind<IngressClass>(ingressClasses.items, 'IngressClass'),
+    services: withKind<Service>(services.items, 'Service'),
+    secrets: withKind<Secret>(secrets.items, 'Secret'),
+    configMaps,
+  };
+}
+
 export async function runMigrate(flags: MigrateFlags): Promise<{ report: GatewayMigrationReport; output: string }> {
-  const store = new ObjectStore();
-  const source = new ManifestDirectorySource(flags.manifests, store, silent, { watch: false, now: () => new Date(0) });
-  await source.start();
-  const state = store.state();
+  if ((flags.manifests === undefined) === (flags.fromCluster === undefined)) throw new Error('give --manifests DIR or --from-cluster, one of them');
   const ref = flags.nginxConfigmap === undefined ? undefined : parseNamespacedName(flags.nginxConfigmap, '--nginx-configmap');
+  let state: Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services' | 'secrets' | 'configMaps'>;
+  if (flags.manifests !== undefined) {
+    const store = new ObjectStore();
+    const source = new ManifestDirectorySource(flags.manifests, store, silent, { watch: false, now: () => new Date(0) });
+    await source.start();
+    state = store.state();
+  } else {
+    state = await readCluster(flags.fromCluster ?? {}, ref);
+  }
   const result = migrateIngresses(state, {
     gatewayClassName: flags.gatewayClass ?? defaultMigrateOptions.gatewayClassName,
     gatewayNamespace: flags.gatewayNamespace ?? defaultMigrateOptions.gatewayNamespace,
@@ -103,10 +143,10 @@ export async function runMigrate(flags: MigrateFlags): Promise<{ report: Gateway
     httpsPort: flags.httpsPort ?? defaultMigrateOptions.httpsPort,
     ...(flags.httpsRedirectPort === undefined ? {} : { httpsRedirectPort: flags.httpsRedirectPort }),
     classes: flags.classes,
-    ...(ref === undefined ? {} : { nginxConfigMap: { ref, configMap: findNginxConfigMap(state, ref) } }),
+    ...(ref === undefined ? {} : { nginxConfigMap: { ref, configMap: state.configMaps?.find((c) => (c.metadata.namespace ?? 'default') === ref.namespace && c.metadata.name === ref.name) } }),
   });
   await mkdir(flags.out, { recursive: true });
-  const copied = await copyOthers(flags.manifests, flags.out, result.converted);
+  const copied = flags.manifests === undefined ? 0 : await copyOthers(flags.manifests, flags.out, result.converted);
   const report: GatewayMigrationReport = { ...result.report, summary: { ...result.report.summary, copied } };
   await writeFile(path.join(flags.out, migratedObjectsFile), result.objects.map((o) => stringify(o)).join('---\n'));
   await writeFile(path.join(flags.out, migrationReportFile), `${JSON.stringify(report, null, 2)}\n`);

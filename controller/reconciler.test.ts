@@ -267,3 +267,27 @@ test('a change of a kind the kind table does not have asks for a configuration b
   await reconciler.idle();
   t.is(builds.length, 1);
 });
+
+test('a Gateway API object whose status alone changed (a status write coming back) triggers no build; a spec change does', async (t) => {
+  const { reconciler, builds, put } = await readyWithApp();
+  const route = (status: object, hostnames: string[]) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: 'r', namespace: 'default', generation: 1, resourceVersion: String(builds.length + Math.random()) },
+    spec: { parentRefs: [{ name: 'gw' }], hostnames },
+    status,
+  });
+  put(route({}, ['a.example.test']));
+  await turn();
+  await reconciler.idle();
+  t.deepEqual(builds.map((b) => b.kind), ['full']);
+  builds.length = 0;
+  put(route({ parents: [{ controllerName: 'envoy-ingress.io/gateway-controller', parentRef: { name: 'gw' }, conditions: [] }] }, ['a.example.test']));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+  put(route({ parents: [] }, ['b.example.test']));
+  await turn();
+  await reconciler.idle();
+  t.deepEqual(builds.map((b) => b.kind), ['full']);
+});

@@ -185,3 +185,48 @@ test('a split over several backends: each takes its weight of the total, the rou
     ],
   });
 });
+
+test('TCP proxy chains: a TCP port gets no listener filter and its weighted chain; a TLS port chains by SNI, terminating where a certificate is named; a TLS port without a chain is not opened', (t) => {
+  const cluster = (name: string) => ({ name, service: { namespace: 'default', name, port: 80 } });
+  const ir: DataPlaneIR = {
+    listeners: [
+      {
+        name: 'gateway/tcp/9000',
+        port: 9000,
+        protocol: 'TCP',
+        tcpChains: [{ name: 'tcp', serverNames: [], backends: [{ cluster: 'primary', weight: 3 }, { cluster: 'replica', weight: 1 }], errorWeight: 1 }],
+      },
+      {
+        name: 'gateway/tls/9443',
+        port: 9443,
+        protocol: 'TLS',
+        tcpChains: [
+          { name: 'pass', serverNames: ['pass.example.com'], backends: [{ cluster: 'primary', weight: 1 }] },
+          { name: 'db', serverNames: ['db.example.com'], secret: 'default/db', backends: [] },
+        ],
+      },
+      { name: 'gateway/tls/9444', port: 9444, protocol: 'TLS' },
+    ],
+    clusters: [cluster('primary'), cluster('replica')],
+    secrets: [],
+  };
+  const resources = buildResources(ir, [], { listenAddress: '127.0.0.1', httpPort: 80, httpsPort: 443 });
+  t.deepEqual(resources.listeners.map((l) => l.name), ['gateway/tcp/9000', 'gateway/tls/9443']);
+  const [tcp, tls] = resources.listeners.map((l) => JSON.parse(JSON.stringify(l.resource)));
+  t.is(tcp.listener_filters, undefined, 'a server may speak first: nothing waits for the client');
+  t.deepEqual(tcp.filter_chains[0].filters[0].typed_config.weighted_clusters.clusters, [
+    { name: 'primary', weight: 3 },
+    { name: 'replica', weight: 1 },
+    { name: 'envoy-ingress/invalid-backend', weight: 1 },
+  ]);
+  t.is(tcp.filter_chains[0].filter_chain_match, undefined);
+  t.is(tls.listener_filters[0].name, 'envoy.filters.listener.tls_inspector');
+  const [pass, db] = tls.filter_chains;
+  t.deepEqual(pass.filter_chain_match.server_names, ['pass.example.com']);
+  t.is(pass.transport_socket, undefined, 'passed through: no handshake in Envoy');
+  t.is(pass.filters[0].typed_config.cluster, 'primary');
+  t.deepEqual(db.filter_chain_match.server_names, ['db.example.com']);
+  t.is(db.transport_socket.typed_config.common_tls_context.tls_certificate_sds_secret_configs[0].name, 'default/db');
+  t.is(db.transport_socket.typed_config.common_tls_context.alpn_protocols, undefined, 'TCP after termination: no HTTP ALPN offered');
+  t.is(db.filters[0].typed_config.cluster, 'envoy-ingress/invalid-backend', 'no backend: every connection is closed');
+});

@@ -7,7 +7,15 @@ import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, withListenerSettings } from './edge-hardening.js';
 import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildFallbackCluster } from './fallback-cluster.js';
-import { buildHttpListener, buildHttpsListener, type HttpsListenerOptions, type ListenerOptions, type ServedRoutes } from './listener.js';
+import {
+  buildHttpListener,
+  buildHttpsListener,
+  buildTcpListener,
+  type HttpsListenerOptions,
+  type ListenerOptions,
+  type ServedRoutes,
+  type TcpListenerOptions,
+} from './listener.js';
 import type { EnvoyOptions, EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 import { notFoundReplyOf } from './not-found-reply.js';
 import { buildRouteConfiguration } from './route-configuration.js';
@@ -38,7 +46,7 @@ const httpListenerOf = builtForSameKey(
 );
 
 const httpsListenerOf = builtForSameKey(
-  ({ name, chains, listenAddress, port, edge, accessLog, passthrough }: HttpsListenerOptions) =>
+  ({ name, chains, listenAddress, port, edge, accessLog, passthrough, tcpChains }: HttpsListenerOptions) =>
     JSON.stringify([
       name,
       chains.map(({ servers, routes }) => [servers.map((s) => [s.name, s.serverNames, s.secret, s.clientValidation ?? null]), routesKey(routes)]),
@@ -47,8 +55,14 @@ const httpsListenerOf = builtForSameKey(
       edge,
       accessLog,
       passthrough,
+      tcpChains,
     ]),
   buildHttpsListener,
+);
+
+const tcpListenerOf = builtForSameKey(
+  ({ name, listenAddress, port, edge, tcpChains }: TcpListenerOptions) => JSON.stringify([name, listenAddress, port, edge, tcpChains]),
+  buildTcpListener,
 );
 
 function byName(a: NamedResource, b: NamedResource): number {
@@ -129,9 +143,18 @@ export function buildResources(
       listeners.push(named(first.name, httpListenerOf({ ...where, routes: routesOf(first) })));
       continue;
     }
+    const tcpChains = onPort.flatMap((listener) => listener.tcpChains ?? []);
+    if (onPort.some((listener) => listener.protocol === 'TCP')) {
+      // TCP has no SNI to tell chains apart: the translator gives a TCP port one TCP listener.
+      if (onPort.length > 1) throw new Error(`port ${first.port}: listener ${first.name} is TCP, and others share its port: ${onPort.map((l) => l.name).join(', ')}`);
+      if (tcpChains.length > 0) listeners.push(named(first.name, tcpListenerOf({ ...where, tcpChains })));
+      continue;
+    }
     const chains = onPort.filter((listener) => (listener.tlsServers?.length ?? 0) > 0).map((listener) => ({ servers: listener.tlsServers ?? [], routes: routesOf(listener) }));
     const passthrough = onPort.flatMap((listener) => listener.tlsPassthrough ?? []);
-    listeners.push(named(first.name, httpsListenerOf({ ...where, chains, passthrough })));
+    // A TLS port with nothing to serve yet (no route attached) is not opened: Envoy refuses a listener without a chain.
+    if (chains.length === 0 && passthrough.length === 0 && tcpChains.length === 0 && onPort.every((l) => l.protocol === 'TLS')) continue;
+    listeners.push(named(first.name, httpsListenerOf({ ...where, chains, passthrough, tcpChains })));
   }
   return {
     listeners: listeners.sort(byName),

@@ -1,4 +1,4 @@
-import type { RouteTableIR, TlsPassthroughIR, TlsServerIR } from '../ir/index.js';
+import type { RouteTableIR, TcpChainIR, TlsPassthroughIR, TlsServerIR } from '../ir/index.js';
 import { TypeUrl } from '../proto/type-urls.js';
 import { defaultAccessLog, type AccessLogOptions } from './access-log.js';
 import { buildSocketAddress } from './address.js';
@@ -9,6 +9,7 @@ import { listenerRouteNeeds } from './listener-route-needs.js';
 import { buildRouteConfiguredHttpFilters } from './http-filters.js';
 import type { NotFoundReply } from './not-found-reply.js';
 import type { ResourceJson } from './resource-types.js';
+import { buildTcpFilterChain } from './tcp-proxy.js';
 
 const tlsInspectorType = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
 const tcpProxyType = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
@@ -45,10 +46,16 @@ export interface TlsChains {
   routes: ServedRoutes;
 }
 
-/** The TLS listener: a terminating filter chain per TLS server, and the ssl-passthrough chains. */
+/** The TLS listener: a terminating filter chain per TLS server, the ssl-passthrough chains, and TCP proxies by SNI. */
 export interface HttpsListenerOptions extends Omit<ListenerOptions, 'routes'> {
   chains: readonly TlsChains[];
   passthrough?: readonly TlsPassthroughIR[];
+  tcpChains?: readonly TcpChainIR[];
+}
+
+/** A TCP listener: its TCP proxy chain (ir/tcp.ts), nothing read before it (a server may speak first). */
+export interface TcpListenerOptions extends Omit<ListenerOptions, 'routes' | 'accessLog'> {
+  tcpChains: readonly TcpChainIR[];
 }
 
 /** The HTTP connection manager of listener `statPrefix` serving `routes` (with the filters their routes need). */
@@ -100,7 +107,7 @@ export function buildPassthroughFilterChain(server: TlsPassthroughIR): ResourceJ
 
 /** The TLS listener; the TLS inspector reads the SNI that selects the filter chain. */
 export function buildHttpsListener(options: HttpsListenerOptions): ResourceJson {
-  const { name, chains, listenAddress, port, edge = defaultEdgeHardening, accessLog, passthrough = [] } = options;
+  const { name, chains, listenAddress, port, edge = defaultEdgeHardening, accessLog, passthrough = [], tcpChains = [] } = options;
   const serving = (routes: ServedRoutes): ServingOptions => ({ routes, edge, ...(accessLog === undefined ? {} : { accessLog }) });
   return {
     '@type': TypeUrl.listener,
@@ -112,6 +119,19 @@ export function buildHttpsListener(options: HttpsListenerOptions): ResourceJson 
     filter_chains: [
       ...passthrough.map(buildPassthroughFilterChain),
       ...chains.flatMap(({ servers, routes }) => servers.map((server) => buildTlsFilterChain(server, name, serving(routes)))),
+      ...tcpChains.map(buildTcpFilterChain),
     ],
+  };
+}
+
+/** The TCP listener: no listener filter (a TLS inspector would wait for a client that may never speak first). */
+export function buildTcpListener(options: TcpListenerOptions): ResourceJson {
+  const { name, listenAddress, port, edge = defaultEdgeHardening, tcpChains } = options;
+  return {
+    '@type': TypeUrl.listener,
+    name,
+    address: buildSocketAddress(listenAddress, port),
+    ...bufferLimitField(edge.perConnectionBufferLimitBytes),
+    filter_chains: tcpChains.map(buildTcpFilterChain),
   };
 }

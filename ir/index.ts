@@ -12,5 +12,6 @@ export * from './route-policy.js';
 export * from './route.js';
 export * from './secret-text.js';
 export * from './source.js';
+export * from './tcp.js';
 export * from './tls.js';
 export * from './virtual-host.js';

@@ -2,13 +2,15 @@
 // API's translator emits its own (the Ingress translator: two, on the flag ports); the Envoy builders make one
 // Envoy listener per port from every IR listener on it.
 import type { SourceRef } from './source.js';
+import type { TcpChainIR } from './tcp.js';
 import type { TlsPassthroughIR, TlsServerIR } from './tls.js';
 import type { RouteTableIR } from './virtual-host.js';
 
 /**
  * HTTP: plaintext HTTP routed by `routeTable`. HTTPS: TLS terminated per server name (`tlsServers`), then HTTP routed
- * by `routeTable`; it may pass some server names through unterminated too (`tlsPassthrough`). TLS: only passed-through
- * server names. TCP: a plain TCP proxy (to come with the Gateway API's TCPRoute).
+ * by `routeTable`; it may pass some server names through unterminated too (`tlsPassthrough`). TLS: server names passed
+ * through (`tlsPassthrough`), or TCP-proxied by SNI with or without termination (`tcpChains`). TCP: a plain TCP proxy
+ * (`tcpChains`, one without server names), alone on its port.
  */
 export type ListenerProtocolIR = 'HTTP' | 'HTTPS' | 'TLS' | 'TCP';
 
@@ -42,6 +44,8 @@ export interface ListenerIR {
   tlsServers?: TlsServerIR[];
   /** HTTPS and TLS: server names whose connections go unterminated to a backend. */
   tlsPassthrough?: TlsPassthroughIR[];
+  /** TLS and TCP: TCP proxies, by SNI on TLS listeners (see TcpChainIR). */
+  tcpChains?: TcpChainIR[];
   settings?: ListenerSettingsIR;
   /** The objects that asked for this listener (a Gateway and its listener); absent for the flag-port listeners. */
   sources?: SourceRef[];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { parseAllDocuments } from 'yaml';
+import { supportedFeatures } from '../controller/translate/gateway-api/supported-features.js';
 import { findRepoRoot } from './harness/repo-root.js';
 
 const root = findRepoRoot();
@@ -64,4 +65,15 @@ test('the HTTPRoute CRD of the standard channel has CORS and no retry (why deplo
   t.notRegex(httproute?.text ?? '', /^\s+retry:$/m);
   const experimental = (await shippedParts('deploy/optional/gateway-api-experimental/experimental-install.yaml')).find((p) => p.source.endsWith('_httproutes.yaml'));
   t.regex(experimental?.text ?? '', /^\s+retry:$/m);
+});
+
+test('every feature the GatewayClass claims (supported-features.ts) is a feature name of the pinned module', async (t) => {
+  if (standardDir === undefined) return t.fail('scripts/kube/gateway-api-paths.sh printed no crds= line');
+  const featuresDir = path.join(standardDir, '../../../pkg/features');
+  const names = new Set<string>();
+  for (const file of (await readdir(featuresDir)).filter((f) => f.endsWith('.go'))) {
+    for (const m of (await readFile(path.join(featuresDir, file), 'utf8')).matchAll(/FeatureName = "([A-Za-z0-9]+)"/g)) names.add(m[1]!);
+  }
+  t.true(names.has('HTTPRoute'));
+  t.deepEqual(supportedFeatures.filter((f) => !names.has(f)), []);
 });

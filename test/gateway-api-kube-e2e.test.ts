@@ -148,6 +148,8 @@ test.serial('GatewayClass Accepted, Gateway Programmed only after Envoy ACKed, r
   await waitFor(async () => conditionOf((await get('gateway', 'edge', ns)).status?.conditions, 'Programmed')?.status === 'True', { description: 'Gateway Programmed', timeoutMs: 30_000 });
   t.is(await serviceAt('shop.example.test'), 'web');
   const programmed = await get('gateway', 'edge', ns);
+  // No address of its own (no --gateway-port-range): reached where Ingress is, the published address.
+  t.deepEqual((programmed.status as { addresses?: unknown } | undefined)?.addresses, [{ type: 'IPAddress', value: '192.0.2.20' }]);
   for (const c of programmed.status?.conditions ?? []) t.is(c.observedGeneration, programmed.metadata.generation, c.type);
   t.deepEqual(
     programmed.status?.listeners?.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, supportedKinds: l.supportedKinds, conditions: l.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`) })),

@@ -53,8 +53,10 @@ interface RowResult {
 for (const file of parityTableFiles) {
   const table = readParityTable(file);
   test(`${file}: ${table.title}`, async (t) => {
-    t.timeout(600_000);
+    // Waiting for a turn counts too: the table's own time starts when it runs.
+    t.timeout(1_800_000);
     await oneAtATime(async () => {
+      t.timeout(300_000);
       const original = await createTempDir('migrate-eq-in-');
       const migrated = await createTempDir('migrate-eq-out-');
       t.teardown(() => original.remove());
@@ -169,8 +171,10 @@ function describeSemanticsRow(row: RequestRow): string {
 for (const file of semanticsCaseFiles) {
   const spec = readCaseFile(file);
   test(`semantics ${file}: ${spec.title}`, async (t) => {
-    t.timeout(600_000);
+    // Waiting for a turn counts too: the table's own time starts when it runs.
+    t.timeout(1_800_000);
     await oneAtATime(async () => {
+      t.timeout(300_000);
       const original = await createTempDir('migrate-eq-in-');
       const migrated = await createTempDir('migrate-eq-out-');
       t.teardown(() => original.remove());

@@ -18,6 +18,8 @@ test('every kind of the table is a source kind, watched at its API path', (t) =>
     GatewayClass: ['/apis/gateway.networking.k8s.io/v1/gatewayclasses', '/apis/gateway.networking.k8s.io/v1/gatewayclasses'],
     Gateway: ['/apis/gateway.networking.k8s.io/v1/gateways', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/gateways'],
     HTTPRoute: ['/apis/gateway.networking.k8s.io/v1/httproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes'],
+    TLSRoute: ['/apis/gateway.networking.k8s.io/v1/tlsroutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/tlsroutes'],
+    TCPRoute: ['/apis/gateway.networking.k8s.io/v1/tcproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/tcproutes'],
     ReferenceGrant: ['/apis/gateway.networking.k8s.io/v1/referencegrants', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/referencegrants'],
   });
 });
@@ -29,7 +31,7 @@ test('a source kind takes its group, version and scope from the table', (t) => {
     t.is(apiVersion, kindTable[kind].apiVersions[0]);
     t.is(source.namespaced, kindTable[kind].namespaced);
     // Built-in kinds are always served; the Gateway API's CRDs may not be installed.
-    t.is(source.optional, kind.startsWith('Gateway') || kind === 'HTTPRoute' || kind === 'ReferenceGrant');
+    t.is(source.optional, kind.startsWith('Gateway') || kind.endsWith('Route') || kind === 'ReferenceGrant');
   }
   t.throws(() => sourceKind('Widget'));
 });

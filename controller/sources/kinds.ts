@@ -109,6 +109,8 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
   HTTPRoute: 'httproutes',
+  TLSRoute: 'tlsroutes',
+  TCPRoute: 'tcproutes',
   ReferenceGrant: 'referencegrants',
 };
 

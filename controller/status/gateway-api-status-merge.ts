@@ -9,6 +9,7 @@ import type {
   RouteStatusData,
   StatusCondition,
 } from '../translate/gateway-api/status-data.js';
+import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
 import type { GatewayClass, Gateway, HTTPRoute, ParentReference } from '../translate/shared/kube-objects.js';
 
 /** A metav1.Condition as written. */
@@ -59,14 +60,26 @@ export function desiredGatewayClassStatus(obj: GatewayClass, data: GatewayClassS
   };
 }
 
-export function desiredGatewayStatus(obj: Gateway, key: string, data: GatewayStatusData, applied: AppliedGateways, now: string): Json {
+/**
+ * `sharedAddresses`: where a Gateway without addresses of its own (data.addresses) is reached: the addresses the
+ * controller publishes for Ingress (--publish-service, --publish-address), on the listeners' ports.
+ */
+export function desiredGatewayStatus(
+  obj: Gateway,
+  key: string,
+  data: GatewayStatusData,
+  applied: AppliedGateways,
+  now: string,
+  sharedAddresses: readonly GatewayStatusAddress[] = [],
+): Json {
   const generation = obj.metadata.generation ?? 0;
   const existingListeners = Array.isArray(obj.status?.['listeners']) ? (obj.status['listeners'] as unknown[]).filter(isRecord) : [];
   const gatewayApplied = applied.gatewayProgrammed(key, generation);
+  const { addresses: _previous, ...rest } = obj.status ?? {};
+  const addresses = data.addresses ?? sharedAddresses;
   return {
-    ...obj.status,
-    // Addresses of its own (its Service's load balancer, its pool IP), when Gateways have them; else left as they are.
-    ...(data.addresses === undefined ? {} : { addresses: data.addresses.map((a) => ({ type: a.type, value: a.value })) }),
+    ...rest,
+    ...(addresses.length > 0 ? { addresses: addresses.map((a) => ({ type: a.type, value: a.value })) } : {}),
     conditions: mergeConditions(obj.status?.['conditions'], gateProgrammed(data.conditions, gatewayApplied), now),
     listeners: data.listeners.map((l) => ({
       name: l.name,

@@ -5,6 +5,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
+import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
 import type { Gateway, GatewayClass, HTTPRoute, ObjectRef } from '../translate/shared/kube-objects.js';
@@ -37,6 +38,8 @@ export interface GatewayApiStatusWriterOptions {
   log: StatusLog;
   /** Our GatewayClass controllerName: route parent entries of this name are ours, others' are kept. */
   controllerName: string;
+  /** Addresses for Gateways without their own (the controller's published ones); absent: none. */
+  sharedAddresses?: () => readonly GatewayStatusAddress[];
   /** The time written as a changed condition's lastTransitionTime (tests fix it). */
   now?: () => Date;
   maxInFlight?: number;
@@ -179,7 +182,7 @@ export class GatewayApiStatusWriter {
       if (data !== undefined) status = desiredGatewayClassStatus(obj, data, now);
     } else if (obj.kind === 'Gateway') {
       const data = latest.gateways.find((g) => refKeyOf(g.ref) === key);
-      if (data !== undefined) status = desiredGatewayStatus(obj, key, data, this.#applied, now);
+      if (data !== undefined) status = desiredGatewayStatus(obj, key, data, this.#applied, now, this.options.sharedAddresses?.() ?? []);
     } else {
       const data = latest.routes.find((r) => refKeyOf(r.ref) === key);
       const hasOurs = (obj.status?.parents ?? []).some((p) => p['controllerName'] === this.options.controllerName);

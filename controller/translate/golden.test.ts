@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { stringify } from 'yaml';
 import { clusterStateFromYaml } from './shared/cluster-state-yaml.js';
+import { kindNames, kindTable } from './shared/kinds.js';
 import { translateEndpoints } from './shared/endpoints.js';
 import type { ClusterState } from './shared/kube-objects.js';
 import { defaultTranslateOptions, type TranslateOptions } from './shared/options.js';
@@ -24,21 +25,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Every list of the state in reverse order (every kind of the kind table, so a new kind is never left out). */
 function reversed(state: ClusterState): ClusterState {
-  return {
-    ingresses: [...state.ingresses].reverse(),
-    ingressClasses: [...state.ingressClasses].reverse(),
-    services: [...state.services].reverse(),
-    endpointSlices: [...state.endpointSlices].reverse(),
-    endpoints: [...state.endpoints].reverse(),
-    secrets: [...state.secrets].reverse(),
-    ...(state.configMaps === undefined ? {} : { configMaps: [...state.configMaps].reverse() }),
-    ...(state.namespaces === undefined ? {} : { namespaces: [...state.namespaces].reverse() }),
-    ...(state.gatewayClasses === undefined ? {} : { gatewayClasses: [...state.gatewayClasses].reverse() }),
-    ...(state.gateways === undefined ? {} : { gateways: [...state.gateways].reverse() }),
-    ...(state.httpRoutes === undefined ? {} : { httpRoutes: [...state.httpRoutes].reverse() }),
-    ...(state.referenceGrants === undefined ? {} : { referenceGrants: [...state.referenceGrants].reverse() }),
-  };
+  const lists = state as unknown as Readonly<Record<string, readonly unknown[] | undefined>>;
+  const out: Record<string, unknown[]> = {};
+  for (const kind of kindNames) {
+    const field = kindTable[kind].state;
+    const list = lists[field];
+    if (list !== undefined) out[field] = [...list].reverse();
+  }
+  return out as unknown as ClusterState;
 }
 
 function render(state: ClusterState, options: TranslateOptions): string {

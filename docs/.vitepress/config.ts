@@ -66,6 +66,7 @@ export default defineConfig({
           { text: 'ingress-nginx basic auth', link: '/guides/ingress-nginx-basic-auth' },
           { text: 'ingress-nginx client certificates', link: '/guides/ingress-nginx-mtls' },
           { text: 'Gateway API', link: '/guides/gateway-api' },
+          { text: 'Moving to the Gateway API', link: '/guides/moving-to-gateway-api' },
           { text: 'Multi-tenant clusters', link: '/guides/multi-tenant' },
           { text: 'Security defaults', link: '/guides/security' },
           { text: 'Observability', link: '/guides/observability' },

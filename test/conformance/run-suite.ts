@@ -19,11 +19,19 @@ import { systemEnv } from '../harness/kube-node-layout.js';
 import { runCommand, startKubeNode, type KubeNode } from '../harness/kube-node.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
+import { waitFor } from '../harness/wait.js';
 import { summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const root = findRepoRoot();
 const NS = 'envoy-ingress';
 const CONTROLLER_NAME = 'envoy-ingress.io/gateway-controller';
+/** The Gateway API CRDs deploy/ ships (applied server-side: the HTTPRoute CRD is too large for client-side apply). */
+const DEPLOY_CRDS = 'deploy/gateway-api';
+/** Optional manifests of deploy/ that Gateways with addresses of their own need (when present in this checkout). */
+const OPTIONAL_MANIFESTS = ['deploy/optional/gateway-services-rbac.yaml'];
+/** Each Gateway's own Envoy ports and Service (its own address): the flag and the range the install guide names. */
+const GATEWAY_PORT_RANGE_FLAG = '--gateway-port-range';
+const GATEWAY_PORT_RANGE = '20000-20999';
 const OPTIONS_FILE = path.join(root, 'conformance/runner/options.yaml');
 /** The whole suite must finish within this (the go test binary's own -test.timeout). */
 const SUITE_TIMEOUT_MIN = 150;
@@ -84,7 +92,6 @@ async function main(): Promise<number> {
   log(`built: ${archives.length} image archives, the suite ${version} (${seconds(started)})`);
 
   const docs = await deployDocs();
-  const deployCrds = docs.filter((d) => d.kind === 'CustomResourceDefinition' && d.spec?.group === 'gateway.networking.k8s.io');
   const deployClass = docs.find((d) => d.kind === 'GatewayClass' && d.metadata?.name === options.gatewayClassName);
 
   let node: KubeNode | undefined;
@@ -108,15 +115,20 @@ async function main(): Promise<number> {
     const n = node;
     log(`node Ready ${(n.readyAfterMs / 1000).toFixed(1)} s after its start (images imported)`);
 
-    // The Gateway API CRDs: deploy/'s own when it ships them (applied with it below), else the pinned release's
-    // standard channel as released (server-side, as the Gateway API docs install them).
-    if (deployCrds.length === 0) {
-      const crdDir = gatewayApi.get('crds');
-      if (!crdDir) throw new Error('scripts/kube/gateway-api-paths.sh printed no crds= line');
-      await n.kubectlOk(['apply', '--server-side', '-f', crdDir]);
-      log(`deploy/ ships no Gateway API CRDs: applied ${crdDir}`);
-    }
+    // As the install guide says: the Gateway API CRDs server-side (deploy/gateway-api/; the pinned release's standard
+    // channel from the module cache while deploy/ has none), then deploy/, then the optional RBAC for the Services the
+    // controller makes per Gateway.
+    const crdDir = existsSync(path.join(root, DEPLOY_CRDS)) ? path.join(root, DEPLOY_CRDS) : gatewayApi.get('crds');
+    if (!crdDir) throw new Error('scripts/kube/gateway-api-paths.sh printed no crds= line');
+    await n.kubectlOk(['apply', '--server-side', '-f', crdDir]);
+    log(`CRDs: kubectl apply --server-side -f ${path.relative(root, crdDir) || crdDir}`);
     await n.kubectlOk(['apply', '-f', path.join(root, 'deploy')]);
+    for (const optional of OPTIONAL_MANIFESTS) {
+      if (!existsSync(path.join(root, optional))) continue;
+      await n.kubectlOk(['apply', '-f', path.join(root, optional)]);
+      log(`applied ${optional}`);
+    }
+    await enableGatewayAddresses(n, docs);
     const crdNames = (await n.kubectlOk(['get', 'crd', '-o', 'name'])).split('\n').filter((l) => l.endsWith('.gateway.networking.k8s.io'));
     if (crdNames.length === 0) throw new Error('no Gateway API CRD installed');
     await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=120s', ...crdNames]);
@@ -134,6 +146,9 @@ async function main(): Promise<number> {
     }
     await n.kubectlOk(['rollout', 'status', `deployment/envoy-ingress`, '-n', NS, '--timeout=300s']);
     log(`deploy/ rolled out (${seconds(started)} since the start)`);
+    // The suite reads the class's supportedFeatures once, as it starts: wait until the controller has written them.
+    const features = await waitForClassAccepted(n, options.gatewayClassName);
+    log(`GatewayClass ${options.gatewayClassName} Accepted; supportedFeatures (${features.length}): ${features.join(', ')}`);
 
     const reportPath = work.file('report.yaml');
     const logPath = work.file('suite.log');
@@ -177,6 +192,49 @@ async function main(): Promise<number> {
     await rm(work.file('images'), { recursive: true, force: true });
     log(`the suite's log: ${work.file('suite.log')}`);
   }
+}
+
+/** Waits until the class is Accepted=True at its generation with supportedFeatures; resolves with them. */
+async function waitForClassAccepted(n: KubeNode, name: string): Promise<string[]> {
+  interface ClassJson {
+    metadata: { generation?: number };
+    status?: { conditions?: Array<{ type: string; status: string; observedGeneration?: number }>; supportedFeatures?: Array<{ name: string }> };
+  }
+  let last: ClassJson | undefined;
+  try {
+    return await waitFor(
+      async () => {
+        last = JSON.parse(await n.kubectlOk(['get', 'gatewayclass', name, '-o', 'json'])) as ClassJson;
+        const accepted = last.status?.conditions?.find((c) => c.type === 'Accepted');
+        const current = accepted?.status === 'True' && accepted.observedGeneration === last.metadata.generation;
+        const features = (last.status?.supportedFeatures ?? []).map((f) => f.name);
+        return current && features.length > 0 ? features : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000, description: `GatewayClass ${name} Accepted with supportedFeatures` },
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; its status: ${JSON.stringify(last?.status ?? null)}`, { cause: error });
+  }
+}
+
+interface DeploymentDoc extends Doc {
+  spec?: Doc['spec'] & { template?: { spec?: { containers?: Array<{ name: string; args?: string[] }> } } };
+}
+
+/**
+ * The suite dials every Gateway on its own address: the controller must give each Gateway its own Service
+ * (--gateway-port-range). When deploy/'s Deployment does not pass the flag, it is added to the running Deployment
+ * here (and said in the output and the report's README).
+ */
+async function enableGatewayAddresses(n: KubeNode, docs: readonly Doc[]): Promise<void> {
+  const deployment = docs.find((d): d is DeploymentDoc => d.kind === 'Deployment' && d.metadata?.name === 'envoy-ingress') as DeploymentDoc | undefined;
+  const containers = deployment?.spec?.template?.spec?.containers ?? [];
+  const index = containers.findIndex((c) => c.name === 'controller');
+  if (index < 0) throw new Error("deploy/ has no Deployment envoy-ingress with a container named 'controller'");
+  if (containers[index]!.args?.some((a) => a.startsWith(GATEWAY_PORT_RANGE_FLAG))) return;
+  const patch = [{ op: 'add', path: `/spec/template/spec/containers/${index}/args/-`, value: `${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE}` }];
+  await n.kubectlOk(['patch', 'deployment', 'envoy-ingress', '-n', NS, '--type=json', '-p', JSON.stringify(patch)]);
+  log(`deploy/ does not pass ${GATEWAY_PORT_RANGE_FLAG}: added ${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE} to the controller's args`);
 }
 
 /** The checkout as a version: package.json's, with the commit (the reports' rules: a snapshot, not a branch). */

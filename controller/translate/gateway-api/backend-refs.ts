@@ -27,15 +27,15 @@ const internalError: RouteActionIR = { kind: 'direct', status: 500 };
 
 type Resolved = { valid: true; cluster: ClusterIR } | { valid: false; problem: InvalidBackend };
 
-function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[]): Resolved {
+function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceIndex, grants: readonly ReferenceGrant[], routeKind: string): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
   const namespace = ref.namespace ?? routeNamespace;
   const invalid = (reason: string, message: string): Resolved => ({ valid: false, problem: { reason, message } });
   if (group !== '' || kind !== 'Service') return invalid(GatewayReason.InvalidKind, `backendRef kind ${kind}${group === '' ? '' : `.${group}`} is not supported; use a Service`);
   // Another namespace's Service only with a ReferenceGrant there for HTTPRoutes of this namespace (the spec).
-  if (namespace !== routeNamespace && !isGranted(grants, { from: { group: gatewayGroup, kind: 'HTTPRoute', namespace: routeNamespace }, to: { group: '', kind: 'Service', namespace, name: ref.name } })) {
-    return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} is not permitted: no ReferenceGrant in ${namespace} lets HTTPRoutes of ${routeNamespace} refer to it`);
+  if (namespace !== routeNamespace && !isGranted(grants, { from: { group: gatewayGroup, kind: routeKind, namespace: routeNamespace }, to: { group: '', kind: 'Service', namespace, name: ref.name } })) {
+    return invalid(GatewayReason.RefNotPermitted, `backendRef to service ${namespace}/${ref.name} is not permitted: no ReferenceGrant in ${namespace} lets ${routeKind}s of ${routeNamespace} refer to it`);
   }
   const service = services.get(serviceKey(namespace, ref.name));
   if (service === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} not found`);
@@ -46,12 +46,22 @@ function resolve(ref: HTTPBackendRef, routeNamespace: string, services: ServiceI
   return { valid: true, cluster: { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } } };
 }
 
-export function resolveRuleBackends(
+/** A rule's backendRefs as clusters by weight: the valid ones (weight > 0), and the weight of the invalid ones. */
+export interface WeightedBackends {
+  backends: WeightedClusterIR[];
+  /** The invalid refs' weight (answered 500 for HTTP, closed for TCP). */
+  invalidWeight: number;
+  clusters: ClusterIR[];
+  invalid: InvalidBackend[];
+}
+
+export function resolveWeightedBackends(
   refs: readonly HTTPBackendRef[],
   routeNamespace: string,
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
-): RuleBackends {
+  routeKind: string,
+): WeightedBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
   // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split).
@@ -59,7 +69,7 @@ export function resolveRuleBackends(
   let invalidWeight = 0;
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolve(ref, routeNamespace, services, grants);
+    const resolved = resolve(ref, routeNamespace, services, grants, routeKind);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;
@@ -68,11 +78,20 @@ export function resolveRuleBackends(
     if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);
     weights.set(resolved.cluster.name, (weights.get(resolved.cluster.name) ?? 0) + weight);
   }
-  const valid: WeightedClusterIR[] = [...weights].filter(([, weight]) => weight > 0).map(([cluster, weight]) => ({ cluster, weight }));
+  const backends: WeightedClusterIR[] = [...weights].filter(([, weight]) => weight > 0).map(([cluster, weight]) => ({ cluster, weight }));
+  // Only clusters connections may reach are served.
+  return { backends, invalidWeight, clusters: clusters.filter((c) => backends.some((v) => v.cluster === c.name)), invalid };
+}
+
+export function resolveRuleBackends(
+  refs: readonly HTTPBackendRef[],
+  routeNamespace: string,
+  services: ServiceIndex,
+  grants: readonly ReferenceGrant[],
+): RuleBackends {
+  const { backends: valid, invalidWeight, clusters: used, invalid } = resolveWeightedBackends(refs, routeNamespace, services, grants, 'HTTPRoute');
   const [first, ...rest] = valid;
   if (first === undefined) return { action: internalError, clusters: [], invalid };
-  // Only clusters requests may reach are served.
-  const used = clusters.filter((c) => valid.some((v) => v.cluster === c.name));
   if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid };
   const totalWeight = valid.reduce((sum, v) => sum + v.weight, 0) + invalidWeight;
   const split = { backends: rest, totalWeight, ...(invalidWeight > 0 ? { errorWeight: invalidWeight } : {}) };

@@ -12,11 +12,16 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
   const { refusal } = verdict;
   // An unknown protocol takes no route kind; that is its Accepted=False, not a route-kind problem.
   const conditions: StatusCondition[] = [
-    refusal?.condition === 'Accepted' ? c('Accepted', 'False', refusal.reason, refusal.message) : c('Accepted', 'True', 'Accepted', 'Listener accepted'),
-    refusal === undefined ? c('Programmed', 'True', 'Programmed', 'Listener programmed') : c('Programmed', 'False', 'Invalid', refusal.message),
+    // A conflicted listener is not accepted either, with the conflict's reason (the conformance suite's ListenerSet tests).
+    refusal?.condition === 'Accepted' || refusal?.condition === 'Conflicted' ? c('Accepted', 'False', refusal.reason, refusal.message) : c('Accepted', 'True', 'Accepted', 'Listener accepted'),
+    refusal === undefined
+      ? c('Programmed', 'True', 'Programmed', 'Listener programmed')
+      : c('Programmed', 'False', refusal.condition === 'Conflicted' ? refusal.reason : 'Invalid', refusal.message),
     refusal?.condition === 'ResolvedRefs'
       ? c('ResolvedRefs', 'False', refusal.reason, refusal.message)
-      : verdict.invalidRouteKinds !== undefined || (verdict.supportedKinds.length === 0 && refusal?.reason !== 'UnsupportedProtocol')
+      : verdict.certificateProblem !== undefined
+        ? c('ResolvedRefs', 'False', verdict.certificateProblem.reason, verdict.certificateProblem.message)
+        : verdict.invalidRouteKinds !== undefined || (verdict.supportedKinds.length === 0 && refusal?.reason !== 'UnsupportedProtocol')
         ? c('ResolvedRefs', 'False', 'InvalidRouteKinds', verdict.invalidRouteKinds ?? 'No route kind can attach to this listener')
         : c('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved'),
     refusal?.condition === 'Conflicted' ? c('Conflicted', 'True', refusal.reason, refusal.message) : c('Conflicted', 'False', 'NoConflicts', 'No conflicts'),

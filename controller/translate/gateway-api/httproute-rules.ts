@@ -1,6 +1,6 @@
 // HTTPRoute rule translation: a route's rules -> IR routes, one per rule and match, with what the precedence reads,
 // and the problems found (for diagnostics and the route's status conditions).
-import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR } from '../../../ir/index.js';
+import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR, TcpChainIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../shared/backend.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
@@ -30,6 +30,8 @@ export interface TranslatedRules {
   services: string[];
   /** In the order found. */
   problems: RuleProblem[];
+  /** TLSRoute, TCPRoute: where their connections go (l4-route-rules.ts); they have no `matches`. */
+  stream?: Pick<TcpChainIR, 'backends' | 'errorWeight'>;
 }
 
 export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[]): TranslatedRules {

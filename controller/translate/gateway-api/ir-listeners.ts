@@ -1,14 +1,17 @@
 // The final join: served Gateway listeners and the route matches placed on their hosts -> IR listeners. Every Gateway
-// HTTP listener on one port joins one IR listener (a plaintext port has one route table, envoy/build-resources.ts),
-// with a virtual host per host name, its matches in the spec's precedence. A new listener protocol adds its join to
-// `listenerJoins` (an HTTPS port: a TLS server per certificate; TLS/TCP: filter chains per SNI or port).
-import { type ListenerIR, type SourceRef, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
+// HTTP listener on one socket joins one IR listener (a plaintext port has one route table, envoy/build-resources.ts),
+// with a virtual host per host name, its matches in the spec's precedence. The HTTPS and TLS listeners of a socket
+// join one IR listener too: a TLS server (filter chain, certificate) per HTTPS listener serving one route table, and
+// the TLSRoutes' TCP proxy chains (tcp-chains.ts). A TCP listener is an IR listener with its one TCP proxy chain. A new
+// listener protocol adds its join to `listenerJoins`.
+import { type ListenerIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
 import type { AcceptedListener } from './listener-acceptance.js';
 import type { ListenerBinding } from './listener-bindings.js';
 import { compareMatches } from './route-precedence.js';
+import type { TcpChains } from './tcp-chains.js';
 
 /** Per host name on one socket: the matches served there, by IR route name (a route reached twice is served once). */
 export type PortHosts = Map<string, Map<string, PlacedMatch>>;
@@ -23,12 +26,17 @@ export function ownGatewayHttpListenerName(gateway: { metadata: { namespace?: st
   return `gateway/${namespaceOf(gateway.metadata)}/${gateway.metadata.name}/http/${port}`;
 }
 
-/** One protocol's IR listeners on one socket, from the served listeners there (oldest Gateway first). */
-type ListenerJoin = (binding: ListenerBinding, listeners: readonly AcceptedListener[], hosts: PortHosts) => ListenerIR[];
-
-const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
+/** IR listener name of a socket's Gateway listeners of one family (`http`, `tls`, `tcp`): shared, or a Gateway's own. */
+function socketListenerName(family: string, binding: ListenerBinding, listeners: readonly AcceptedListener[]): string {
   const listenerPort = listeners[0]?.listener.port ?? binding.port;
-  const name = binding.owner === undefined ? gatewayHttpListenerName(binding.port) : ownGatewayHttpListenerName(binding.owner, listenerPort);
+  if (binding.owner === undefined) return `gateway/${family}/${binding.port}`;
+  return `gateway/${namespaceOf(binding.owner.metadata)}/${binding.owner.metadata.name}/${family}/${listenerPort}`;
+}
+
+/** One protocol's IR listeners on one socket, from the served listeners there (oldest Gateway first). */
+type ListenerJoin = (binding: ListenerBinding, listeners: readonly AcceptedListener[], hosts: PortHosts, chains: TcpChains) => ListenerIR[];
+
+function routeTable(name: string, hosts: PortHosts): RouteTableIR {
   const virtualHosts: VirtualHostIR[] = [...hosts]
     .map(([host, matches]) => ({
       name: host,
@@ -37,35 +45,82 @@ const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
       wildcardLabels: 'one-or-more' as const,
     }))
     .sort(compareVirtualHosts);
+  return { name, virtualHosts };
+}
+
+function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
   const sources: SourceRef[] = [];
   for (const l of listeners) {
     if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
   }
+  return sources;
+}
+
+const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
+  const listenerPort = listeners[0]?.listener.port ?? binding.port;
+  const name = binding.owner === undefined ? gatewayHttpListenerName(binding.port) : ownGatewayHttpListenerName(binding.owner, listenerPort);
   return [
     {
       name,
       port: binding.port,
       ...(binding.address === undefined ? {} : { address: binding.address }),
       protocol: 'HTTP',
-      routeTable: { name, virtualHosts },
+      routeTable: routeTable(name, hosts),
       routeConfiguration: name,
-      sources,
+      sources: sourcesOf(listeners),
     },
   ];
 };
 
-export const listenerJoins: Readonly<Partial<Record<string, ListenerJoin>>> = { HTTP: joinHttp };
+/** HTTPS and TLS listeners of a socket: one IR listener, a filter chain per HTTPS listener and per TLSRoute name. */
+const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
+  const name = socketListenerName('tls', binding, listeners);
+  const https = listeners.filter((l) => l.listener.protocol === 'HTTPS' && l.certificate !== undefined);
+  const tlsServers: TlsServerIR[] = https.map((l) => ({
+    name: `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}`,
+    serverNames: l.hostname === undefined ? [] : [l.hostname],
+    secret: (l.certificate as { name: string }).name,
+  }));
+  const tcpChains = listeners.flatMap((l) => chains.of(l));
+  return [
+    {
+      name,
+      port: binding.port,
+      ...(binding.address === undefined ? {} : { address: binding.address }),
+      ...(tlsServers.length > 0 ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts), routeConfiguration: name, tlsServers } : { protocol: 'TLS' as const }),
+      ...(tcpChains.length > 0 ? { tcpChains } : {}),
+      sources: sourcesOf(listeners),
+    },
+  ];
+};
+
+/** A TCP listener: its one chain (the oldest TCPRoute's), or none yet (Envoy opens no port then). */
+const joinTcp: ListenerJoin = (binding, listeners, _hosts, chains) => {
+  const tcpChains = listeners.flatMap((l) => chains.of(l));
+  return [
+    {
+      name: socketListenerName('tcp', binding, listeners),
+      port: binding.port,
+      ...(binding.address === undefined ? {} : { address: binding.address }),
+      protocol: 'TCP',
+      ...(tcpChains.length > 0 ? { tcpChains } : {}),
+      sources: sourcesOf(listeners),
+    },
+  ];
+};
+
+export const listenerJoins: Readonly<Partial<Record<string, ListenerJoin>>> = { HTTP: joinHttp, HTTPS: joinTls, TLS: joinTls, TCP: joinTcp };
 
 /** IR listeners for every socket a served listener is on, by binding key. */
-export function joinIrListeners(listeners: readonly AcceptedListener[], byBinding: ReadonlyMap<string, PortHosts>): ListenerIR[] {
+export function joinIrListeners(listeners: readonly AcceptedListener[], byBinding: ReadonlyMap<string, PortHosts>, chains: TcpChains): ListenerIR[] {
   const out: ListenerIR[] = [];
   const bindings = [...new Set(listeners.map((l) => l.binding))].sort((a, b) => a.port - b.port || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const binding of bindings) {
     const onSocket = listeners.filter((l) => l.binding === binding);
-    // One protocol per socket: listeners of another protocol on a taken port are refused as ProtocolConflict (to come).
+    // One family per socket (listener-acceptance.ts refuses the others: ProtocolConflict).
     const protocol = onSocket[0]?.listener.protocol ?? 'HTTP';
     const join = listenerJoins[protocol];
-    if (join !== undefined) out.push(...join(binding, onSocket, byBinding.get(binding.key) ?? new Map()));
+    if (join !== undefined) out.push(...join(binding, onSocket, byBinding.get(binding.key) ?? new Map(), chains));
   }
   return out;
 }

@@ -1,15 +1,18 @@
 // Listener validation per Gateway: which listeners are served and, for each listener, why not when it is not. Common
-// checks here (protocol known, not on an Ingress port, valid hostname, no hostname conflict on its port); a
-// protocol's own checks come from listener-protocols.ts.
-import { catchAllHost } from '../../../ir/index.js';
+// checks here (protocol known, not on an Ingress port, valid hostname, a socket, the protocol's own checks, a
+// certificate where TLS is terminated), then conflicts between listeners on one socket (the spec's "distinct
+// listeners"): in one Gateway every conflicting listener is refused (no winner, as the spec says); across Gateways the
+// older Gateway keeps its socket's protocol and its names, so a new Gateway never takes traffic from another.
+import type { TlsSecretIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
-import { type Gateway, type GatewayListener, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type GatewayListener, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
 import { hostnameError } from './hostname-intersection.js';
+import { type CertificateContext, indexSecrets, resolveCertificate } from './listener-certificates.js';
 import type { GatewayBindings, ListenerBinding } from './listener-bindings.js';
-import { type ListenerRefusal, listenerProtocols } from './listener-protocols.js';
+import { type ListenerProtocol, type ListenerRefusal, listenerProtocols } from './listener-protocols.js';
 import { GatewayReason } from './reasons.js';
 import type { RouteGroupKind } from './status-data.js';
 
@@ -17,12 +20,14 @@ import type { RouteGroupKind } from './status-data.js';
 export interface AcceptedListener {
   gateway: Gateway;
   listener: GatewayListener;
-  /** Lower-cased; absent: every host. */
+  /** Lower-cased; absent: every host (always absent for TCP, where the spec ignores it). */
   hostname: string | undefined;
   /** The route kinds it takes: its protocol's, narrowed by allowedRoutes.kinds. */
   supportedKinds: RouteGroupKind[];
   /** The Envoy socket serving it (listener-bindings.ts): shared per port, or the Gateway's own. */
   binding: ListenerBinding;
+  /** HTTPS and TLS Terminate: the certificate connections are terminated with. */
+  certificate?: TlsSecretIR;
 }
 
 /** What acceptance found about one listener of one Gateway (status.listeners reads it). */
@@ -34,6 +39,8 @@ export interface ListenerVerdict {
   accepted?: AcceptedListener;
   /** allowedRoutes.kinds names a kind this listener cannot take (the listener is served for the others). */
   invalidRouteKinds?: string;
+  /** A served listener's refused certificateRefs beside the one it uses (ResolvedRefs=False). */
+  certificateProblem?: ListenerRefusal;
 }
 
 export interface ListenerAcceptance {
@@ -41,6 +48,8 @@ export interface ListenerAcceptance {
   accepted: AcceptedListener[];
   /** Per Gateway, a verdict per listener in the Gateway's order. */
   verdicts: Map<Gateway, ListenerVerdict[]>;
+  /** `namespace/name` of every Secret a permitted certificateRef names, sorted (the reconciler's interest). */
+  secrets: string[];
 }
 
 /** The route kinds a listener takes, and the kinds allowedRoutes names that it cannot take. */
@@ -58,23 +67,47 @@ function routeKindsOf(listener: GatewayListener, protocolKinds: readonly string[
   return { supported, invalid };
 }
 
-export function acceptListeners(gateways: readonly Gateway[], options: TranslateOptions, bindings: GatewayBindings, diagnostics: Diagnostic[]): ListenerAcceptance {
+/** A listener that passed its own checks; conflicts with the others on its socket are decided next. */
+interface Candidate {
+  served: AcceptedListener;
+  protocol: ListenerProtocol;
+  /** What must be unique on the socket: the hostname (or any), or the socket itself for TCP. */
+  claim: string;
+  verdict: ListenerVerdict;
+}
+
+export function acceptListeners(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  bindings: GatewayBindings,
+  diagnostics: Diagnostic[],
+): ListenerAcceptance {
   const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
+  const certificates: CertificateContext = { secrets: indexSecrets(state.secrets), grants: objectsOf(state, 'ReferenceGrant'), referenced: new Set() };
+  // Per socket: the family of the first Gateway to serve it and who; per socket and name: who serves it.
+  const socketOwners = new Map<string, { family: string; owner: string }>();
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
   const verdicts = new Map<Gateway, ListenerVerdict[]>();
   for (const gateway of gateways) {
+    const gatewayName = `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name}`;
+    const report = (refusal: ListenerRefusal): void => {
+      diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: refusal.reason, message: refusal.message });
+    };
+    // In listener order; a candidate's verdict is settled once conflicts are known.
     const gatewayVerdicts: ListenerVerdict[] = [];
     verdicts.set(gateway, gatewayVerdicts);
-    const refuse = (listener: GatewayListener, supportedKinds: RouteGroupKind[], refusal: ListenerRefusal): void => {
-      diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: refusal.reason, message: refusal.message });
-      gatewayVerdicts.push({ listener, supportedKinds, refusal });
-    };
+    const candidates: Candidate[] = [];
     for (const listener of gateway.spec?.listeners ?? []) {
       const where = `listener ${listener.name} (port ${listener.port})`;
+      const refuse = (supportedKinds: RouteGroupKind[], refusal: ListenerRefusal, quiet = false): void => {
+        if (!quiet) report(refusal);
+        gatewayVerdicts.push({ listener, supportedKinds, refusal });
+      };
       const protocol = listenerProtocols[listener.protocol];
       if (protocol === undefined) {
-        refuse(listener, [], { condition: 'Accepted', reason: GatewayReason.UnsupportedProtocol, message: `${where}: protocol ${listener.protocol} is not supported yet; only HTTP listeners are served` });
+        refuse([], { condition: 'Accepted', reason: GatewayReason.UnsupportedProtocol, message: `${where}: protocol ${listener.protocol} is not supported; HTTP, HTTPS, TLS and TCP listeners are served` });
         continue;
       }
       const kinds = routeKindsOf(listener, protocol.routeKinds);
@@ -82,13 +115,13 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
       // with Envoy ports of its own maps its listener ports elsewhere.)
       const joinsIngress = bindings.joinsIngressHttpPort && listener.port === ingressPorts.http && listener.protocol === 'HTTP';
       if (bindings.sharesIngressPorts && !joinsIngress && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
-        refuse(listener, kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
         continue;
       }
-      if (listener.hostname !== undefined) {
+      if (protocol.hostnames && listener.hostname !== undefined) {
         const error = hostnameError(listener.hostname);
         if (error !== undefined) {
-          refuse(listener, kinds.supported, { condition: 'Accepted', reason: GatewayReason.InvalidHostname, message: `${where}: ${error}` });
+          refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.InvalidHostname, message: `${where}: ${error}` });
           continue;
         }
       }
@@ -97,34 +130,87 @@ export function acceptListeners(gateways: readonly Gateway[], options: Translate
       if (binding === undefined) {
         // A Gateway without an address was reported once, for the Gateway; its listeners just say so.
         const why = addressProblem?.blocking === true ? `the Gateway has no address (${addressProblem.reason})` : (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port');
-        const refusal: ListenerRefusal = { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}` };
-        if (addressProblem?.blocking === true) gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal });
-        else refuse(listener, kinds.supported, refusal);
-        continue;
-      }
-      const hostname = listener.hostname?.toLowerCase();
-      // Listeners conflict only on one socket: Gateways with sockets of their own never conflict with each other.
-      const key = `${binding.key}/${hostname ?? catchAllHost}`;
-      const owner = claimed.get(key);
-      if (owner !== undefined) {
-        refuse(listener, kinds.supported, { condition: 'Conflicted', reason: GatewayReason.HostnameConflict, message: `${where}: hostname ${hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}` });
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}` }, addressProblem?.blocking === true);
         continue;
       }
       const ownRefusal = protocol.refuse?.(listener, gateway);
       if (ownRefusal !== undefined) {
-        refuse(listener, kinds.supported, ownRefusal);
+        refuse(kinds.supported, ownRefusal);
         continue;
       }
-      claimed.set(key, `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name} listener ${listener.name}`);
-      const served: AcceptedListener = { gateway, listener, hostname, supportedKinds: kinds.supported, binding };
-      accepted.push(served);
-      gatewayVerdicts.push({
+      let certificate: TlsSecretIR | undefined;
+      let certificateProblem: ListenerRefusal | undefined;
+      if (protocol.terminates?.(listener) === true) {
+        const resolved = resolveCertificate(gateway, listener, certificates);
+        for (const problem of resolved.problems) report(problem);
+        if (resolved.certificate === undefined) {
+          gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal });
+          continue;
+        }
+        certificate = resolved.certificate;
+        certificateProblem = resolved.problems[0];
+      }
+      const hostname = protocol.hostnames ? listener.hostname?.toLowerCase() : undefined;
+      const invalidRouteKinds = kinds.invalid.length > 0 ? `${where}: allowedRoutes.kinds ${kinds.invalid.join(', ')} cannot attach to a listener of protocol ${listener.protocol}` : undefined;
+      if (invalidRouteKinds !== undefined) report({ condition: 'ResolvedRefs', reason: GatewayReason.InvalidRouteKinds, message: invalidRouteKinds });
+      const served: AcceptedListener = { gateway, listener, hostname, supportedKinds: kinds.supported, binding, ...(certificate === undefined ? {} : { certificate }) };
+      const verdict: ListenerVerdict = {
         listener,
         supportedKinds: kinds.supported,
         accepted: served,
-        ...(kinds.invalid.length > 0 ? { invalidRouteKinds: `allowedRoutes.kinds ${kinds.invalid.join(', ')} cannot attach to a listener of protocol ${listener.protocol}` } : {}),
-      });
+        ...(invalidRouteKinds === undefined ? {} : { invalidRouteKinds }),
+        ...(certificateProblem === undefined ? {} : { certificateProblem }),
+      };
+      gatewayVerdicts.push(verdict);
+      candidates.push({ served, protocol, claim: protocol.hostnames ? (hostname ?? '*') : 'tcp', verdict });
+    }
+
+    const conflict = (c: Candidate, reason: string, message: string): void => {
+      const refusal: ListenerRefusal = { condition: 'Conflicted', reason, message: `listener ${c.served.listener.name} (port ${c.served.listener.port}): ${message}` };
+      report(refusal);
+      const { accepted: _served, certificateProblem: _problem, ...rest } = c.verdict;
+      gatewayVerdicts[gatewayVerdicts.indexOf(c.verdict)] = { ...rest, refusal };
+    };
+    // Conflicts inside the Gateway: all conflicting listeners are refused.
+    const inGateway = new Set<Candidate>();
+    for (const key of new Set(candidates.map((c) => c.served.binding.key))) {
+      const onSocket = candidates.filter((c) => c.served.binding.key === key);
+      const protocols = [...new Set(onSocket.map((c) => c.served.listener.protocol))].sort();
+      if (new Set(onSocket.map((c) => c.protocol.family)).size > 1) {
+        for (const c of onSocket) {
+          inGateway.add(c);
+          conflict(c, GatewayReason.ProtocolConflict, `protocols ${protocols.join(' and ')} cannot share port ${c.served.listener.port}`);
+        }
+        continue;
+      }
+      for (const c of onSocket) {
+        const same = onSocket.filter((o) => o.claim === c.claim);
+        if (same.length < 2) continue;
+        inGateway.add(c);
+        const names = same.map((o) => o.served.listener.name).join(', ');
+        conflict(c, GatewayReason.HostnameConflict, c.protocol.hostnames ? `listeners ${names} share port ${c.served.listener.port} and hostname ${c.served.hostname ?? '(any)'}` : `listeners ${names} share port ${c.served.listener.port}, and ${c.served.listener.protocol} has no hostname to tell them apart`);
+      }
+    }
+    // Conflicts with older Gateways on a shared socket: those keep what they serve.
+    for (const c of candidates) {
+      if (inGateway.has(c)) continue;
+      const { binding, listener } = c.served;
+      const socketOwner = socketOwners.get(binding.key);
+      if (socketOwner !== undefined && socketOwner.family !== c.protocol.family) {
+        conflict(c, GatewayReason.ProtocolConflict, `port ${listener.port} is served with another protocol by ${socketOwner.owner}`);
+        continue;
+      }
+      const key = `${binding.key}/${c.claim}`;
+      const owner = claimed.get(key);
+      if (owner !== undefined) {
+        conflict(c, GatewayReason.HostnameConflict, c.protocol.hostnames ? `hostname ${c.served.hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}` : `port ${listener.port} is already a ${listener.protocol} listener of ${owner}`);
+        continue;
+      }
+      const ownerName = `${gatewayName} listener ${listener.name}`;
+      if (socketOwner === undefined) socketOwners.set(binding.key, { family: c.protocol.family, owner: ownerName });
+      claimed.set(key, ownerName);
+      accepted.push(c.served);
     }
   }
-  return { accepted, verdicts };
+  return { accepted, verdicts, secrets: [...certificates.referenced].sort() };
 }

@@ -1,7 +1,7 @@
 // Route attachment, for every route kind: a route's parentRefs -> our Gateways' served listeners (sectionName, port),
 // allowedRoutes (namespaces, kinds), hostname intersection and listener isolation. The result per parentRef is
 // what the route's status.parents entry says (Accepted or why not) and where the route is served.
-import type { Gateway, HTTPRoute, ParentReference } from '../shared/kube-objects.js';
+import type { Gateway, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../shared/kube-objects.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { gatewayGroup } from './backend-refs.js';
 import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
@@ -9,7 +9,7 @@ import type { AcceptedListener } from './listener-acceptance.js';
 import { GatewayReason } from './reasons.js';
 
 /** Every route kind's object type (a new kind joins this union and route-kinds.ts). */
-export type AttachableRoute = HTTPRoute;
+export type AttachableRoute = HTTPRoute | TLSRoute | TCPRoute;
 
 export interface Refusal {
   reason: string;
@@ -50,9 +50,11 @@ export interface AttachmentContext {
 /** `report` gets the route's attachment problems as diagnostics, in the order found. */
 export function attachRoute(route: AttachableRoute, context: AttachmentContext, report: (reason: string, message: string) => void): RouteAttachment {
   const routeNamespace = namespaceOf(route.metadata);
-  const badHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) !== undefined);
+  // TCPRoutes have no host names: they take the listener's whole socket.
+  const hostnames = route.kind === 'TCPRoute' ? [] : (route.spec?.hostnames ?? []);
+  const badHostnames = hostnames.filter((h) => hostnameError(h) !== undefined);
   for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
-  const routeHostnames = (route.spec?.hostnames ?? []).filter((h) => hostnameError(h) === undefined);
+  const routeHostnames = hostnames.filter((h) => hostnameError(h) === undefined);
   const hostsByBinding = new Map<string, Set<string>>();
   const parents: ParentAttachment[] = [];
   for (const [index, parentRef] of (route.spec?.parentRefs ?? []).entries()) {
@@ -81,7 +83,7 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
       (l) => l.supportedKinds.some((k) => k.kind === route.kind) && context.admitsNamespace(l, routeNamespace),
     );
     if (allowed.length === 0) {
-      refuse(GatewayReason.NotAllowedByListeners, `${where}: the listener's allowedRoutes do not admit an ${route.kind} from namespace ${routeNamespace}`);
+      refuse(GatewayReason.NotAllowedByListeners, `${where}: the listener's allowedRoutes do not admit ${route.kind === 'HTTPRoute' ? 'an' : 'a'} ${route.kind} from namespace ${routeNamespace}`);
       continue;
     }
     for (const l of allowed) {

@@ -3,8 +3,9 @@
 // (ir-listeners.ts) are shared. A listener takes a kind when its protocol lists it (listener-protocols.ts).
 // A kind whose rules are not HTTP matches (TLSRoute, TCPRoute) adds its own result next to `matches` and its join.
 import type { ServiceIndex } from '../shared/backend.js';
-import { type ClusterState, type HTTPRoute, type ReferenceGrant, objectsOf } from '../shared/kube-objects.js';
+import { type ClusterState, type HTTPRoute, type ReferenceGrant, type TCPRoute, type TLSRoute, objectsOf } from '../shared/kube-objects.js';
 import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
+import { translateL4RouteRules } from './l4-route-rules.js';
 import type { AttachableRoute } from './route-attachment.js';
 
 export interface RouteTranslationContext {
@@ -25,4 +26,17 @@ const httpRoute: RouteKind<HTTPRoute> = {
   translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants),
 };
 
-export const routeKinds: readonly RouteKind[] = [httpRoute];
+// Their connections become TCP proxy filter chains (tcp-chains.ts), not HTTP matches.
+const tlsRoute: RouteKind<TLSRoute> = {
+  kind: 'TLSRoute',
+  routes: (state) => objectsOf(state, 'TLSRoute'),
+  translate: (route, context) => translateL4RouteRules(route, context.services, context.grants),
+};
+
+const tcpRoute: RouteKind<TCPRoute> = {
+  kind: 'TCPRoute',
+  routes: (state) => objectsOf(state, 'TCPRoute'),
+  translate: (route, context) => translateL4RouteRules(route, context.services, context.grants),
+};
+
+export const routeKinds: readonly RouteKind[] = [httpRoute, tlsRoute, tcpRoute];

@@ -11,6 +11,9 @@ export const supportedFeatures: readonly string[] = [
   'Gateway',
   'HTTPRoute',
   'ReferenceGrant',
+  // Core of GATEWAY-TLS and GATEWAY-TCP (listener-protocols.ts, tcp-chains.ts).
+  'TLSRoute',
+  'TCPRoute',
   // Extended.
   'GatewayHTTPListenerIsolation',
   'HTTPRoute303RedirectStatusCode',
@@ -24,4 +27,7 @@ export const supportedFeatures: readonly string[] = [
   'HTTPRouteQueryParamMatching',
   'HTTPRouteResponseHeaderModification',
   'HTTPRouteSchemeRedirect',
+  // TLS listeners with mode Terminate, and both modes on one port.
+  'TLSRouteModeMixed',
+  'TLSRouteModeTerminate',
 ];

@@ -1,7 +1,7 @@
 // The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
 // routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
 // deterministic. Each concern has its file (README.md lists them and the extension points).
-import { type ClusterIR, type ListenerIR, compareStrings } from '../../../ir/index.js';
+import { type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
@@ -18,6 +18,7 @@ import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeStatus } from './route-status.js';
+import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
 
 export { gatewayGroup };
@@ -33,6 +34,10 @@ export interface GatewayApiTranslation {
   served: ObjectRef[];
   /** `namespace/name` of every Service a served route's backendRefs name, sorted. */
   services: string[];
+  /** The certificates of the terminating listeners (SDS), sorted by name. */
+  secrets: TlsSecretIR[];
+  /** `namespace/name` of every Secret a listener's certificateRefs name (permitted ones), sorted. */
+  secretNames: string[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
 }
@@ -46,7 +51,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
   const bindings = gatewayBindings(gateways, state, options, diagnostics);
-  const { accepted, verdicts } = acceptListeners(gateways, options, bindings, diagnostics);
+  const { accepted, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
 
   const attachment: AttachmentContext = {
     gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
@@ -60,6 +65,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const routeStatuses: RouteStatusData[] = [];
   const attached = new Map<AcceptedListener, Set<string>>();
   const byBinding = new Map<string, PortHosts>();
+  const chains = tcpChains(accepted);
 
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
@@ -84,6 +90,11 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     for (const problem of rules.problems) report(problem.reason, problem.message);
     for (const cluster of rules.clusters) clusters.set(cluster.name, cluster);
     for (const service of rules.services) referenced.add(service);
+    if (rules.stream !== undefined && route.kind !== 'HTTPRoute') {
+      // TLSRoute, TCPRoute: TCP proxy chains on their listeners, not HTTP matches.
+      chains.place(route, attachmentResult.parents.flatMap((p) => p.listeners), rules.stream, report);
+      continue;
+    }
     for (const [binding, hosts] of attachmentResult.hostsByBinding) {
       let portHosts = byBinding.get(binding);
       if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
@@ -98,11 +109,13 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
   const served = [...gateways.map(refOf), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
   return {
-    listeners: joinIrListeners(accepted, byBinding),
+    listeners: joinIrListeners(accepted, byBinding, chains),
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
     services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
+    secrets: [...new Map(accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const]))).values()].sort((a, b) => compareStrings(a.name, b.name)),
+    secretNames,
     status: {
       gatewayClasses: classes.status,
       gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) })).sort(byKey),

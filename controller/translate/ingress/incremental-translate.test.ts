@@ -175,6 +175,14 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     httpRoutes: (state.httpRoutes ?? []).length > 0 ? [] : [{ kind: 'HTTPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
   }),
+  TLSRoute: (state) => ({
+    ...state,
+    tlsRoutes: (state.tlsRoutes ?? []).length > 0 ? [] : [{ kind: 'TLSRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
+  TCPRoute: (state) => ({
+    ...state,
+    tcpRoutes: (state.tcpRoutes ?? []).length > 0 ? [] : [{ kind: 'TCPRoute', metadata: { name: 'unattached', namespace }, spec: {} }],
+  }),
   ReferenceGrant: (state) => ({
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],

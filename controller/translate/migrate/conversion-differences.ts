@@ -39,6 +39,11 @@ export const ConversionDifferences = {
     message: 'requests no path of this host matches are answered by the default backend (spec.defaultBackend); converted to a PathPrefix "/" rule on the host\'s route',
     action: 'none, unless an HTTPRoute added later for this host has a "/" rule of its own',
   },
+  httpsListenerNotServed: {
+    id: 'https-listener-not-served',
+    message: "this controller's Gateway API translator does not serve HTTPS listeners yet (they are refused with UnsupportedProtocol, docs/guides/gateway-api.md): after the switch, https requests to the Gateway's HTTPS port find no listener",
+    action: 'keep the Ingresses for https traffic until HTTPS listeners are served, or terminate TLS in front of the Gateway',
+  },
   resourceBackend: {
     id: 'resource-backend',
     message: 'a `resource` backend has no Gateway API equivalent: the rule has no backendRefs and answers 500 (the Ingress path answered 503)',

@@ -80,6 +80,11 @@ export interface MigrationResult {
 }
 
 const gatewayApiVersion = 'gateway.networking.k8s.io/v1';
+/**
+ * Whether this controller serves HTTPS Gateway listeners (controller/translate/gateway-api/): while it does not,
+ * every path of a Gateway with an HTTPS listener is reported (https-listener-not-served). Set to true with them.
+ */
+export const httpsGatewayListenersServed = false;
 const httpListenerName = 'http';
 const defaultHttpsListenerName = 'https';
 
@@ -490,6 +495,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const redirectsHttp = (tls && sslRedirect) || forceSslRedirect;
       const hostDifferences: ReportedDifference[] = [];
       if (host.startsWith('*.')) hostDifferences.push(diff(D.wildcardHostDepth));
+      if (!httpsGatewayListenersServed && (gw.httpsListeners.size > 0 || gw.defaultHttps !== undefined)) hostDifferences.push(diff(D.httpsListenerNotServed));
       if (host === '*' && !(gw.gateway.spec?.listeners ?? []).some((l) => l.name === httpListenerName)) {
         hostDifferences.push(diff(D.hostConflict, 'rules without a host of a second IngressClass'));
       }

@@ -61,6 +61,22 @@ export const kindTable = {
   GatewayClass: { state: 'gatewayClasses', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   Gateway: { state: 'gateways', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   HTTPRoute: { state: 'httpRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
+  TLSRoute: {
+    state: 'tlsRoutes',
+    apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1alpha3', 'gateway.networking.k8s.io/v1alpha2'],
+    namespaced: true,
+    optional: true,
+    build: 'full',
+    reads: 'all',
+  },
+  TCPRoute: {
+    state: 'tcpRoutes',
+    apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1alpha2'],
+    namespaced: true,
+    optional: true,
+    build: 'full',
+    reads: 'all',
+  },
   ReferenceGrant: {
     state: 'referenceGrants',
     apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'],
@@ -75,7 +91,7 @@ export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

@@ -177,6 +177,8 @@ export type KubeObject =
   | GatewayClass
   | Gateway
   | HTTPRoute
+  | TLSRoute
+  | TCPRoute
   | ReferenceGrant;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
@@ -206,6 +208,21 @@ export interface GatewayListener {
     namespaces?: { from?: 'All' | 'Same' | 'Selector'; selector?: LabelSelector };
     kinds?: { group?: string; kind: string }[];
   };
+  tls?: GatewayTLSConfig;
+}
+
+/** A reference to a Secret (or another kind) holding a listener's certificate. */
+export interface SecretObjectReference {
+  group?: string;
+  kind?: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface GatewayTLSConfig {
+  /** Terminate by default (HTTPS); TLS listeners must say. */
+  mode?: 'Terminate' | 'Passthrough';
+  certificateRefs?: SecretObjectReference[];
 }
 
 export interface Gateway {
@@ -294,6 +311,28 @@ export interface HTTPRoute {
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: HTTPRouteRule[] };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/** A TLSRoute or TCPRoute rule: where the connections go (backendRefs of Services, by weight). */
+export interface L4RouteRule {
+  name?: string;
+  backendRefs?: HTTPBackendRef[];
+}
+
+/** SNI-routed TLS connections (v1 since Gateway API v1.5): passed through, or terminated by a TLS listener. */
+export interface TLSRoute {
+  apiVersion?: string;
+  kind: 'TLSRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: L4RouteRule[] };
+}
+
+/** TCP connections of a TCP listener. */
+export interface TCPRoute {
+  apiVersion?: string;
+  kind: 'TCPRoute';
+  metadata: ObjectMeta;
+  spec?: { parentRefs?: ParentReference[]; rules?: L4RouteRule[] };
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */

@@ -69,12 +69,26 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
 // The Gateway API translator's reasons (gateway-api/): the spec's condition reasons where one fits, since they become
 // route and listener status later.
 export const GatewayReason = {
-  /** A listener protocol not served yet (HTTPS, TLS, TCP, UDP): the spec's listener reason. */
+  /** A listener protocol not served (UDP, a custom protocol): the spec's listener reason. */
   UnsupportedProtocol: 'UnsupportedProtocol',
   /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
   PortUnavailable: 'PortUnavailable',
-  /** Two listeners on one port claim the same hostname: the later is refused. */
+  /**
+   * Listeners on one port claim the same hostname (or are TCP listeners, which have none): in one Gateway all of them
+   * are refused (the spec), across Gateways the later Gateway's.
+   */
   HostnameConflict: 'HostnameConflict',
+  /** Listeners on one port whose protocols cannot share it (HTTP, TCP, and HTTPS/TLS each need a port of their own). */
+  ProtocolConflict: 'ProtocolConflict',
+  /** A listener's certificateRef is not a Secret, not found, or not a usable kubernetes.io/tls certificate. */
+  InvalidCertificateRef: 'InvalidCertificateRef',
+  /** A listener's allowedRoutes.kinds names a kind its protocol does not take; the listener serves the others. */
+  InvalidRouteKinds: 'InvalidRouteKinds',
+  /**
+   * An older route already serves what this one asks for: the TCP listener (one route per TCP listener, the oldest),
+   * or a TLSRoute host name on that port. The route stays accepted (the spec) and is served where it is not shadowed.
+   */
+  RouteShadowed: 'RouteShadowed',
   /** A listener or route hostname that is neither a DNS name nor a `*.` wildcard. */
   InvalidHostname: 'InvalidHostname',
   /** A parentRef to one of our Gateways names a listener (sectionName, port) it does not serve. Refs to other Gateways are not ours to report. */
@@ -83,7 +97,10 @@ export const GatewayReason = {
   NotAllowedByListeners: 'NotAllowedByListeners',
   /** None of the route's hostnames meets the listener's. */
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
-  /** A match that cannot be served (a regex RE2 refuses, a path not starting with `/`); that match is dropped. */
+  /**
+   * A match that cannot be served (a regex RE2 refuses, a path not starting with `/`): that match is dropped. Or a
+   * listener TLS setting that is not allowed (HTTPS with a tls.mode other than Terminate, TLS without a mode).
+   */
   UnsupportedValue: 'UnsupportedValue',
   /** A filter (or a form of one) not implemented yet; the rule answers 500 rather than be served without it. */
   UnsupportedFilter: 'UnsupportedFilter',
@@ -91,7 +108,10 @@ export const GatewayReason = {
   BackendNotFound: 'BackendNotFound',
   /** A backendRef to something other than a Service; its share of the weight answers 500. */
   InvalidKind: 'InvalidKind',
-  /** A backendRef to another namespace that no ReferenceGrant there permits; its share of the weight answers 500. */
+  /**
+   * A backendRef to another namespace that no ReferenceGrant there permits (its share of the weight answers 500), or a
+   * listener certificateRef to another namespace's Secret without one.
+   */
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
   UnsupportedBackendRef: 'UnsupportedBackendRef',
