@@ -18,3 +18,23 @@ test('selector', (t) => {
   t.deepEqual(parseSelector('app.kubernetes.io/name=envoy-ingress,tier=edge'), { 'app.kubernetes.io/name': 'envoy-ingress', tier: 'edge' });
   for (const bad of ['', 'novalue', '=x', 'a=b c']) t.throws(() => parseSelector(bad), { message: /--gateway-service-selector/ });
 });
+
+test('run: --gateway-port-range and --gateway-address-pool each in their mode, the range apart from the Ingress ports and its namespace watched', async (t) => {
+  const { Command } = await import('commander');
+  const { addTranslationFlags } = await import('./controller-options.js');
+  const { addBootstrapFlags } = await import('./bootstrap-flags.js');
+  const { addRunFlags, runOptionsOf } = await import('./run-flags.js');
+  const parse = (args: string[]) => {
+    const cmd = addRunFlags(addBootstrapFlags(addTranslationFlags(new Command('run'))));
+    cmd.exitOverride().parse(args, { from: 'user' });
+    return runOptionsOf(cmd.opts() as Parameters<typeof runOptionsOf>[0]);
+  };
+  const ranged = parse(['--gateway-port-range', '20000-20999', '--leader-election-namespace', 'edge']);
+  t.deepEqual(ranged.translation.translate.gatewayAddressing, { mode: 'service', namespace: 'edge', portRange: { first: 20000, last: 20999 } });
+  t.deepEqual(ranged.gatewayServices?.selector, { 'app.kubernetes.io/name': 'envoy-ingress' });
+  t.deepEqual(parse(['--manifests', '/tmp', '--gateway-address-pool', '127.0.0.11']).translation.translate.gatewayAddressing, { mode: 'pool', pool: ['127.0.0.11'] });
+  t.throws(() => parse(['--manifests', '/tmp', '--gateway-port-range', '20000-20999']), { message: /Kubernetes mode/ });
+  t.throws(() => parse(['--gateway-address-pool', '127.0.0.11']), { message: /standalone mode/ });
+  t.throws(() => parse(['--gateway-port-range', '8000-9000']), { message: /--http-port/ });
+  t.throws(() => parse(['--gateway-port-range', '20000-20999', '--watch-namespace', 'apps', '--leader-election-namespace', 'edge']), { message: /does not watch/ });
+});

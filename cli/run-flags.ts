@@ -133,6 +133,10 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
       ? undefined
       : { namespace: flags.leaderElectionNamespace, portRange: parsePortRange(flags.gatewayPortRange), selector: parseSelector(flags.gatewayServiceSelector) };
   if (gatewayServices !== undefined) {
+    // The Gateway Services live in the controller's namespace: the store must see them (they record the ports).
+    if (flags.watchNamespace !== undefined && flags.watchNamespace !== flags.leaderElectionNamespace) {
+      throw new Error(`--gateway-port-range keeps the Gateway Services in --leader-election-namespace (${flags.leaderElectionNamespace}), which --watch-namespace ${flags.watchNamespace} does not watch`);
+    }
     const { first, last } = gatewayServices.portRange;
     const { httpPort, httpsPort } = translation.envoy;
     if ([httpPort, httpsPort].some((p) => p >= first && p <= last)) throw new Error('--gateway-port-range must not hold --http-port or --https-port');

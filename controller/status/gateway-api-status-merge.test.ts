@@ -66,13 +66,12 @@ test('sameJson ignores key order and undefined members', (t) => {
   t.false(sameJson({ a: [1, 2] }, { a: [2, 1] }));
 });
 
-test('status.addresses: the Gateway\'s own (its Service\'s, its pool IP) when it has them, else the controller\'s published addresses; none written while there are none', (t) => {
+test('status.addresses: the Gateway\'s own (its Service\'s, its pool IP) win over the shared ones; none assigned yet: none; shared mode: the shared ones', (t) => {
   const none = { gatewayProgrammed: () => false, listenerProgrammed: () => false };
+  const shared = [{ type: 'IPAddress' as const, value: '10.0.0.1' }];
   const withStatus: Gateway = { ...gateway, status: { addresses: [{ type: 'IPAddress', value: '10.0.0.9' }] } } as Gateway;
-  const own = desiredGatewayStatus(withStatus, 'Gateway/gw/edge', { ...gatewayData, addresses: [{ type: 'IPAddress', value: '10.251.0.224' }] }, none, 'NOW', [{ type: 'IPAddress', value: '192.0.2.1' }]);
+  const own = desiredGatewayStatus(withStatus, 'Gateway/gw/edge', { ...gatewayData, addresses: [{ type: 'IPAddress', value: '10.251.0.224' }] }, none, 'NOW', shared);
   t.deepEqual(own['addresses'], [{ type: 'IPAddress', value: '10.251.0.224' }]);
-  // Its own Service has no load balancer address yet: no stale address stays.
-  t.is(desiredGatewayStatus(withStatus, 'Gateway/gw/edge', { ...gatewayData, addresses: [] }, none, 'NOW')['addresses'], undefined);
-  const shared = desiredGatewayStatus(withStatus, 'Gateway/gw/edge', gatewayData, none, 'NOW', [{ type: 'IPAddress', value: '192.0.2.1' }]);
-  t.deepEqual(shared['addresses'], [{ type: 'IPAddress', value: '192.0.2.1' }]);
+  t.is(desiredGatewayStatus(withStatus, 'Gateway/gw/edge', { ...gatewayData, addresses: [] }, none, 'NOW', shared)['addresses'], undefined);
+  t.deepEqual(desiredGatewayStatus(withStatus, 'Gateway/gw/edge', gatewayData, none, 'NOW', shared)['addresses'], shared);
 });
