@@ -2,6 +2,7 @@
 // (Against a real API server: test/kube-gateway-services.test.ts.)
 import test from 'ava';
 import type { ClusterState, Gateway, GatewayClass, Service } from '../translate/shared/kube-objects.js';
+import { allocateGatewayPorts } from '../translate/gateway-api/gateway-ports.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServiceSettings } from './gateway-service-plan.js';
 
 const settings: GatewayServiceSettings = {
@@ -27,12 +28,18 @@ function state(gateways: Gateway[], services: Service[] = []): ClusterState {
   return { ingresses: [], ingressClasses: [], services, endpointSlices: [], endpoints: [], secrets: [], gatewayClasses: [ours, theirs], gateways } as ClusterState;
 }
 
+/** The Envoy port the translator gives `gateway`'s listener `port` (gateway-ports.ts), with `services` as the record. */
+function envoyPort(gateway: Gateway, port: number, services: Service[] = []): number {
+  return allocateGatewayPorts([gateway], services, settings, settings.reservedPorts).ports.get('apps/web')?.get(port) ?? -1;
+}
+
 function plan(key: string, s: ClusterState): ReturnType<typeof planGatewayService> {
   return planGatewayService(key, gatewayServiceView(s, settings), settings);
 }
 
 test('a Gateway of our class gets a LoadBalancer Service mapping its listener ports onto Envoy ports of its own', (t) => {
-  const p = plan('apps/web', state([gateway('web', { infrastructure: { labels: { team: 'a' }, annotations: { 'example.com/lb': 'internal' } } })]));
+  const web = gateway('web', { infrastructure: { labels: { team: 'a' }, annotations: { 'example.com/lb': 'internal' } } });
+  const p = plan('apps/web', state([web]));
   if (p.action !== 'create') return t.fail(p.action);
   t.regex(p.service.metadata.name, /^gw-apps-web-[0-9a-f]{8}$/);
   t.is(p.service.metadata.namespace, 'envoy-ingress');
@@ -47,10 +54,14 @@ test('a Gateway of our class gets a LoadBalancer Service mapping its listener po
     type: 'LoadBalancer',
     selector: { 'app.kubernetes.io/name': 'envoy-ingress' },
     ports: [
-      { name: 'port-80', protocol: 'TCP', port: 80, targetPort: 20000 },
-      { name: 'port-8080', protocol: 'TCP', port: 8080, targetPort: 20001 },
+      { name: 'port-80', protocol: 'TCP', port: 80, targetPort: envoyPort(web, 80) },
+      { name: 'port-8080', protocol: 'TCP', port: 8080, targetPort: envoyPort(web, 8080) },
     ],
   });
+  // The ports the translator serves the Gateway on: in the range, two distinct ones.
+  const targets = (p.service.spec?.ports ?? []).map((port) => port.targetPort as number);
+  t.is(new Set(targets).size, 2);
+  t.true(targets.every((port) => port >= 20000 && port <= 20099));
 });
 
 test('Gateways of another controller get nothing', (t) => {
@@ -71,14 +82,15 @@ test('the Service as created is up to date; a changed listener, type or infrastr
   };
   t.deepEqual(plan('apps/web', state([web], [stored])), { action: 'none' });
 
-  const moreListeners = plan('apps/web', state([gateway('web', { listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }, { name: 'x', port: 81, protocol: 'HTTP' }] })], [stored]));
+  const wider = gateway('web', { listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }, { name: 'x', port: 81, protocol: 'HTTP' }] });
+  const moreListeners = plan('apps/web', state([wider], [stored]));
   if (moreListeners.action !== 'update') return t.fail(moreListeners.action);
   t.is(moreListeners.service.metadata.resourceVersion, '5');
   t.is(moreListeners.service.metadata.labels?.['added-by'], 'someone');
-  // Port 80 keeps its Envoy port and node port; 81 takes the lowest free Envoy port.
+  // Port 80 keeps its Envoy port and node port; 81 takes a free Envoy port of its own.
   t.deepEqual(moreListeners.service.spec?.ports, [
-    { name: 'port-80', protocol: 'TCP', port: 80, targetPort: 20000, nodePort: 30000 },
-    { name: 'port-81', protocol: 'TCP', port: 81, targetPort: 20001 },
+    { name: 'port-80', protocol: 'TCP', port: 80, targetPort: envoyPort(web, 80), nodePort: 30000 },
+    { name: 'port-81', protocol: 'TCP', port: 81, targetPort: envoyPort(wider, 81, [stored]) },
   ]);
 
   const clusterIp = plan('apps/web', state([gateway('web', {}, 'ours', { 'envoy-ingress.io/service-type': 'ClusterIP' })], [stored]));

@@ -4,9 +4,11 @@
 //
 // The rule (docs/guides/gateway-api.md "Addresses"): the Service of a Gateway is the record. A Gateway keeps the
 // Envoy port its Service's port already targets, when that port is in the range and no older Gateway kept it.
-// Every other listener port (a new Gateway, a new listener, a range that moved) takes the lowest free port of the
-// range, Gateways oldest first, listener ports ascending. So a new Gateway never moves an existing Gateway's ports,
-// and neither does deleting one. Ports the Ingress listeners use are never given out.
+// Every other listener port (a new Gateway, a new listener, a range that moved) takes its own slot of the range (a
+// hash of the Gateway and listener port) or the next free one after it, Gateways oldest first, listener ports
+// ascending. So a new Gateway never moves an existing Gateway's ports, and neither does deleting one; and Gateways
+// seen in another order (created together, their Services not yet written back) still get the same ports, so no
+// two builds or replicas swap them. Ports the Ingress listeners use are never given out.
 import type { Gateway, Service } from '../shared/kube-objects.js';
 import { gatewayKey, managedServicesByGateway } from './gateway-service.js';
 
@@ -15,6 +17,13 @@ export interface GatewayPortAllocation {
   ports: ReadonlyMap<string, ReadonlyMap<number, number>>;
   /** Per Gateway key: listener ports left without an Envoy port because the range is used up. */
   exhausted: ReadonlyMap<string, readonly number[]>;
+}
+
+/** FNV-1a of `text`, modulo `size`: where a listener port's search starts, the same in every replica and build. */
+function preferredSlot(text: string, size: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % size;
 }
 
 /** The distinct listener ports of a Gateway, ascending (every listener's, served or not, so they never move later). */
@@ -53,17 +62,23 @@ export function allocateGatewayPorts(
       }
     }
   }
-  // Pass 2: the rest take the lowest free ports, in the order found (Gateways oldest first, ports ascending).
+  // Pass 2: the rest take their own slot or the next free port after it (wrapping), in the order found (Gateways
+  // oldest first, ports ascending).
   const exhausted = new Map<string, number[]>();
-  let next = first;
+  const size = last - first + 1;
   for (const { key, port } of wanting) {
-    while (next <= last && taken.has(next)) next++;
-    if (next > last) {
+    const slot = preferredSlot(`${key}|${port}`, size);
+    let found: number | undefined;
+    for (let i = 0; i < size && found === undefined; i++) {
+      const candidate = first + ((slot + i) % size);
+      if (!taken.has(candidate)) found = candidate;
+    }
+    if (found === undefined) {
       exhausted.set(key, [...(exhausted.get(key) ?? []), port]);
       continue;
     }
-    taken.add(next);
-    (ports.get(key) as Map<number, number>).set(port, next);
+    taken.add(found);
+    (ports.get(key) as Map<number, number>).set(port, found);
   }
   for (const mapped of ports.values()) {
     const sorted = [...mapped].sort(([a], [b]) => a - b);

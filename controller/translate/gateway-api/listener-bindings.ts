@@ -9,7 +9,7 @@ import { type ClusterState, type Gateway, type Service, objectsOf, refOf } from 
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
 import { allocateGatewayPorts } from './gateway-ports.js';
-import { type GatewayStatusAddress, gatewayKey, managedServicesByGateway, serviceAddresses, unsupportedServiceAddress } from './gateway-service.js';
+import { type GatewayStatusAddress, gatewayKey, gatewayServiceName, managedServicesByGateway, serviceAddresses, unsupportedServiceAddress } from './gateway-service.js';
 import { GatewayReason } from './reasons.js';
 
 /** One Envoy socket serving Gateway listeners. */
@@ -145,6 +145,13 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     addresses: (gateway) => serviceAddresses(serviceOf(gateway)),
     sharesIngressPorts: false,
     joinsIngressHttpPort: false,
-    services: [...byGateway.values()].map((s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`).sort(),
+    // Every Gateway's Service as it is or will be (the Service manager creates it after this build): its creation and
+    // its load balancer address must each start a build, or status.addresses would wait for an unrelated change.
+    services: [
+      ...new Set([
+        ...[...byGateway.values()].map((s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`),
+        ...gateways.map((g) => `${addressing.namespace}/${gatewayServiceName(g)}`),
+      ]),
+    ].sort(),
   };
 }

@@ -213,7 +213,7 @@ test('explain: a request without the canary header passes the header routes; the
   const e = explain({ ir: result.ir, endpoints: [{ cluster: 'default/web/80', endpoints: [{ address: '10.0.0.1', port: 8080 }] }], diagnostics: result.diagnostics }, { host: 'app.test', path: '/x' });
   t.is(e.route?.route, 'ingress/default/main/rule/0/path/0');
   t.deepEqual(e.routes.slice(0, 2).map((r) => r.outcome), ['no-match', 'no-match']);
-  t.regex(e.routes[0]?.reason ?? '', /needs header x-canary = "always" \(a canary\)/);
+  t.regex(e.routes[0]?.reason ?? "", /needs header x-canary = "always" and the request has no x-canary header \(a canary\)/);
   t.deepEqual(e.response.kind === 'forward' ? e.response.canary : undefined, { cluster: 'default/web-v2/80', service: { namespace: 'default', name: 'web-v2', port: 80 }, weight: 20, totalWeight: 100 });
   t.regex(e.verdict, /canary: 20 of every 100 requests go to Service default\/web-v2 port 80 instead/);
   t.regex(formatExplanation(e), /^canary: 20 of 100 requests to Service default\/web-v2 port 80 \(cluster default\/web-v2\/80\)$/m);
