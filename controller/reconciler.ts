@@ -36,7 +36,7 @@ export interface BuildResult {
 }
 
 /** Kinds whose `status` no build reads (the Gateway API status writer writes it): a change of it alone needs none. */
-const statusNotRead: ReadonlySet<string> = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute', 'TCPRoute']);
+const statusNotRead: ReadonlySet<string> = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute']);
 
 function statusOnlyChange(c: StoreChange): boolean {
   if (c.type !== 'modified' || c.previous === undefined || !statusNotRead.has(c.kind)) return false;

@@ -10,7 +10,7 @@ import type {
   StatusCondition,
 } from '../translate/gateway-api/status-data.js';
 import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
-import type { GatewayClass, Gateway, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { GatewayClass, Gateway, GRPCRoute, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 
 /** A metav1.Condition as written. */
 export interface WrittenCondition extends StatusCondition {
@@ -114,7 +114,7 @@ function sameParent(a: unknown, b: ParentReference, routeNamespace: string): boo
  * status.parents: other controllers' entries untouched and in place, ours as `data` says (none when `data` is
  * undefined: the route no longer names our Gateway).
  */
-export function desiredRouteStatus(obj: HTTPRoute | TLSRoute | TCPRoute, controllerName: string, data: RouteStatusData | undefined, now: string): Json {
+export function desiredRouteStatus(obj: HTTPRoute | GRPCRoute | TLSRoute | TCPRoute, controllerName: string, data: RouteStatusData | undefined, now: string): Json {
   const routeNamespace = obj.metadata.namespace ?? 'default';
   const existing = (obj.status?.parents ?? []).filter(isRecord);
   const others = existing.filter((p) => p['controllerName'] !== controllerName);

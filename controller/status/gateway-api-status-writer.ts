@@ -1,4 +1,4 @@
-// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, HTTPRoute) from the translator's status
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, HTTPRoute, GRPCRoute) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
 // parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
@@ -9,7 +9,7 @@ import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-serv
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
 import { kindTable } from '../translate/shared/kinds.js';
-import type { Gateway, GatewayClass, HTTPRoute, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { GRPCRoute, Gateway, GatewayClass, HTTPRoute, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
@@ -20,7 +20,7 @@ import {
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | HTTPRoute | TLSRoute | TCPRoute;
+type StatusObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute;
 type StatusKind = StatusObject['kind'];
 
 const group = 'gateway.networking.k8s.io';
@@ -28,6 +28,7 @@ const plurals: Record<StatusKind, string> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
   HTTPRoute: 'httproutes',
+  GRPCRoute: 'grpcroutes',
   TLSRoute: 'tlsroutes',
   TCPRoute: 'tcproutes',
 };

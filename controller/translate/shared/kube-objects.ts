@@ -386,6 +386,8 @@ export interface GRPCRoute {
   kind: 'GRPCRoute';
   metadata: ObjectMeta;
   spec?: { parentRefs?: ParentReference[]; hostnames?: string[]; rules?: GRPCRouteRule[] };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { parents?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** Lets objects of `from` refer to objects of `to` in the grant's own namespace (Gateway API cross-namespace refs). */
