@@ -11,6 +11,9 @@ export const supportedFeatures: readonly string[] = [
   // Core of the GATEWAY-HTTP profile.
   'Gateway',
   'HTTPRoute',
+  // Core of the GATEWAY-GRPC profile, and its extended named rules.
+  'GRPCRoute',
+  'GRPCRouteNamedRouteRule',
   'ReferenceGrant',
   // Core of GATEWAY-TLS and GATEWAY-TCP (listener-protocols.ts, tcp-chains.ts).
   'TLSRoute',
