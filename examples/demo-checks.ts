@@ -36,6 +36,8 @@ interface Request {
   port: number;
   host: string;
   path: string;
+  /** Request headers besides Host. */
+  headers?: Record<string, string>;
   agent?: HttpAgent;
 }
 
@@ -44,7 +46,7 @@ const timeoutMs = 10_000;
 function send(connectHost: string, r: Request): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const where = r.socketPath !== undefined ? { socketPath: r.socketPath } : { host: connectHost, port: r.port };
-    const options = { ...where, path: r.path, headers: { host: r.host }, timeout: timeoutMs };
+    const options = { ...where, path: r.path, headers: { ...r.headers, host: r.host }, timeout: timeoutMs };
     const onResponse = (res: import('node:http').IncomingMessage): void => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -132,6 +134,42 @@ export function demoChecks(a: DemoAddresses): DemoCheck[] {
     },
   });
 
+  // The Gateway API example (gateway-api.yaml): an HTTPRoute on a Gateway listener that shares the Ingress port.
+  const gatewayHost = 'gateway.localtest.me';
+  const headerPath = '/orders?id=7';
+  checks.push({
+    title: `${gatewayHost} (Gateway API) with the header x-backend: api goes to the api Service (HTTPRoute header match)`,
+    curl: plain(gatewayHost, headerPath, `-H ${shellQuote('x-backend: api')} `).curl,
+    run: async () => {
+      const answer = await send(a.connectHost, { port: a.httpPort, host: gatewayHost, path: headerPath, headers: { 'x-backend': 'api' } });
+      return expectService(answer, 'api', 200, headerPath);
+    },
+  });
+
+  // Each request on a connection of its own: the weights pick per request, and no count depends on a worker.
+  const splitRequests = 40;
+  const splitMinimum = 5; // of 40 at 50/50: fewer on one side happens about once in five million runs
+  checks.push({
+    title: `${gatewayHost} (Gateway API) without the header: ${splitRequests} requests split between web and blog (weights 50/50)`,
+    curl:
+      `for i in $(seq ${splitRequests}); do curl -s -H ${shellQuote(`Host: ${gatewayHost}`)} ${shellQuote(`${http}/`)}; done ` +
+      `| grep -o ${shellQuote('"service":"[a-z]*"')} | sort | uniq -c`,
+    run: async () => {
+      const counts = new Map<string, number>();
+      for (let i = 0; i < splitRequests; i += 1) {
+        const answer = await send(a.connectHost, { port: a.httpPort, host: gatewayHost, path: '/' });
+        const service = String(answer.headers['x-echo-service'] ?? 'no echo backend');
+        if (answer.status !== 200 || (service !== 'web' && service !== 'blog')) {
+          return `expected 200 from web or blog, got ${answer.status} from ${service}: ${answer.body.slice(0, 200)}`;
+        }
+        counts.set(service, (counts.get(service) ?? 0) + 1);
+      }
+      const seen = ['web', 'blog'].map((service) => `${service} ${counts.get(service) ?? 0}`).join(', ');
+      const balanced = ['web', 'blog'].every((service) => (counts.get(service) ?? 0) >= splitMinimum);
+      return balanced ? undefined : `expected at least ${splitMinimum} of ${splitRequests} on each of web and blog, saw ${seen}`;
+    },
+  });
+
   const blog = plain('blog.localtest.me', '/posts/hello-world');
   checks.push({
     title: 'blog.localtest.me goes to the blog Service',
@@ -190,7 +228,7 @@ export function demoChecks(a: DemoAddresses): DemoCheck[] {
           (c.route_config?.virtual_hosts ?? []).flatMap((vh) => vh.domains ?? []),
         ),
       );
-      const expected = ['shop.localtest.me', 'blog.localtest.me', secureHost];
+      const expected = ['shop.localtest.me', 'blog.localtest.me', secureHost, gatewayHost];
       const absent = expected.filter((d) => !domains.has(d));
       return absent.length === 0 ? undefined : `status ${answer.status}; route configs lack ${absent.join(', ')}`;
     },

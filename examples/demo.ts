@@ -1,6 +1,6 @@
 // `npm run demo`: the whole thing on one machine. Echo servers play the pods of examples/manifests, a CA and a
 // certificate are generated for the TLS host, and `envoy-ingress run --envoy` serves a runtime copy of the
-// manifests to a real Envoy. Prints curl lines that work; DEMO_CHECK=1 runs them instead and exits.
+// manifests (Ingresses and a Gateway API Gateway with its HTTPRoute) to a real Envoy. Prints curl lines that work; DEMO_CHECK=1 runs them instead and exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -14,7 +14,9 @@ import { type EchoServer, startEchoServer } from './echo-server.js';
 import {
   type BackendSlot,
   backendSlots,
+  manifestHttpPort,
   missingTlsSecrets,
+  moveGatewayListeners,
   readManifestDir,
   tlsSecretYaml,
   writeRuntimeManifests,
@@ -45,7 +47,7 @@ function configFrom(env: NodeJS.ProcessEnv): DemoConfig {
     throw new Error(`DEMO_BACKEND_PORTS must be "manifest" or "auto", got ${JSON.stringify(backendPorts)}`);
   }
   return {
-    httpPort: portFrom(env, 'DEMO_HTTP_PORT', 8080),
+    httpPort: portFrom(env, 'DEMO_HTTP_PORT', manifestHttpPort),
     httpsPort: portFrom(env, 'DEMO_HTTPS_PORT', 8443),
     backendPorts,
     dir: env['DEMO_DIR'] || undefined,
@@ -163,6 +165,8 @@ class Demo {
     await mkdir(this.manifestsDir, { recursive: true });
     const files = await readManifestDir(committedManifests);
     await startBackends(this.config, backendSlots(files), this.#servers);
+    // The Gateway's HTTP listener shares the Ingress listener only while both are on the same port.
+    moveGatewayListeners(files, manifestHttpPort, this.config.httpPort);
     const ca = await createDemoCA();
     const secrets = [];
     for (const secret of missingTlsSecrets(files)) {

@@ -1,9 +1,15 @@
 // The demo's view of its manifest directory: which pods the EndpointSlices promise (so the demo can start an
 // echo server for each), which TLS Secrets the Ingresses need but the directory lacks (so the demo can generate
-// them), and the runtime copy the controller watches, with the ports the echo servers really got.
+// them), and the runtime copy the controller watches, with the ports the echo servers and Envoy really got.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Document, parseAllDocuments, stringify } from 'yaml';
+
+/**
+ * The Ingress HTTP port the committed manifests assume (the default of DEMO_HTTP_PORT): a Gateway listener on it
+ * shares the Ingress listener, so the demo moves such listeners along when it serves HTTP on another port.
+ */
+export const manifestHttpPort = 8080;
 
 /** Service annotation (demo only): the status its echo servers answer with. */
 export const echoStatusAnnotation = 'examples.envoy-ingress.io/echo-status';
@@ -118,6 +124,26 @@ export function backendSlots(files: readonly ManifestFile[]): BackendSlot[] {
     });
   }
   return slots;
+}
+
+/**
+ * Moves every Gateway listener on port `from` to port `to` (in memory; `writeRuntimeManifests` saves it) and
+ * returns the listeners moved, as `namespace/gateway/listener`.
+ */
+export function moveGatewayListeners(files: readonly ManifestFile[], from: number, to: number): string[] {
+  if (from === to) return [];
+  const moved: string[] = [];
+  for (const { file, document, object } of objectsOf(files, 'Gateway')) {
+    const meta = metadataOf(object);
+    const spec = isObject(object['spec']) ? object['spec'] : {};
+    arrayOf(spec['listeners']).forEach((listener, i) => {
+      if (!isObject(listener) || listener['port'] !== from) return;
+      document.setIn(['spec', 'listeners', i, 'port'], to);
+      file.changed = true;
+      moved.push(`${meta.namespace}/${meta.name}/${stringOr(listener['name'], String(i))}`);
+    });
+  }
+  return moved;
 }
 
 export function missingTlsSecrets(files: readonly ManifestFile[]): MissingTlsSecret[] {

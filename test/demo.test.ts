@@ -87,8 +87,10 @@ test('DEMO_CHECK=1: every printed curl line works against the real Envoy, then e
   const output = demo.output();
   t.is(code, 0, output);
   const checkLines = output.split('\n').filter((line) => /^(PASS|FAIL)\b/.test(line));
-  t.true(checkLines.length >= 8, `all checks ran:\n${output}`);
+  t.true(checkLines.length >= 10, `all checks ran:\n${output}`);
   t.deepEqual(checkLines.filter((line) => !line.startsWith('PASS')), [], output);
+  // The Gateway API example ran too, on the Ingress HTTP port the demo really used (a free one, not the manifests').
+  t.is(checkLines.filter((line) => /^PASS +gateway\.localtest\.me \(Gateway API\)/.test(line)).length, 2, output);
   t.regex(output, new RegExp(`checks: ${checkLines.length} passed, 0 failed`));
   assertNothingLeft(t, output);
 });
@@ -103,6 +105,8 @@ test('interactive mode serves until SIGINT (Ctrl-C), then stops the controller, 
   t.regex(demo.output(), /changes apply live/);
   const answer = await httpGet({ port: demo.httpPort, hostHeader: 'blog.localtest.me', path: '/' });
   t.is(answer.json?.service, 'blog', 'the printed stack is serving');
+  const viaGateway = await httpGet({ port: demo.httpPort, hostHeader: 'gateway.localtest.me', path: '/', headers: { 'x-backend': 'api' } });
+  t.is(viaGateway.json?.service, 'api', 'the Gateway API example is served on the same port');
   demo.child.kill('SIGINT');
   const { code } = await demo.exited;
   const output = demo.output();
