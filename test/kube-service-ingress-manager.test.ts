@@ -36,7 +36,7 @@ metadata: {name: service-ingress-manager-test}
 rules:
   # What the cluster source reads.
   - apiGroups: [""]
-    resources: [services, endpoints, secrets]
+    resources: [services, endpoints, secrets, namespaces]
     verbs: [list, watch]
   - apiGroups: [discovery.k8s.io]
     resources: [endpointslices]
