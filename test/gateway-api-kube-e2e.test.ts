@@ -157,7 +157,7 @@ test.serial('GatewayClass Accepted, Gateway Programmed only after Envoy ACKed, r
       {
         name: 'http',
         attachedRoutes: 1,
-        supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
+        supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }, { group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' }],
         conditions: ['Accepted=True/Accepted', 'Programmed=True/Programmed', 'ResolvedRefs=True/ResolvedRefs', 'Conflicted=False/NoConflicts'],
       },
     ],
