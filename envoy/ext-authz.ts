@@ -99,7 +99,3 @@ export function buildExternalAuthFilter(): ResourceJson {
   };
 }
 
-/** Whether any of the policies uses an authorization service. */
-export function usesExternalAuth(policies: readonly RoutePolicyIR[]): boolean {
-  return policies.some((policy) => policy.externalAuth !== undefined);
-}

@@ -30,12 +30,6 @@ export interface RouteTableIR {
   /** RDS resource name. */
   name: string;
   virtualHosts: VirtualHostIR[];
-  /**
-   * 'always': the listeners serving the table carry the CORS filter (off unless a route turns it on) even while no
-   * route uses it, so that a first CORS route changes the routes only, not the listeners (Gateway API listeners).
-   * Absent: only once a route uses it.
-   */
-  corsFilter?: 'always';
 }
 
 /** By name, with the catch-all `*` last (it must be the last resort in the route table). */

@@ -92,3 +92,67 @@ test('20 auth-url edits of one tenant: no listener update, and another tenant\'s
   t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
   t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
 });
+
+// Every other per-route feature a tenant turns on or off (CORS, an allow-list, a body size limit, an affinity
+// cookie) is carried by the listener from the start, disabled: turning it on is a route change too. Before, the
+// first route to use such a filter added it to the listener: an LDS update draining every tenant's connections.
+test("a tenant turning per-route features on and off: no listener update, and another tenant's connection is never drained", async (t) => {
+  t.timeout(240_000);
+  const web = await useEchoBackend(t, { service: 'web' });
+  const dir = await createTempDir();
+  t.teardown(() => dir.remove());
+  const features: { name: string; annotations: Record<string, string>; shows: (res: Awaited<ReturnType<typeof httpGet>>) => boolean }[] = [
+    { name: 'enable-cors', annotations: { 'enable-cors': 'true', 'cors-allow-origin': 'https://b.example' }, shows: (res) => res.headers['access-control-allow-origin'] === 'https://b.example' },
+    { name: 'whitelist-source-range', annotations: { 'whitelist-source-range': '10.0.0.0/8' }, shows: (res) => res.status === 403 },
+    { name: 'affinity', annotations: { affinity: 'cookie', 'session-cookie-name': 'sticky' }, shows: (res) => String(res.headers['set-cookie'] ?? '').includes('sticky=') },
+    { name: 'none', annotations: {}, shows: (res) => res.status === 200 && res.headers['access-control-allow-origin'] === undefined && res.headers['set-cookie'] === undefined },
+  ];
+  const write = (annotations: Record<string, string>): Promise<void> => {
+    const b = nginxIngress('b', 'b.test', 'web', annotations) as { metadata: { namespace: string } };
+    b.metadata.namespace = 'b';
+    return writeFile(
+      path.join(dir.path, 'objects.yaml'),
+      toYaml([
+        ingressClass(),
+        ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }], 'a'),
+        ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }], 'b'),
+        ingress('a', { namespace: 'a', rules: [{ host: 'a.test', paths: [{ path: '/', service: 'web' }] }] }),
+        b,
+      ]),
+    );
+  };
+  await write({});
+  const stack = await startStack(t, { manifestsDir: dir.path, translate: { nginxAnnotations: true } });
+  const getB = () => httpGet({ port: stack.httpPort, hostHeader: 'b.test', path: '/x', headers: { origin: 'https://b.example' } });
+  await waitFor(async () => (await getB().catch(() => undefined))?.status === 200, { description: 'b.test served', timeoutMs: 30_000 });
+
+  const agent = createKeepAliveAgent();
+  t.teardown(() => agent.destroy());
+  const ports = new Set<number>();
+  const closes: string[] = [];
+  const getA = async (): Promise<void> => {
+    const res = await httpGet({ port: stack.httpPort, hostHeader: 'a.test', path: '/', agent });
+    t.is(res.status, 200);
+    if (res.headers.connection === 'close') closes.push('close');
+  };
+  agent.on('free', (socket) => ports.add(socket.localPort ?? 0));
+  await getA();
+  const before = await stack.envoy.stats(listenerStats);
+
+  for (let round = 0; round < 2; round++) {
+    for (const feature of features) {
+      await write(feature.annotations);
+      await waitFor(async () => feature.shows(await getB()), { description: `b.test with ${feature.name}`, timeoutMs: 30_000, intervalMs: 50 });
+      await getA();
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await getA();
+
+  const after = await stack.envoy.stats(listenerStats);
+  t.deepEqual(closes, [], 'A was never told to close its connection');
+  t.is(ports.size, 1, `A's requests went over ${ports.size} connections`);
+  t.is(after['listener_manager.listener_in_place_updated'], before['listener_manager.listener_in_place_updated']);
+  t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
+  t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
+});

@@ -52,8 +52,7 @@ function routeTable(name: string, hosts: PortHosts, listener: { port: number; sc
       wildcardLabels: 'one-or-more' as const,
     }))
     .sort(compareVirtualHosts);
-  // The CORS filter always: a route's CORS filter (a common first change) then updates the routes, not the listener.
-  return { name, virtualHosts, corsFilter: 'always' };
+  return { name, virtualHosts };
 }
 
 function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
