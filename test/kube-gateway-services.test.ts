@@ -177,8 +177,14 @@ test('each Gateway gets a Service of its own in the controller namespace, follow
 
   t.is(svcA.spec?.type, 'LoadBalancer');
   t.deepEqual(svcA.spec?.selector, settings.selector);
-  t.deepEqual(portsOf(svcA), [[80, 20000]]);
-  t.deepEqual(portsOf(svcB), [[80, 20001], [8080, 20002]], 'port 80 of b maps onto an Envoy port of its own');
+  // Envoy ports of the range (gateway-ports.ts: each listener port's own slot, or the next free one), one per
+  // listener port, none shared: port 80 of b maps onto an Envoy port of its own.
+  const inRange = (p: unknown): boolean => typeof p === 'number' && p >= settings.portRange.first && p <= settings.portRange.last;
+  t.deepEqual(portsOf(svcA).map(([port]) => port), [80]);
+  t.deepEqual(portsOf(svcB).map(([port]) => port), [80, 8080]);
+  const given = [...portsOf(svcA), ...portsOf(svcB)].map(([, target]) => target);
+  t.true(given.every(inRange), JSON.stringify(given));
+  t.is(new Set(given).size, 3, 'port 80 of b maps onto an Envoy port of its own');
   t.like(svcA.metadata?.labels, { team: 'alpha', 'gateway.networking.k8s.io/gateway-name': 'a', 'envoy-ingress.io/gateway-namespace': 'apps', 'app.kubernetes.io/managed-by': 'envoy-ingress' });
   t.like(svcA.metadata?.annotations, { 'example.com/lb-pool': 'edge', 'envoy-ingress.io/gateway': 'apps/a' });
 
@@ -217,8 +223,12 @@ test('each Gateway gets a Service of its own in the controller namespace, follow
     { description: "Gateway a's Service to follow", ...slow },
   );
   t.is(updated.metadata?.uid, svcA.metadata?.uid, 'updated in place');
-  t.deepEqual(portsOf(updated), [[80, 20000], [81, 20003]]);
-  t.deepEqual(portsOf(await readService(gatewayServiceName(b))), [[80, 20001], [8080, 20002]]);
+  // Port 80 keeps its Envoy port; 81 gets a free one of its own; b's are untouched.
+  t.deepEqual(portsOf(updated)[0], portsOf(svcA)[0]);
+  const for81 = portsOf(updated)[1];
+  t.is(for81?.[0], 81);
+  t.true(inRange(for81?.[1]) && !given.includes(for81?.[1]), JSON.stringify(for81));
+  t.deepEqual(portsOf(await readService(gatewayServiceName(b))), portsOf(svcB));
 
   // A new manager (a restart, a new leader) with a fresh store finds every port recorded: nothing to write.
   // The first one stops first (one leader at a time); its store must have caught up with its own last write.

@@ -64,6 +64,11 @@ export const ConversionDifferences = {
     message: "ingress-nginx's http -> https redirect drops a trailing slash of the path (unless preserve-trailing-slash); the Gateway API RequestRedirect keeps the path as sent",
     action: 'none usually: the https request then reaches the same route',
   },
+  appRootListenerPort: {
+    id: 'app-root-listener-port',
+    message: "ingress-nginx's app-root redirect keeps the Host the client sent; a Gateway API RequestRedirect without a port names the listener's port in the Location (the spec), which differs when the HTTP listener is not on port 80",
+    action: 'none when the Gateway listens on 80 (the usual case); otherwise clients follow the Location to the listener port',
+  },
   redirectKeepsQuery: {
     id: 'redirect-keeps-query',
     message: "nginx's `return` (permanent-redirect, temporal-redirect) never adds the request's query to the Location; a Gateway API RequestRedirect keeps it",

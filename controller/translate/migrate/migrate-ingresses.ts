@@ -485,6 +485,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       if (root !== undefined) {
         appRoot = root.path.path;
         if (root.query.kind === 'replace') ingressDifferences.push({ id: 'app-root', message: 'the app-root\'s query has no RequestRedirect field', action: 'use an app-root without a query' });
+        // The app-root redirect names no port: the spec's Location then carries the listener's (see its message).
+        if (options.httpPort !== 80) ingressDifferences.push(diff(D.appRootListenerPort));
       }
       captureTarget = reading.mapping.regex?.captureRewrite?.target;
       if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
