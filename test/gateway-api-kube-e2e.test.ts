@@ -232,10 +232,10 @@ test.serial('allowedRoutes Selector follows the route Namespace\'s labels as the
   t.pass();
 });
 
-test.serial('TCPRoute and TLSRoute parents: Accepted on our TCP and TLS listeners, the TCP port proxies the connection', async (t) => {
+test.serial('TCPRoute, TLSRoute and GRPCRoute parents: Accepted on our TCP, TLS and HTTP listeners, the TCP port proxies the connection', async (t) => {
   t.timeout(120_000);
   showStackLogsOnFailure(t, () => world);
-  const [tcpPort, tlsPort] = [await freePort(), await freePort()];
+  const [tcpPort, tlsPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
   await apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -246,8 +246,15 @@ test.serial('TCPRoute and TLSRoute parents: Accepted on our TCP and TLS listener
         listeners: [
           { name: 'tcp', port: tcpPort, protocol: 'TCP' },
           { name: 'tls', port: tlsPort, protocol: 'TLS', hostname: '*.example.test', tls: { mode: 'Passthrough' } },
+          { name: 'grpc', port: grpcPort, protocol: 'HTTP', hostname: 'grpc.example.test' },
         ],
       },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GRPCRoute',
+      metadata: { name: 'echo', namespace: ns },
+      spec: { parentRefs: [{ name: 'l4', sectionName: 'grpc' }], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [webBackend] }] },
     },
     { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TCPRoute', metadata: { name: 'raw', namespace: ns }, spec: { parentRefs: [{ name: 'l4', sectionName: 'tcp' }], rules: [{ backendRefs: [webBackend] }] } },
     {
@@ -263,6 +270,8 @@ test.serial('TCPRoute and TLSRoute parents: Accepted on our TCP and TLS listener
   t.deepEqual(await ourConditions('tcproute', 'raw'), ['Accepted=True/Accepted@1', 'ResolvedRefs=True/ResolvedRefs@1']);
   await waitFor(async () => (await ourConditions('tlsroute', 'sni')) !== undefined, { description: 'TLSRoute status written', timeoutMs: 30_000 });
   t.deepEqual(await ourConditions('tlsroute', 'sni'), ['Accepted=True/Accepted@1', 'ResolvedRefs=False/BackendNotFound@1']);
+  await waitFor(async () => (await ourConditions('grpcroute', 'echo')) !== undefined, { description: 'GRPCRoute status written', timeoutMs: 30_000 });
+  t.deepEqual(await ourConditions('grpcroute', 'echo'), ['Accepted=True/Accepted@1', 'ResolvedRefs=True/ResolvedRefs@1']);
   // HTTP through the TCP listener reaches the echo unchanged.
   await waitFor(async () => {
     try {
@@ -276,5 +285,6 @@ test.serial('TCPRoute and TLSRoute parents: Accepted on our TCP and TLS listener
   t.deepEqual(l4.status?.listeners?.map((l) => [l.name, l.attachedRoutes, l.supportedKinds.map((k) => k.kind)]), [
     ['tcp', 1, ['TCPRoute']],
     ['tls', 1, ['TLSRoute']],
+    ['grpc', 1, ['HTTPRoute', 'GRPCRoute']],
   ]);
 });
