@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { useEchoBackend } from './harness/ava-fixtures.js';
 import { createKeepAliveAgent, httpGet } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
@@ -17,6 +17,40 @@ import { nginxIngress } from './fixtures/nginx-manifests.js';
 import { startStack } from './fixtures/standalone-stack.js';
 
 const listenerStats = '^listener_manager\\.(listener_in_place_updated|listener_modified|total_filter_chains_draining|lds\\.update_success)$';
+
+/**
+ * Tenant A's one kept-alive connection through the stack: `get` asks over it (200 expected); `assertNeverDrained`
+ * checks, after the other tenant's edits, that it stayed one connection never told to close, and that Envoy made no
+ * listener update since `watchKeptAlive` (an LDS update drains every connection of the listener).
+ */
+async function watchKeptAlive(t: ExecutionContext, stack: Awaited<ReturnType<typeof startStack>>): Promise<{ get: () => Promise<void>; assertNeverDrained: () => Promise<void> }> {
+  const agent = createKeepAliveAgent();
+  t.teardown(() => agent.destroy());
+  const ports = new Set<number>();
+  const closes: string[] = [];
+  const get = async (): Promise<void> => {
+    const res = await httpGet({ port: stack.httpPort, hostHeader: 'a.test', path: '/', agent });
+    t.is(res.status, 200);
+    if (res.headers.connection === 'close') closes.push('close');
+  };
+  // The local port of the agent's one socket identifies the connection.
+  agent.on('free', (socket) => ports.add(socket.localPort ?? 0));
+  await get();
+  const before = await stack.envoy.stats(listenerStats);
+  const assertNeverDrained = async (): Promise<void> => {
+    // Longer than the stack's drain time (2 s): a drain would have closed the connection by now.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await get();
+    const after = await stack.envoy.stats(listenerStats);
+    t.deepEqual(closes, [], 'A was never told to close its connection');
+    t.is(ports.size, 1, `A's requests went over ${ports.size} connections`);
+    t.is(after['listener_manager.listener_in_place_updated'], before['listener_manager.listener_in_place_updated']);
+    t.is(after['listener_manager.listener_modified'], before['listener_manager.listener_modified']);
+    t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
+    t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
+  };
+  return { get, assertNeverDrained };
+}
 
 test('20 auth-url edits of one tenant: no listener update, and another tenant\'s kept-alive connection is never drained', async (t) => {
   t.timeout(240_000);
@@ -57,19 +91,7 @@ test('20 auth-url edits of one tenant: no listener update, and another tenant\'s
   });
 
   // A's long-lived connection.
-  const agent = createKeepAliveAgent();
-  t.teardown(() => agent.destroy());
-  const ports = new Set<number>();
-  const closes: string[] = [];
-  const getA = async (): Promise<void> => {
-    const res = await httpGet({ port: stack.httpPort, hostHeader: 'a.test', path: '/', agent });
-    t.is(res.status, 200);
-    if (res.headers.connection === 'close') closes.push('close');
-  };
-  // The local port of the agent's one socket identifies the connection.
-  agent.on('free', (socket) => ports.add(socket.localPort ?? 0));
-  await getA();
-  const before = await stack.envoy.stats(listenerStats);
+  const a = await watchKeptAlive(t, stack);
 
   for (let edit = 1; edit <= 20; edit++) {
     await write(edit);
@@ -78,19 +100,9 @@ test('20 auth-url edits of one tenant: no listener update, and another tenant\'s
       timeoutMs: 30_000,
       intervalMs: 50,
     });
-    await getA();
+    await a.get();
   }
-  // Longer than the stack's drain time (2 s): a drain would have closed the connection by now.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  await getA();
-
-  const after = await stack.envoy.stats(listenerStats);
-  t.deepEqual(closes, [], 'A was never told to close its connection');
-  t.is(ports.size, 1, `A's requests went over ${ports.size} connections`);
-  t.is(after['listener_manager.listener_in_place_updated'], before['listener_manager.listener_in_place_updated']);
-  t.is(after['listener_manager.listener_modified'], before['listener_manager.listener_modified']);
-  t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
-  t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
+  await a.assertNeverDrained();
 });
 
 // Every other per-route feature a tenant turns on or off (CORS, an allow-list, a body size limit, an affinity
@@ -126,33 +138,14 @@ test("a tenant turning per-route features on and off: no listener update, and an
   const getB = () => httpGet({ port: stack.httpPort, hostHeader: 'b.test', path: '/x', headers: { origin: 'https://b.example' } });
   await waitFor(async () => (await getB().catch(() => undefined))?.status === 200, { description: 'b.test served', timeoutMs: 30_000 });
 
-  const agent = createKeepAliveAgent();
-  t.teardown(() => agent.destroy());
-  const ports = new Set<number>();
-  const closes: string[] = [];
-  const getA = async (): Promise<void> => {
-    const res = await httpGet({ port: stack.httpPort, hostHeader: 'a.test', path: '/', agent });
-    t.is(res.status, 200);
-    if (res.headers.connection === 'close') closes.push('close');
-  };
-  agent.on('free', (socket) => ports.add(socket.localPort ?? 0));
-  await getA();
-  const before = await stack.envoy.stats(listenerStats);
+  const a = await watchKeptAlive(t, stack);
 
   for (let round = 0; round < 2; round++) {
     for (const feature of features) {
       await write(feature.annotations);
       await waitFor(async () => feature.shows(await getB()), { description: `b.test with ${feature.name}`, timeoutMs: 30_000, intervalMs: 50 });
-      await getA();
+      await a.get();
     }
   }
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  await getA();
-
-  const after = await stack.envoy.stats(listenerStats);
-  t.deepEqual(closes, [], 'A was never told to close its connection');
-  t.is(ports.size, 1, `A's requests went over ${ports.size} connections`);
-  t.is(after['listener_manager.listener_in_place_updated'], before['listener_manager.listener_in_place_updated']);
-  t.is(after['listener_manager.total_filter_chains_draining'] ?? 0, 0);
-  t.is(after['listener_manager.lds.update_success'], before['listener_manager.lds.update_success'], 'no LDS update');
+  await a.assertNeverDrained();
 });
