@@ -14,6 +14,7 @@ import { collectGarbage, cpuMs, mib, round, summarize, type Summary } from './st
 import { underLoad } from './switch-under-load.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
+import { isKindName, kindInfo } from '../controller/translate/shared/kinds.js';
 
 export interface ConvergenceResult {
   existingRoutes: number;
@@ -245,7 +246,8 @@ export function withApiVersion(o: object): object {
 }
 
 function apiVersionOf(kind: string): string {
-  return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
+  if (!isKindName(kind)) throw new Error(`no apiVersion known for kind ${kind}`);
+  return kindInfo(kind).apiVersions[0];
 }
 
 export function progress(message: string): void {
