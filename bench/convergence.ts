@@ -215,6 +215,10 @@ export function ingressesForRoutes(routes: number, tls: { certPem: string; keyPe
 /** The kinds of route object the convergence scenarios apply. */
 export type RouteKind = 'Ingress' | 'HTTPRoute';
 
+export function pluralOf(kind: RouteKind): string {
+  return kind === 'Ingress' ? 'Ingresses' : `${kind}s`;
+}
+
 /** A route object named `name` sending `host` (every path) to the Service `service` port 80: an Ingress, an HTTPRoute. */
 export type RouteManifest = (name: string, host: string, service: string) => object;
 

@@ -9,7 +9,7 @@ import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster
 import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
-import { appObjects, envoysInSync, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion, type RouteKind, type RouteManifest } from './convergence.js';
+import { appObjects, envoysInSync, pluralOf, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion, type RouteKind, type RouteManifest } from './convergence.js';
 import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
 import { startEnvoyStack, type BenchController, type StartController } from './envoy-stack.js';
 import { startApiCreator } from './api-creator.js';
@@ -195,11 +195,11 @@ export async function forEachKubeSize<T>(
   const results: T[] = [];
   for (const routes of routeCounts) {
     const n = workload.objectsForRoutes(routes);
-    progress(`${label}: ${routes} existing routes (${n} ${workload.kind}s): starting kube-apiserver and etcd`);
+    progress(`${label}: ${routes} existing routes (${n} ${pluralOf(workload.kind)}): starting kube-apiserver and etcd`);
     const cluster = await startKubeCluster();
     try {
       const loadSeconds = await loadKubeCluster(cluster, n, backends[0]!, workload);
-      progress(`${label}: ${n} ${workload.kind}s created through the API in ${loadSeconds.toFixed(1)} s`);
+      progress(`${label}: ${n} ${pluralOf(workload.kind)} created through the API in ${loadSeconds.toFixed(1)} s`);
       results.push(await measure({ cluster, n, loadSeconds, backends, poller }));
     } finally {
       await cluster.stop();
@@ -247,7 +247,7 @@ export async function measureKubeConvergence<Extra = object>(
     try {
       await untilServed(stack.controller, n, workload.kind);
       const served = { controller: stack.controller, httpPort: workload.port(stack) };
-      progress(`${label}: config with ${n} ${workload.kind}s served; creating new ${workload.kind}s through the API`);
+      progress(`${label}: config with ${n} ${pluralOf(workload.kind)} served; creating new ${pluralOf(workload.kind)} through the API`);
       // The new objects come from another process, as from kubectl: here they would queue behind the builds.
       const creator = await startApiCreator(cluster.adminKubeconfigPath);
       try {

@@ -2,6 +2,7 @@
 // one row per route kind and size, the same columns as the Ingress tables of bench/run.ts. Pure: results in, rows
 // out, so the shaping is tested without running anything.
 import type { BackendSwitches } from './backend-switches.js';
+import type { ChangeCost } from './incremental-cost.js';
 import type { KubeApplyStages, KubeConvergenceResult } from './kube-convergence.js';
 import type { RouteChangeResult } from './convergence.js';
 import type { PeersRow } from './peers-results.js';
@@ -24,6 +25,8 @@ export interface HttpRouteKubeResult {
 /** What `BENCH_ONLY=gateway-api` writes to latest.json (`gatewayApi`). */
 export interface GatewayApiResults {
   translationScale: { sizes: HttpRouteScaleResult[]; growth1kTo10kCpu?: number };
+  /** One HTTPRoute changed at a time (as section 3's route change): which build it took, its cost. */
+  changeCost: { httpRoutes: number; changes: ChangeCost[] };
   kubeConvergence: HttpRouteKubeResult[];
   /** An HTTPRoute's backendRef switched under load, at `existingRoutes`. */
   backendSwitch?: BackendSwitches & { existingRoutes: number };

@@ -8,7 +8,7 @@ import { describeSize, parseExistingSizes, progress, runConvergence } from './co
 import { runEndpointChurn } from './endpoint-churn.js';
 import { runEndpointPush } from './endpoint-push.js';
 import { runManyClients } from './many-clients.js';
-import { describeChangeCost, runIncrementalCost } from './incremental-cost.js';
+import { changeCostCells, changeCostColumns, ingressRouteChange, runChangeCosts, runIncrementalCost, type ChangeCost } from './incremental-cost.js';
 import { collectGarbage, machine, round, table } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
 import { benchEnvoyOptions, runScale, runTranslationScale, type TranslationScaleResult } from './translation-scale.js';
@@ -19,7 +19,7 @@ import { runPeers } from './peers.js';
 import { bulkTableHeader, bulkTableRows, peersFailures, peersTableHeader, peersTableRows } from './peers-results.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { runGatewayApiConvergence } from './gateway-api-convergence.js';
-import { syntheticGatewayApiCluster } from './synthetic-gateway-api.js';
+import { syntheticGatewayApiCluster, syntheticGatewayClass, withExtraPath } from './synthetic-gateway-api.js';
 import {
   kubeApplyColumns, kubeApplyRowsByKind, kubeOneRouteColumns, kubeOneRouteRowsByKind, scaleCells, scaleColumns, scaleRowsByKind, switchColumns, switchRowsByKind, type GatewayApiResults,
 } from './route-kind-tables.js';
@@ -30,6 +30,7 @@ import type { PeersRow } from './peers-results.js';
 /** The Ingress scenarios' results the Gateway API section sets its rows beside. */
 interface IngressResults {
   translationScale: { sizes: TranslationScaleResult[] };
+  incrementalCost: { ingresses: number; changes: ChangeCost[] };
   kubeConvergence: KubeConvergenceResult[];
   convergence: { routeChange?: RouteChangeResult };
   peers: { rows: PeersRow[] };
@@ -85,11 +86,7 @@ if (only.includes('incremental')) {
   results['incrementalCost'] = { ingresses: size, changes: costs };
   out.push(`\n## 3. Incremental cost at ${size} Ingresses (delta xDS client subscribed to everything)`);
   out.push(
-    table(
-      ['change', 'build', 'build ms p50', 'p99', 'push ms p50', 'p99', 'encoded', 'sent to the delta client'],
-      costs.map((c) => [c.change, c.buildKind, c.buildMs.median, c.buildMs.p99, c.pushMs.median, c.pushMs.p99,
-        Object.entries(c.encoded).filter(([, v]) => v > 0).map(([k, v]) => `${k}=${v}`).join(' '), describeChangeCost(c)]),
-    ),
+    table(changeCostColumns, costs.map(changeCostCells)),
   );
   collectGarbage();
   lap('incremental');
@@ -142,13 +139,24 @@ if (only.includes('kube')) {
 
 if (only.includes('gateway-api')) {
   // The Ingress figures to set beside: this run's, or the last run's (latest.json) when this one did not measure them.
-  const ingressOf = <K extends 'translationScale' | 'kubeConvergence' | 'convergence' | 'peers'>(key: K): Partial<IngressResults>[K] =>
+  const ingressOf = <K extends keyof IngressResults>(key: K): Partial<IngressResults>[K] =>
     (results[key] ?? previous[key]) as Partial<IngressResults>[K];
   const sizes = scaleSizes ?? (quick ? [100, 1000] : [1000, 10000]);
   progress(`translation scale: ${sizes.join(', ')} HTTPRoutes`);
   const scale = runScale(sizes, (n) => (n >= 10000 ? 3 : n >= 1000 ? 5 : 10), (httpRoutes) => syntheticGatewayApiCluster({ httpRoutes, port: benchEnvoyOptions.httpPort + 1 }));
   const at = (n: number) => scale.find((s) => s.ingresses === n);
   const growth = at(1000) && at(10000) ? round(at(10000)!.buildCpuMs.median / at(1000)!.buildCpuMs.median) : undefined;
+  collectGarbage();
+  // As section 3's route change: one HTTPRoute gains a path (same hostnames, same parents), at 10,000 HTTPRoutes.
+  const changeSize = quick ? 1000 : 10000;
+  progress(`HTTPRoute change cost at ${changeSize} HTTPRoutes`);
+  const changed = syntheticGatewayApiCluster({ httpRoutes: changeSize, port: benchEnvoyOptions.httpPort + 1 });
+  const changeCost = await runChangeCosts(changed, quick ? 3 : 5, [
+    { change: 'httproute', kind: 'virtualHost', object: (run) => withExtraPath(changed.httpRoutes![(run * 13 + 5) % changeSize]!, `/changed-${run}`) },
+  ]);
+  // The same Ingress change as section 3's, with one GatewayClass of ours in the cluster (and nothing attached to it).
+  progress(`Ingress change cost at ${changeSize} Ingresses with a GatewayClass of ours`);
+  changeCost.push(...(await runChangeCosts({ ...syntheticCluster({ ingresses: changeSize, tls: certA }), gatewayClasses: [syntheticGatewayClass()] }, quick ? 3 : 5, [ingressRouteChange('route, GatewayClass present')])));
   collectGarbage();
   // The same sizes as the kube scenario's Ingresses (BENCH_KUBE_ROUTES), each on its own API server.
   const counts = process.env['BENCH_KUBE_ROUTES'] ? process.env['BENCH_KUBE_ROUTES'].split(',').map(Number) : quick ? [0] : [0, 5000];
@@ -158,6 +166,7 @@ if (only.includes('gateway-api')) {
   const switched = rows.find((r) => r.more !== undefined);
   const gateway: GatewayApiResults = {
     translationScale: { sizes: scale.map(({ ingresses, ...rest }) => ({ httpRoutes: ingresses, ...rest })), ...(growth === undefined ? {} : { growth1kTo10kCpu: growth }) },
+    changeCost: { httpRoutes: changeSize, changes: changeCost },
     kubeConvergence: rows.map((r) => ({ existingRoutes: r.existingRoutes, existingHttpRoutes: r.existingObjects, loadSeconds: r.loadSeconds, applyTo200Ms: r.applyTo200Ms, stages: r.stages, oneHttpRoute: r.oneRoute })),
     ...(switched?.more === undefined ? {} : { backendSwitch: { existingRoutes: switched.existingRoutes, ...switched.more } }),
   };
@@ -168,6 +177,9 @@ if (only.includes('gateway-api')) {
   out.push('full build (as section 1): N HTTPRoutes of 1-3 hostnames and 1-4 path matches each, one Service each, on one Gateway listener; the Ingresses of section 1 at the same sizes');
   out.push(table(['objects', ...scaleColumns], scaleRowsByKind(ingressScale, gateway.translationScale.sizes)));
   if (growth !== undefined) out.push(`growth 1,000 -> 10,000 HTTPRoutes (CPU time): ${growth}x`);
+  const ingressCost = ingressOf('incrementalCost');
+  out.push(`one route object changed (one path; same hosts, same parents) as section 3: an Ingress at ${ingressCost?.ingresses ?? '-'} Ingresses, an HTTPRoute at ${changeSize} HTTPRoutes, an Ingress at ${changeSize} Ingresses beside a GatewayClass of ours`);
+  out.push(table(changeCostColumns, [...(ingressCost?.changes ?? []).filter((c) => c.change === 'route'), ...changeCost].map(changeCostCells)));
   out.push('Kubernetes mode (as section 2b): a Service, an EndpointSlice and a route object created through a real kube-apiserver -> first 200 (HTTPRoutes: on the Gateway listener), median ms per stage');
   out.push(table(kubeApplyColumns, kubeApplyRowsByKind(ingressKube, gateway.kubeConvergence)));
   out.push('one route object (one create request) for a Service Envoy already serves -> first 200, median ms per stage');

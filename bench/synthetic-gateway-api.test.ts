@@ -1,7 +1,7 @@
 import test from 'ava';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { translate } from '../controller/translate/translate.js';
-import { syntheticGatewayApiCluster, syntheticHttpRoutes, routesOfHttpRoute, httpRouteTo } from './synthetic-gateway-api.js';
+import { syntheticGatewayApiCluster, syntheticHttpRoutes, routesOfHttpRoute, httpRouteTo, withExtraPath } from './synthetic-gateway-api.js';
 import { countRoutes } from './translation-scale.js';
 
 const port = 10081;
@@ -29,4 +29,14 @@ test('HTTPRoutes are deterministic and a smaller set is a prefix of a larger one
   const perRoute = syntheticHttpRoutes(2000).reduce((n, r) => n + routesOfHttpRoute(r), 0) / 2000;
   // 1-3 hosts times 1-4 paths, uniform: 2 x 2.5 on average, as an Ingress's 1-3 hosts with 1-4 paths each.
   t.true(perRoute > 4.5 && perRoute < 5.5, `${perRoute} routes per HTTPRoute`);
+});
+
+test('an HTTPRoute with an extra path keeps its hostnames and parents and gains one route per hostname; the original is untouched', (t) => {
+  const route = httpRouteTo('r', ['a.test', 'b.test'], 'svc');
+  const edited = withExtraPath(route, '/changed');
+  t.deepEqual(edited.spec?.hostnames, route.spec?.hostnames);
+  t.deepEqual(edited.spec?.parentRefs, route.spec?.parentRefs);
+  t.is(routesOfHttpRoute(edited), routesOfHttpRoute(route) + 2);
+  t.deepEqual(edited.spec?.rules?.[0]?.matches?.at(-1), { path: { type: 'Exact', value: '/changed' } });
+  t.is(route.spec?.rules?.[0]?.matches?.length, 1);
 });

@@ -89,3 +89,10 @@ export function routesOfHttpRoute(route: HTTPRoute): number {
   for (const rule of route.spec?.rules ?? []) matches += Math.max(1, rule.matches?.length ?? 0);
   return hosts * matches;
 }
+
+/** `route` with one more exact path match in its first rule: the same hostnames and parents, one more route per hostname. */
+export function withExtraPath(route: HTTPRoute, path: string): HTTPRoute {
+  const [first, ...rest] = route.spec?.rules ?? [];
+  const rule = { ...first, matches: [...(first?.matches ?? []), { path: { type: 'Exact' as const, value: path } }] };
+  return { ...route, spec: { ...route.spec, rules: [rule, ...rest] } };
+}
