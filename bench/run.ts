@@ -137,6 +137,24 @@ if (only.includes('kube')) {
   lap('kube');
 }
 
+if (only.includes('peers')) {
+  const routeCounts = quick ? [0, 1000] : [0, 1000, 5000];
+  progress(`peers: Contour and envoy-ingress on one kube-apiserver, one after the other: ${routeCounts.join(', ')} existing routes`);
+  const peers = await runPeers({ routeCounts, applies: 20, endpointChanges: quick ? 6 : 10, routeChanges: 3, switches: 10, bulkIngresses: quick ? 1000 : 10000, tls: certA });
+  results['peers'] = peers;
+  out.push(`\n## 2c. Peers: Contour ${peers.contour.version} and envoy-ingress side by side (same kube-apiserver, same Envoy binary, same synthetic objects, same measuring code; Contour first, then ours, each with a fresh Envoy)`);
+  out.push(`Contour flags: contour serve ${peers.contour.flags.join(' ')} (plus ports and the kubeconfig); Envoy bootstrap from \`contour bootstrap\`, admin API moved to 127.0.0.1`);
+  out.push(table(peersTableHeader, peersTableRows(peers.rows)));
+  for (const line of peersFailures(peers.rows)) out.push(line);
+  const { bulk } = peers;
+  out.push(`\n${bulk.ingresses} Ingresses (${bulk.objects} objects: Services, EndpointSlices, Secrets, Ingresses) created through the API, 8 requests at a time, from an empty cluster, each controller on its own fresh kube-apiserver, in its own process (ours: node dist/cli/main.js run), read from /proc`);
+  out.push(table(bulkTableHeader, bulkTableRows(bulk)));
+  for (const [who, m] of [['envoy-ingress', bulk.ours], ['Contour', bulk.contour]] as const) if (m.failed) out.push(`${who} did not finish the bulk creation: ${m.failed}`);
+  collectGarbage();
+  lap('peers');
+}
+
+// After the Ingress scenarios it sets its rows beside (kube, incremental, scale, peers), so in a full run all are of one run.
 if (only.includes('gateway-api')) {
   // The Ingress figures to set beside: this run's, or the last run's (latest.json) when this one did not measure them.
   const ingressOf = <K extends keyof IngressResults>(key: K): Partial<IngressResults>[K] =>
@@ -188,23 +206,6 @@ if (only.includes('gateway-api')) {
   out.push(table(switchColumns, switchRowsByKind(ingressOf('convergence')?.routeChange, ingressOf('peers')?.rows ?? [], gateway.backendSwitch)));
   collectGarbage();
   lap('gateway-api');
-}
-
-if (only.includes('peers')) {
-  const routeCounts = quick ? [0, 1000] : [0, 1000, 5000];
-  progress(`peers: Contour and envoy-ingress on one kube-apiserver, one after the other: ${routeCounts.join(', ')} existing routes`);
-  const peers = await runPeers({ routeCounts, applies: 20, endpointChanges: quick ? 6 : 10, routeChanges: 3, switches: 10, bulkIngresses: quick ? 1000 : 10000, tls: certA });
-  results['peers'] = peers;
-  out.push(`\n## 2c. Peers: Contour ${peers.contour.version} and envoy-ingress side by side (same kube-apiserver, same Envoy binary, same synthetic objects, same measuring code; Contour first, then ours, each with a fresh Envoy)`);
-  out.push(`Contour flags: contour serve ${peers.contour.flags.join(' ')} (plus ports and the kubeconfig); Envoy bootstrap from \`contour bootstrap\`, admin API moved to 127.0.0.1`);
-  out.push(table(peersTableHeader, peersTableRows(peers.rows)));
-  for (const line of peersFailures(peers.rows)) out.push(line);
-  const { bulk } = peers;
-  out.push(`\n${bulk.ingresses} Ingresses (${bulk.objects} objects: Services, EndpointSlices, Secrets, Ingresses) created through the API, 8 requests at a time, from an empty cluster, each controller on its own fresh kube-apiserver, in its own process (ours: node dist/cli/main.js run), read from /proc`);
-  out.push(table(bulkTableHeader, bulkTableRows(bulk)));
-  for (const [who, m] of [['envoy-ingress', bulk.ours], ['Contour', bulk.contour]] as const) if (m.failed) out.push(`${who} did not finish the bulk creation: ${m.failed}`);
-  collectGarbage();
-  lap('peers');
 }
 
 if (only.includes('endpoints')) {
