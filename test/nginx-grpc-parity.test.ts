@@ -3,14 +3,16 @@
 // (test/nginx-parity/*.yaml) send HTTP/1.1 requests only, hence this file. The Go tests call grpcbin's
 // HeadersUnary / Unary, which answer the request metadata the backend received; the server here does the same for
 // one unary method (raw bytes, no .proto needed), and waits `x-delay-ms` before answering when asked.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import * as grpc from '@grpc/grpc-js';
+import { runMigrate } from '../cli/migrate-command.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass } from './fixtures/manifests.js';
 import { serviceWithLoopbackSlice } from './fixtures/semantics-cases.js';
-import { startStack, type Stack } from './fixtures/standalone-stack.js';
+import { freePort, startStack, type Stack } from './fixtures/standalone-stack.js';
 import { writeManifest } from './fixtures/table-requests.js';
 
 const method = '/grpcbin.GRPCBin/HeadersUnary';
@@ -69,8 +71,8 @@ function grpcIngress(name: string, host: string, service: string, annotations: R
   };
 }
 
-test('grpc.go: backend-protocol GRPC and GRPCS reach a gRPC backend over HTTP/2; proxy-*-timeout bound the wait for its answer', async (t) => {
-  t.timeout(120_000);
+/** The Go test's objects (gRPC backends plain and TLS, four Ingresses) in a temporary manifests directory. */
+async function grpcFixture(t: ExecutionContext): Promise<{ dir: string; ca: TestCA }> {
   const tmp = await createTempDir('nginx-grpc-');
   t.teardown(() => tmp.remove());
   const ca = await createTestCA();
@@ -92,7 +94,13 @@ test('grpc.go: backend-protocol GRPC and GRPCS reach a gRPC backend over HTTP/2;
     grpcIngress('grpc-timeout', 'grpc-timeout.foo.com', 'grpcbin', { 'backend-protocol': 'GRPC', 'proxy-connect-timeout': '10', 'proxy-send-timeout': '10', 'proxy-read-timeout': '10' }),
     grpcIngress('grpc-timeout-short', 'grpc-timeout-short.foo.com', 'grpcbin', { 'backend-protocol': 'GRPC', 'proxy-connect-timeout': '1', 'proxy-send-timeout': '1', 'proxy-read-timeout': '1' }),
   ]);
-  const stack = await startStack(t, { manifestsDir: tmp.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true } });
+  return { dir: tmp.path, ca };
+}
+
+test('grpc.go: backend-protocol GRPC and GRPCS reach a gRPC backend over HTTP/2; proxy-*-timeout bound the wait for its answer', async (t) => {
+  t.timeout(120_000);
+  const { dir, ca } = await grpcFixture(t);
+  const stack = await startStack(t, { manifestsDir: dir, httpsRedirectPort: 443, translate: { nginxAnnotations: true } });
   await stack.envoy.waitForListener('ingress_https');
 
   // "should return OK for service with backend protocol GRPC": over TLS to the Ingress's host, as the Go test.
@@ -120,4 +128,39 @@ test('grpc.go: backend-protocol GRPC and GRPCS reach a gRPC backend over HTTP/2;
   t.not(late.code, grpc.status.OK, 'an answer later than the read timeout is an error');
   const slowButAllowed = await call(stack, 'grpc-timeout.foo.com', { metadata: { 'x-delay-ms': '2500' } });
   t.is(slowButAllowed.code, grpc.status.OK, 'the same delay within 10 s timeouts is served (the error above is the timeout)');
+});
+
+// `envoy-ingress migrate` on the same objects: backend-protocol GRPC becomes a GRPCRoute (an HTTPRoute would speak
+// HTTP/1.1 to the backend: the call fails), served by the Gateway's listeners through the real Envoy.
+test('migrate: backend-protocol GRPC becomes a GRPCRoute whose calls reach the gRPC backend, plaintext and TLS; GRPCS is reported', async (t) => {
+  t.timeout(120_000);
+  const { dir, ca } = await grpcFixture(t);
+  const out = await createTempDir('nginx-grpc-migrated-');
+  t.teardown(() => out.remove());
+  const httpPort = await freePort();
+  const httpsPort = await freePort();
+  const { report } = await runMigrate({
+    manifests: dir,
+    out: out.path,
+    httpPort,
+    httpsPort,
+    httpsRedirectPort: 443,
+    classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+  });
+  const paths = new Map(report.ingresses.map((i) => [i.name, i.paths[0]]));
+  t.is(paths.get('grpc')?.route, 'default/grpc-grpc', 'the GRPC path is a GRPCRoute rule');
+  // (The TLS host's https redirect is reported apart: https-redirect-trailing-slash.)
+  t.deepEqual(paths.get('grpc')?.differences.map((d) => d.id), ['https-redirect-trailing-slash'], 'nothing of backend-protocol GRPC is reported');
+  t.is(paths.get('grpc-timeout')?.differences.some((d) => d.id === 'backend-protocol'), false);
+  t.true(paths.get('grpcs')?.differences.some((d) => d.id === 'backend-protocol'), 'GRPCS: TLS to the backend is reported');
+  const after = await startStack(t, { manifestsDir: out.path, httpsRedirectPort: 443, translate: { nginxAnnotations: true } });
+  await after.envoy.waitForListener(`gateway/http/${httpPort}`);
+  const gateway: Stack = { ...after, httpPort, httpsPort };
+  let tlsAnswer: Answer = { code: grpc.status.UNKNOWN };
+  await waitFor(async () => (tlsAnswer = await call(gateway, 'grpcbin-test.foo.com', { tls: ca })).code === grpc.status.OK, { timeoutMs: 20_000, intervalMs: 200, description: 'GRPCRoute over TLS' }).catch(() => undefined);
+  t.is(tlsAnswer.code, grpc.status.OK, 'GRPC over the HTTPS listener: the call succeeds');
+  t.is(tlsAnswer.headers?.[':authority'], 'grpcbin-test.foo.com');
+  const plainAnswer = await call(gateway, 'grpc-timeout.foo.com');
+  t.is(plainAnswer.code, grpc.status.OK, 'GRPC over the HTTP listener: the call succeeds');
+  t.is(plainAnswer.headers?.[':authority'], 'grpc-timeout.foo.com');
 });

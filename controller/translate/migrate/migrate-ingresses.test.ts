@@ -170,3 +170,65 @@ test('an Ingress host with more than 16 paths becomes several HTTPRoutes of at m
   const reported = result.report.ingresses[0]?.paths;
   t.deepEqual([reported?.[15]?.route, reported?.[15]?.rule, reported?.[16]?.route, reported?.[16]?.rule], ['default/many', 15, 'default/many-2', 0]);
 });
+
+test('backend-protocol GRPC: paths a method match can say become GRPCRoute rules; the rest stays on the HTTPRoute, reported', (t) => {
+  const grpcAnnotations = { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' };
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('rpc', { rules: [{ host: 'rpc.test', http: { paths: [path('/', 'all'), path('/pkg.Echo', 'echo'), path('/pkg.Echo/Say', 'say', 'Exact'), path('/pkg.Files/', 'files', 'ImplementationSpecific'), path('/a/b', 'deep')] } }] }, grpcAnnotations),
+        ingress('web', { rules: [{ host: 'web.test', http: { paths: [path('/', 'web')] } }] }),
+      ],
+      ['all', 'echo', 'say', 'files', 'deep', 'web'].map((n) => service(n)),
+    ),
+    options,
+  );
+  const grpcRoutes = result.objects.filter((o) => o.kind === 'GRPCRoute');
+  t.deepEqual(grpcRoutes.map((r) => `${r.metadata.namespace}/${r.metadata.name}`), ['default/rpc-grpc']);
+  const rules = (grpcRoutes[0]?.spec as { rules: { matches?: unknown; backendRefs?: { name: string }[] }[] }).rules;
+  t.deepEqual(
+    rules.map((r) => [r.matches, r.backendRefs?.map((b) => b.name)]),
+    [
+      [undefined, ['all']],
+      [[{ method: { type: 'Exact', service: 'pkg.Echo' } }], ['echo']],
+      [[{ method: { type: 'Exact', service: 'pkg.Echo', method: 'Say' } }], ['say']],
+      [[{ method: { type: 'Exact', service: 'pkg.Files' } }], ['files']],
+    ],
+  );
+  t.deepEqual((grpcRoutes[0]?.spec as { hostnames: string[] }).hostnames, ['rpc.test']);
+  // /a/b names no whole service: an HTTPRoute rule, reported.
+  const [httpRoute] = routesOf(result.objects).filter((r) => r.metadata.name === 'rpc');
+  t.deepEqual(httpRoute?.spec?.rules?.map((r) => r.matches?.[0]?.path?.value), ['/a/b']);
+  const reported = result.report.ingresses.find((i) => i.name === 'rpc')?.paths ?? [];
+  t.deepEqual(reported.map((p) => [p.path, p.route, p.rule, p.result]), [
+    ['/', 'default/rpc-grpc', 0, 'same'],
+    ['/pkg.Echo', 'default/rpc-grpc', 1, 'same'],
+    ['/pkg.Echo/Say', 'default/rpc-grpc', 2, 'same'],
+    ['/pkg.Files/', 'default/rpc-grpc', 3, 'same'],
+    ['/a/b', 'default/rpc', 0, 'different'],
+  ]);
+  t.deepEqual(reported[4]?.differences.map((d) => d.id), ['backend-protocol']);
+  // Another Ingress without the annotation: HTTPRoute only.
+  t.is(result.report.ingresses.find((i) => i.name === 'web')?.paths[0]?.route, 'default/web');
+});
+
+test('backend-protocol GRPCS and HTTPS are reported (TLS to the backend needs a BackendTLSPolicy); GRPC with upstream-vhost stays an HTTPRoute', (t) => {
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('tls', { rules: [{ host: 'tls.test', http: { paths: [path('/', 'a')] } }] }, { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' }, '2024-01-01T00:00:00Z'),
+        ingress('https', { rules: [{ host: 'https.test', http: { paths: [path('/', 'a')] } }] }, { 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS' }, '2024-01-02T00:00:00Z'),
+        ingress('vhost', { rules: [{ host: 'vhost.test', http: { paths: [path('/', 'a')] } }] }, { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC', 'nginx.ingress.kubernetes.io/upstream-vhost': 'inner' }, '2024-01-03T00:00:00Z'),
+      ],
+      [service('a')],
+    ),
+    options,
+  );
+  const byName = new Map(result.report.ingresses.map((i) => [i.name, i.paths[0]]));
+  t.is(byName.get('tls')?.route, 'default/tls-grpc');
+  t.regex(byName.get('tls')?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /without TLS/);
+  t.is(byName.get('https')?.route, 'default/https');
+  t.regex(byName.get('https')?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /without TLS/);
+  t.is(byName.get('vhost')?.route, 'default/vhost');
+  t.regex(byName.get('vhost')?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /URLRewrite/);
+});

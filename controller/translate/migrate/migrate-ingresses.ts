@@ -12,6 +12,8 @@ import {
   type Gateway,
   type GatewayClass,
   type GatewayListener,
+  type GRPCRoute,
+  type GRPCRouteRule,
   type HTTPBackendRef,
   type HTTPHeaderMatch,
   type HTTPIngressPath,
@@ -46,6 +48,7 @@ import { ConversionDifferences as D, type ConversionDifference } from './convers
 import type { GatewayMigrationReport, ReportedDifference, ReportedIngress, ReportedPath } from './gateway-migration-report.js';
 import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxReading } from './nginx-conversion.js';
 import { convertPath } from './path-conversion.js';
+import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
   /** The GatewayClass written (spec.controllerName: ours). */
@@ -69,10 +72,10 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | ReferenceGrant;
+export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | ReferenceGrant;
 
 export interface MigrationResult {
-  /** GatewayClass, Gateways, ReferenceGrants, HTTPRoutes, in that order. */
+  /** GatewayClass, Gateways, ReferenceGrants, HTTPRoutes and GRPCRoutes, in that order. */
   objects: GatewayApiObject[];
   /** The Ingresses the objects replace (every other object is kept as it is). */
   converted: ObjectRef[];
@@ -367,6 +370,22 @@ function configMapSettings(options: MigrateOptions): ReportedDifference | undefi
   };
 }
 
+/** nginx's backend-protocol as written (upper-cased), or undefined. */
+function backendProtocolOf(ingress: Ingress): string | undefined {
+  return ingress.metadata.annotations?.[`nginx.ingress.kubernetes.io/backend-protocol`]?.trim().toUpperCase();
+}
+
+/** What backend-protocol does that no route carries: TLS to the backend (HTTPS, GRPCS), h2c without gRPC (H2C). */
+function backendProtocolDifferences(ingress: Ingress, reading: NginxReading): ReportedDifference[] {
+  if (reading.mapping.own[Annotation.backendProtocol] === undefined) return [];
+  const protocol = backendProtocolOf(ingress);
+  if (protocol === 'HTTPS' || protocol === 'GRPCS') {
+    return [{ id: 'backend-protocol', message: `backend-protocol ${protocol}: the route's backend is spoken to without TLS (TLS to a backend needs a BackendTLSPolicy, which also verifies the backend's certificate; nginx does not unless proxy-ssl-verify is on)`, action: 'add a BackendTLSPolicy for the Service (CA and hostname of its certificate)' }];
+  }
+  if (protocol === 'H2C') return [{ id: 'backend-protocol', message: 'backend-protocol H2C: the HTTPRoute\'s backend is spoken to over HTTP/1.1', action: 'give the Service port appProtocol kubernetes.io/h2c' }];
+  return [];
+}
+
 /** Converts the Ingresses `run` would serve with `options.classes`; `state` is read, never changed. */
 export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingressClasses' | 'services' | 'secrets'>, options: MigrateOptions): MigrationResult {
   const served = state.ingresses.filter((i) => isServedByUs(i, state.ingressClasses, options.classes)).sort(compareByAge);
@@ -436,7 +455,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     });
   }
   const canaryIngresses: { ingress: Ingress; gateway: string; hosts: Map<string, HTTPIngressPath[]> }[] = [];
-  const routes: HTTPRoute[] = [];
+  const routes: (HTTPRoute | GRPCRoute)[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
   for (const ingress of served) {
@@ -489,6 +508,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
         if (options.httpPort !== 80) ingressDifferences.push(diff(D.appRootListenerPort));
       }
       captureTarget = reading.mapping.regex?.captureRewrite?.target;
+      ingressDifferences.push(...backendProtocolDifferences(ingress, reading));
       if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
     }
 
@@ -498,6 +518,10 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     const forceSslRedirect = annotations[Annotation.forceSslRedirect] === 'true';
     const redirectCode = nginx ? defaultNginxHttpRedirectCode : 301;
     const preserveTrailingSlash = reading?.mapping.redirects?.preserveTrailingSlash === true;
+
+    // backend-protocol GRPC / GRPCS: the paths a GRPCRoute method match can say become GRPCRoute rules.
+    const grpcProtocol = reading !== undefined && reading.mapping.own[Annotation.backendProtocol] !== undefined ? backendProtocolOf(ingress) : undefined;
+    const grpc = grpcProtocol !== undefined && grpcBackendProtocols.has(grpcProtocol);
 
     const hostNames = [...hosts.keys()];
     for (const [host, paths] of hosts) {
@@ -516,6 +540,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
 
       const rules: HTTPRouteRule[] = [];
+      const grpcRules: GRPCRouteRule[] = [];
+      const grpcRouteName = truncateName(`${routeName}-grpc`);
       const redirectRules: HTTPRouteRule[] = [];
       const hostFilters = [...filters];
       if (nginx && host !== '*' && !host.startsWith('*.')) {
@@ -556,6 +582,23 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           if (problem !== undefined) reported.differences.push(problem);
           if (ref !== undefined) rule.backendRefs = [ref];
           if (ruleFilters.length > 0) rule.filters = ruleFilters;
+          if (grpc) {
+            const methods = grpcMatches(path, nginx, regexPaths(ingress, host));
+            const unfit = nonGrpcFilters(ruleFilters);
+            const canaryHere = canaries.has(canaryKey(host, path));
+            if ('matches' in methods && unfit.length === 0 && !canaryHere) {
+              grpcRules.push({ ...(methods.matches.length === 0 ? {} : { matches: methods.matches }), ...(ruleFilters.length > 0 ? { filters: ruleFilters } : {}), ...(ref === undefined ? {} : { backendRefs: [ref] }) });
+              reported.route = `${namespace}/${grpcRouteName}`;
+              reported.rule = grpcRules.length - 1;
+              if (redirectsHttp) {
+                redirectRules.push({ matches: [{ path: converted.match }], filters: [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https', ...((options.httpsRedirectPort ?? options.httpsPort) === 443 ? {} : { port: options.httpsRedirectPort ?? options.httpsPort }), statusCode: redirectCode } }] });
+              }
+              entries.push({ ingress, host, path, match, regex: converted.regex, reported });
+              continue;
+            }
+            const why = 'problem' in methods ? methods.problem : unfit.length > 0 ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter` : 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)';
+            reported.differences.push({ id: 'backend-protocol', message: `backend-protocol ${grpcProtocol}: this path stays on the HTTPRoute, whose backend is spoken to over HTTP/1.1, not gRPC (${why})`, action: 'write a GRPCRoute for this path by hand (a path / or /<service>, or Exact /<service>/<method>), or give the Service port appProtocol kubernetes.io/h2c' });
+          }
           // An ingress-nginx canary of this host and path (as written): its header and cookie rules first (rule
           // order settles their precedence, as the canary's own order), its weight as a share of this rule.
           const canary = nginx ? canaries.get(canaryKey(host, path)) : undefined;
@@ -611,7 +654,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           rules.push({ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [fallbackNamespace === namespace ? ref : { ...ref, namespace: fallbackNamespace }] });
         }
       }
-      if (rules.length === 0) continue;
+      if (rules.length === 0 && grpcRules.length === 0) continue;
       const hostnames = host === '*' ? [] : [host, ...(aliasesByHost.get(host) ?? [])];
       const mainParents: ParentReference[] = redirectsHttp
         ? httpsListener === undefined
@@ -628,10 +671,17 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
         chunks(rules).forEach((part, i) => {
           routes.push({ apiVersion: gatewayApiVersion, kind: 'HTTPRoute', metadata: { name: chunkName(routeName, i), namespace, ...stamp }, spec: { parentRefs: mainParents, ...(hostnames.length > 0 ? { hostnames } : {}), rules: part } });
         });
+        // The GRPCRoute rules of the host (16 a route as well: the GRPCRoute CRD's limit).
+        for (let i = 0; i * maxRulesPerRoute < grpcRules.length; i++) {
+          const part = grpcRules.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute);
+          routes.push({ apiVersion: gatewayApiVersion, kind: 'GRPCRoute', metadata: { name: chunkName(grpcRouteName, i), namespace, ...stamp }, spec: { parentRefs: mainParents, ...(hostnames.length > 0 ? { hostnames } : {}), rules: part } });
+        }
         for (const e of entries) {
-          if (e.host !== host || e.reported.rule === undefined || e.reported.route !== `${namespace}/${routeName}`) continue;
+          if (e.host !== host || e.reported.rule === undefined) continue;
+          const base = e.reported.route === `${namespace}/${routeName}` ? routeName : e.reported.route === `${namespace}/${grpcRouteName}` ? grpcRouteName : undefined;
+          if (base === undefined) continue;
           const i = Math.floor(e.reported.rule / maxRulesPerRoute);
-          e.reported.route = `${namespace}/${chunkName(routeName, i)}`;
+          e.reported.route = `${namespace}/${chunkName(base, i)}`;
           e.reported.rule = e.reported.rule % maxRulesPerRoute;
         }
       }

@@ -25,6 +25,8 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'temporal-redirect',
   'temporal-redirect-code',
   'server-alias',
+  // GRPC / GRPCS: GRPCRoute rules; what no route carries (TLS, H2C) is reported by migrate-ingresses.ts.
+  'backend-protocol',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
