@@ -6,13 +6,16 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import type { EchoBackend } from './harness/echo-backend.js';
-import { httpsGet } from './harness/http-client.js';
+import { httpGet, httpsGet, type HttpResult } from './harness/http-client.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints, tlsSecret, toYaml } from './fixtures/manifests.js';
 import { nginx } from './fixtures/nginx-manifests.js';
 import { defineSharedWorld, endpointOf as endpoint, hostGet as get, type FileScope } from './fixtures/shared-stack.js';
-import type { Stack } from './fixtures/standalone-stack.js';
+import { freePort, startStack, type Stack } from './fixtures/standalone-stack.js';
+import { runMigrate } from '../cli/migrate-command.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { createTempDir } from './harness/temp-dir.js';
 
 interface World {
   stack: Stack;
@@ -167,6 +170,44 @@ test('ssl-passthrough: plain HTTP keeps serving the rules; other SNI names are s
   t.not(terminated.peerCertificate?.serialNumber, w.backendCert.serialNumber);
   t.is(terminated.json?.service, 'web');
   t.false(terminated.json?.tls, 'Envoy terminated TLS and forwarded plain HTTP');
+});
+
+// `envoy-ingress migrate` on the same objects: ssl-passthrough becomes a TLS listener in Passthrough mode and a
+// TLSRoute, served by the Gateway through the real Envoy (without them the Gateway terminates nothing for pass.test:
+// no listener claims its SNI, and the handshake fails).
+test('migrate: ssl-passthrough becomes a Passthrough TLS listener and a TLSRoute; the client completes TLS with the backend, plain HTTP keeps the rules', async (t) => {
+  const w = await world(t);
+  const out = await createTempDir('nginx-edge-migrated-');
+  t.teardown(() => out.remove());
+  const httpPort = await freePort();
+  const httpsPort = await freePort();
+  const { report } = await runMigrate({
+    manifests: w.dir,
+    out: out.path,
+    httpPort,
+    httpsPort,
+    httpsRedirectPort: 443,
+    classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+  });
+  const pass = report.ingresses.find((i) => i.name === 'pass');
+  t.deepEqual(pass?.paths.map((p) => p.result), ['same', 'same'], 'ssl-passthrough is carried');
+  const after = await startStack(t, { manifestsDir: out.path, translate: { nginxAnnotations: true } });
+  await after.envoy.waitForListener(`gateway/http/${httpPort}`);
+  let res: HttpResult | undefined;
+  await waitFor(
+    async () => {
+      res = await httpsGet({ port: httpsPort, servername: 'pass.test', hostHeader: 'pass.test', path: '/plain?x=1', ca: w.ca.certPem }).catch(() => undefined);
+      return res?.status === 200;
+    },
+    { timeoutMs: 20_000, intervalMs: 250, description: 'passthrough through the Gateway' },
+  ).catch(() => undefined);
+  t.is(res?.peerCertificate?.serialNumber, w.backendCert.serialNumber, 'the backend\'s own certificate');
+  t.is(res?.json?.service, 'secure', 'every path over TLS goes to the "/" path\'s backend');
+  t.is(res?.json?.path, '/plain?x=1');
+  t.true(res?.json?.tls);
+  const plain = await httpGet({ port: httpPort, hostHeader: 'pass.test', path: '/plain' });
+  t.is(plain.status, 200);
+  t.is(plain.json?.service, 'web', 'plain HTTP keeps serving the rules');
 });
 
 test('default-backend: a Service with no endpoints is answered by the default backend; others are not', async (t) => {

@@ -232,3 +232,29 @@ test('backend-protocol GRPCS and HTTPS are reported (TLS to the backend needs a 
   t.is(byName.get('vhost')?.route, 'default/vhost');
   t.regex(byName.get('vhost')?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /URLRewrite/);
 });
+
+test('ssl-passthrough: a TLS listener in Passthrough mode on the HTTPS port and a TLSRoute to the "/" path\'s backend; plain HTTP keeps the HTTPRoute', (t) => {
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('pass', { rules: [{ host: 'pass.test', http: { paths: [path('/plain', 'web'), path('/', 'secure')] } }] }, { 'nginx.ingress.kubernetes.io/ssl-passthrough': 'true' }),
+        // A newer Ingress of the same host does not decide its TLS connections (nginx-passthrough.ts).
+        ingress('late', { rules: [{ host: 'late.test', http: { paths: [path('/', 'web')] } }, { host: 'pass.test', http: { paths: [path('/x', 'web')] } }] }, { 'nginx.ingress.kubernetes.io/ssl-passthrough': 'true' }, '2024-02-01T00:00:00Z'),
+        ingress('late-owner', { rules: [{ host: 'late.test', http: { paths: [path('/y', 'web')] } }] }, {}, '2023-01-01T00:00:00Z'),
+      ],
+      [service('web'), service('secure')],
+    ),
+    options,
+  );
+  const gateway = result.objects.find((o) => o.kind === 'Gateway');
+  t.deepEqual(
+    (gateway?.spec as { listeners: { name: string; protocol: string; tls?: unknown; hostname?: string; port: number }[] }).listeners.filter((l) => l.protocol === 'TLS'),
+    [{ name: 'tls-passthrough-pass-test', hostname: 'pass.test', port: 443, protocol: 'TLS', tls: { mode: 'Passthrough' }, allowedRoutes: { namespaces: { from: 'All' } } }] as never,
+  );
+  const tlsRoutes = result.objects.filter((o) => o.kind === 'TLSRoute');
+  t.deepEqual(tlsRoutes.map((r) => [r.metadata.name, r.spec]), [
+    ['pass-tls-passthrough', { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'nginx', namespace: 'gateways', sectionName: 'tls-passthrough-pass-test' }], hostnames: ['pass.test'], rules: [{ backendRefs: [{ name: 'secure', port: 80 }] }] }],
+  ] as never);
+  t.true(routesOf(result.objects).some((r) => r.metadata.name === 'pass' && r.spec?.rules?.length === 2), 'plain HTTP keeps both paths');
+  t.false(result.report.ingresses.some((i) => i.paths.some((p) => p.differences.some((d) => d.id === 'ssl-passthrough'))), 'ssl-passthrough is carried, not reported');
+});

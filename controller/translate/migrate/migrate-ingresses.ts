@@ -28,6 +28,7 @@ import {
   type ReferenceGrant,
   type Secret,
   type Service,
+  type TLSRoute,
   refOf,
 } from '../shared/kube-objects.js';
 import { compareByAge } from '../shared/ordering.js';
@@ -48,6 +49,7 @@ import { ConversionDifferences as D, type ConversionDifference } from './convers
 import type { GatewayMigrationReport, ReportedDifference, ReportedIngress, ReportedPath } from './gateway-migration-report.js';
 import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxReading } from './nginx-conversion.js';
 import { convertPath } from './path-conversion.js';
+import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
@@ -72,10 +74,10 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | ReferenceGrant;
+export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant;
 
 export interface MigrationResult {
-  /** GatewayClass, Gateways, ReferenceGrants, HTTPRoutes and GRPCRoutes, in that order. */
+  /** GatewayClass, Gateways, ReferenceGrants, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
   objects: GatewayApiObject[];
   /** The Ingresses the objects replace (every other object is kept as it is). */
   converted: ObjectRef[];
@@ -103,6 +105,40 @@ function diff(d: ConversionDifference, extra?: string): ReportedDifference {
   return { id: d.id, message: extra === undefined ? d.message : `${d.message} (${extra})`, action: d.action };
 }
 
+/** An ssl-passthrough host as the nginx layer serves it (nginx-passthrough.ts): the oldest Ingress naming the host asked. */
+interface PassthroughHost {
+  ingress: Ingress;
+  /** Its `/` path, else its first: every TLS connection of the host goes to that path's backend. */
+  path: HTTPIngressPath;
+}
+
+/** The ssl-passthrough hosts, by host, as collectSslPassthrough picks them (oldest Ingress naming a host decides). */
+function passthroughHosts(served: readonly Ingress[], nginxOn: (ingress: Ingress) => boolean): Map<string, PassthroughHost> {
+  const owners = new Map<string, Ingress>();
+  for (const ingress of served) {
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      const host = ruleHost(rule, i, () => undefined);
+      if (host !== undefined && host !== '*' && !owners.has(host)) owners.set(host, ingress);
+    });
+  }
+  const result = new Map<string, PassthroughHost>();
+  for (const ingress of served) {
+    const value = ingress.metadata.annotations?.[sslPassthroughAnnotation];
+    if (value === undefined || !nginxOn(ingress) || parseSslPassthrough(value) !== true) continue;
+    const byHost = new Map<string, HTTPIngressPath[]>();
+    (ingress.spec?.rules ?? []).forEach((rule, i) => {
+      const host = ruleHost(rule, i, () => undefined);
+      if (host === undefined || host === '*' || owners.get(host) !== ingress) return;
+      byHost.set(host, [...(byHost.get(host) ?? []), ...(rule.http?.paths ?? [])]);
+    });
+    for (const [host, paths] of byHost) {
+      const path = paths.find((p) => (p.path === undefined || p.path === '' ? '/' : p.path) === '/') ?? paths[0];
+      if (path?.backend.service !== undefined) result.set(host, { ingress, path });
+    }
+  }
+  return result;
+}
+
 interface ClassGateway {
   className: string;
   gateway: Gateway;
@@ -110,6 +146,8 @@ interface ClassGateway {
   httpListeners: Map<string, string>;
   /** TLS host -> its HTTPS listener's name. */
   httpsListeners: Map<string, string>;
+  /** ssl-passthrough host -> its TLS (Passthrough) listener's name. */
+  passthroughListeners: Map<string, string>;
   /** The listener of a TLS entry without hosts (the default certificate), if any. */
   defaultHttps?: string;
   /** Secret namespace -> Secret names the Gateway refers to there (for ReferenceGrants). */
@@ -126,7 +164,7 @@ function className(ingress: Ingress, options: MigrateOptions, ingressClasses: Cl
  * per TLS host whose Secret the Ingress translator would serve (collectTlsHosts: same namespace, valid, oldest
  * Ingress first), and one without hostname for a TLS entry without hosts (the default certificate).
  */
-function classGateway(name: string, ingresses: readonly Ingress[], secrets: readonly Secret[], options: MigrateOptions, first: boolean): ClassGateway {
+function classGateway(name: string, ingresses: readonly Ingress[], secrets: readonly Secret[], options: MigrateOptions, first: boolean, passthrough: ReadonlyMap<string, PassthroughHost>): ClassGateway {
   const listeners: GatewayListener[] = [];
   const httpListeners = new Map<string, string>();
   if (first) listeners.push({ name: httpListenerName, port: options.httpPort, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } });
@@ -166,7 +204,17 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
     defaultHttps = defaultHttpsListenerName;
     tlsListener(defaultHttps, undefined, tls.defaultCertificate.secret.name);
   }
+  // ssl-passthrough hosts: a TLS listener in Passthrough mode each (no terminating listener may claim them, as on the
+  // Ingress side, where Envoy picks the passthrough filter chain by SNI).
+  const passthroughListeners = new Map<string, string>();
+  for (const [host, entry] of passthrough) {
+    if (!ingresses.includes(entry.ingress)) continue;
+    const listenerName = truncateName(`tls-passthrough-${hostSlug(host)}`);
+    passthroughListeners.set(host, listenerName);
+    listeners.push({ name: listenerName, hostname: host, port: options.httpsPort, protocol: 'TLS', tls: { mode: 'Passthrough' }, allowedRoutes: { namespaces: { from: 'All' } } } as GatewayListener);
+  }
   for (const [host, entry] of tls.hosts) {
+    if (passthroughListeners.has(host)) continue;
     const listenerName = truncateName(`https-${hostSlug(host)}`);
     httpsListeners.set(host, listenerName);
     tlsListener(listenerName, host, entry.secret.name);
@@ -177,7 +225,7 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
     metadata: { name, namespace: options.gatewayNamespace },
     spec: { gatewayClassName: options.gatewayClassName, listeners },
   };
-  return { className: name, gateway, httpListeners, httpsListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
+  return { className: name, gateway, httpListeners, httpsListeners, passthroughListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
 }
 
 /**
@@ -405,7 +453,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     if (c.spec?.controller === options.classes.controllerName && !byClass.has(c.metadata.name)) byClass.set(c.metadata.name, []);
   }
   if (byClass.size === 0) byClass.set(options.classes.ingressClassName, []);
-  const gateways = new Map([...byClass].map(([name, ingresses], i) => [name, classGateway(name, ingresses, state.secrets, options, i === 0)]));
+  const passthrough = passthroughHosts(served, nginxOn);
+  const gateways = new Map([...byClass].map(([name, ingresses], i) => [name, classGateway(name, ingresses, state.secrets, options, i === 0, passthrough)]));
 
   // server-alias names the whole server (host) in ingress-nginx: every Ingress's paths of the host answer them.
   const aliasesByHost = new Map<string, string[]>();
@@ -455,7 +504,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     });
   }
   const canaryIngresses: { ingress: Ingress; gateway: string; hosts: Map<string, HTTPIngressPath[]> }[] = [];
-  const routes: (HTTPRoute | GRPCRoute)[] = [];
+  const routes: (HTTPRoute | GRPCRoute | TLSRoute)[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
   for (const ingress of served) {
@@ -530,6 +579,18 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const tls = gw.httpsListeners.has(host);
       const redirectsHttp = (tls && sslRedirect) || forceSslRedirect;
       const hostDifferences: ReportedDifference[] = [];
+      const passthroughListener = passthrough.get(host)?.ingress === ingress ? gw.passthroughListeners.get(host) : undefined;
+      if (passthroughListener !== undefined) {
+        // Every TLS connection of the host goes to one backend; plain HTTP keeps serving the rules (the HTTPRoute).
+        const chosen = passthrough.get(host) as PassthroughHost;
+        const { ref } = backendRef(chosen.path.backend, namespace, services);
+        routes.push({
+          apiVersion: gatewayApiVersion,
+          kind: 'TLSRoute',
+          metadata: { name: truncateName(`${routeName}-tls-passthrough`), namespace, ...stamp },
+          spec: { parentRefs: [{ ...gatewayRef, sectionName: passthroughListener }], hostnames: [host], rules: [{ ...(ref === undefined ? {} : { backendRefs: [ref] }) }] },
+        });
+      }
       if (host.startsWith('*.')) hostDifferences.push(diff(D.wildcardHostDepth));
       if (tooManyListeners.includes(gw)) hostDifferences.push(diff(D.tooManyListeners));
       if (host === '*' && !(gw.gateway.spec?.listeners ?? []).some((l) => l.name === httpListenerName)) {

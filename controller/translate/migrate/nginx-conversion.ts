@@ -27,6 +27,8 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'server-alias',
   // GRPC / GRPCS: GRPCRoute rules; what no route carries (TLS, H2C) is reported by migrate-ingresses.ts.
   'backend-protocol',
+  // A TLS listener in Passthrough mode and a TLSRoute to the backend of the host's `/` path (else its first).
+  'ssl-passthrough',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
