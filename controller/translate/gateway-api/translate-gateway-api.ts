@@ -1,7 +1,7 @@
 // The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
 // routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
 // deterministic. Each concern has its file (README.md lists them and the extension points).
-import { type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
+import { type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
@@ -38,6 +38,10 @@ export interface GatewayApiTranslation {
   secrets: TlsSecretIR[];
   /** `namespace/name` of every Secret a listener's certificateRefs name (permitted ones), sorted. */
   secretNames: string[];
+  /** The trusted CAs of the HTTPS listeners' client-certificate validation (SDS), sorted by name. */
+  certificateAuthorities: CertificateAuthorityIR[];
+  /** `namespace/name` of every ConfigMap a Gateway's caCertificateRefs name (permitted ones), sorted. */
+  configMapNames: string[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
 }
@@ -51,7 +55,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
   const bindings = gatewayBindings(gateways, state, options, diagnostics);
-  const { accepted, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
+  const { accepted, verdicts, secrets: secretNames, configMaps: configMapNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
 
   const attachment: AttachmentContext = {
     gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
@@ -116,6 +120,10 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
     secrets: [...new Map(accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const]))).values()].sort((a, b) => compareStrings(a.name, b.name)),
     secretNames,
+    certificateAuthorities: [...new Map(accepted.flatMap((l) => (l.certificateAuthority === undefined ? [] : [[l.certificateAuthority.name, l.certificateAuthority] as const]))).values()].sort((a, b) =>
+      compareStrings(a.name, b.name),
+    ),
+    configMapNames,
     status: {
       gatewayClasses: classes.status,
       gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) })).sort(byKey),

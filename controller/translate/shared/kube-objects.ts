@@ -150,7 +150,10 @@ export interface Secret {
   data?: Record<string, string>;
 }
 
-/** Only the ingress-nginx ConfigMap (--nginx-configmap) is read; its `data` holds string values. */
+/**
+ * The ingress-nginx ConfigMap (--nginx-configmap), and ConfigMaps Gateway API objects name for CA certificates
+ * (`ca.crt`); `data` holds string values.
+ */
 export interface ConfigMap {
   apiVersion?: string;
   kind: 'ConfigMap';
@@ -237,9 +240,24 @@ export interface Gateway {
     addresses?: { type?: string; value?: string }[];
     /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /** Gateway-wide TLS: `frontend` is client-certificate validation on its HTTPS listeners (GEP-91). */
+    tls?: { frontend?: GatewayFrontendTLS };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
+}
+
+/** spec.tls.frontend: client-certificate validation for HTTPS listeners, per port or else `default`. */
+export interface GatewayFrontendTLS {
+  default?: { validation?: FrontendTLSValidation };
+  perPort?: { port: number; tls?: { validation?: FrontendTLSValidation } }[];
+}
+
+export interface FrontendTLSValidation {
+  /** Objects holding the trusted CA certificates (a ConfigMap's `ca.crt`). */
+  caCertificateRefs?: SecretObjectReference[];
+  /** AllowValidOnly (the default) or AllowInsecureFallback. */
+  mode?: string;
 }
 
 export interface ParentReference {

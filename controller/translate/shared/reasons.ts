@@ -131,4 +131,16 @@ export const GatewayReason = {
    * keeps the host (coexistence.ts); the route also gets the condition envoy-ingress.io/HostSharedWithIngress.
    */
   HostSharedWithIngress: 'HostSharedWithIngress',
+  /**
+   * A caCertificateRef of the Gateway's spec.tls.frontend (the config an HTTPS listener's port takes) names an object
+   * not found, or one without a usable `ca.crt` (ResolvedRefs=False on every HTTPS listener it applies to).
+   */
+  InvalidCACertificateRef: 'InvalidCACertificateRef',
+  /** A caCertificateRef names a kind other than a core ConfigMap. */
+  InvalidCACertificateKind: 'InvalidCACertificateKind',
+  /**
+   * No caCertificateRef of the listener's frontend validation is usable: the listener is not served (Accepted=False),
+   * rather than served without checking client certificates.
+   */
+  NoValidCACertificate: 'NoValidCACertificate',
 } as const;
