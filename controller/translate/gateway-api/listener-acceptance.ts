@@ -77,6 +77,11 @@ function routeKindsOf(listener: GatewayListener, protocolKinds: readonly string[
   return { supported, invalid };
 }
 
+/** What a served HTTPS listener asks of client certificates: its mode and trusted CAs (names differ per Gateway). */
+function validationKey(served: AcceptedListener): string {
+  return served.clientValidation === undefined ? 'none' : `${served.clientValidation.mode}\n${served.certificateAuthority?.certificates ?? ''}`;
+}
+
 /** A listener that passed its own checks; conflicts with the others on its socket are decided next. */
 interface Candidate {
   served: AcceptedListener;
@@ -98,6 +103,8 @@ export function acceptListeners(
   const frontend: FrontendValidationContext = { configMaps: indexConfigMaps(state.configMaps ?? []), grants: certificates.grants, referenced: new Set() };
   // Per socket: the family of the first Gateway to serve it and who; per socket and name: who serves it.
   const socketOwners = new Map<string, { family: string; owner: string }>();
+  // Per shared socket: the client-certificate validation of its first Gateway's HTTPS listeners, and whose.
+  const socketValidation = new Map<string, { key: string; owner: string }>();
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
   const verdicts = new Map<Gateway, ListenerVerdict[]>();
@@ -242,6 +249,25 @@ export function acceptListeners(
         continue;
       }
       const ownerName = `${gatewayName} listener ${listener.name}`;
+      // One connection may carry requests for every HTTPS listener of its socket (HTTP/2 coalescing, or a Host other
+      // than its SNI), so the socket has one client-certificate validation (GEP-91 makes it per port for this
+      // reason): the first Gateway's. Another Gateway asking for other validation there would let clients around it.
+      if (listener.protocol === 'HTTPS') {
+        const validation = validationKey(c.served);
+        const first = socketValidation.get(binding.key);
+        if (first !== undefined && first.key !== validation) {
+          const refusal: ListenerRefusal = {
+            condition: 'Accepted',
+            reason: GatewayReason.PortUnavailable,
+            message: `listener ${listener.name} (port ${listener.port}): port ${listener.port} is served by ${first.owner} ${first.key === 'none' ? 'without' : validation === 'none' ? 'with' : 'with other'} client-certificate validation (spec.tls.frontend); one connection may carry requests for every HTTPS listener of a port, so they must agree`,
+          };
+          report(refusal);
+          const { accepted: _served, certificateProblem: _problem, caProblem: _caProblem, ...rest } = c.verdict;
+          gatewayVerdicts[gatewayVerdicts.indexOf(c.verdict)] = { ...rest, refusal };
+          continue;
+        }
+        if (first === undefined) socketValidation.set(binding.key, { key: validation, owner: ownerName });
+      }
       if (socketOwner === undefined) socketOwners.set(binding.key, { family: c.protocol.family, owner: ownerName });
       claimed.set(key, ownerName);
       accepted.push(c.served);

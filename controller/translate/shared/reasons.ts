@@ -71,7 +71,10 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
 export const GatewayReason = {
   /** A listener protocol not served (UDP, a custom protocol): the spec's listener reason. */
   UnsupportedProtocol: 'UnsupportedProtocol',
-  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
+  /**
+   * A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. Or an HTTPS
+   * listener on a socket an older Gateway serves with other client-certificate validation (spec.tls.frontend).
+   */
   PortUnavailable: 'PortUnavailable',
   /**
    * Listeners on one port claim the same hostname (or are TCP listeners, which have none): in one Gateway all of them
@@ -115,7 +118,8 @@ export const GatewayReason = {
   InvalidKind: 'InvalidKind',
   /**
    * A backendRef to another namespace that no ReferenceGrant there permits (its share of the weight answers 500), or a
-   * listener certificateRef to another namespace's Secret without one.
+   * listener certificateRef to another namespace's Secret without one, or a Gateway's caCertificateRef to another
+   * namespace's ConfigMap without one.
    */
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
