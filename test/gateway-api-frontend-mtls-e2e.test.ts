@@ -2,7 +2,9 @@
 // controller (standalone mode) -> a real Envoy -> a loopback backend. One HTTPS port takes the default validation
 // (AllowValidOnly: the handshake fails without a certificate the ConfigMap's CA signed), another its perPort entry
 // (AllowInsecureFallback: every client is served), a third names a missing ConfigMap and is not served at all. A
-// changed CA ConfigMap is picked up: the old CA's clients are refused, the new one's served.
+// changed CA ConfigMap is picked up: the old CA's clients are refused, the new one's served. A newer Gateway without
+// validation shares the strict port's socket (the default addressing mode): its own host is served without a
+// certificate, and a request for the strict listener's host over its connection is answered 421, never served.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -57,17 +59,24 @@ test('Gateway frontend validation: AllowValidOnly refuses the handshake without 
       },
     },
     { apiVersion: gatewayApi, kind: 'HTTPRoute', metadata: { name: 'web', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['app.mtls.test'], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'Gateway',
+      metadata: { name: 'open', namespace: 'default', creationTimestamp: '2099-01-01T00:00:00Z' },
+      spec: { gatewayClassName: 'envoy', listeners: [{ name: 'open', port: strictPort, protocol: 'HTTPS', hostname: 'open.mtls.test', tls: { certificateRefs: [{ name: 'server-tls' }] } }] },
+    },
+    { apiVersion: gatewayApi, kind: 'HTTPRoute', metadata: { name: 'open', namespace: 'default' }, spec: { parentRefs: [{ name: 'open' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } },
   ];
   await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(manifests(clients.certPem)));
   const stack = await startStack(t, { manifestsDir: tmp.path });
   await stack.envoy.waitForListener(`gateway/tls/${strictPort}`);
   await stack.envoy.waitForListener(`gateway/tls/${fallbackPort}`);
 
-  const get = (port: number, clientCert?: { certPem: string; keyPem: string }): Promise<HttpResult | Error> =>
+  const get = (port: number, clientCert?: { certPem: string; keyPem: string }, names = { sni: 'app.mtls.test', host: 'app.mtls.test' }): Promise<HttpResult | Error> =>
     httpsGet({
       port,
-      servername: 'app.mtls.test',
-      hostHeader: 'app.mtls.test',
+      servername: names.sni,
+      hostHeader: names.host,
       path: '/',
       ca: servers.certPem,
       ...(clientCert === undefined ? {} : { clientCert: { cert: clientCert.certPem, key: clientCert.keyPem } }),
@@ -83,6 +92,11 @@ test('Gateway frontend validation: AllowValidOnly refuses the handshake without 
   t.is(served(await get(fallbackPort, client)), '200 web', 'AllowInsecureFallback: a valid certificate is served');
   t.is(served(await get(fallbackPort)), '200 web', 'AllowInsecureFallback: no certificate is served too');
   t.is(served(await get(fallbackPort, otherClient)), '200 web', 'AllowInsecureFallback: and one that does not verify');
+
+  // The newer Gateway's listener on the strict socket asks for no certificate, and serves only its own host.
+  t.is(served(await get(strictPort, undefined, { sni: 'open.mtls.test', host: 'open.mtls.test' })), '200 web', 'the other Gateway on the socket asks for no certificate');
+  const around = await get(strictPort, undefined, { sni: 'open.mtls.test', host: 'app.mtls.test' });
+  t.is(around instanceof Error ? around.message : around.status, 421, 'its connection cannot reach the validating listener\'s host');
 
   // The broken port's only CA ref names a missing ConfigMap: not served rather than served without the check.
   const broken = await get(brokenPort);

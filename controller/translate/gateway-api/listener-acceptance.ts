@@ -49,11 +49,18 @@ export interface ListenerVerdict {
   certificateProblem?: ListenerRefusal;
   /** A refused caCertificateRef of the listener's frontend validation (ResolvedRefs=False), served or not. */
   caProblem?: ListenerRefusal;
+  /**
+   * Refused for its certificate references alone: it serves nothing, but routes still attach to it (attachment
+   * depends only on parentRefs and allowedRoutes, the spec's attachedRoutes says, so it shows a listener's blast radius).
+   */
+  attachable?: AcceptedListener;
 }
 
 export interface ListenerAcceptance {
   /** Served listeners, Gateways oldest first, each Gateway's in its order. */
   accepted: AcceptedListener[];
+  /** Listeners refused for their certificate references alone (ListenerVerdict.attachable), same order. */
+  attachableOnly: AcceptedListener[];
   /** Per Gateway, a verdict per listener in the Gateway's order. */
   verdicts: Map<Gateway, ListenerVerdict[]>;
   /** `namespace/name` of every Secret a permitted certificateRef names, sorted (the reconciler's interest). */
@@ -77,11 +84,6 @@ function routeKindsOf(listener: GatewayListener, protocolKinds: readonly string[
   return { supported, invalid };
 }
 
-/** What a served HTTPS listener asks of client certificates: its mode and trusted CAs (names differ per Gateway). */
-function validationKey(served: AcceptedListener): string {
-  return served.clientValidation === undefined ? 'none' : `${served.clientValidation.mode}\n${served.certificateAuthority?.certificates ?? ''}`;
-}
-
 /** A listener that passed its own checks; conflicts with the others on its socket are decided next. */
 interface Candidate {
   served: AcceptedListener;
@@ -103,10 +105,9 @@ export function acceptListeners(
   const frontend: FrontendValidationContext = { configMaps: indexConfigMaps(state.configMaps ?? []), grants: certificates.grants, referenced: new Set() };
   // Per socket: the family of the first Gateway to serve it and who; per socket and name: who serves it.
   const socketOwners = new Map<string, { family: string; owner: string }>();
-  // Per shared socket: the client-certificate validation of its first Gateway's HTTPS listeners, and whose.
-  const socketValidation = new Map<string, { key: string; owner: string }>();
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
+  const attachableOnly: AcceptedListener[] = [];
   const verdicts = new Map<Gateway, ListenerVerdict[]>();
   for (const gateway of gateways) {
     const gatewayName = `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name}`;
@@ -162,7 +163,9 @@ export function acceptListeners(
         const resolved = resolveCertificate(gateway, listener, certificates);
         for (const problem of resolved.problems) report(problem);
         if (resolved.certificate === undefined) {
-          gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal });
+          const attachable: AcceptedListener = { gateway, listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding };
+          attachableOnly.push(attachable);
+          gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal, attachable });
           continue;
         }
         certificate = resolved.certificate;
@@ -174,10 +177,15 @@ export function acceptListeners(
       if (caProblem !== undefined) report(caProblem);
       if (validation.refusal !== undefined) {
         report(validation.refusal);
+        // Refused for its CA references alone: routes still attach to it, as to a listener refused for its certificate's.
+        const attachable: AcceptedListener | undefined =
+          validation.refusal.reason === GatewayReason.NoValidCACertificate ? { gateway, listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding } : undefined;
+        if (attachable !== undefined) attachableOnly.push(attachable);
         gatewayVerdicts.push({
           listener,
           supportedKinds: kinds.supported,
           refusal: validation.refusal,
+          ...(attachable === undefined ? {} : { attachable }),
           ...(certificateProblem === undefined ? {} : { certificateProblem }),
           ...(caProblem === undefined ? {} : { caProblem }),
         });
@@ -249,29 +257,10 @@ export function acceptListeners(
         continue;
       }
       const ownerName = `${gatewayName} listener ${listener.name}`;
-      // One connection may carry requests for every HTTPS listener of its socket (HTTP/2 coalescing, or a Host other
-      // than its SNI), so the socket has one client-certificate validation (GEP-91 makes it per port for this
-      // reason): the first Gateway's. Another Gateway asking for other validation there would let clients around it.
-      if (listener.protocol === 'HTTPS') {
-        const validation = validationKey(c.served);
-        const first = socketValidation.get(binding.key);
-        if (first !== undefined && first.key !== validation) {
-          const refusal: ListenerRefusal = {
-            condition: 'Accepted',
-            reason: GatewayReason.PortUnavailable,
-            message: `listener ${listener.name} (port ${listener.port}): port ${listener.port} is served by ${first.owner} ${first.key === 'none' ? 'without' : validation === 'none' ? 'with' : 'with other'} client-certificate validation (spec.tls.frontend); one connection may carry requests for every HTTPS listener of a port, so they must agree`,
-          };
-          report(refusal);
-          const { accepted: _served, certificateProblem: _problem, caProblem: _caProblem, ...rest } = c.verdict;
-          gatewayVerdicts[gatewayVerdicts.indexOf(c.verdict)] = { ...rest, refusal };
-          continue;
-        }
-        if (first === undefined) socketValidation.set(binding.key, { key: validation, owner: ownerName });
-      }
       if (socketOwner === undefined) socketOwners.set(binding.key, { family: c.protocol.family, owner: ownerName });
       claimed.set(key, ownerName);
       accepted.push(c.served);
     }
   }
-  return { accepted, verdicts, secrets: [...certificates.referenced].sort(), configMaps: [...frontend.referenced].sort() };
+  return { accepted, attachableOnly, verdicts, secrets: [...certificates.referenced].sort(), configMaps: [...frontend.referenced].sort() };
 }

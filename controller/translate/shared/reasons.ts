@@ -71,10 +71,7 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
 export const GatewayReason = {
   /** A listener protocol not served (UDP, a custom protocol): the spec's listener reason. */
   UnsupportedProtocol: 'UnsupportedProtocol',
-  /**
-   * A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. Or an HTTPS
-   * listener on a socket an older Gateway serves with other client-certificate validation (spec.tls.frontend).
-   */
+  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
   PortUnavailable: 'PortUnavailable',
   /**
    * Listeners on one port claim the same hostname (or are TCP listeners, which have none): in one Gateway all of them
