@@ -130,14 +130,14 @@ export class ClusterSource {
   }
 
   /** Starts the Gateways' ConfigMap informer while the API serves Gateways, stops it (its ConfigMaps leave) when not. */
-  #reconcileGatewayConfigMaps(served: boolean): void {
+  async #reconcileGatewayConfigMaps(served: boolean): Promise<void> {
     const source = this.#kinds().find((k) => k.kind === 'ConfigMap');
     if (source === undefined || this.#stopped) return;
     const running = this.#informers.get(gatewayConfigMapsInformerId);
     if (served && running === undefined) {
       this.log.info({}, 'watching ConfigMaps (Gateway API: CA certificates of spec.tls.frontend)');
       const spec: KindSpec = { id: gatewayConfigMapsInformerId, kind: 'ConfigMap', source, namespace: this.options.namespace };
-      void this.#startKind(spec).catch((e: unknown) => this.log.warn({ err: describe(e) }, 'ConfigMap informer failed to start'));
+      await this.#startKind(spec).catch((e: unknown) => this.log.warn({ err: describe(e) }, 'ConfigMap informer failed to start'));
     } else if (!served && running !== undefined) {
       this.#forget(gatewayConfigMapsInformerId);
       void running.stop();
@@ -221,7 +221,10 @@ export class ClusterSource {
       );
     }
     if (served) this.#reportedAbsent.delete(source.group);
-    if (source.kind === 'Gateway') this.#reconcileGatewayConfigMaps(served);
+    // Listed before the Gateways are: a Gateway is never translated without the CA ConfigMaps it names (its listeners
+    // would be refused, NoValidCACertificate, until they come).
+    if (source.kind === 'Gateway') await this.#reconcileGatewayConfigMaps(served);
+    if (this.#stopped) return;
     if (served && running === undefined) {
       this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
       this.#servedOptional.add(id);
