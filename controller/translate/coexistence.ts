@@ -64,8 +64,17 @@ function ingressesByHost(ingressListeners: readonly ListenerIR[]): Map<string, S
 }
 
 /** The older-claimant rule on one port: the Ingress table's hosts against the Gateway table's. */
-function settleHosts(ingressTable: RouteTableIR, gatewayTable: RouteTableIR | undefined, port: number, ingressesOf: ReadonlyMap<string, SourceRef[]>, oldest: Ages, into: HostClaims): void {
-  const ingressHosts = new Set(ingressTable.virtualHosts.map((v) => v.name));
+function settleHosts(
+  ingressTable: RouteTableIR,
+  gatewayTable: RouteTableIR | undefined,
+  port: number,
+  ingressesOf: ReadonlyMap<string, SourceRef[]>,
+  oldest: Ages,
+  into: HostClaims,
+  /** More names the Ingress side serves on the port outside its table (ssl-passthrough). */
+  alsoIngress: readonly string[] = [],
+): void {
+  const ingressHosts = new Set([...ingressTable.virtualHosts.map((v) => v.name), ...alsoIngress]);
   for (const vhost of gatewayTable?.virtualHosts ?? []) {
     if (!ingressHosts.has(vhost.name)) continue;
     const ingresses = ingressesOf.get(vhost.name) ?? [];
@@ -121,10 +130,12 @@ function joinedTable(name: string, ingressTable: RouteTableIR, gatewayTable: Rou
  * names the Ingress side does not claim (by a chain, or by serving the host over TLS with any chain), renamed as the
  * Ingress names a host's chain. Unchanged (the same array) when the Gateway side adds and takes nothing.
  */
-function joinedChains(ingress: readonly TlsServerIR[], gateway: readonly TlsServerIR[], ingressVhosts: readonly VirtualHostIR[], lostByIngress: ReadonlySet<string>): readonly TlsServerIR[] {
+function joinedChains(ingress: readonly TlsServerIR[], gateway: readonly TlsServerIR[], passedThrough: readonly string[], ingressVhosts: readonly VirtualHostIR[], lostByIngress: ReadonlySet<string>): readonly TlsServerIR[] {
   const keptIngress = ingress.filter((chain) => !chain.serverNames.some((n) => lostByIngress.has(n)));
   const ingressClaims = new Set([
     ...keptIngress.flatMap((chain) => chain.serverNames),
+    // A name the Ingress passes through unterminated (ssl-passthrough) has a chain of its own: no second one.
+    ...passedThrough,
     ...ingressVhosts.filter((v) => v.name !== catchAllHost && !lostByIngress.has(v.name)).map((v) => v.name),
   ]);
   const keptGateway = gateway
@@ -176,12 +187,20 @@ export function joinSharedPorts(
   if (sharedHttps !== undefined) {
     const ingressTable: RouteTableIR = ingressHttps?.routeTable ?? { name: httpsRouteTableName, virtualHosts: [] };
     const claims: HostClaims = { lostByIngress: new Set(), lostByRoutes: new Set(), diagnostics, routeNotes };
-    settleHosts(ingressTable, sharedHttps.routeTable, ports.https, ingressesOf, oldest, claims);
+    const passthrough = ingressHttps?.tlsPassthrough ?? [];
+    settleHosts(ingressTable, sharedHttps.routeTable, ports.https, ingressesOf, oldest, claims, passthrough.flatMap((p) => p.serverNames));
     const table = joinedTable(ingressTable.name, ingressTable, sharedHttps.routeTable, claims.lostByIngress, claims.lostByRoutes);
-    const tlsServers = joinedChains(ingressHttps?.tlsServers ?? [], sharedHttps.tlsServers ?? [], ingressTable.virtualHosts, claims.lostByIngress);
+    const keptPassthrough = passthrough.filter((p) => !p.serverNames.some((n) => claims.lostByIngress.has(n)));
+    const tlsServers = joinedChains(ingressHttps?.tlsServers ?? [], sharedHttps.tlsServers ?? [], keptPassthrough.flatMap((p) => p.serverNames), ingressTable.virtualHosts, claims.lostByIngress);
     const joined: ListenerIR | undefined =
       ingressHttps !== undefined
-        ? { ...ingressHttps, routeTable: table, routeConfiguration: ingressRouteConfigurationName, tlsServers: [...tlsServers] }
+        ? {
+            ...ingressHttps,
+            routeTable: table,
+            routeConfiguration: ingressRouteConfigurationName,
+            tlsServers: [...tlsServers],
+            ...(keptPassthrough.length === passthrough.length ? {} : { tlsPassthrough: keptPassthrough }),
+          }
         : tlsServers.length === 0
           ? undefined
           : {
