@@ -20,6 +20,8 @@ export const supportedFeatures: readonly string[] = [
   'TCPRoute',
   // Extended.
   'GatewayHTTPListenerIsolation',
+  // Several HTTPS listeners on a port: a route table each, 421 for another listener's host (ir-listeners.ts).
+  'GatewayHTTPSListenerDetectMisdirectedRequests',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',
