@@ -11,6 +11,7 @@
 // chain takes the Ingress chain's name (`https/HOST`), so with the same Secret the listener does not change at all
 // and no connection is drained. Pure; translate.ts calls it with both translators' results.
 import { type ListenerIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, catchAllHost, compareStrings, compareVirtualHosts } from '../../ir/index.js';
+import { misdirectedHostPrefix } from './gateway-api/ir-listeners.js';
 import type { GatewayApiStatus, RouteStatusData } from './gateway-api/status-data.js';
 import { ingressHttpListenerName, ingressHttpsListenerName, ingressRouteConfigurationName } from './ingress/ingress-listeners.js';
 import { defaultCertificateChainName, httpsName, httpsRouteTableName } from './ingress/translate-ingresses.js';
@@ -163,7 +164,17 @@ export function joinSharedPorts(
   const ingressHttp = ingressListeners.find((l) => l.name === ingressHttpListenerName);
   const ingressHttps = ingressListeners.find((l) => l.name === ingressHttpsListenerName);
   const sharedHttp = ingressHttp?.routeTable === undefined ? undefined : gatewayListeners.find((l) => l.protocol === 'HTTP' && l.address === undefined && l.port === ingressHttp.port);
-  const sharedHttps = gatewayListeners.find((l) => l.protocol === 'HTTPS' && l.address === undefined && l.port === ports.https && (l.tcpChains?.length ?? 0) === 0);
+  // The Gateway HTTPS listeners on the Ingress HTTPS port: one IR listener per HTTPS listener when there are several
+  // (each its own table, answering 421 for the others' names); joined, they serve as the Ingress does, one table for
+  // every chain (the Host header picks the route, whatever the SNI), so their 421 virtual hosts are left out.
+  const sharedHttpsListeners = gatewayListeners.filter((l) => l.protocol === 'HTTPS' && l.address === undefined && l.port === ports.https && (l.tcpChains?.length ?? 0) === 0);
+  const sharedHttps =
+    sharedHttpsListeners.length === 0
+      ? undefined
+      : {
+          routeTable: { name: httpsRouteTableName, virtualHosts: sharedHttpsListeners.flatMap((l) => (l.routeTable?.virtualHosts ?? []).filter((v) => !v.name.startsWith(misdirectedHostPrefix))) },
+          tlsServers: sharedHttpsListeners.flatMap((l) => l.tlsServers ?? []),
+        };
   if (ingressHttp === undefined || (sharedHttp === undefined && sharedHttps === undefined)) {
     return { listeners: [...ingressListeners, ...gatewayListeners], diagnostics: [], status };
   }
@@ -214,7 +225,7 @@ export function joinSharedPorts(
             };
     if (ingressHttps !== undefined) replaced.set(ingressHttps, joined);
     else madeHttps = joined;
-    folded.add(sharedHttps);
+    for (const l of sharedHttpsListeners) folded.add(l);
   }
 
   const routes: RouteStatusData[] = status.routes.map((r) => {
