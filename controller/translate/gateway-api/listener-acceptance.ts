@@ -130,11 +130,19 @@ export function acceptListeners(
         continue;
       }
       const kinds = routeKindsOf(listener, protocol.routeKinds);
-      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work. (A Gateway
-      // with Envoy ports of its own maps its listener ports elsewhere.)
-      const joinsIngress = bindings.joinsIngressHttpPort && listener.port === ingressPorts.http && listener.protocol === 'HTTP';
-      if (bindings.sharesIngressPorts && !joinsIngress && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
-        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
+      // On the Ingress ports (shared mode) an HTTP listener joins the Ingress HTTP listener, an HTTPS listener with a
+      // hostname the Ingress HTTPS one (coexistence.ts: a host both claim is the older's). Anything else there would
+      // need a port of its own: refused. (A Gateway with Envoy ports of its own maps its listener ports elsewhere.)
+      const onIngressPort = listener.port === ingressPorts.http || listener.port === ingressPorts.https;
+      const joinsIngress =
+        bindings.joinsIngressPorts &&
+        ((listener.port === ingressPorts.http && listener.protocol === 'HTTP') || (listener.port === ingressPorts.https && listener.protocol === 'HTTPS' && listener.hostname !== undefined));
+      if (bindings.sharesIngressPorts && !joinsIngress && onIngressPort) {
+        const why =
+          bindings.joinsIngressPorts && listener.port === ingressPorts.https && listener.protocol === 'HTTPS'
+            ? 'an HTTPS listener on the Ingress HTTPS port (--https-port) needs a hostname (names without one are the Ingress default certificate\'s)'
+            : `port ${listener.port} is the Ingress listeners' (--http-port, --https-port)`;
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}; choose another port` });
         continue;
       }
       if (protocol.hostnames && listener.hostname !== undefined) {
