@@ -10,7 +10,7 @@ import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayListener, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
-import { type FrontendValidationContext, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
+import { type FrontendValidationContext, frontendValidationOf, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
 import { hostnameError } from './hostname-intersection.js';
 import { type CertificateContext, indexSecrets, resolveCertificate } from './listener-certificates.js';
 import type { GatewayBindings, ListenerBinding } from './listener-bindings.js';
@@ -137,6 +137,13 @@ export function acceptListeners(
       const joinsIngress =
         bindings.joinsIngressPorts &&
         ((listener.port === ingressPorts.http && listener.protocol === 'HTTP') || (listener.port === ingressPorts.https && listener.protocol === 'HTTPS' && listener.hostname !== undefined));
+      // Client-certificate validation holds only where a listener's routes are reachable through its own TLS chain
+      // alone; the Ingress HTTPS listener serves one route table for every name, so a connection made with another
+      // name (and no client certificate) could reach this listener's hosts.
+      if (joinsIngress && listener.protocol === 'HTTPS' && frontendValidationOf(gateway, listener.port) !== undefined) {
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: client-certificate validation (spec.tls.frontend) needs a port other than the Ingress HTTPS port (--https-port), whose one route table every TLS name reaches` });
+        continue;
+      }
       if (bindings.sharesIngressPorts && !joinsIngress && onIngressPort) {
         const why =
           bindings.joinsIngressPorts && listener.port === ingressPorts.https && listener.protocol === 'HTTPS'
