@@ -150,7 +150,10 @@ export interface Secret {
   data?: Record<string, string>;
 }
 
-/** Only the ingress-nginx ConfigMap (--nginx-configmap) is read; its `data` holds string values. */
+/**
+ * The ingress-nginx ConfigMap (--nginx-configmap), and ConfigMaps Gateways and BackendTLSPolicies name for CA
+ * certificates (`ca.crt`); `data` holds string values.
+ */
 export interface ConfigMap {
   apiVersion?: string;
   kind: 'ConfigMap';
@@ -180,7 +183,8 @@ export type KubeObject =
   | GRPCRoute
   | TLSRoute
   | TCPRoute
-  | ReferenceGrant;
+  | ReferenceGrant
+  | BackendTLSPolicy;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
@@ -237,9 +241,27 @@ export interface Gateway {
     addresses?: { type?: string; value?: string }[];
     /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /**
+     * Gateway-wide TLS: `frontend` is client-certificate validation on its HTTPS listeners (GEP-91);
+     * `backend.clientCertificateRef` the certificate the Gateway presents to TLS backends (BackendTLSPolicy).
+     */
+    tls?: { frontend?: GatewayFrontendTLS; backend?: { clientCertificateRef?: SecretObjectReference } };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
+}
+
+/** spec.tls.frontend: client-certificate validation for HTTPS listeners, per port or else `default`. */
+export interface GatewayFrontendTLS {
+  default?: { validation?: FrontendTLSValidation };
+  perPort?: { port: number; tls?: { validation?: FrontendTLSValidation } }[];
+}
+
+export interface FrontendTLSValidation {
+  /** Objects holding the trusted CA certificates (a ConfigMap's `ca.crt`). */
+  caCertificateRefs?: SecretObjectReference[];
+  /** AllowValidOnly (the default) or AllowInsecureFallback. */
+  mode?: string;
 }
 
 export interface ParentReference {
@@ -399,6 +421,33 @@ export interface ReferenceGrant {
     from?: { group: string; kind: string; namespace: string }[];
     to?: { group: string; kind: string; name?: string }[];
   };
+}
+
+/** A targetRef of a policy: an object of the policy's own namespace, optionally one section of it (a port name). */
+export interface LocalPolicyTargetReferenceWithSectionName {
+  group: string;
+  kind: string;
+  name: string;
+  sectionName?: string;
+}
+
+/** How a Gateway connects to a Service over TLS (gateway.networking.k8s.io/v1 since Gateway API v1.4). */
+export interface BackendTLSPolicy {
+  apiVersion?: string;
+  kind: 'BackendTLSPolicy';
+  metadata: ObjectMeta;
+  spec?: {
+    targetRefs?: LocalPolicyTargetReferenceWithSectionName[];
+    validation?: {
+      caCertificateRefs?: { group?: string; kind?: string; name: string }[];
+      wellKnownCACertificates?: string;
+      hostname?: string;
+      subjectAltNames?: { type?: string; hostname?: string; uri?: string }[];
+    };
+    options?: Record<string, string>;
+  };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { ancestors?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 // Every object type has its entry in the kind table (kinds.ts), and every entry its object type.

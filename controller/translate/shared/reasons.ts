@@ -58,8 +58,9 @@ export const Reason = {
   /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
   NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
   /**
-   * An HTTPRoute is served on a host this Ingress routes, on the Ingress HTTP port (a Gateway listener there, shared
-   * mode): the older object keeps the host, the other's routes for it are not served there (coexistence.ts).
+   * An HTTPRoute is served on a host this Ingress routes, on an Ingress port (a Gateway HTTP listener on the HTTP
+   * port, or an HTTPS listener for the host on the HTTPS port; shared mode): the older object keeps the host (on
+   * HTTPS with its certificate), the other's routes for it are not served there (coexistence.ts).
    */
   HostSharedWithHTTPRoute: 'HostSharedWithHTTPRoute',
 } as const;
@@ -71,7 +72,11 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
 export const GatewayReason = {
   /** A listener protocol not served (UDP, a custom protocol): the spec's listener reason. */
   UnsupportedProtocol: 'UnsupportedProtocol',
-  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
+  /**
+   * A listener on a port the Ingress listeners use (--http-port, --https-port) that cannot join them: only an HTTP
+   * listener on the HTTP port and an HTTPS listener with a hostname on the HTTPS port do (shared mode), and none does
+   * when Gateways have addresses or ports of their own.
+   */
   PortUnavailable: 'PortUnavailable',
   /**
    * Listeners on one port claim the same hostname (or are TCP listeners, which have none): in one Gateway all of them
@@ -115,7 +120,8 @@ export const GatewayReason = {
   InvalidKind: 'InvalidKind',
   /**
    * A backendRef to another namespace that no ReferenceGrant there permits (its share of the weight answers 500), or a
-   * listener certificateRef to another namespace's Secret without one.
+   * listener certificateRef to another namespace's Secret without one, or a Gateway's caCertificateRef to another
+   * namespace's ConfigMap without one.
    */
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
@@ -127,8 +133,32 @@ export const GatewayReason = {
   /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
   AddressNotAssigned: 'AddressNotAssigned',
   /**
-   * An Ingress routes a host this route is served on, on the same port (shared mode, --http-port): the older object
-   * keeps the host (coexistence.ts); the route also gets the condition envoy-ingress.io/HostSharedWithIngress.
+   * An Ingress routes a host this route is served on, on the same port (shared mode, --http-port or --https-port):
+   * the older object keeps the host (coexistence.ts); the route also gets the condition
+   * envoy-ingress.io/HostSharedWithIngress.
    */
   HostSharedWithIngress: 'HostSharedWithIngress',
+  /**
+   * A backendRef's Service port is targeted by a BackendTLSPolicy that is not accepted (no usable CA certificate,
+   * an unsupported setting): its share of the weight answers 500, never plaintext (the spec); the route's
+   * references still resolve, the policy's status says what is wrong.
+   */
+  BackendTLSPolicyNotAccepted: 'BackendTLSPolicyNotAccepted',
+  /**
+   * A Gateway's tls.backend.clientCertificateRef is not a Secret, not found, or not a usable kubernetes.io/tls
+   * certificate: the Gateway's ResolvedRefs is False, TLS backends get no client certificate.
+   */
+  InvalidClientCertificateRef: 'InvalidClientCertificateRef',
+  /**
+   * A caCertificateRef of the Gateway's spec.tls.frontend (the config an HTTPS listener's port takes) names an object
+   * not found, or one without a usable `ca.crt` (ResolvedRefs=False on every HTTPS listener it applies to).
+   */
+  InvalidCACertificateRef: 'InvalidCACertificateRef',
+  /** A caCertificateRef names a kind other than a core ConfigMap. */
+  InvalidCACertificateKind: 'InvalidCACertificateKind',
+  /**
+   * No caCertificateRef of the listener's frontend validation is usable: the listener is not served (Accepted=False),
+   * rather than served without checking client certificates.
+   */
+  NoValidCACertificate: 'NoValidCACertificate',
 } as const;
