@@ -9,7 +9,10 @@ import { waitFor } from './harness/wait.js';
 import { ingress, ingressClass, serviceWithEndpoints } from './fixtures/manifests.js';
 import { nginx } from './fixtures/nginx-manifests.js';
 import { defineSharedWorld } from './fixtures/shared-stack.js';
-import type { Stack } from './fixtures/standalone-stack.js';
+import { freePort, startStack, type Stack } from './fixtures/standalone-stack.js';
+import { runMigrate } from '../cli/migrate-command.js';
+import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { createTempDir } from './harness/temp-dir.js';
 
 interface Mirrored {
   method: string;
@@ -20,6 +23,8 @@ interface Mirrored {
 
 interface World {
   stack: Stack;
+  /** The manifests directory (migrated by the last test). */
+  dir: string;
   mirrored: Mirrored[];
 }
 
@@ -56,7 +61,7 @@ const world = defineSharedWorld<World>(async (scope) => {
     route('plain', 'plain.test', {}),
   ];
   const stack = await scope.startStack({ dir, objects, translate: { nginxAnnotations: true }, ready: { host: 'plain.test' } });
-  return { stack, mirrored };
+  return { stack, dir, mirrored };
 });
 
 /** The first mirrored request for which `match` holds (the mirror is sent beside the request, not before its answer). */
@@ -87,4 +92,36 @@ test('a mirror-target on the proxy host (localhost) is refused and reported; the
   const messages = w.stack.controller.reconciler.diagnostics.filter((d) => d.object.name === 'local').map((d) => d.message);
   t.true(messages.some((m) => /mirror-target "http:\/\/localhost\/mirror": .*requests are not mirrored/.test(m)), messages.join('\n'));
   t.false(w.mirrored.slice(before).some((m) => m.path.includes('mirror-me')));
+});
+
+// `envoy-ingress migrate` on the same objects: a mirror-target naming a Service of the Ingress's namespace becomes a
+// RequestMirror filter; the mirror then gets the client's request as it is (its Host and path), which the report
+// names; a target outside the cluster is not converted, and reported.
+test('migrate: mirror-target to a Service becomes a RequestMirror filter; the copy carries the client\'s Host and path, as the report says', async (t) => {
+  const w = await world(t);
+  const out = await createTempDir('nginx-mirror-migrated-');
+  t.teardown(() => out.remove());
+  const httpPort = await freePort();
+  const { report } = await runMigrate({
+    manifests: w.dir,
+    out: out.path,
+    httpPort,
+    httpsPort: await freePort(),
+    classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+  });
+  const differencesOf = (name: string): string[] => report.ingresses.find((i) => i.name === name)?.paths[0]?.differences.filter((d) => d.id === 'mirror-target').map((d) => d.message) ?? [];
+  t.regex(differencesOf('fixed-path')[0] ?? '', /Host mirror\.default\.svc\.cluster\.local and the path \/mirror/);
+  t.regex(differencesOf('request-uri')[0] ?? '', /Host test\.env\.com and the path the request's own URI/);
+  t.deepEqual(differencesOf('local'), [], 'a local target is refused by the Ingress too: nothing differs');
+  const after = await startStack(t, { manifestsDir: out.path, translate: { nginxAnnotations: true } });
+  await after.envoy.waitForListener(`gateway/http/${httpPort}`);
+  let answer = await httpGet({ port: httpPort, hostHeader: 'path.mirror.test', path: '/migrated/x?q=1' });
+  await waitFor(async () => (answer = await httpGet({ port: httpPort, hostHeader: 'path.mirror.test', path: '/migrated/x?q=1' })).status === 200, { timeoutMs: 20_000, description: 'the migrated route' }).catch(() => undefined);
+  t.is(answer.json?.service, 'web', 'the request is served by its backend');
+  const copy = await mirroredWith(w, (m) => m.path === '/migrated/x?q=1');
+  t.deepEqual(copy, { method: 'GET', path: '/migrated/x?q=1', host: 'path.mirror.test', body: '' }, 'the RequestMirror copy: the client\'s Host and path');
+  const posted = await httpGet({ port: httpPort, hostHeader: 'uri.mirror.test', path: '/migrated/orders?full=1', method: 'POST', body: 'hello gateway mirror' });
+  t.is(posted.json?.service, 'web');
+  const postedCopy = await mirroredWith(w, (m) => m.path === '/migrated/orders?full=1');
+  t.deepEqual(postedCopy, { method: 'POST', path: '/migrated/orders?full=1', host: 'uri.mirror.test', body: 'hello gateway mirror' });
 });

@@ -258,3 +258,33 @@ test('ssl-passthrough: a TLS listener in Passthrough mode on the HTTPS port and 
   t.true(routesOf(result.objects).some((r) => r.metadata.name === 'pass' && r.spec?.rules?.length === 2), 'plain HTTP keeps both paths');
   t.false(result.report.ingresses.some((i) => i.paths.some((p) => p.differences.some((d) => d.id === 'ssl-passthrough'))), 'ssl-passthrough is carried, not reported');
 });
+
+test('mirror-target to a Service of the namespace becomes a RequestMirror filter on each rule; https, other namespaces and outside hosts are reported', (t) => {
+  const mirrored = (name: string, target: string, created: string): Ingress =>
+    ingress(name, { rules: [{ host: `${name}.test`, http: { paths: [path('/', 'web'), path('/b', 'web')] } }] }, { 'nginx.ingress.kubernetes.io/mirror-target': target }, created);
+  const result = migrateIngresses(
+    state(
+      [
+        mirrored('svc', 'http://recorder.default.svc.cluster.local:8080/copy', '2024-01-01T00:00:00Z'),
+        mirrored('tls', 'https://recorder.default.svc/copy', '2024-01-02T00:00:00Z'),
+        mirrored('other', 'http://recorder.elsewhere.svc/copy', '2024-01-03T00:00:00Z'),
+        mirrored('outside', 'http://mirror.example.com/copy', '2024-01-04T00:00:00Z'),
+      ],
+      [service('web'), { kind: 'Service', metadata: { name: 'recorder', namespace: 'default' }, spec: { ports: [{ port: 8080 }] } }],
+    ),
+    options,
+  );
+  const routes = new Map(routesOf(result.objects).map((r) => [r.metadata.name, r]));
+  t.deepEqual(
+    routes.get('svc')?.spec?.rules?.map((r) => r.filters?.find((f) => f.type === 'RequestMirror')),
+    [1, 2].map(() => ({ type: 'RequestMirror', requestMirror: { backendRef: { name: 'recorder', port: 8080 } } })),
+  );
+  for (const name of ['tls', 'other', 'outside']) {
+    t.false(routes.get(name)?.spec?.rules?.some((r) => r.filters?.some((f) => f.type === 'RequestMirror')), name);
+  }
+  const message = (name: string): string => result.report.ingresses.find((i) => i.name === name)?.paths[0]?.differences.find((d) => d.id === 'mirror-target')?.message ?? '';
+  t.regex(message('svc'), /Host recorder\.default\.svc\.cluster\.local and the path \/copy/);
+  t.regex(message('tls'), /not converted: a RequestMirror backendRef is reached without TLS/);
+  t.regex(message('other'), /not converted: the Service elsewhere\/recorder is in another namespace/);
+  t.regex(message('outside'), /not converted: it names no in-cluster Service/);
+});

@@ -50,6 +50,7 @@ import type { GatewayMigrationReport, ReportedDifference, ReportedIngress, Repor
 import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxReading } from './nginx-conversion.js';
 import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
+import { mirrorFilter } from './mirror-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
@@ -558,6 +559,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       captureTarget = reading.mapping.regex?.captureRewrite?.target;
       ingressDifferences.push(...backendProtocolDifferences(ingress, reading));
+      const mirror = mirrorFilter(ingress, services);
+      if (mirror.filter !== undefined) filters.push(mirror.filter);
+      ingressDifferences.push(...mirror.differences);
       if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
     }
 

@@ -29,6 +29,9 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'backend-protocol',
   // A TLS listener in Passthrough mode and a TLSRoute to the backend of the host's `/` path (else its first).
   'ssl-passthrough',
+  // A RequestMirror filter to the in-cluster Service the target names; what differs is reported (mirror-conversion.ts).
+  'mirror-target',
+  'mirror-host',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
