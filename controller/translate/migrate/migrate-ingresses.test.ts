@@ -288,3 +288,31 @@ test('mirror-target to a Service of the namespace becomes a RequestMirror filter
   t.regex(message('other'), /not converted: the Service elsewhere\/recorder is in another namespace/);
   t.regex(message('outside'), /not converted: it names no in-cluster Service/);
 });
+
+test('backend-protocol HTTPS with proxy-ssl-secret becomes a BackendTLSPolicy on the Service port (CA: the Secret, hostname: proxy-ssl-name); what a policy does otherwise is reported', (t) => {
+  const tlsService: Service = { kind: 'Service', metadata: { name: 'secure', namespace: 'default' }, spec: { ports: [{ name: 'https', port: 443 }] } };
+  const caSecret = { kind: 'Secret', metadata: { name: 'proxy-ca', namespace: 'default' }, data: { 'ca.crt': 'Y2E=' } } as Secret;
+  const tlsPath = { path: '/', pathType: 'Prefix', backend: { service: { name: 'secure', port: { number: 443 } } } };
+  const p = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('verified', { rules: [{ host: 'verified.test', http: { paths: [tlsPath] } }] }, { [p('backend-protocol')]: 'HTTPS', [p('proxy-ssl-secret')]: 'default/proxy-ca', [p('proxy-ssl-verify')]: 'on', [p('proxy-ssl-name')]: 'secure.internal', [p('proxy-ssl-server-name')]: 'on' }),
+        ingress('other-name', { rules: [{ host: 'other.test', http: { paths: [tlsPath] } }] }, { [p('backend-protocol')]: 'HTTPS', [p('proxy-ssl-secret')]: 'default/proxy-ca', [p('proxy-ssl-name')]: 'other.internal' }, '2024-02-01T00:00:00Z'),
+        ingress('no-ca', { rules: [{ host: 'no-ca.test', http: { paths: [tlsPath] } }] }, { [p('backend-protocol')]: 'HTTPS' }, '2024-03-01T00:00:00Z'),
+      ],
+      [tlsService],
+      [caSecret],
+    ),
+    options,
+  );
+  const policies = result.objects.filter((o) => o.kind === 'BackendTLSPolicy');
+  t.deepEqual(policies.map((o) => [o.metadata.namespace, o.metadata.name, o.spec]), [
+    ['default', 'secure-https-backend-tls', { targetRefs: [{ group: '', kind: 'Service', name: 'secure', sectionName: 'https' }], validation: { caCertificateRefs: [{ group: '', kind: 'Secret', name: 'proxy-ca' }], hostname: 'secure.internal' } }],
+  ] as never);
+  const ids = (name: string): string[] => [...new Set(result.report.ingresses.find((i) => i.name === name)?.paths[0]?.differences.map((d) => d.id))];
+  t.deepEqual(ids('verified'), ['backend-tls-policy']);
+  t.deepEqual(ids('other-name'), ['backend-tls-policy', 'proxy-ssl-verify', 'proxy-ssl-server-name']);
+  t.true(result.report.ingresses.find((i) => i.name === 'other-name')?.paths[0]?.differences.some((d) => d.id === 'backend-tls-policy' && d.message.includes('of an older Ingress')), 'one policy per port: the older Ingress\'s applies');
+  t.regex(result.report.ingresses.find((i) => i.name === 'no-ca')?.paths[0]?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /no proxy-ssl-secret/);
+});

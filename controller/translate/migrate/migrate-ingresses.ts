@@ -29,6 +29,7 @@ import {
   type Secret,
   type Service,
   type TLSRoute,
+  type BackendTLSPolicy,
   refOf,
 } from '../shared/kube-objects.js';
 import { compareByAge } from '../shared/ordering.js';
@@ -51,6 +52,7 @@ import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxRe
 import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { mirrorFilter } from './mirror-conversion.js';
+import { backendTlsPolicies } from './backend-tls-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
@@ -75,10 +77,10 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant;
+export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy;
 
 export interface MigrationResult {
-  /** GatewayClass, Gateways, ReferenceGrants, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
+  /** GatewayClass, Gateways, ReferenceGrants, BackendTLSPolicies, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
   objects: GatewayApiObject[];
   /** The Ingresses the objects replace (every other object is kept as it is). */
   converted: ObjectRef[];
@@ -428,9 +430,7 @@ function backendProtocolOf(ingress: Ingress): string | undefined {
 function backendProtocolDifferences(ingress: Ingress, reading: NginxReading): ReportedDifference[] {
   if (reading.mapping.own[Annotation.backendProtocol] === undefined) return [];
   const protocol = backendProtocolOf(ingress);
-  if (protocol === 'HTTPS' || protocol === 'GRPCS') {
-    return [{ id: 'backend-protocol', message: `backend-protocol ${protocol}: the route's backend is spoken to without TLS (TLS to a backend needs a BackendTLSPolicy, which also verifies the backend's certificate; nginx does not unless proxy-ssl-verify is on)`, action: 'add a BackendTLSPolicy for the Service (CA and hostname of its certificate)' }];
-  }
+  // HTTPS, GRPCS: a BackendTLSPolicy where proxy-ssl-secret gives a CA (backend-tls-conversion.ts).
   if (protocol === 'H2C') return [{ id: 'backend-protocol', message: 'backend-protocol H2C: the HTTPRoute\'s backend is spoken to over HTTP/1.1', action: 'give the Service port appProtocol kubernetes.io/h2c' }];
   return [];
 }
@@ -506,6 +506,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
   }
   const canaryIngresses: { ingress: Ingress; gateway: string; hosts: Map<string, HTTPIngressPath[]> }[] = [];
   const routes: (HTTPRoute | GRPCRoute | TLSRoute)[] = [];
+  // By namespace/name: the oldest Ingress's policy for a Service port.
+  const tlsPolicies = new Map<string, BackendTLSPolicy>();
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
   for (const ingress of served) {
@@ -559,6 +561,24 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       captureTarget = reading.mapping.regex?.captureRewrite?.target;
       ingressDifferences.push(...backendProtocolDifferences(ingress, reading));
+      const protocol = reading.mapping.own[Annotation.backendProtocol] === undefined ? undefined : backendProtocolOf(ingress);
+      if (protocol === 'HTTPS' || protocol === 'GRPCS') {
+        const backends = (ingress.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []).flatMap((p) => {
+          const ref = backendRef(p.backend, namespace, services).ref;
+          return ref === undefined ? [] : [{ service: ref.name, port: ref.port ?? 0 }];
+        });
+        const converted = backendTlsPolicies(ingress, protocol, backends, services, state.secrets);
+        for (const policy of converted.policies) {
+          const key = `${namespace}/${policy.metadata.name}`;
+          const existing = tlsPolicies.get(key);
+          if (existing === undefined) tlsPolicies.set(key, policy);
+          else if (JSON.stringify(existing.spec) !== JSON.stringify(policy.spec)) {
+            // One policy per Service port: an older Ingress's settings apply to this one's requests too.
+            ingressDifferences.push({ id: 'backend-tls-policy', message: `the BackendTLSPolicy ${key} of an older Ingress (another CA or hostname) applies to this Ingress's backend too: a Service port has one policy`, action: 'give this Ingress\'s backend its own Service (or port), with its own BackendTLSPolicy' });
+          }
+        }
+        ingressDifferences.push(...converted.differences);
+      }
       const mirror = mirrorFilter(ingress, services);
       if (mirror.filter !== undefined) filters.push(mirror.filter);
       ingressDifferences.push(...mirror.differences);
@@ -832,6 +852,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     ...gatewayObjects.map((g) => g.gateway),
     ...gatewayObjects.flatMap((g) => referenceGrants(g, options)),
     ...serviceReferenceGrants(serviceGrants),
+    ...tlsPolicies.values(),
     ...routes,
   ];
   const paths = reports.flatMap((r) => r.paths);

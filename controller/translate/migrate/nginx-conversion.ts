@@ -32,6 +32,12 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   // A RequestMirror filter to the in-cluster Service the target names; what differs is reported (mirror-conversion.ts).
   'mirror-target',
   'mirror-host',
+  // A BackendTLSPolicy for HTTPS / GRPCS backends (backend-tls-conversion.ts reports what it does otherwise); for a
+  // plain-HTTP backend they do nothing on either side.
+  'proxy-ssl-secret',
+  'proxy-ssl-verify',
+  'proxy-ssl-name',
+  'proxy-ssl-server-name',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
