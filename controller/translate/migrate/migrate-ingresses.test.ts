@@ -316,3 +316,16 @@ test('backend-protocol HTTPS with proxy-ssl-secret becomes a BackendTLSPolicy on
   t.true(result.report.ingresses.find((i) => i.name === 'other-name')?.paths[0]?.differences.some((d) => d.id === 'backend-tls-policy' && d.message.includes('of an older Ingress')), 'one policy per port: the older Ingress\'s applies');
   t.regex(result.report.ingresses.find((i) => i.name === 'no-ca')?.paths[0]?.differences.find((d) => d.id === 'backend-protocol')?.message ?? '', /no proxy-ssl-secret/);
 });
+
+test('proxy-read-timeout / proxy-send-timeout become timeouts.backendRequest (the larger), reported as a whole-exchange bound', (t) => {
+  const result = migrateIngresses(
+    state([ingress('slow', { rules: [{ host: 'slow.test', http: { paths: [path('/', 'web')] } }] }, { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '20', 'nginx.ingress.kubernetes.io/proxy-send-timeout': '30', 'nginx.ingress.kubernetes.io/proxy-connect-timeout': '5' })], [service('web')]),
+    options,
+  );
+  const [route] = routesOf(result.objects);
+  t.deepEqual(route?.spec?.rules?.map((r) => r.timeouts), [{ backendRequest: '30s' }]);
+  const ids = result.report.ingresses[0]?.paths[0]?.differences.map((d) => d.id) ?? [];
+  t.true(ids.includes('proxy-read-timeout'));
+  t.true(ids.includes('proxy-connect-timeout'), 'the connect timeout has no Gateway API field: still reported');
+  t.false(ids.includes('proxy-send-timeout'));
+});

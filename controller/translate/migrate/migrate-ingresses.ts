@@ -541,6 +541,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     let redirectFilter: HTTPRouteFilter | undefined;
     let appRoot: string | undefined;
     let captureTarget: string | undefined;
+    let timeouts: HTTPRouteRule['timeouts'];
     if (reading !== undefined) {
       ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics));
       const headers = nginxRequestHeaders(reading.mapping);
@@ -578,6 +579,17 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           }
         }
         ingressDifferences.push(...converted.differences);
+      }
+      // proxy-read-timeout / proxy-send-timeout (the larger, as the Ingress's idle timeout): a per-try bound.
+      const idle = reading.mapping.own[Annotation.idleTimeout];
+      if (idle !== undefined) {
+        timeouts = { backendRequest: idle === '0' ? '0s' : idle };
+        const seconds = idle === '0' ? 'no' : `a ${idle}`;
+        ingressDifferences.push({
+          id: 'proxy-read-timeout',
+          message: `proxy-read-timeout / proxy-send-timeout become timeouts.backendRequest (${seconds} bound): it bounds each try's whole exchange with the backend, while nginx's (and the Ingress's) timeouts bound the time between two reads or writes; an answer that streams longer in total is cut now, a stalled one waits as before (GRPCRoute rules have no timeouts: none there)`,
+          action: 'none for answers shorter than the timeout; for long streams or downloads raise backendRequest (or set it to 0s)',
+        });
       }
       const mirror = mirrorFilter(ingress, services);
       if (mirror.filter !== undefined) filters.push(mirror.filter);
@@ -667,6 +679,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           if (problem !== undefined) reported.differences.push(problem);
           if (ref !== undefined) rule.backendRefs = [ref];
           if (ruleFilters.length > 0) rule.filters = ruleFilters;
+          if (timeouts !== undefined) rule.timeouts = timeouts;
           if (grpc) {
             const methods = grpcMatches(path, nginx, regexPaths(ingress, host));
             const unfit = nonGrpcFilters(ruleFilters);

@@ -38,6 +38,9 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'proxy-ssl-verify',
   'proxy-ssl-name',
   'proxy-ssl-server-name',
+  // timeouts.backendRequest; the difference in meaning is reported by migrate-ingresses.ts.
+  'proxy-read-timeout',
+  'proxy-send-timeout',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
