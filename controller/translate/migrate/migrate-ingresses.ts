@@ -634,6 +634,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       if (nginx && (host === '*' || host.startsWith('*.'))) hostDifferences.push(diff(D.forwardedHost));
       if (forceSslRedirect && !tls && httpsListener === undefined) hostDifferences.push(diff(D.tlsRedirectNoCertificate));
+      // Several HTTPS listeners on the port get a route table each: a Host of another listener than SNI's is 421.
+      const httpsCount = (gw.gateway.spec?.listeners ?? []).filter((l) => l.protocol === 'HTTPS').length;
+      if (httpsCount > 1 && httpsListener !== undefined) hostDifferences.push(diff(D.misdirectedRequest));
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
 
       const rules: HTTPRouteRule[] = [];
