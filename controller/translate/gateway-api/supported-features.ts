@@ -5,8 +5,7 @@
 //
 // Not claimed yet, and why: GatewayPort8080 (8080 is the Ingress listeners' default port, refused as
 // PortUnavailable); HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in v1.6.3;
-// retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
-// BackendRequestHeaderModification (backendRefs[].filters not implemented).
+// retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them).
 export const supportedFeatures: readonly string[] = [
   // Core of the GATEWAY-HTTP profile.
   'Gateway',
@@ -25,6 +24,7 @@ export const supportedFeatures: readonly string[] = [
   'HTTPRoute308RedirectStatusCode',
   'HTTPRouteBackendProtocolH2C',
   'HTTPRouteBackendProtocolWebSocket',
+  'HTTPRouteBackendRequestHeaderModification',
   'HTTPRouteBackendTimeout',
   'HTTPRouteCORS',
   'HTTPRouteHostRewrite',

@@ -276,6 +276,8 @@ export interface HTTPBackendRef {
   name: string;
   port?: number;
   weight?: number;
+  /** HTTPRoute (and GRPCRoute) backendRefs only: applied to the requests sent to this backend alone. */
+  filters?: HTTPRouteFilter[];
 }
 
 export interface HTTPRouteRule {
