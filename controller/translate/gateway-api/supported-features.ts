@@ -27,6 +27,8 @@ export const supportedFeatures: readonly string[] = [
   'HTTPRouteBackendRequestHeaderModification',
   'HTTPRouteBackendTimeout',
   'HTTPRouteCORS',
+  // parentRefs[].port (route-attachment.ts); its one test is a parentRef to a port no listener has.
+  'HTTPRouteDestinationPortMatching',
   'HTTPRouteHostRewrite',
   'HTTPRouteMethodMatching',
   'HTTPRouteNamedRouteRule',
