@@ -1,11 +1,15 @@
 // The one list of Gateway API features this controller claims (GatewayClass status.supportedFeatures; the upstream
 // conformance suite reads it to choose its tests). A feature is added here in the commit that implements it, and
 // only then: claiming one we do not serve makes the suite run, and fail, its tests. Names are those of the pinned
-// module's pkg/features (sigs.k8s.io/gateway-api v1.6.3).
+// module's pkg/features (sigs.k8s.io/gateway-api v1.6.3). `gatewayServiceFeatures` are claimed only where they hold
+// for every listener: in cluster mode (--gateway-port-range, each Gateway behind a Service of its own).
 //
-// Not claimed yet, and why: GatewayPort8080 (8080 is the Ingress listeners' default port, refused as
-// PortUnavailable); HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in v1.6.3;
-// retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them).
+// Not claimed yet, and why: HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in
+// v1.6.3; retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
+// GatewayPort8080 outside cluster mode (see gatewayServiceFeatures).
+import { compareStrings } from '../../../ir/index.js';
+import type { GatewayAddressing } from '../shared/options.js';
+
 export const supportedFeatures: readonly string[] = [
   // Core of the GATEWAY-HTTP profile.
   'Gateway',
@@ -48,3 +52,15 @@ export const supportedFeatures: readonly string[] = [
   'TLSRouteModeMixed',
   'TLSRouteModeTerminate',
 ];
+
+/**
+ * Claimed in cluster mode only. GatewayPort8080: a Gateway's listener ports map onto Envoy ports of its own, so 8080
+ * is free for it; elsewhere Envoy itself binds the Ingress HTTP port (8080 by default) on --listen-address, so a
+ * Gateway listener there joins it (HTTP) or is refused (PortUnavailable).
+ */
+export const gatewayServiceFeatures: readonly string[] = ['GatewayPort8080'];
+
+/** What a GatewayClass of ours claims under the controller's Gateway addressing mode. */
+export function supportedFeaturesFor(addressing: GatewayAddressing | undefined): string[] {
+  return [...supportedFeatures, ...(addressing?.mode === 'service' ? gatewayServiceFeatures : [])].sort(compareStrings);
+}
