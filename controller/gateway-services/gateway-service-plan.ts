@@ -15,6 +15,7 @@ import {
   managedByLabel,
   managedByValue,
   managedServicesByGateway,
+  requestedServiceAddress,
   unsupportedServiceAddress,
 } from '../translate/gateway-api/gateway-service.js';
 
@@ -28,6 +29,8 @@ export interface GatewayServiceSettings {
   portRange: { first: number; last: number };
   /** Envoy ports never given to Gateways (the Ingress listeners'). */
   reservedPorts: ReadonlySet<number>;
+  /** --gateway-load-balancer-addresses: the IPs the load balancer gives on request; absent: unknown. */
+  loadBalancerAddresses?: readonly string[];
 }
 
 export type GatewayServicePlan =
@@ -58,13 +61,13 @@ export function desiredGatewayService(
   gateway: Gateway,
   gatewayClass: GatewayClass | undefined,
   ports: ReadonlyMap<number, number> | undefined,
-  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector'>,
+  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector' | 'loadBalancerAddresses'>,
 ): Service | undefined {
   if (ports === undefined || ports.size === 0) return undefined;
   const infrastructure = gateway.spec?.infrastructure;
   const { type } = gatewayServiceType(gateway, gatewayClass);
-  // spec.addresses: an IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
-  const requestedIp = type === 'LoadBalancer' ? gateway.spec?.addresses?.find((a) => (a.type ?? 'IPAddress') === 'IPAddress' && a.value)?.value : undefined;
+  // spec.addresses: a usable IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
+  const requestedIp = type === 'LoadBalancer' ? requestedServiceAddress(gateway, settings.loadBalancerAddresses) : undefined;
   return {
     apiVersion: 'v1',
     kind: 'Service',

@@ -7,9 +7,18 @@
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { type ClusterState, type Gateway, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
+import { canonicalIp } from './canonical-ip.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
 import { allocateGatewayPorts } from './gateway-ports.js';
-import { type GatewayStatusAddress, gatewayKey, gatewayServiceName, managedServicesByGateway, serviceAddresses, unsupportedServiceAddress } from './gateway-service.js';
+import {
+  type GatewayStatusAddress,
+  gatewayKey,
+  gatewayServiceName,
+  managedServicesByGateway,
+  serviceAddresses,
+  unsupportedServiceAddress,
+  unusableServiceAddresses,
+} from './gateway-service.js';
 import { GatewayReason } from './reasons.js';
 
 /** One Envoy socket serving Gateway listeners. */
@@ -135,9 +144,14 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     addressProblem: (gateway) => {
       const message = unsupported.get(gatewayKey(gateway));
       if (message !== undefined) return { reason: GatewayReason.UnsupportedAddress, message, blocking: true };
+      const unusable = unusableServiceAddresses(gateway, addressing.loadBalancerAddresses);
+      if (unusable.length > 0) {
+        const where = addressing.loadBalancerAddresses === undefined ? '' : ' (not one of --gateway-load-balancer-addresses)';
+        return { reason: GatewayReason.AddressNotUsable, message: `spec.addresses ${unusable.join(', ')}: the load balancer cannot give it${where}`, blocking: false };
+      }
       const have = serviceAddresses(serviceOf(gateway));
       const wanted = (gateway.spec?.addresses ?? []).map((a) => a.value).filter((v): v is string => v !== undefined && v !== '');
-      const missing = wanted.filter((ip) => !have.some((a) => a.value === ip));
+      const missing = wanted.filter((ip) => !have.some((a) => canonicalIp(a.value) === canonicalIp(ip)));
       if (missing.length > 0) return { reason: GatewayReason.AddressNotAssigned, message: `spec.addresses ${missing.join(', ')} not (yet) assigned to the Gateway's Service by the load balancer`, blocking: false };
       if (have.length === 0) return { reason: GatewayReason.AddressNotAssigned, message: "the Gateway's Service has no address yet (a LoadBalancer waits for the load balancer)", blocking: false };
       return undefined;

@@ -60,7 +60,23 @@ export const supportedFeatures: readonly string[] = [
  */
 export const gatewayServiceFeatures: readonly string[] = ['GatewayPort8080'];
 
+/**
+ * Claimed with addresses of its own per Gateway (cluster or pool mode). GatewayAddressEmpty: an IPAddress without a
+ * value is any address (the load balancer's, or the pool's). GatewayStaticAddresses: in cluster mode with
+ * --gateway-load-balancer-addresses only, where an address the load balancer cannot give is AddressNotUsable rather
+ * than waited for (pool mode binds one address per Gateway: several asked for are AddressNotAssigned).
+ */
+export const ownAddressFeatures: readonly string[] = ['GatewayAddressEmpty'];
+export const staticAddressFeatures: readonly string[] = ['GatewayStaticAddresses'];
+
 /** What a GatewayClass of ours claims under the controller's Gateway addressing mode. */
 export function supportedFeaturesFor(addressing: GatewayAddressing | undefined): string[] {
-  return [...supportedFeatures, ...(addressing?.mode === 'service' ? gatewayServiceFeatures : [])].sort(compareStrings);
+  const service = addressing?.mode === 'service';
+  const knownAddresses = service && addressing.loadBalancerAddresses !== undefined;
+  return [
+    ...supportedFeatures,
+    ...(service ? gatewayServiceFeatures : []),
+    ...(addressing !== undefined ? ownAddressFeatures : []),
+    ...(knownAddresses ? staticAddressFeatures : []),
+  ].sort(compareStrings);
 }
