@@ -24,6 +24,8 @@ export interface ParentAttachment {
   gateway: Gateway;
   /** The listeners the route is served on through this parentRef, with its hosts there. Empty: see `refusal`. */
   listeners: { listener: AcceptedListener; hosts: string[] }[];
+  /** Listeners refused for their certificates that the route attaches to anyway (counted, never served). */
+  attachedUnserved: AcceptedListener[];
   refusal?: Refusal;
 }
 
@@ -43,6 +45,8 @@ export interface RouteAttachment {
 export interface AttachmentContext {
   gateways: ReadonlyMap<string, Gateway>;
   listeners: readonly AcceptedListener[];
+  /** Listeners refused for their certificate references alone: routes attach to them, nothing is served there. */
+  attachableOnly: ReadonlySet<AcceptedListener>;
   /** Whether a listener's allowedRoutes.namespaces admit a route of `namespace` (namespace-selection.ts). */
   admitsNamespace: (listener: AcceptedListener, namespace: string) => boolean;
 }
@@ -62,14 +66,14 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
     const gateway = context.gateways.get(`${parentRef.namespace ?? routeNamespace}/${parentRef.name}`);
     // Not one of our Gateways: another controller's business.
     if (gateway === undefined) continue;
-    const parent: ParentAttachment = { index, parentRef, gateway, listeners: [] };
+    const parent: ParentAttachment = { index, parentRef, gateway, listeners: [], attachedUnserved: [] };
     parents.push(parent);
     const refuse = (reason: string, message: string): void => {
       report(reason, message);
       parent.refusal = { reason, message };
     };
     const where = `parentRef ${index} (Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name})`;
-    const candidates = context.listeners.filter(
+    const candidates = [...context.listeners, ...context.attachableOnly].filter(
       (l) =>
         l.gateway === gateway &&
         (parentRef.sectionName === undefined || l.listener.name === parentRef.sectionName) &&
@@ -93,12 +97,16 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
         (host) => !context.listeners.some((other) => other !== l && other.binding.key === l.binding.key && claimedByMoreSpecific(host, l.hostname, other.hostname)),
       );
       if (hosts.length === 0) continue;
+      if (context.attachableOnly.has(l)) {
+        parent.attachedUnserved.push(l);
+        continue;
+      }
       parent.listeners.push({ listener: l, hosts });
       let set = hostsByBinding.get(l.binding.key);
       if (set === undefined) hostsByBinding.set(l.binding.key, (set = new Set()));
       for (const h of hosts) set.add(h);
     }
-    if (parent.listeners.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
+    if (parent.listeners.length === 0 && parent.attachedUnserved.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
   }
   return { ours: parents.length > 0, parents, hostsByBinding };
 }

@@ -1,12 +1,13 @@
 // The one list of Gateway API features this controller claims (GatewayClass status.supportedFeatures; the upstream
 // conformance suite reads it to choose its tests). A feature is added here in the commit that implements it, and
 // only then: claiming one we do not serve makes the suite run, and fail, its tests. Names are those of the pinned
-// module's pkg/features (sigs.k8s.io/gateway-api v1.6.3). `gatewayServiceFeatures` are claimed only where they hold
-// for every listener: in cluster mode (--gateway-port-range, each Gateway behind a Service of its own).
+// module's pkg/features (sigs.k8s.io/gateway-api v1.6.3). The lists after `supportedFeatures` hold in some Gateway
+// addressing modes only, and are claimed there only (supportedFeaturesFor).
 //
 // Not claimed yet, and why: HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in
 // v1.6.3; retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
-// GatewayPort8080 outside cluster mode (see gatewayServiceFeatures).
+// GatewayInfrastructure (the managed Service lives in the controller's namespace, where its conformance test does not
+// look, and spec.infrastructure.parametersRef is not read); the mode-dependent ones where they do not hold.
 import { compareStrings } from '../../../ir/index.js';
 import type { GatewayAddressing } from '../shared/options.js';
 
@@ -23,6 +24,8 @@ export const supportedFeatures: readonly string[] = [
   'TCPRoute',
   // Extended.
   'GatewayHTTPListenerIsolation',
+  // Several HTTPS listeners on a port: a route table each, 421 for another listener's host (ir-listeners.ts).
+  'GatewayHTTPSListenerDetectMisdirectedRequests',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',

@@ -51,11 +51,12 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
   const bindings = gatewayBindings(gateways, state, options, diagnostics);
-  const { accepted, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
+  const { accepted, attachableOnly, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
 
   const attachment: AttachmentContext = {
     gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
     listeners: accepted,
+    attachableOnly: new Set(attachableOnly),
     admitsNamespace: namespaceAdmission(objectsOf(state, 'Namespace')),
   };
   const routeContext: RouteTranslationContext = { services: indexServices(state.services), grants: objectsOf(state, 'ReferenceGrant') };
@@ -78,7 +79,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     const rules = kind.translate(route, routeContext);
     const routeKey = refKey(refOf(route));
     for (const parent of attachmentResult.parents) {
-      for (const { listener } of parent.listeners) {
+      for (const listener of [...parent.listeners.map((l) => l.listener), ...parent.attachedUnserved]) {
         let set = attached.get(listener);
         if (set === undefined) attached.set(listener, (set = new Set()));
         set.add(routeKey);
