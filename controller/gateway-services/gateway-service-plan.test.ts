@@ -132,6 +132,12 @@ test("with the load balancer's addresses known, only a usable one is asked for; 
   t.is(unknown.action === 'create' ? unknown.service.spec?.loadBalancerIP : 'no create', '10.252.0.1');
 });
 
+test('a Gateway with a parametersRef (InvalidParameters: no parameters kind is read) gets no Service', (t) => {
+  const refused = gateway('web', { infrastructure: { parametersRef: { group: 'invalid.io', kind: 'InvalidParameters', name: 'invalid' } } });
+  t.is(plan('apps/web', state([refused])).action, 'none');
+  t.is(plan('apps/web', state([gateway('web', { infrastructure: { labels: { key2: 'value2' } } })])).action, 'create');
+});
+
 test("a Gateway that goes (or leaves our class) has its Service deleted, with the Service's uid as precondition", (t) => {
   const created = plan('apps/web', state([gateway('web')]));
   if (created.action !== 'create') return t.fail();

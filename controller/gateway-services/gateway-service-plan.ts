@@ -5,6 +5,7 @@ import { namespaceOf } from '../translate/shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayClass, type Service, objectsOf } from '../translate/shared/kube-objects.js';
 import { compareByAge } from '../translate/shared/ordering.js';
 import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
+import { invalidParameters } from '../translate/gateway-api/listener-bindings.js';
 import {
   gatewayKey,
   gatewayNameLabel,
@@ -46,8 +47,8 @@ export function ourGateways(state: ClusterState, controllerName: string): { gate
     .sort(compareByAge)
     .flatMap((gateway) => {
       const gatewayClass = classes.get(gateway.spec?.gatewayClassName ?? '');
-      // A Gateway the translator does not accept for its addresses gets no Service (listener-bindings.ts).
-      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
+      // A Gateway the translator does not accept for its addresses or parameters gets no Service (listener-bindings.ts).
+      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined || invalidParameters(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
     });
 }
 

@@ -235,8 +235,11 @@ export interface Gateway {
     listeners?: GatewayListener[];
     /** Addresses asked for; `type` absent means IPAddress (the spec's default). */
     addresses?: { type?: string; value?: string }[];
-    /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
-    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /**
+     * Labels and annotations for the resources the implementation creates for this Gateway (its Service);
+     * parametersRef: implementation-specific parameters (none are read: such a Gateway is InvalidParameters).
+     */
+    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string>; parametersRef?: { group: string; kind: string; name: string } };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
