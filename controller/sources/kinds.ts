@@ -113,6 +113,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   TCPRoute: 'tcproutes',
   GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
+  BackendTLSPolicy: 'backendtlspolicies',
 };
 
 /** Every kind of the table as the sources find it in the API. */

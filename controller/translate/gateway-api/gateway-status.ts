@@ -2,6 +2,7 @@
 // Accepted/Programmed/ResolvedRefs/Conflicted with the spec's reasons. Programmed=True here means "in the translated
 // configuration"; the status writer holds it back until Envoy ACKed that configuration.
 import { type Gateway, refOf } from '../shared/kube-objects.js';
+import type { GatewayClientCertificate } from './gateway-client-certificate.js';
 import type { GatewayProblem } from './listener-bindings.js';
 import type { GatewayStatusAddress } from './gateway-service.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
@@ -37,19 +38,20 @@ export interface GatewayAddressing {
   problem: Omit<GatewayProblem, 'blocking'> | undefined;
 }
 
-/**
- * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
- * not supported makes Accepted False (UnsupportedAddress); an address not usable or not (yet) assigned makes
- * Programmed False with that reason, as the spec says.
- */
 /** Problems that leave the whole Gateway not Accepted (the spec's Accepted reasons); others make it not Programmed. */
 const notAcceptedReasons: ReadonlySet<string> = new Set(['UnsupportedAddress', 'InvalidParameters']);
 
+/**
+ * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
+ * not supported or parameters not read make Accepted False; an address not usable or not (yet) assigned makes
+ * Programmed False with that reason, as the spec says.
+ */
 export function gatewayStatus(
   gateway: Gateway,
   verdicts: readonly ListenerVerdict[],
   attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
   addressing: GatewayAddressing = { addresses: undefined, problem: undefined },
+  clientCertificate?: GatewayClientCertificate,
 ): GatewayStatusData {
   const generation = generationOf(gateway);
   const attachedCount = (v: ListenerVerdict): number => {
@@ -72,5 +74,14 @@ export function gatewayStatus(
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
   ];
+  // ResolvedRefs on the Gateway itself: written when it names something outside its listeners (the backend client
+  // certificate); its problem does not change Accepted or Programmed (the spec).
+  if (clientCertificate !== undefined) {
+    conditions.push(
+      'problem' in clientCertificate
+        ? condition('ResolvedRefs', 'False', clientCertificate.problem.reason, clientCertificate.problem.message, generation)
+        : condition('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved', generation),
+    );
+  }
   return { ref: refOf(gateway), ...(addressing.addresses !== undefined ? { addresses: addressing.addresses } : {}), conditions, listeners };
 }

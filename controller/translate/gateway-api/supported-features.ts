@@ -6,8 +6,8 @@
 //
 // Not claimed yet, and why: HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in
 // v1.6.3; retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
-// GatewayInfrastructure (the managed Service lives in the controller's namespace, where its conformance test does not
-// look, and spec.infrastructure.parametersRef is not read); the mode-dependent ones where they do not hold.
+// GatewayInfrastructure (labels, annotations and parametersRef are served, but the managed Service lives in the
+// controller's namespace, where its conformance test does not look); the mode-dependent ones where they do not hold.
 import { compareStrings } from '../../../ir/index.js';
 import type { GatewayAddressing } from '../shared/options.js';
 
@@ -23,6 +23,10 @@ export const supportedFeatures: readonly string[] = [
   'TLSRoute',
   'TCPRoute',
   // Extended.
+  // BackendTLSPolicy (backend-tls-policies.ts) with subjectAltNames, and the Gateway's backend client certificate.
+  'BackendTLSPolicy',
+  'BackendTLSPolicySANValidation',
+  'GatewayBackendClientCertificate',
   'GatewayHTTPListenerIsolation',
   // Several HTTPS listeners on a port: a route table each, 421 for another listener's host (ir-listeners.ts).
   'GatewayHTTPSListenerDetectMisdirectedRequests',

@@ -191,6 +191,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],
   }),
+  BackendTLSPolicy: (state) => ({
+    ...state,
+    backendTlsPolicies: (state.backendTlsPolicies ?? []).length > 0 ? [] : [{ kind: 'BackendTLSPolicy', metadata: { name: 'unused', namespace }, spec: { targetRefs: [{ group: '', kind: 'Service', name: 'nothing' }], validation: { hostname: 'a.example' } } }],
+  }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
 
