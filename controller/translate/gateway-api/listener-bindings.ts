@@ -48,10 +48,11 @@ export interface GatewayBindings {
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
   sharesIngressPorts: boolean;
   /**
-   * Whether an HTTP listener on the Ingress HTTP port joins the Ingress listener (shared mode: one socket, hosts
-   * split between Ingress and routes by coexistence.ts) instead of being refused.
+   * Whether an HTTP listener on the Ingress HTTP port, or an HTTPS listener with a hostname on the Ingress HTTPS port,
+   * joins that Ingress listener (shared mode: one socket, hosts split between Ingress and routes by coexistence.ts)
+   * instead of being refused.
    */
-  joinsIngressHttpPort: boolean;
+  joinsIngressPorts: boolean;
   /** `namespace/name` of the Services read (the Gateways' Services), sorted: a change to one means a new build. */
   services: string[];
 }
@@ -106,7 +107,7 @@ function modeBindings(gateways: readonly Gateway[], state: ClusterState, options
       addressProblem: () => undefined,
       addresses: () => undefined,
       sharesIngressPorts: true,
-      joinsIngressHttpPort: true,
+      joinsIngressPorts: true,
       services: [],
     };
   }
@@ -151,7 +152,7 @@ function modeBindings(gateways: readonly Gateway[], state: ClusterState, options
       },
       // The Ingress listeners bind --listen-address, which may be the wildcard: an Ingress port stays the Ingress's.
       sharesIngressPorts: true,
-      joinsIngressHttpPort: false,
+      joinsIngressPorts: false,
       services: [],
     };
   }
@@ -197,7 +198,7 @@ function modeBindings(gateways: readonly Gateway[], state: ClusterState, options
     },
     addresses: (gateway) => serviceAddresses(serviceOf(gateway)),
     sharesIngressPorts: false,
-    joinsIngressHttpPort: false,
+    joinsIngressPorts: false,
     // Every Gateway's Service as it is or will be (the Service manager creates it after this build): its creation and
     // its load balancer address must each start a build, or status.addresses would wait for an unrelated change.
     services: [
