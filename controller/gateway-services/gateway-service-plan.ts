@@ -5,6 +5,7 @@ import { namespaceOf } from '../translate/shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayClass, type Service, objectsOf } from '../translate/shared/kube-objects.js';
 import { compareByAge } from '../translate/shared/ordering.js';
 import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
+import { listenerSetsOf } from '../translate/gateway-api/listener-sets.js';
 import {
   gatewayKey,
   gatewayNameLabel,
@@ -98,6 +99,8 @@ export interface GatewayServiceView {
 export function gatewayServiceView(state: ClusterState, settings: GatewayServiceSettings): GatewayServiceView {
   const ours = ourGateways(state, settings.controllerName);
   const services = objectsOf(state, 'Service');
+  // The ports of the ListenerSets a Gateway takes are the Gateway's too (its Service exposes them).
+  const listenerSets = listenerSetsOf(state, new Map(ours.map((g) => [`${namespaceOf(g.gateway.metadata)}/${g.gateway.metadata.name}`, g.gateway])));
   return {
     gateways: new Map(ours.map((g) => [gatewayKey(g.gateway), g])),
     existing: managedServicesByGateway(services, settings.namespace),
@@ -106,6 +109,7 @@ export function gatewayServiceView(state: ClusterState, settings: GatewayService
       services,
       settings,
       settings.reservedPorts,
+      listenerSets.taken,
     ),
   };
 }

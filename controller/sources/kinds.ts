@@ -113,6 +113,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   TCPRoute: 'tcproutes',
   GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
+  ListenerSet: 'listenersets',
 };
 
 /** Every kind of the table as the sources find it in the API. */

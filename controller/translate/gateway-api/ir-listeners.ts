@@ -8,7 +8,7 @@ import { type ListenerIR, type RouteIR, type RouteTableIR, type SourceRef, type 
 import { namespaceOf } from '../shared/kinds.js';
 import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
-import type { AcceptedListener } from './listener-acceptance.js';
+import { type AcceptedListener, servedListenerName } from './listener-acceptance.js';
 import type { ListenerBinding } from './listener-bindings.js';
 import { redirectOnListener } from './route-filters.js';
 import { compareMatches } from './route-precedence.js';
@@ -58,7 +58,10 @@ function routeTable(name: string, hosts: PortHosts, listener: { port: number; sc
 function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
   const sources: SourceRef[] = [];
   for (const l of listeners) {
-    if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
+    // A ListenerSet's listener has its set as a source too.
+    for (const ref of l.set === undefined ? [refOf(l.gateway)] : [refOf(l.gateway), refOf(l.set)]) {
+      if (!sources.some((s) => s.kind === ref.kind && s.namespace === ref.namespace && s.name === ref.name)) sources.push(ref);
+    }
   }
   return sources;
 }
@@ -84,7 +87,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
   const name = socketListenerName('tls', binding, listeners);
   const https = listeners.filter((l) => l.listener.protocol === 'HTTPS' && l.certificate !== undefined);
   const tlsServers: TlsServerIR[] = https.map((l) => ({
-    name: `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}`,
+    name: servedListenerName(l),
     serverNames: l.hostname === undefined ? [] : [l.hostname],
     secret: (l.certificate as { name: string }).name,
   }));

@@ -5,7 +5,7 @@
 // B: `service` (a cluster) gives it Envoy ports of its own behind its Service (gateway-ports.ts), `pool`
 // (standalone) an IP of its own (gateway-address-pool.ts). Pure; also gives each Gateway its status.addresses.
 import type { Diagnostic } from '../shared/diagnostics.js';
-import { type ClusterState, type Gateway, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type ListenerSet, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
 import { allocateGatewayPorts } from './gateway-ports.js';
@@ -44,7 +44,14 @@ export interface GatewayBindings {
   services: string[];
 }
 
-export function gatewayBindings(gateways: readonly Gateway[], state: ClusterState, options: TranslateOptions, diagnostics: Diagnostic[]): GatewayBindings {
+/** `listenerSets`: the ListenerSets each Gateway takes, whose listener ports the Gateway serves too. */
+export function gatewayBindings(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]> = new Map(),
+): GatewayBindings {
   const addressing = options.gatewayAddressing;
   if (addressing === undefined) {
     const shared = new Map<number, ListenerBinding>();
@@ -122,6 +129,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     services,
     addressing,
     new Set([ingressPorts.http, ingressPorts.https]),
+    listenerSets,
   );
   const byGateway = managedServicesByGateway(services, addressing.namespace);
   const serviceOf = (gateway: Gateway): Service | undefined => byGateway.get(gatewayKey(gateway));

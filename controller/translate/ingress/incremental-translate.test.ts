@@ -191,6 +191,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],
   }),
+  ListenerSet: (state) => ({
+    ...state,
+    listenerSets: (state.listenerSets ?? []).length > 0 ? [] : [{ kind: 'ListenerSet', metadata: { name: 'unattached', namespace }, spec: { parentRef: { name: 'other' }, listeners: [] } }],
+  }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
 

@@ -180,7 +180,8 @@ export type KubeObject =
   | GRPCRoute
   | TLSRoute
   | TCPRoute
-  | ReferenceGrant;
+  | ReferenceGrant
+  | ListenerSet;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
@@ -237,6 +238,8 @@ export interface Gateway {
     addresses?: { type?: string; value?: string }[];
     /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /** Which namespaces' ListenerSets may add listeners to this Gateway; absent: none (the spec's default). */
+    allowedListeners?: { namespaces?: { from?: 'All' | 'Same' | 'Selector' | 'None'; selector?: LabelSelector } };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
@@ -399,6 +402,22 @@ export interface ReferenceGrant {
     from?: { group: string; kind: string; namespace: string }[];
     to?: { group: string; kind: string; name?: string }[];
   };
+}
+
+/**
+ * Listeners added to a Gateway (its parentRef) from another object, possibly of another namespace: served only as
+ * the Gateway's spec.allowedListeners permits (listener-sets.ts). Listener names are unique within the set only.
+ */
+export interface ListenerSet {
+  apiVersion?: string;
+  kind: 'ListenerSet';
+  metadata: ObjectMeta;
+  spec?: {
+    parentRef?: { group?: string; kind?: string; name: string; namespace?: string };
+    listeners?: GatewayListener[];
+  };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 // Every object type has its entry in the kind table (kinds.ts), and every entry its object type.
