@@ -2,7 +2,8 @@
 # The build stage runs on the builder's own platform (multi-arch builds do not emulate it): its output is
 # JavaScript, and no dependency has native code, so the same node_modules serve amd64 and arm64.
 # Node 24 LTS, pinned by digest (the multi-arch index). scripts/ensure-node.sh reads the version from this line:
-# `npm test` runs the test suite on exactly this Node (docs/contributing/tests.md). Bump version and digest together.
+# `npm test` runs the test suite on exactly this Node (docs/contributing/tests.md). Bump version and digest together,
+# here and in deploy/images/*.Dockerfile (the Envoy images build on the same bases: test/supply-chain-pins.test.ts).
 FROM --platform=$BUILDPLATFORM node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./

@@ -43,16 +43,19 @@ export interface EdgeHardeningOptions {
   http2InitialConnectionWindowSize: number;
   /** Envoy writes no Server header of its own (ingress-nginx server-tokens "false": set by the translation). */
   serverHeaderPassThrough?: boolean;
+  /** The Host header's port is kept for the backend (ListenerSettingsIR.forwardHostPort: the Gateway API's). */
+  forwardHostPort?: boolean;
 }
 
 /** `edge` with what the translation decides for the listeners (DataPlaneIR.listener); the same object when nothing. */
 export function withListenerSettings(
   edge: EdgeHardeningOptions,
-  settings: { serverHeaderPassThrough?: boolean; trustForwardedHeaders?: boolean } | undefined,
+  settings: { serverHeaderPassThrough?: boolean; trustForwardedHeaders?: boolean; forwardHostPort?: boolean } | undefined,
 ): EdgeHardeningOptions {
   if (settings === undefined) return edge;
   const derived = { ...edge };
   if (settings.serverHeaderPassThrough === true) derived.serverHeaderPassThrough = true;
+  if (settings.forwardHostPort === true) derived.forwardHostPort = true;
   // At least the one proxy ingress-nginx trusts with use-forwarded-headers (more if --xff-num-trusted-hops says so).
   if (settings.trustForwardedHeaders === true) derived.xffNumTrustedHops = Math.max(edge.xffNumTrustedHops, 1);
   return derived;

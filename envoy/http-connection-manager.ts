@@ -47,8 +47,10 @@ export function buildHttpConnectionManager({
     // Remote address, path normalisation (`/a/../b` and `//b` must match the rules written for `/b`, not slip
     // past them), header limits and timeouts: see edge-hardening.ts.
     ...buildEdgeHardeningFields(edge),
-    // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`.
-    strip_any_host_port: true,
+    // A Host header with a port (`foo.example.com:8080`) must still match the virtual host `foo.example.com`: the
+    // Ingress listeners strip the port (the backend gets the bare name), the Gateway API's keep it for the backend
+    // and their RouteConfigurations ignore it when matching (route-configuration.ts).
+    ...(edge.forwardHostPort === true ? {} : { strip_any_host_port: true }),
     // X-Forwarded-Port: the port the client connected to, as ingress-nginx sends its $server_port (a trusted
     // proxy's own X-Forwarded-Port is kept, as with its use-forwarded-headers).
     append_x_forwarded_port: true,

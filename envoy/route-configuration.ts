@@ -184,6 +184,9 @@ export function buildRouteConfiguration(name: string, plain: RouteTableIR, tls?:
   const routeConfiguration: ResourceJson = {
     '@type': TypeUrl.routeConfiguration,
     name,
+    // Hosts match without the Host header's port: the Gateway API's listeners keep the port for the backend
+    // (http-connection-manager.ts); on the Ingress listeners the port is already stripped.
+    ignore_port_in_host_matching: true,
     virtual_hosts:
       tls === undefined || tls === plain
         ? plain.virtualHosts.map((vhost) => virtualHostOf(vhost, plainUnknown, notFound))

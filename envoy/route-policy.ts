@@ -211,6 +211,10 @@ function buildCorsPolicy(cors: CorsPolicyIR): ResourceJson {
   if (cors.exposeHeaders.length > 0) policy['expose_headers'] = cors.exposeHeaders.join(',');
   if (cors.maxAgeSeconds !== undefined) policy['max_age'] = String(cors.maxAgeSeconds);
   policy['allow_credentials'] = cors.allowCredentials;
+  // A preflight from an origin not allowed is answered here (200, no CORS headers), not sent to the backend, which
+  // has no policy to apply to it (the Gateway API's CORS conformance test requires it). ingress-nginx's own CORS,
+  // which does forward such preflights, is CorsResponseIR, not this filter.
+  policy['forward_not_matching_preflights'] = false;
   return policy;
 }
 

@@ -20,6 +20,11 @@ export interface ListenerSettingsIR {
   serverHeaderPassThrough?: boolean;
   /** One proxy in front is trusted: its X-Forwarded-For and X-Forwarded-Proto are believed (use-forwarded-headers). */
   trustForwardedHeaders?: boolean;
+  /**
+   * The Host header reaches the backend as the client sent it, port included (the Gateway API forwards it
+   * unchanged); virtual hosts still match it without its port. Absent: the port is stripped (Ingress).
+   */
+  forwardHostPort?: boolean;
 }
 
 export interface ListenerIR {

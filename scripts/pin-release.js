@@ -3,6 +3,7 @@
 //
 //   node scripts/pin-release.js --version 1.2.3 \
 //     --controller ghcr.io/acme/envoy-ingress-controller@sha256:... \
+//     --envoy ghcr.io/acme/envoy-ingress-envoy@sha256:... \
 //     --envoy-edge ghcr.io/acme/envoy-ingress-envoy-edge@sha256:...
 //
 // Rewrites, under --root (default: the repository): each image of ours in deploy/*.yaml and
@@ -21,6 +22,7 @@ import { parseDocument } from 'yaml';
  */
 export const releaseImages = [
   { flag: 'controller', unreleased: 'envoy-ingress/controller', released: 'envoy-ingress-controller', values: ['controller', 'image'], tagIsVersion: true },
+  { flag: 'envoy', unreleased: 'envoy-ingress/envoy', released: 'envoy-ingress-envoy', values: ['envoy', 'image'], tagIsVersion: false },
   { flag: 'envoy-edge', unreleased: 'envoy-ingress/envoy-edge', released: 'envoy-ingress-envoy-edge', values: ['envoy', 'edgeImage'], tagIsVersion: false },
 ];
 

@@ -182,7 +182,7 @@ test('max-request-body-size: a larger body gets 413, a smaller one reaches the b
   t.is(small.json?.headers?.['content-length'], '512');
 });
 
-test('cors-*: a preflight from an allowed origin gets the CORS headers, another origin gets none', async (t) => {
+test('cors-*: a preflight from an allowed origin gets the CORS headers, another origin gets none and never reaches the backend', async (t) => {
   const w = await world(t);
   const preflight = await get(w, 'cors.test', '/', corsPreflight('https://app.example.test', 'PUT'));
   t.is(preflight.status, 200);
@@ -195,6 +195,8 @@ test('cors-*: a preflight from an allowed origin gets the CORS headers, another 
   t.is(simple.headers['access-control-allow-origin'], 'https://app.example.test');
   const other = await get(w, 'cors.test', '/', corsPreflight('https://evil.test', 'PUT'));
   t.is(other.headers['access-control-allow-origin'], undefined);
+  t.is(other.status, 200);
+  t.is(other.json, undefined, 'a preflight from another origin is answered by Envoy, not sent to the backend');
 });
 
 test('load-balancer ring-hash + hash-by header: one user always reaches the same endpoint, users spread over both', async (t) => {

@@ -158,6 +158,7 @@ test('HTTPRoute extended features through Envoy: mirrors, timeouts, retries, COR
   const refused = await preflight('/cors-1', 'https://foobar.com');
   t.true([200, 204, 403].includes(refused.status));
   t.is(refused.headers['access-control-allow-origin'], undefined);
+  t.is(refused.json, undefined, 'a preflight from another origin is answered by Envoy, not sent to the backend');
   const simple = await get('/cors-1', { origin: 'https://www.bar.com' });
   t.is(simple.status, 200);
   t.is(simple.headers['access-control-allow-origin'], 'https://www.bar.com');

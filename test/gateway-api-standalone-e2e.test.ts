@@ -1,6 +1,6 @@
 // End to end for the Gateway API's first round: manifests on disk (a GatewayClass of ours, a Gateway with an HTTP
 // listener on a free port, two HTTPRoutes) -> controller (standalone mode) -> a real Envoy -> loopback backends.
-// Checks routing by host and path, the spec's precedence across routes, filters, weighted backends (with an invalid one's
+// Checks routing by host and path (a Host header's port kept for the backend), the spec's precedence across routes, filters, weighted backends (with an invalid one's
 // share answered 500), and that an Ingress beside it keeps being served on its own port.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -107,6 +107,11 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
   t.is(await at('shop.example.test', '/search?q=canary'), 'canary', 'a query parameter match');
   t.is(await at('shop.example.test', '/search?q=other'), 'web', 'another value falls through to the older route\'s /');
   t.is(await at('shop.example.test', '/search', {}, 'DELETE'), 'api', 'a method match');
+  // A Host header with a port matches its host, and reaches the backend unchanged (the Gateway API forwards Host
+  // as sent; Envoy would otherwise strip the port).
+  const withPort = await httpGet({ port: gatewayPort, hostHeader: `shop.example.test:${gatewayPort}`, path: '/api/items' });
+  t.is(withPort.json?.service, 'api');
+  t.is(withPort.json?.host, `shop.example.test:${gatewayPort}`);
 
   // Filters: a prefix rewrite without `//`, a Host rewrite, header changes both ways, a redirect.
   const rewritten = await httpGet({ port: gatewayPort, hostHeader: 'shop.example.test', path: '/v1/items?x=1', headers: { 'x-debug': '1' } });
@@ -133,5 +138,8 @@ test('Gateway API HTTP listener: routing, precedence across routes, weights; an 
   // The Ingress keeps its own port; the Gateway port does not serve it.
   const legacy = await httpGet({ port: stack.httpPort, hostHeader: 'legacy.example.test', path: '/' });
   t.is(legacy.json?.service, 'legacy');
+  // Ingress listeners keep stripping the port (the Ingress behaviour the parity rows pin).
+  const legacyWithPort = await httpGet({ port: stack.httpPort, hostHeader: `legacy.example.test:${stack.httpPort}`, path: '/' });
+  t.is(legacyWithPort.json?.host, 'legacy.example.test');
   t.is(await at('legacy.example.test', '/'), 'status 404');
 });

@@ -121,7 +121,7 @@ test('every value reaches the objects (ingress-nginx value names where they mean
   t.deepEqual(deployment.spec.selector.matchLabels, { 'app.kubernetes.io/name': 'envoy-ingress' });
   t.is(controller.image, 'registry.example.com/envoy-ingress/controller@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef');
   t.is(controller.imagePullPolicy, 'IfNotPresent');
-  t.is(envoy.image, 'registry.example.com/envoyproxy/envoy@sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210');
+  t.is(envoy.image, 'registry.example.com/envoy-ingress/envoy@sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210');
   t.is(envoy.imagePullPolicy, 'Always');
   t.deepEqual(controller.resources, { requests: { cpu: '300m', memory: '256Mi' }, limits: { memory: '768Mi' } });
   t.deepEqual(envoy.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '2Gi' } });

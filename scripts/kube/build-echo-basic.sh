@@ -35,10 +35,11 @@ if [[ ! -x "$dir/echo-basic" ]]; then
   mv -f "$dir/.partial-$$" "$dir/echo-basic"
 fi
 
-# The image names the suite's manifests use, from the same module.
+# The image names the suite's manifests use (the base manifests' and the tests' own, e.g. the TCP tests'
+# echo-basic:v1.6.0-dev.2), from the same module: every name is this one build of the pinned source.
 module_dir="$(cd "$dir/module" && go list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api/conformance)"
 mapfile -t names < <(sed -nE 's/^[[:space:]]*image:[[:space:]]*(registry\.k8s\.io\/gateway-api\/echo-basic:[^[:space:]]+).*/\1/p' \
-  "$module_dir/base/manifests.yaml" | sort -u)
+  "$module_dir/base/manifests.yaml" "$module_dir"/tests/*.yaml | sort -u)
 ((${#names[@]})) || die "no echo-basic image in $module_dir/base/manifests.yaml"
 
 work="$(mktemp -d "$out/.work-XXXXXX")"

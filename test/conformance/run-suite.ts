@@ -26,8 +26,12 @@ import { reportProblems, summarizeReport, type ConformanceReport } from './repor
 const root = findRepoRoot();
 const NS = 'envoy-ingress';
 const CONTROLLER_NAME = 'envoy-ingress.io/gateway-controller';
-/** The Gateway API CRDs deploy/ ships (applied server-side: the HTTPRoute CRD is too large for client-side apply). */
-const DEPLOY_CRDS = 'deploy/gateway-api';
+/**
+ * The Gateway API CRDs of the run: the experimental channel deploy/ ships as an option, since extended features we
+ * claim use its fields (HTTPRoute `retry`: the standard channel's CRD prunes it, so HTTPRouteRetry cannot pass there).
+ * Applied server-side: the HTTPRoute CRD is too large for client-side apply.
+ */
+const DEPLOY_CRDS = 'deploy/optional/gateway-api-experimental';
 /** Optional manifests of deploy/ that Gateways with addresses of their own need (when present in this checkout). */
 const OPTIONAL_MANIFESTS = ['deploy/optional/gateway-services-rbac.yaml'];
 /** Each Gateway's own Envoy ports and Service (its own address): the flag and the range the install guide names. */
@@ -125,9 +129,9 @@ async function main(): Promise<number> {
     // address from a pool in the node's subnet, which kube-proxy programs and the host reaches.
     loadBalancer = startLoadBalancerAllocator({ kubeconfigPath: n.adminKubeconfigPath, pool: LOAD_BALANCER_POOL, log });
 
-    // As the install guide says: the Gateway API CRDs server-side (deploy/gateway-api/; the pinned release's standard
-    // channel from the module cache while deploy/ has none), then deploy/, then the optional RBAC for the Services the
-    // controller makes per Gateway.
+    // As the install guide says: the Gateway API CRDs server-side (the experimental channel, DEPLOY_CRDS; the pinned
+    // release's from the module cache while deploy/ has none), then deploy/, then the optional RBAC for the Services
+    // the controller makes per Gateway.
     const crdDir = existsSync(path.join(root, DEPLOY_CRDS)) ? path.join(root, DEPLOY_CRDS) : gatewayApi.get('crds');
     if (!crdDir) throw new Error('scripts/kube/gateway-api-paths.sh printed no crds= line');
     await n.kubectlOk(['apply', '--server-side', '-f', crdDir]);

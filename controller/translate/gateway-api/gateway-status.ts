@@ -49,7 +49,11 @@ export function gatewayStatus(
   attachedListenerSets = 0,
 ): GatewayStatusData {
   const generation = generationOf(gateway);
-  const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
+  const attachedCount = (v: ListenerVerdict): number => {
+    const listener = v.accepted ?? v.attachable;
+    return listener === undefined ? 0 : (attached.get(listener)?.size ?? 0);
+  };
+  const listeners = verdicts.map((v) => listenerStatus(v, attachedCount(v), generation));
   const served = verdicts.filter((v) => v.accepted !== undefined).length;
   const valid = listeners.filter((l) => l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'))).length;
   const { problem } = addressing;

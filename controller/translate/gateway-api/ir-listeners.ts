@@ -4,7 +4,7 @@
 // join one IR listener too: a TLS server (filter chain, certificate) per HTTPS listener serving one route table, and
 // the TLSRoutes' TCP proxy chains (tcp-chains.ts). A TCP listener is an IR listener with its one TCP proxy chain. A new
 // listener protocol adds its join to `listenerJoins`.
-import { type ListenerIR, type RouteIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
+import { type ListenerIR, type ListenerSettingsIR, type RouteIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
@@ -66,6 +66,9 @@ function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
   return sources;
 }
 
+/** The Gateway API forwards the Host header unchanged, port included (the conformance suite checks it). */
+const gatewayListenerSettings: ListenerSettingsIR = { forwardHostPort: true };
+
 const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
   const listenerPort = listeners[0]?.listener.port ?? binding.port;
   const name = binding.owner === undefined ? gatewayHttpListenerName(binding.port) : ownGatewayHttpListenerName(binding.owner, listenerPort);
@@ -77,6 +80,7 @@ const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
       protocol: 'HTTP',
       routeTable: routeTable(name, hosts, { port: listenerPort, scheme: 'http' }),
       routeConfiguration: name,
+      settings: gatewayListenerSettings,
       sources: sourcesOf(listeners),
     },
   ];
@@ -98,7 +102,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
       port: binding.port,
       ...(binding.address === undefined ? {} : { address: binding.address }),
       ...(tlsServers.length > 0
-        ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts, { port: listeners[0]?.listener.port ?? binding.port, scheme: 'https' }), routeConfiguration: name, tlsServers }
+        ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts, { port: listeners[0]?.listener.port ?? binding.port, scheme: 'https' }), routeConfiguration: name, tlsServers, settings: gatewayListenerSettings }
         : { protocol: 'TLS' as const }),
       ...(tcpChains.length > 0 ? { tcpChains } : {}),
       sources: sourcesOf(listeners),

@@ -46,11 +46,18 @@ export interface ListenerVerdict {
   invalidRouteKinds?: string;
   /** A served listener's refused certificateRefs beside the one it uses (ResolvedRefs=False). */
   certificateProblem?: ListenerRefusal;
+  /**
+   * Refused for its certificate references alone: it serves nothing, but routes still attach to it (attachment
+   * depends only on parentRefs and allowedRoutes, the spec's attachedRoutes says, so it shows a listener's blast radius).
+   */
+  attachable?: AcceptedListener;
 }
 
 export interface ListenerAcceptance {
   /** Served listeners, Gateways oldest first, each Gateway's in its order. */
   accepted: AcceptedListener[];
+  /** Listeners refused for their certificate references alone (ListenerVerdict.attachable), same order. */
+  attachableOnly: AcceptedListener[];
   /** Per Gateway and per ListenerSet it takes, a verdict per listener in the object's order. */
   verdicts: Map<Gateway | ListenerSet, ListenerVerdict[]>;
   /** `namespace/name` of every Secret a permitted certificateRef names, sorted (the reconciler's interest). */
@@ -107,6 +114,7 @@ export function acceptListeners(
   const socketOwners = new Map<string, { family: string; owner: string }>();
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
+  const attachableOnly: AcceptedListener[] = [];
   const verdicts = new Map<Gateway | ListenerSet, ListenerVerdict[]>();
   // Each Gateway, then the ListenerSets it takes: the merged listener list of the spec, in its precedence.
   const holders = gateways.flatMap((gateway) => [{ gateway, holder: gateway as Gateway | ListenerSet }, ...(listenerSets.get(gateway) ?? []).map((set) => ({ gateway, holder: set }))]);
@@ -165,7 +173,9 @@ export function acceptListeners(
         const resolved = resolveCertificate(holder, listener, certificates);
         for (const problem of resolved.problems) report(problem);
         if (resolved.certificate === undefined) {
-          gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal });
+          const attachable: AcceptedListener = { gateway, ...(set === undefined ? {} : { set }), listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding };
+          attachableOnly.push(attachable);
+          gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal, attachable });
           continue;
         }
         certificate = resolved.certificate;
@@ -249,5 +259,5 @@ export function acceptListeners(
       accepted.push(c.served);
     }
   }
-  return { accepted, verdicts, secrets: [...certificates.referenced].sort() };
+  return { accepted, attachableOnly, verdicts, secrets: [...certificates.referenced].sort() };
 }

@@ -29,6 +29,8 @@ export interface ParentAttachment {
   set?: ListenerSet;
   /** The listeners the route is served on through this parentRef, with its hosts there. Empty: see `refusal`. */
   listeners: { listener: AcceptedListener; hosts: string[] }[];
+  /** Listeners refused for their certificates that the route attaches to anyway (counted, never served). */
+  attachedUnserved: AcceptedListener[];
   refusal?: Refusal;
 }
 
@@ -50,6 +52,8 @@ export interface AttachmentContext {
   /** ListenerSets of our Gateways by `namespace/name` (taken by their Gateway or not). */
   listenerSets: ReadonlyMap<string, ListenerSetParent>;
   listeners: readonly AcceptedListener[];
+  /** Listeners refused for their certificate references alone: routes attach to them, nothing is served there. */
+  attachableOnly: ReadonlySet<AcceptedListener>;
   /** Whether a listener's allowedRoutes.namespaces admit a route of `namespace` (namespace-selection.ts). */
   admitsNamespace: (listener: AcceptedListener, namespace: string) => boolean;
 }
@@ -72,7 +76,7 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
     const gateway = kind === 'ListenerSet' ? context.listenerSets.get(key)?.gateway : context.gateways.get(key);
     // Not one of our Gateways (or a ListenerSet of one): another controller's business.
     if (gateway === undefined) continue;
-    const parent: ParentAttachment = { index, parentRef, gateway, ...(set === undefined ? {} : { set }), listeners: [] };
+    const parent: ParentAttachment = { index, parentRef, gateway, ...(set === undefined ? {} : { set }), listeners: [], attachedUnserved: [] };
     parents.push(parent);
     const refuse = (reason: string, message: string): void => {
       report(reason, message);
@@ -80,7 +84,7 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
     };
     const holder = set ?? gateway;
     const where = `parentRef ${index} (${holder.kind} ${namespaceOf(holder.metadata)}/${holder.metadata.name})`;
-    const candidates = context.listeners.filter(
+    const candidates = [...context.listeners, ...context.attachableOnly].filter(
       (l) =>
         l.gateway === gateway &&
         l.set === set &&
@@ -110,12 +114,16 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
         (host) => !context.listeners.some((other) => other !== l && other.binding.key === l.binding.key && claimedByMoreSpecific(host, l.hostname, other.hostname)),
       );
       if (hosts.length === 0) continue;
+      if (context.attachableOnly.has(l)) {
+        parent.attachedUnserved.push(l);
+        continue;
+      }
       parent.listeners.push({ listener: l, hosts });
       let set = hostsByBinding.get(l.binding.key);
       if (set === undefined) hostsByBinding.set(l.binding.key, (set = new Set()));
       for (const h of hosts) set.add(h);
     }
-    if (parent.listeners.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
+    if (parent.listeners.length === 0 && parent.attachedUnserved.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
   }
   return { ours: parents.length > 0, parents, hostsByBinding };
 }

@@ -57,12 +57,13 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     if (notAllowed !== undefined) diagnostics.push({ object: refOf(set), severity: 'Warning', reason: 'NotAllowed', message: `${notAllowed}; its listeners are not served` });
   }
   const bindings = gatewayBindings(gateways, state, options, diagnostics, listenerSets.taken);
-  const { accepted, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
+  const { accepted, attachableOnly, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
 
   const attachment: AttachmentContext = {
     gateways: gatewaysByKey,
     listenerSets: listenerSets.byKey,
     listeners: accepted,
+    attachableOnly: new Set(attachableOnly),
     admitsNamespace: namespaceAdmission(objectsOf(state, 'Namespace')),
   };
   const routeContext: RouteTranslationContext = { services: indexServices(state.services), grants: objectsOf(state, 'ReferenceGrant') };
@@ -85,7 +86,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     const rules = kind.translate(route, routeContext);
     const routeKey = refKey(refOf(route));
     for (const parent of attachmentResult.parents) {
-      for (const { listener } of parent.listeners) {
+      for (const listener of [...parent.listeners.map((l) => l.listener), ...parent.attachedUnserved]) {
         let set = attached.get(listener);
         if (set === undefined) attached.set(listener, (set = new Set()));
         set.add(routeKey);
