@@ -20,6 +20,8 @@ export const supportedFeatures: readonly string[] = [
   'TCPRoute',
   // Extended.
   'GatewayHTTPListenerIsolation',
+  // ListenerSets (listener-sets.ts).
+  'ListenerSet',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',

@@ -15,6 +15,7 @@ import { type PortHosts, joinIrListeners } from './ir-listeners.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { listenerSetsOf } from './listener-sets.js';
+import { GatewayReason } from './reasons.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
@@ -54,7 +55,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const gatewaysByKey = new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g]));
   const listenerSets = listenerSetsOf(state, gatewaysByKey);
   for (const { set, notAllowed } of listenerSets.all) {
-    if (notAllowed !== undefined) diagnostics.push({ object: refOf(set), severity: 'Warning', reason: 'NotAllowed', message: `${notAllowed}; its listeners are not served` });
+    if (notAllowed !== undefined) diagnostics.push({ object: refOf(set), severity: 'Warning', reason: GatewayReason.NotAllowed, message: `${notAllowed}; its listeners are not served` });
   }
   const bindings = gatewayBindings(gateways, state, options, diagnostics, listenerSets.taken);
   const { accepted, attachableOnly, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
