@@ -1,19 +1,28 @@
 // A Kubernetes API client in its own process (as kubectl is), for the Kubernetes-mode convergence scenario: in
 // the benchmark's process its requests would wait for the controller's builds on the same event loop. The
-// kubeconfig path is the first argument. Commands on stdin, one JSON line each: {"objects": [...], "replace"?:
-// true}, created (or replaced: PUT, for an endpoint change) in order, one request each; answer on stdout: {"startMs", "doneMs"} in CLOCK_MONOTONIC milliseconds
+// kubeconfig path is the first argument. Commands on stdin, one JSON line each: {"objects": [...], "mode"?:
+// "create" | "replace" | "patch"}, created (or replaced: PUT, for an endpoint change; or merge-patched: a custom
+// resource's PUT needs its resourceVersion, a merge patch does not) in order, one request each; answer on stdout: {"startMs", "doneMs"} in CLOCK_MONOTONIC milliseconds
 // (process.hrtime), comparable across processes on one machine, or {"error"}.
 import { createInterface } from 'node:readline';
-import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(process.argv[2] ?? '');
 const api = KubernetesObjectApi.makeApiClient(kubeConfig);
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-async function createInOrder(objects: readonly KubernetesObject[], replace: boolean): Promise<{ startMs: number; doneMs: number }> {
+type Mode = 'create' | 'replace' | 'patch';
+
+function send(o: KubernetesObject, mode: Mode): Promise<KubernetesObject> {
+  if (mode === 'replace') return api.replace(o);
+  if (mode === 'patch') return api.patch(o, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
+  return api.create(o);
+}
+
+async function sendInOrder(objects: readonly KubernetesObject[], mode: Mode): Promise<{ startMs: number; doneMs: number }> {
   const startMs = now();
-  for (const o of objects) await (replace ? api.replace(o) : api.create(o));
+  for (const o of objects) await send(o, mode);
   return { startMs, doneMs: now() };
 }
 
@@ -21,9 +30,9 @@ async function createInOrder(objects: readonly KubernetesObject[], replace: bool
 let queue = Promise.resolve();
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
-  const { objects, replace = false } = JSON.parse(line) as { objects: KubernetesObject[]; replace?: boolean };
+  const { objects, mode = 'create' } = JSON.parse(line) as { objects: KubernetesObject[]; mode?: Mode };
   queue = queue.then(async () => {
-    const answer = await createInOrder(objects, replace).catch((err: unknown) => ({ error: String(err) }));
+    const answer = await sendInOrder(objects, mode).catch((err: unknown) => ({ error: String(err) }));
     process.stdout.write(`${JSON.stringify(answer)}\n`);
   });
 });

@@ -14,6 +14,7 @@ import { collectGarbage, cpuMs, mib, round, summarize, type Summary } from './st
 import { underLoad } from './switch-under-load.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
+import { isKindName, kindInfo } from '../controller/translate/shared/kinds.js';
 
 export interface ConvergenceResult {
   existingRoutes: number;
@@ -77,9 +78,10 @@ class StageClock {
   rdsPush: number | undefined;
   rdsAck: number | undefined;
 
-  constructor(controller: BenchController, ingress: string) {
+  /** `kind`/`name`: the route object of the apply (its arrival in the store starts the build stage). */
+  constructor(controller: BenchController, name: string, kind: RouteKind) {
     const onStore = (changes: readonly { kind: string; name: string }[]): void => {
-      if (this.store === undefined && changes.some((c) => c.kind === 'Ingress' && c.name === ingress)) this.store = performance.now();
+      if (this.store === undefined && changes.some((c) => c.kind === kind && c.name === name)) this.store = performance.now();
     };
     const onBuilt = (): void => {
       if (this.store !== undefined && this.built === undefined) this.built = performance.now();
@@ -182,10 +184,11 @@ export async function timeApplies(
   runs: number,
   apply: (name: string, host: string) => Promise<{ startMs: number; handedMs: number }>,
   prefix = '',
+  kind: RouteKind = 'Ingress',
 ): Promise<TimedApply[]> {
   const clocks = new Map<string, StageClock>();
   const watch = (name: string): (() => void) => {
-    const clock = new StageClock(stack.controller, name);
+    const clock = new StageClock(stack.controller, name, kind);
     clocks.set(name, clock);
     return clock.stop;
   };
@@ -209,8 +212,21 @@ export function ingressesForRoutes(routes: number, tls: { certPem: string; keyPe
   return n;
 }
 
-/** A Service + EndpointSlice + Ingress routing `host` to `backend` (on loopback unless it has an address), in that order. */
-export function appObjects(name: string, host: string, backend: { port: number; address?: string }): object[] {
+/** The kinds of route object the convergence scenarios apply. */
+export type RouteKind = 'Ingress' | 'HTTPRoute';
+
+export function pluralOf(kind: RouteKind): string {
+  return kind === 'Ingress' ? 'Ingresses' : `${kind}s`;
+}
+
+/** A route object named `name` sending `host` (every path) to the Service `service` port 80: an Ingress, an HTTPRoute. */
+export type RouteManifest = (name: string, host: string, service: string) => object;
+
+/**
+ * A Service + EndpointSlice + route (an Ingress unless `route` makes another kind) sending `host` to `backend` (on
+ * loopback unless it has an address), in that order.
+ */
+export function appObjects(name: string, host: string, backend: { port: number; address?: string }, route: RouteManifest = ingressManifest): object[] {
   return [
     { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: benchNamespace }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
     {
@@ -221,7 +237,7 @@ export function appObjects(name: string, host: string, backend: { port: number; 
       ports: [{ name: 'http', port: backend.port, protocol: 'TCP' }],
       endpoints: [{ addresses: [backend.address ?? '127.0.0.1'], conditions: { ready: true } }],
     },
-    ingressManifest(name, host, name),
+    route(name, host, name),
   ];
 }
 
@@ -245,7 +261,8 @@ export function withApiVersion(o: object): object {
 }
 
 function apiVersionOf(kind: string): string {
-  return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
+  if (!isKindName(kind)) throw new Error(`no apiVersion known for kind ${kind}`);
+  return kindInfo(kind).apiVersions[0];
 }
 
 export function progress(message: string): void {

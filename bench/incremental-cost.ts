@@ -1,6 +1,7 @@
 // Scenario 3: at N Ingresses, change one Service's endpoints, one route, one Secret; report what was rebuilt,
-// what was encoded, and what a delta xDS client received per change.
-import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
+// what was encoded, and what a delta xDS client received per change. The Gateway API scenario measures an
+// HTTPRoute's change the same way (runChangeCosts).
+import type { ClusterState, KubeObject } from '../controller/translate/shared/kube-objects.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { DeltaObserver, totals } from './delta-observer.js';
 import { startInProcessController } from './in-process-controller.js';
@@ -8,7 +9,8 @@ import { round, summarize, type Summary } from './stats.js';
 import { seededRandom, syntheticIngress, syntheticSecret, syntheticSlice } from './synthetic-cluster.js';
 
 export interface ChangeCost {
-  change: 'endpoints' | 'route' | 'secret';
+  /** `endpoints`, `route` (an Ingress's), `secret`, `httproute`. */
+  change: string;
   runs: number;
   buildKind: string;
   /** Reconciler build time (translate/endpoints + encode), median and p99. */
@@ -22,8 +24,42 @@ export interface ChangeCost {
   received: ReturnType<typeof totals>;
 }
 
+/** One kind of change: the resource type a delta client receives first for it, and the object of run `run`. */
+export interface Change {
+  change: string;
+  kind: ResourceKind;
+  object: (run: number) => KubeObject;
+}
+
 /** `certs`: the certificate the state's Secrets hold, and another one; runs alternate between them. */
 export async function runIncrementalCost(state: ClusterState, runs: number, certs: readonly [{ certPem: string; keyPem: string }, { certPem: string; keyPem: string }]): Promise<ChangeCost[]> {
+  const tlsIndexes = state.secrets.map((s) => Number(s.metadata.name.slice('tls-'.length)));
+  return runChangeCosts(state, runs, [
+    {
+      change: 'endpoints',
+      kind: 'clusterLoadAssignment',
+      object: (run) => syntheticSlice(run * 7 + 3, 10, (s, e) => ({ address: `10.99.${run}.${e + 1}`, port: 8080 + (s % 2) }), run + 1),
+    },
+    ingressRouteChange('route'),
+    { change: 'secret', kind: 'secret', object: (run) => syntheticSecret(tlsIndexes[0]!, run % 2 === 0 ? certs[1] : certs[0]) },
+  ]);
+}
+
+/** One Ingress's paths changed per run (the changed host's virtual host, alone, over VHDS; the route configurations do not change). */
+export function ingressRouteChange(change: string): Change {
+  return {
+    change,
+    kind: 'virtualHost',
+    object: (run) => {
+      const i = run * 13 + 5;
+      // Same hosts and paths as the original, plus one changed path: one virtual host changes.
+      return syntheticIngress(i, seededRandom(1000 + run), i % 10 === 0, `-v${run}`);
+    },
+  };
+}
+
+/** `runs` of each change, one at a time, into a controller in this process serving `state` to a delta xDS client. */
+export async function runChangeCosts(state: ClusterState, runs: number, changes: readonly Change[]): Promise<ChangeCost[]> {
   const controller = await startInProcessController(state);
   const snapshot = controller.cache.snapshot.resources;
   const observer = new DeltaObserver(controller.xdsPort, {
@@ -33,30 +69,6 @@ export async function runIncrementalCost(state: ClusterState, runs: number, cert
   });
   await observer.settle(0, 500);
   const results: ChangeCost[] = [];
-  const tlsIndexes = state.secrets.map((s) => Number(s.metadata.name.slice('tls-'.length)));
-  const changes: { change: ChangeCost['change']; kind: ResourceKind; apply: (run: number) => Promise<unknown> }[] = [
-    {
-      change: 'endpoints',
-      kind: 'clusterLoadAssignment',
-      apply: (run) =>
-        controller.apply(syntheticSlice(run * 7 + 3, 10, (s, e) => ({ address: `10.99.${run}.${e + 1}`, port: 8080 + (s % 2) }), run + 1)),
-    },
-    {
-      change: 'route',
-      // The changed host's virtual host, alone (VHDS); the route configurations themselves do not change.
-      kind: 'virtualHost',
-      apply: (run) => {
-        const i = run * 13 + 5;
-        // Same hosts and paths as the original, plus one changed path: one virtual host changes.
-        return controller.apply(syntheticIngress(i, seededRandom(1000 + run), i % 10 === 0, `-v${run}`));
-      },
-    },
-    {
-      change: 'secret',
-      kind: 'secret',
-      apply: (run) => controller.apply(syntheticSecret(tlsIndexes[0]!, run % 2 === 0 ? certs[1] : certs[0])),
-    },
-  ];
   for (const c of changes) {
     const build: number[] = [];
     const push: number[] = [];
@@ -67,7 +79,7 @@ export async function runIncrementalCost(state: ClusterState, runs: number, cert
       const from = observer.received.length;
       const arrival = observer.nextOf(c.kind, 120_000);
       const t0 = performance.now();
-      const result = (await c.apply(run)) as { durationMs: number; kind: string } | undefined;
+      const result = (await controller.apply(c.object(run))) as { durationMs: number; kind: string } | undefined;
       const first = await arrival;
       push.push(first.at - t0);
       if (result) {
@@ -87,4 +99,12 @@ export async function runIncrementalCost(state: ClusterState, runs: number, cert
 export function describeChangeCost(c: ChangeCost): string {
   const parts = Object.entries(c.received).map(([kind, t]) => `${kind}: ${t!.resources} res, ${round(t!.bytes / 1024, 1)} KiB`);
   return parts.join('; ');
+}
+
+export const changeCostColumns = ['change', 'build', 'build ms p50', 'p99', 'push ms p50', 'p99', 'encoded', 'sent to the delta client'];
+
+/** A row of section 3's table (changeCostColumns). */
+export function changeCostCells(c: ChangeCost): (string | number)[] {
+  return [c.change, c.buildKind, c.buildMs.median, c.buildMs.p99, c.pushMs.median, c.pushMs.p99,
+    Object.entries(c.encoded).filter(([, v]) => v > 0).map(([k, v]) => `${k}=${v}`).join(' '), describeChangeCost(c)];
 }

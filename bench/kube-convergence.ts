@@ -9,12 +9,13 @@ import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster
 import { createLogger } from '../cli/logger.js';
 import { startKubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
-import { appObjects, envoysInSync, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion } from './convergence.js';
+import { appObjects, envoysInSync, pluralOf, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion, type RouteKind, type RouteManifest } from './convergence.js';
 import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
 import { startEnvoyStack, type BenchController, type StartController } from './envoy-stack.js';
 import { startApiCreator } from './api-creator.js';
 import { startStatusPoller, type StatusPoller } from './status-poller.js';
 import { summarize, type Summary } from './stats.js';
+import type { ClusterState } from '../controller/translate/shared/kube-objects.js';
 import { benchNamespace, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 import { countRoutes } from './translation-scale.js';
 
@@ -76,34 +77,68 @@ export const controllerIn = (cluster: KubeCluster): StartController => async ({ 
 };
 
 /**
- * Creates the bench namespace, the IngressClass and `n` synthetic Ingresses (with their Services, EndpointSlices
- * and Secrets, endpoints on `backend`) through the API; resolves with how long that took in seconds.
+ * What a Kubernetes-mode scenario serves and creates: Ingresses of our IngressClass (ingressWorkload), or HTTPRoutes
+ * on a Gateway of our GatewayClass (bench/gateway-api-convergence.ts). The measuring code is the same for both.
  */
-export async function loadKubeCluster(cluster: KubeCluster, n: number, tls: { certPem: string; keyPem: string }, backend: { address: string; port: number }): Promise<number> {
+export interface KubeRouteWorkload {
+  kind: RouteKind;
+  /** The route object of a new host (create requests, switches). */
+  route: RouteManifest;
+  /** The fewest route objects of the synthetic state with at least `routes` routes, and how many routes `n` of them make. */
+  objectsForRoutes(routes: number): number;
+  routesOf(n: number): number;
+  /** The synthetic state of `n` route objects with their Services and EndpointSlices, endpoints on `backend`. */
+  existing(n: number, backend: { address: string; port: number }): ClusterState;
+  /** Before any existing object, once the bench namespace exists: CRDs, the class, the Gateway. */
+  prepare(cluster: KubeCluster, api: KubernetesObjectApi): Promise<void>;
+  /** Where Envoy serves the routes (the Ingress HTTP port, or the Gateway listener's). */
+  port(stack: { httpPort: number }): number;
+}
+
+/** Ingresses with our IngressClass: the kube and peers scenarios. */
+export function ingressWorkload(tls: { certPem: string; keyPem: string }): KubeRouteWorkload {
+  return {
+    kind: 'Ingress',
+    route: ingressManifest,
+    objectsForRoutes: (routes) => ingressesForRoutes(routes, tls),
+    routesOf: (n) => routesOf(n, tls),
+    existing: (n, backend) => ({ ...syntheticCluster({ ingresses: n, tls, endpointAddress: () => backend }), ingressClasses: [] }),
+    async prepare(_cluster, api) {
+      await api.create({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'IngressClass',
+        metadata: { name: 'envoy-ingress' },
+        spec: { controller: 'envoy-ingress.io/ingress-controller' },
+      } as KubernetesObject);
+    },
+    port: (stack) => stack.httpPort,
+  };
+}
+
+/**
+ * Creates the bench namespace, what the workload prepares (the IngressClass for Ingresses) and `n` synthetic route
+ * objects (with their Services, EndpointSlices and Secrets, endpoints on `backend`) through the API; resolves with
+ * how long creating the `n` took in seconds.
+ */
+export async function loadKubeCluster(cluster: KubeCluster, n: number, backend: { address: string; port: number }, workload: KubeRouteWorkload): Promise<number> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
   const api = KubernetesObjectApi.makeApiClient(kubeConfig);
   await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: benchNamespace } });
-  await api.create({
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'IngressClass',
-    metadata: { name: 'envoy-ingress' },
-    spec: { controller: 'envoy-ingress.io/ingress-controller' },
-  } as KubernetesObject);
+  await workload.prepare(cluster, api);
   const loadStart = performance.now();
   if (n > 0) {
-    const state = syntheticCluster({ ingresses: n, tls, endpointAddress: () => ({ address: backend.address, port: backend.port }) });
-    const objects = objectsOf({ ...state, ingressClasses: [] }).map(asKubernetesObject);
-    // Services, EndpointSlices and Secrets before the Ingresses that name them.
-    await createAll(api, objects.filter((o) => o.kind !== 'Ingress'), 8);
-    await createAll(api, objects.filter((o) => o.kind === 'Ingress'), 8);
+    const objects = objectsOf(workload.existing(n, backend)).map(asKubernetesObject);
+    // Services, EndpointSlices and Secrets before the routes that name them.
+    await createAll(api, objects.filter((o) => o.kind !== workload.kind), 8);
+    await createAll(api, objects.filter((o) => o.kind === workload.kind), 8);
   }
   return (performance.now() - loadStart) / 1000;
 }
 
-/** Waits until the controller's informers listed `n` Ingresses and Envoy ACKed the config built from them. */
-export async function untilServed(controller: BenchController, n: number): Promise<void> {
-  await until(() => controller.store.count('Ingress') >= n, 'the informers to list every Ingress');
+/** Waits until the controller's informers listed `n` route objects of `kind` and Envoy ACKed the config built from them. */
+export async function untilServed(controller: BenchController, n: number, kind: RouteKind = 'Ingress'): Promise<void> {
+  await until(() => controller.store.count(kind) >= n, `the informers to list every ${kind}`);
   await controller.reconciler.idle();
   await until(() => envoysInSync(controller), 'Envoy to ACK the initial config');
 }
@@ -153,18 +188,18 @@ export async function withKubeTools<T>(services: readonly string[], body: (tools
 export async function forEachKubeSize<T>(
   label: string,
   routeCounts: readonly number[],
-  tls: { certPem: string; keyPem: string },
+  workload: KubeRouteWorkload,
   { backends, poller }: KubeTools,
   measure: (size: KubeSize) => Promise<T>,
 ): Promise<T[]> {
   const results: T[] = [];
   for (const routes of routeCounts) {
-    const n = ingressesForRoutes(routes, tls);
-    progress(`${label}: ${routes} existing routes (${n} Ingresses): starting kube-apiserver and etcd`);
+    const n = workload.objectsForRoutes(routes);
+    progress(`${label}: ${routes} existing routes (${n} ${pluralOf(workload.kind)}): starting kube-apiserver and etcd`);
     const cluster = await startKubeCluster();
     try {
-      const loadSeconds = await loadKubeCluster(cluster, n, tls, backends[0]!);
-      progress(`${label}: ${n} Ingresses created through the API in ${loadSeconds.toFixed(1)} s`);
+      const loadSeconds = await loadKubeCluster(cluster, n, backends[0]!, workload);
+      progress(`${label}: ${n} ${pluralOf(workload.kind)} created through the API in ${loadSeconds.toFixed(1)} s`);
       results.push(await measure({ cluster, n, loadSeconds, backends, poller }));
     } finally {
       await cluster.stop();
@@ -178,46 +213,91 @@ export function routesOf(n: number, tls: { certPem: string; keyPem: string }): n
   return n > 0 ? countRoutes(syntheticCluster({ ingresses: n, tls })) : 0;
 }
 
+/** One size of a Kubernetes-mode convergence scenario, for any route kind (see KubeConvergenceResult). */
+export interface KubeConvergenceRow<Extra = object> {
+  existingRoutes: number;
+  /** Existing route objects (Ingresses, HTTPRoutes). */
+  existingObjects: number;
+  loadSeconds: number;
+  applyTo200Ms: Summary;
+  stages: Record<keyof KubeApplyStages, Summary>;
+  /** One route object created (one request) for a Service Envoy already serves -> first 200. */
+  oneRoute: { applyTo200Ms: Summary; stages: Record<keyof KubeApplyStages, Summary> };
+  /** What `more` measured at this size, with the stack still serving. */
+  more?: Extra;
+}
+
+/**
+ * The Kubernetes-mode convergence measures, per route count on its own API server: `runs` creates of a Service,
+ * an EndpointSlice and a route object of the workload's kind, then `runs` creates of one route object for a
+ * served Service; then `more` (if given) with the stack and the API client.
+ */
+export async function measureKubeConvergence<Extra = object>(
+  label: string,
+  routeCounts: readonly number[],
+  runs: number,
+  workload: KubeRouteWorkload,
+  backendNames: readonly string[],
+  more?: (size: KubeSize & { httpPort: number; creator: Awaited<ReturnType<typeof startApiCreator>> }) => Promise<Extra | undefined>,
+): Promise<KubeConvergenceRow<Extra>[]> {
+  return withKubeTools(backendNames, (tools) => forEachKubeSize(label, routeCounts, workload, tools, async (size) => {
+    const { cluster, n, loadSeconds, backends, poller } = size;
+    const backend = backends[0]!;
+    const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
+    try {
+      await untilServed(stack.controller, n, workload.kind);
+      const served = { controller: stack.controller, httpPort: workload.port(stack) };
+      progress(`${label}: config with ${n} ${pluralOf(workload.kind)} served; creating new ${pluralOf(workload.kind)} through the API`);
+      // The new objects come from another process, as from kubectl: here they would queue behind the builds.
+      const creator = await startApiCreator(cluster.adminKubeconfigPath);
+      try {
+        const applies = await timeApplies(served, poller, runs, async (name, host) => {
+          const { startMs, doneMs } = await creator.create(appObjects(name, host, backend, workload.route).map(asKubernetesObject));
+          return { startMs, handedMs: doneMs };
+        }, '', workload.kind);
+        // One route object per apply, routing a new host to a Service Envoy already has (served by one route first).
+        const target = 'one-route-target';
+        const targetOk = poller.firstOk(served.httpPort, `${target}.converge.test`);
+        await creator.create(appObjects(target, `${target}.converge.test`, backend, workload.route).map(asKubernetesObject));
+        await targetOk;
+        await stack.controller.reconciler.idle();
+        progress(`${label}: creating one ${workload.kind} per apply for a served Service`);
+        const oneRoute = await timeApplies(served, poller, runs, async (name, host) => {
+          const { startMs, doneMs } = await creator.create([asKubernetesObject(workload.route(name, host, target))]);
+          return { startMs, handedMs: doneMs };
+        }, 'one-', workload.kind);
+        const extra = await more?.({ ...size, httpPort: served.httpPort, creator });
+        const stagesOf = (timed: typeof applies): Record<keyof KubeApplyStages, Summary> => summarizeStages(timed.map((a): KubeApplyStages => ({ api: a.handOverMs, ...a.stages })));
+        return {
+          existingRoutes: workload.routesOf(n),
+          existingObjects: n,
+          loadSeconds: Math.round(loadSeconds * 10) / 10,
+          applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
+          stages: stagesOf(applies),
+          oneRoute: { applyTo200Ms: summarize(oneRoute.map((a) => a.totalMs)), stages: stagesOf(oneRoute) },
+          ...(extra === undefined ? {} : { more: extra }),
+        };
+      } finally {
+        await creator.close();
+      }
+    } finally {
+      await stack.stop();
+    }
+  }));
+}
+
 export async function runKubeConvergence(
   routeCounts: readonly number[],
   runs: number,
   tls: { certPem: string; keyPem: string },
 ): Promise<KubeConvergenceResult[]> {
-  return withKubeTools(['bench-kube'], (tools) => forEachKubeSize('kube convergence', routeCounts, tls, tools, async ({ cluster, n, loadSeconds, backends, poller }) => {
-    const backend = backends[0]!;
-    const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
-    try {
-      await untilServed(stack.controller, n);
-      progress(`kube convergence: config with ${n} Ingresses served; creating new Ingresses through the API`);
-      // The new objects come from another process, as from kubectl: here they would queue behind the builds.
-      const creator = await startApiCreator(cluster.adminKubeconfigPath);
-      const applies = await timeApplies(stack, poller, runs, async (name, host) => {
-        const { startMs, doneMs } = await creator.create(appObjects(name, host, backend).map(asKubernetesObject));
-        return { startMs, handedMs: doneMs };
-      });
-      // One Ingress per apply, routing a new host to a Service Envoy already has (served by one Ingress first).
-      const served = 'one-ingress-target';
-      const servedOk = poller.firstOk(stack.httpPort, `${served}.converge.test`);
-      await creator.create(appObjects(served, `${served}.converge.test`, backend).map(asKubernetesObject));
-      await servedOk;
-      await stack.controller.reconciler.idle();
-      progress('kube convergence: creating one Ingress per apply for a served Service');
-      const oneIngress = await timeApplies(stack, poller, runs, async (name, host) => {
-        const { startMs, doneMs } = await creator.create([asKubernetesObject(ingressManifest(name, host, served))]);
-        return { startMs, handedMs: doneMs };
-      }, 'one-');
-      await creator.close();
-      const stagesOf = (timed: typeof applies): Record<keyof KubeApplyStages, Summary> => summarizeStages(timed.map((a): KubeApplyStages => ({ api: a.handOverMs, ...a.stages })));
-      return {
-        existingRoutes: routesOf(n, tls),
-        existingIngresses: n,
-        loadSeconds: Math.round(loadSeconds * 10) / 10,
-        applyTo200Ms: summarize(applies.map((a) => a.totalMs)),
-        stages: stagesOf(applies),
-        oneIngress: { applyTo200Ms: summarize(oneIngress.map((a) => a.totalMs)), stages: stagesOf(oneIngress) },
-      };
-    } finally {
-      await stack.stop();
-    }
+  const rows = await measureKubeConvergence('kube convergence', routeCounts, runs, ingressWorkload(tls), ['bench-kube']);
+  return rows.map((r) => ({
+    existingRoutes: r.existingRoutes,
+    existingIngresses: r.existingObjects,
+    loadSeconds: r.loadSeconds,
+    applyTo200Ms: r.applyTo200Ms,
+    stages: r.stages,
+    oneIngress: r.oneRoute,
   }));
 }

@@ -13,7 +13,7 @@ import { startContour, type ContourBuild } from './contour-process.js';
 import { startControllerProcess } from './controller-process.js';
 import { benchBootstrap } from './envoy-stack.js';
 import { largeConfigIngresses, largeConfigOverload, progress } from './convergence.js';
-import { asKubernetesObject, createAll, loadKubeCluster } from './kube-convergence.js';
+import { asKubernetesObject, createAll, ingressWorkload, loadKubeCluster } from './kube-convergence.js';
 import type { BulkMeasures } from './peers-results.js';
 import { procUsage } from './proc-usage.js';
 import type { StatusPoller } from './status-poller.js';
@@ -87,7 +87,7 @@ async function createAndServe(cluster: KubeCluster, peer: BulkPeer, o: BulkOptio
     m.envoyCpuSeconds = Math.round((envoyAfter.cpuSeconds - envoyBefore.cpuSeconds) * 100) / 100;
     m.envoyPeakRssMiB = envoyAfter.peakRssMiB;
   };
-  // Services, EndpointSlices and Secrets before the Ingresses that name them (as loadKubeCluster).
+  // Services, EndpointSlices and Secrets before the Ingresses that name them (as loadKubeCluster does).
   await createAll(api, objects.filter((x) => x.kind !== 'Ingress'), 8);
   await createAll(api, objects.filter((x) => x.kind === 'Ingress'), 8);
   m.createSeconds = Math.round((performance.now() - t0) / 100) / 10;
@@ -124,7 +124,7 @@ export async function measureBulk(who: 'ours' | 'contour', build: ContourBuild, 
   let peer: BulkPeer | undefined;
   try {
     await cluster.kubectlOk(['create', '-f', build.crdsPath]);
-    await loadKubeCluster(cluster, 0, o.tls, o.backend);
+    await loadKubeCluster(cluster, 0, o.backend, ingressWorkload(o.tls));
     peer = who === 'ours' ? await startOurPeer(cluster, o.ingresses) : await startContourPeer(build, cluster);
     progress(`peers bulk: ${who === 'ours' ? 'envoy-ingress' : 'Contour'} running; creating ${o.ingresses} Ingresses through the API`);
     await createAndServe(cluster, peer, o, m);

@@ -16,14 +16,14 @@ import { startEnvoy, type EnvoyProcess } from '../test/harness/envoy-process.js'
 import type { RemoteEcho } from '../test/harness/netns-host.js';
 import { freePort } from '../test/fixtures/standalone-stack.js';
 import { startApiCreator, type ApiCreator } from './api-creator.js';
+import { switchBackendsUnderLoad } from './backend-switches.js';
 import { contourFlagsOf, ensureContour, startContour, type ContourBuild } from './contour-process.js';
 import { appObjects, ingressManifest, progress, timeFirstOks } from './convergence.js';
 import { startEnvoyStack } from './envoy-stack.js';
-import { asKubernetesObject, controllerIn, forEachKubeSize, routesOf, untilServed, withKubeTools } from './kube-convergence.js';
+import { asKubernetesObject, controllerIn, forEachKubeSize, ingressWorkload, routesOf, untilServed, withKubeTools } from './kube-convergence.js';
 import type { PeerMeasures, PeersBulk, PeersRow } from './peers-results.js';
 import { measureBulk, type BulkOptions } from './peers-bulk.js';
 import { summarize } from './stats.js';
-import { underLoad } from './switch-under-load.js';
 import type { StatusPoller } from './status-poller.js';
 import { hostOf, objectsOf, syntheticCluster } from './synthetic-cluster.js';
 
@@ -108,36 +108,9 @@ async function measurePeer(peer: PeerUnderTest, tools: Tools, prefix: string, o:
   }
   m.bytesPerRouteChange = summarize(bytes);
 
-  await measureSwitches(peer, tools, prefix, o, m);
-}
-
-/**
- * One Ingress's backend switched between two served Services (PUT of the Ingress through the API) `o.switches`
- * times while requests flow through Envoy's listener (as the standalone convergence scenario's route change):
- * each switch waits until the new backend answers, then 300 ms.
- */
-async function measureSwitches(peer: PeerUnderTest, tools: Tools, prefix: string, o: PeersOptions, m: PeerMeasures): Promise<void> {
-  const { poller, creator, backends } = tools;
-  const host = `${prefix}switch.converge.test`;
-  const [a, b] = backends.map((backend, i) => ({ backend, service: `${prefix}switch-${'ab'[i]}` }));
-  const served = poller.firstOk(peer.httpPort, host, 60_000, a!.backend.service);
-  // Both Services are served by an Ingress of their own, so each switch changes a route only (as in standalone mode).
-  for (const { backend, service } of [a!, b!]) await creator.create(appObjects(service, `${service}.converge.test`, backend).map(asKubernetesObject));
-  await creator.create([asKubernetesObject(ingressManifest(`${prefix}switch`, host, a!.service))]);
-  await served;
-  const switchMs: number[] = [];
-  const load = await underLoad(peer.httpPort, host, async () => {
-    for (let i = 0; i < o.switches; i++) {
-      const target = i % 2 === 0 ? b! : a!;
-      const reached = poller.firstOk(peer.httpPort, host, 60_000, target.backend.service);
-      await sleep(5);
-      const { startMs } = await creator.replace([asKubernetesObject(ingressManifest(`${prefix}switch`, host, target.service))]);
-      switchMs.push((await reached) - startMs);
-      await sleep(300);
-    }
-  });
-  m.routeSwitchMs = summarize(switchMs);
-  m.switchLoad = { switches: o.switches, ...load };
+  const switched = await switchBackendsUnderLoad({ httpPort: peer.httpPort, poller, creator, backends, prefix, switches: o.switches, route: ingressManifest, send: 'replace' });
+  m.routeSwitchMs = switched.routeSwitchMs;
+  m.switchLoad = switched.switchLoad;
 }
 
 /** Runs `body`; a failure is recorded in `m.failed` (with `logs`, when given, on stderr) instead of thrown. */
@@ -188,7 +161,7 @@ export async function runPeers(o: PeersOptions): Promise<PeersResult> {
   const build = ensureContour();
   const flags: string[] = [];
   return withKubeTools(['bench-peers-a', 'bench-peers-b'], async (tools) => {
-    const rows = await forEachKubeSize('peers', o.routeCounts, o.tls, tools, async ({ cluster, n, backends, poller }) => {
+    const rows = await forEachKubeSize('peers', o.routeCounts, ingressWorkload(o.tls), tools, async ({ cluster, n, backends, poller }) => {
       // Contour's informers watch its own CRDs (HTTPProxy...) too: without them it does not start.
       await cluster.kubectlOk(['create', '-f', build.crdsPath]);
       const creator = await startApiCreator(cluster.adminKubeconfigPath);

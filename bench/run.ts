@@ -8,20 +8,42 @@ import { describeSize, parseExistingSizes, progress, runConvergence } from './co
 import { runEndpointChurn } from './endpoint-churn.js';
 import { runEndpointPush } from './endpoint-push.js';
 import { runManyClients } from './many-clients.js';
-import { describeChangeCost, runIncrementalCost } from './incremental-cost.js';
+import { changeCostCells, changeCostColumns, ingressRouteChange, runChangeCosts, runIncrementalCost, type ChangeCost } from './incremental-cost.js';
 import { collectGarbage, machine, round, table } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
-import { runTranslationScale } from './translation-scale.js';
+import { benchEnvoyOptions, runScale, runTranslationScale, type TranslationScaleResult } from './translation-scale.js';
 import { ensureWrk } from './wrk.js';
 import { runDataPlane } from './data-plane.js';
 import { runKubeConvergence } from './kube-convergence.js';
 import { runPeers } from './peers.js';
 import { bulkTableHeader, bulkTableRows, peersFailures, peersTableHeader, peersTableRows } from './peers-results.js';
 import { existsSync, readFileSync } from 'node:fs';
+import { runGatewayApiConvergence } from './gateway-api-convergence.js';
+import { syntheticGatewayApiCluster, syntheticGatewayClass, withExtraPath } from './synthetic-gateway-api.js';
+import {
+  kubeApplyColumns, kubeApplyRowsByKind, kubeOneRouteColumns, kubeOneRouteRowsByKind, scaleCells, scaleColumns, scaleRowsByKind, switchColumns, switchRowsByKind, type GatewayApiResults,
+} from './route-kind-tables.js';
+import type { KubeConvergenceResult } from './kube-convergence.js';
+import type { RouteChangeResult } from './convergence.js';
+import type { PeersRow } from './peers-results.js';
+
+/** The Ingress scenarios' results the Gateway API section sets its rows beside. */
+interface IngressResults {
+  translationScale: { sizes: TranslationScaleResult[] };
+  incrementalCost: { ingresses: number; changes: ChangeCost[] };
+  kubeConvergence: KubeConvergenceResult[];
+  convergence: { routeChange?: RouteChangeResult };
+  peers: { rows: PeersRow[] };
+}
 
 const quick = process.env['BENCH_QUICK'] === '1';
-const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,kube,peers,endpoints,many,churn,dataplane').split(',');
+const only = (process.env['BENCH_ONLY'] ?? 'scale,incremental,convergence,kube,gateway-api,peers,endpoints,many,churn,dataplane').split(',');
+// BENCH_SCALE=100,1000 picks the full-build sizes (Ingresses in `scale`, HTTPRoutes in `gateway-api`).
+const scaleSizes = process.env['BENCH_SCALE']?.split(',').map(Number);
 const started = Date.now();
+const latest = join(findRepoRoot(), 'bench', 'results', 'latest.json');
+/** The last run's results: a partial run (BENCH_ONLY) keeps the other scenarios' figures from it. */
+const previous = (existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {}) as Record<string, unknown>;
 const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString(), quick };
 const out: string[] = [];
 const certA = await benchCertificate();
@@ -39,7 +61,7 @@ if (!collectGarbage()) progress('note: run node with --expose-gc for heap-after-
 
 if (only.includes('scale')) {
   // 50,000 Ingresses: about 100,000 hosts and 5,000 TLS Secrets (issue 18), 250,000 routes.
-  const sizes = quick ? [100, 1000] : [100, 1000, 10000, 50000];
+  const sizes = scaleSizes ?? (quick ? [100, 1000] : [100, 1000, 10000, 50000]);
   progress(`translation scale: ${sizes.join(', ')} Ingresses`);
   const scale = runTranslationScale(sizes, (n) => (n >= 50000 ? 2 : n >= 10000 ? 3 : n >= 1000 ? 5 : 10), certA);
   const at = (n: number) => scale.find((s) => s.ingresses === n);
@@ -48,12 +70,7 @@ if (only.includes('scale')) {
   results['translationScale'] = { sizes: scale, growth1kTo10kCpu: growth, growth10kTo50kCpu: growth50k };
   out.push('## 1. Translation scale (full build: translate + Envoy builders + encode into the snapshot cache)');
   out.push(
-    table(
-      ['Ingresses', 'routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'first build wall ms', 'CPU ms', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'VHDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB'],
-      scale.map((s) => [s.ingresses, s.routes, s.buildMs.median, s.buildMs.p99, s.buildCpuMs.median, s.buildCpuMs.p99, s.firstBuild.wallMs, s.firstBuild.cpuMs, s.heapAfterGcMiB, s.rssMiB,
-        round(s.encodedBytes.listener / 1024, 1), round(s.encodedBytes.routeConfiguration / 1024, 1), round(s.encodedBytes.virtualHost / 1024, 1), round(s.encodedBytes.cluster / 1024, 1),
-        round(s.encodedBytes.clusterLoadAssignment / 1024, 1), round(s.encodedBytes.secret / 1024, 1)]),
-    ),
+    table(['Ingresses', ...scaleColumns], scale.map((s) => [s.ingresses, ...scaleCells(s)])),
   );
   out.push('first build: the start-up one (every certificate validated, the listeners built); the others are later full builds of the same cluster');
   if (growth !== undefined) out.push(`growth 1,000 -> 10,000 (CPU time): ${growth}x (target <= 12x)`);
@@ -69,11 +86,7 @@ if (only.includes('incremental')) {
   results['incrementalCost'] = { ingresses: size, changes: costs };
   out.push(`\n## 3. Incremental cost at ${size} Ingresses (delta xDS client subscribed to everything)`);
   out.push(
-    table(
-      ['change', 'build', 'build ms p50', 'p99', 'push ms p50', 'p99', 'encoded', 'sent to the delta client'],
-      costs.map((c) => [c.change, c.buildKind, c.buildMs.median, c.buildMs.p99, c.pushMs.median, c.pushMs.p99,
-        Object.entries(c.encoded).filter(([, v]) => v > 0).map(([k, v]) => `${k}=${v}`).join(' '), describeChangeCost(c)]),
-    ),
+    table(changeCostColumns, costs.map(changeCostCells)),
   );
   collectGarbage();
   lap('incremental');
@@ -139,6 +152,60 @@ if (only.includes('peers')) {
   for (const [who, m] of [['envoy-ingress', bulk.ours], ['Contour', bulk.contour]] as const) if (m.failed) out.push(`${who} did not finish the bulk creation: ${m.failed}`);
   collectGarbage();
   lap('peers');
+}
+
+// After the Ingress scenarios it sets its rows beside (kube, incremental, scale, peers), so in a full run all are of one run.
+if (only.includes('gateway-api')) {
+  // The Ingress figures to set beside: this run's, or the last run's (latest.json) when this one did not measure them.
+  const ingressOf = <K extends keyof IngressResults>(key: K): Partial<IngressResults>[K] =>
+    (results[key] ?? previous[key]) as Partial<IngressResults>[K];
+  const sizes = scaleSizes ?? (quick ? [100, 1000] : [1000, 10000]);
+  progress(`translation scale: ${sizes.join(', ')} HTTPRoutes`);
+  const scale = runScale(sizes, (n) => (n >= 10000 ? 3 : n >= 1000 ? 5 : 10), (httpRoutes) => syntheticGatewayApiCluster({ httpRoutes, port: benchEnvoyOptions.httpPort + 1 }));
+  const at = (n: number) => scale.find((s) => s.ingresses === n);
+  const growth = at(1000) && at(10000) ? round(at(10000)!.buildCpuMs.median / at(1000)!.buildCpuMs.median) : undefined;
+  collectGarbage();
+  // As section 3's route change: one HTTPRoute gains a path (same hostnames, same parents), at 10,000 HTTPRoutes.
+  const changeSize = quick ? 1000 : 10000;
+  progress(`HTTPRoute change cost at ${changeSize} HTTPRoutes`);
+  const changed = syntheticGatewayApiCluster({ httpRoutes: changeSize, port: benchEnvoyOptions.httpPort + 1 });
+  const changeCost = await runChangeCosts(changed, quick ? 3 : 5, [
+    { change: 'httproute', kind: 'virtualHost', object: (run) => withExtraPath(changed.httpRoutes![(run * 13 + 5) % changeSize]!, `/changed-${run}`) },
+  ]);
+  // The same Ingress change as section 3's, with one GatewayClass of ours in the cluster (and nothing attached to it).
+  progress(`Ingress change cost at ${changeSize} Ingresses with a GatewayClass of ours`);
+  changeCost.push(...(await runChangeCosts({ ...syntheticCluster({ ingresses: changeSize, tls: certA }), gatewayClasses: [syntheticGatewayClass()] }, quick ? 3 : 5, [ingressRouteChange('route, GatewayClass present')])));
+  collectGarbage();
+  // The same sizes as the kube scenario's Ingresses (BENCH_KUBE_ROUTES), each on its own API server.
+  const counts = process.env['BENCH_KUBE_ROUTES'] ? process.env['BENCH_KUBE_ROUTES'].split(',').map(Number) : quick ? [0] : [0, 5000];
+  const switchAt = counts.filter((n) => n <= 5000).pop() ?? counts[counts.length - 1]!;
+  progress(`Gateway API convergence (Kubernetes mode): ${counts.join(', ')} existing routes; backend switches at ${switchAt}`);
+  const rows = await runGatewayApiConvergence(counts, quick ? 3 : 20, switchAt, 10);
+  const switched = rows.find((r) => r.more !== undefined);
+  const gateway: GatewayApiResults = {
+    translationScale: { sizes: scale.map(({ ingresses, ...rest }) => ({ httpRoutes: ingresses, ...rest })), ...(growth === undefined ? {} : { growth1kTo10kCpu: growth }) },
+    changeCost: { httpRoutes: changeSize, changes: changeCost },
+    kubeConvergence: rows.map((r) => ({ existingRoutes: r.existingRoutes, existingHttpRoutes: r.existingObjects, loadSeconds: r.loadSeconds, applyTo200Ms: r.applyTo200Ms, stages: r.stages, oneHttpRoute: r.oneRoute })),
+    ...(switched?.more === undefined ? {} : { backendSwitch: { existingRoutes: switched.existingRoutes, ...switched.more } }),
+  };
+  results['gatewayApi'] = gateway;
+  const ingressScale = (ingressOf('translationScale')?.sizes ?? []).filter((s) => sizes.includes(s.ingresses));
+  const ingressKube = ingressOf('kubeConvergence') ?? [];
+  out.push('\n## 7. Gateway API beside Ingress: the same measures with HTTPRoutes on a Gateway of our class (Ingress rows from this run, or else from the last run in latest.json)');
+  out.push('full build (as section 1): N HTTPRoutes of 1-3 hostnames and 1-4 path matches each, one Service each, on one Gateway listener; the Ingresses of section 1 at the same sizes');
+  out.push(table(['objects', ...scaleColumns], scaleRowsByKind(ingressScale, gateway.translationScale.sizes)));
+  if (growth !== undefined) out.push(`growth 1,000 -> 10,000 HTTPRoutes (CPU time): ${growth}x`);
+  const ingressCost = ingressOf('incrementalCost');
+  out.push(`one route object changed (one path; same hosts, same parents) as section 3: an Ingress at ${ingressCost?.ingresses ?? '-'} Ingresses, an HTTPRoute at ${changeSize} HTTPRoutes, an Ingress at ${changeSize} Ingresses beside a GatewayClass of ours`);
+  out.push(table(changeCostColumns, [...(ingressCost?.changes ?? []).filter((c) => c.change === 'route'), ...changeCost].map(changeCostCells)));
+  out.push('Kubernetes mode (as section 2b): a Service, an EndpointSlice and a route object created through a real kube-apiserver -> first 200 (HTTPRoutes: on the Gateway listener), median ms per stage');
+  out.push(table(kubeApplyColumns, kubeApplyRowsByKind(ingressKube, gateway.kubeConvergence)));
+  out.push('one route object (one create request) for a Service Envoy already serves -> first 200, median ms per stage');
+  out.push(table(kubeOneRouteColumns, kubeOneRouteRowsByKind(ingressKube, gateway.kubeConvergence)));
+  out.push('a route\'s backend switched between two served Services while requests flow (4 at a time), each switch until the new backend answers, then 300 ms');
+  out.push(table(switchColumns, switchRowsByKind(ingressOf('convergence')?.routeChange, ingressOf('peers')?.rows ?? [], gateway.backendSwitch)));
+  collectGarbage();
+  lap('gateway-api');
 }
 
 if (only.includes('endpoints')) {
@@ -222,9 +289,7 @@ results['durationS'] = round((Date.now() - started) / 1000, 1);
 results['scenarioSeconds'] = scenarioSeconds;
 const dir = join(findRepoRoot(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
-const latest = join(dir, 'latest.json');
-// A partial run (BENCH_ONLY) keeps the other scenarios' figures from the previous run.
-const merged = process.env['BENCH_ONLY'] && existsSync(latest) ? { ...(JSON.parse(readFileSync(latest, 'utf8')) as object), ...results } : results;
+const merged = process.env['BENCH_ONLY'] ? { ...previous, ...results } : results;
 writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
 const laps = Object.entries(scenarioSeconds).map(([scenario, seconds]) => `${scenario} ${seconds} s`).join(', ');
 const text = [header, '', ...out, '', `total ${results['durationS']} s (${laps})`].join('\n');

@@ -144,5 +144,9 @@ export function objectsOf(state: ClusterState): object[] {
     ...state.endpoints,
     ...state.secrets,
     ...state.ingresses,
+    // Gateway API objects after what they name: the class, its Gateways, their routes.
+    ...(state.gatewayClasses ?? []),
+    ...(state.gateways ?? []),
+    ...(state.httpRoutes ?? []),
   ];
 }

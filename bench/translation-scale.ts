@@ -8,11 +8,13 @@ import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { resourceKinds, type ResourceKind } from '../proto/type-urls.js';
 import { collectGarbage, cpuMs as cpuSince, mib, round, summarize, type Summary } from './stats.js';
 import { syntheticCluster } from './synthetic-cluster.js';
+import { routesOfHttpRoute } from './synthetic-gateway-api.js';
 
 export const benchEnvoyOptions: EnvoyOptions = { listenAddress: '127.0.0.1', httpPort: 10080, httpsPort: 10443 };
 export const benchReconcileOptions = { translate: defaultTranslateOptions, envoy: benchEnvoyOptions };
 
 export interface TranslationScaleResult {
+  /** Synthetic objects of the route kind measured (Ingresses; HTTPRoutes in the Gateway API scenario). */
   ingresses: number;
   routes: number;
   buildMs: Summary;
@@ -57,16 +59,26 @@ function buildTimes(state: ClusterState): TranslationScaleResult['firstBuild'] {
   return { wallMs: round(totalMs), cpuMs: round(cpuMs) };
 }
 
+/** The routes of a synthetic state: every Ingress path, and an HTTPRoute's match per hostname (routesOfHttpRoute). */
 export function countRoutes(state: ClusterState): number {
   let n = 0;
   for (const ing of state.ingresses) for (const r of ing.spec?.rules ?? []) n += r.http?.paths.length ?? 0;
+  for (const route of state.httpRoutes ?? []) n += routesOfHttpRoute(route);
   return n;
 }
 
 export function runTranslationScale(sizes: readonly number[], runsFor: (n: number) => number, tls: { certPem: string; keyPem: string }): TranslationScaleResult[] {
+  return runScale(sizes, runsFor, (ingresses) => syntheticCluster({ ingresses, tls }));
+}
+
+/**
+ * The full builds of scenario 1 for the synthetic states `stateOf(n)` of each size `n` (Ingresses, or HTTPRoutes:
+ * the result's `ingresses` is then that count of objects of the state's route kind).
+ */
+export function runScale(sizes: readonly number[], runsFor: (n: number) => number, stateOf: (n: number) => ClusterState): TranslationScaleResult[] {
   const results: TranslationScaleResult[] = [];
   for (const ingresses of sizes) {
-    let state: ClusterState | undefined = syntheticCluster({ ingresses, tls });
+    let state: ClusterState | undefined = stateOf(ingresses);
     const times: number[] = [];
     const cpuTimes: number[] = [];
     const phases: TranslationScaleResult['phasesMs'][] = [];

@@ -1,5 +1,6 @@
 // End to end for the Gateway API's TLS side and L4 routes: manifests on disk -> controller (standalone mode) -> a real
-// Envoy -> loopback backends. One TLS port carries two HTTPS listeners (each its own certificate, chosen by SNI), a
+// Envoy -> loopback backends. One TLS port carries two HTTPS listeners (each its own certificate, chosen by SNI, and
+// its own hosts: another listener's host on its connection is a misdirected request, 421), a
 // TLS Passthrough listener (the backend completes the handshake itself) and a TLS Terminate listener (TCP to the
 // backend after Envoy's handshake); a TCP port proxies to two TCP backends by weight. An HTTPS listener whose
 // certificate lives in another namespace is refused until a ReferenceGrant there permits it.
@@ -134,6 +135,13 @@ test('Gateway API TLS and TCP: HTTPS per listener hostname, TLS passthrough and 
   const apiRes = await https('api.shop.test');
   t.is(apiRes.peerCertificate?.serialNumber, apiCert.serialNumber, 'the exact listener hostname beats the wildcard one');
   t.is(apiRes.json?.service, 'api');
+  // Misdirected requests: a connection whose TLS name chose one listener, asked for another listener's host (HTTP/2
+  // connection coalescing), is answered 421; a name no listener has, 421 too (both listeners have hostnames).
+  const misdirected = (servername: string, host: string) => httpsGet({ port: tlsPort, servername, hostHeader: host, path: '/', ca: ca.certPem });
+  t.is((await misdirected('www.shop.test', 'api.shop.test')).status, 421, 'the wildcard listener\'s connection, the api listener\'s host');
+  t.is((await misdirected('api.shop.test', 'www.shop.test')).status, 421, 'the api listener\'s connection, the wildcard listener\'s host');
+  t.is((await misdirected('api.shop.test', 'unknown.test')).status, 421, 'a name of no listener');
+  t.is((await misdirected('www.shop.test', 'other.shop.test')).json?.service, 'web', 'another name of the same wildcard listener');
 
   // TLS Passthrough: the backend's own certificate, Envoy only read the SNI.
   const passed = await httpsGet({ port: tlsPort, servername: 'pass.test', hostHeader: 'pass.test', path: '/x', ca: ca.certPem });

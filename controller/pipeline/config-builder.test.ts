@@ -177,16 +177,39 @@ test('a certificate-only Secret change together with an object of a kind a secre
   t.is(b.build(replaceSecret(changed, syntheticSecret(10, pem(certA))), (u) => updates.push(u)).built.kind, 'secrets');
 });
 
-test('while a Gateway API object exists, an Ingress or Service change is a full build (the splice knows only Ingresses); without any, a routes build', (t) => {
-  const gatewayClass = { kind: 'GatewayClass' as const, metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } };
+test('while a GatewayClass of ours exists, an Ingress change is a full build (the splice knows only Ingresses); with none, or only other controllers\' Gateway API objects, a routes build equal to a full build', (t) => {
+  const ours = { kind: 'GatewayClass' as const, metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } };
+  const theirs = { kind: 'GatewayClass' as const, metadata: { name: 'other' }, spec: { controllerName: 'example.com/other-controller' } };
+  const theirGateway = { kind: 'Gateway' as const, metadata: { name: 'edge', namespace: 'bench' }, spec: { gatewayClassName: 'other', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } };
+  // Another controller's route, on a host and a Service of the Ingresses (svc-0).
+  const theirRoute = {
+    kind: 'HTTPRoute' as const,
+    metadata: { name: 'shop', namespace: 'bench' },
+    spec: { parentRefs: [{ name: 'edge' }], hostnames: ['app-0-0.bench.test'], rules: [{ backendRefs: [{ name: 'svc-0', port: 80 }] }] },
+  };
   const change = (s: ClusterState): ClusterState => ({ ...s, ingresses: s.ingresses.map((x, i) => (i === 0 ? syntheticIngress(0, seededRandom(7), false, '-changed') : x)) });
+  const changeService = (s: ClusterState): ClusterState => ({ ...s, services: s.services.map((x, i) => (i === 0 ? { ...x, spec: { ports: [{ name: 'http', port: 80, targetPort: 8081, protocol: 'TCP' }] } } : x)) });
   for (const [label, extra, kind] of [
     ['no Gateway API objects', {}, 'routes'],
-    ['a GatewayClass', { gatewayClasses: [gatewayClass] }, 'full'],
+    ['another controller\'s GatewayClass, Gateway and HTTPRoute', { gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] }, 'routes'],
+    ['a GatewayClass of ours', { gatewayClasses: [ours] }, 'full'],
+    ['a GatewayClass of ours beside another controller\'s objects', { gatewayClasses: [theirs, ours], gateways: [theirGateway], httpRoutes: [theirRoute] }, 'full'],
   ] as const) {
-    const { builder: b, updates } = builder();
-    const state: ClusterState = { ...baseState(), ...extra };
-    b.build(state, (u) => updates.push(u));
-    t.is(b.build(change(state), (u) => updates.push(u)).built.kind, kind, label);
+    for (const [what, edit] of [['Ingress', change], ['Service', changeService]] as const) {
+      const { builder: b, updates } = builder();
+      const state: ClusterState = { ...baseState(), ...extra };
+      b.build(state, (u) => updates.push(u));
+      const next = edit(state);
+      const { built } = b.build(next, (u) => updates.push(u));
+      t.is(built.kind, kind, `${label}, ${what} changed`);
+      const full = buildConfig(next, benchReconcileOptions);
+      t.deepEqual(built.translation.diagnostics, full.translation.diagnostics, `${label}, ${what} changed`);
+      t.is(sortedResources(published(updates)), sortedResources(fullUpdate(full.resources)), `${label}, ${what} changed`);
+    }
   }
+  // Another controller's objects changing is a full build (the splice does not know their kinds).
+  const { builder: b, updates } = builder();
+  const state: ClusterState = { ...baseState(), gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] };
+  b.build(state, (u) => updates.push(u));
+  t.is(b.build(change({ ...state, httpRoutes: [] }), (u) => updates.push(u)).built.kind, 'full');
 });

@@ -11,8 +11,7 @@ import { endpointsForCluster, indexEndpointSources } from '../translate/shared/e
 import { HostIndex } from '../translate/ingress/host-index.js';
 import { translateIncrementally } from '../translate/ingress/incremental-translate.js';
 import { isServedByUs } from '../translate/ingress/ingress-class.js';
-import { type ClusterState, objectsOf } from '../translate/shared/kube-objects.js';
-import { gatewayApiKinds } from '../translate/shared/kinds.js';
+import type { ClusterState } from '../translate/shared/kube-objects.js';
 import { unchangedBeyond } from '../translate/shared/unchanged-inputs.js';
 import type { TranslationResult } from '../translate/translate.js';
 import { certificateOnlyChanges } from './certificate-only-changes.js';
@@ -125,9 +124,13 @@ export class ConfigBuilder {
     const last = this.#last;
     if (last === undefined) return undefined;
     const before = last.state;
-    // The splice knows only the Ingress translation: while any Gateway API object exists (a Service change may move
-    // a route's backends too), every build is full. Correct first; a routes build for HTTPRoutes is later work.
-    if (hasGatewayApiObjects(before) || hasGatewayApiObjects(state)) return undefined;
+    // The splice knows only the Ingress translation: it runs only while the Gateway API translation is empty (no
+    // GatewayClass of ours, so no Gateway or route of ours, no diagnostics: translate() then returns no Gateway API
+    // status). That stays so: the Gateway API objects, `full` kinds, are unchanged (translateIncrementally declines
+    // otherwise), and without a class of ours no Service, Secret or Ingress change can give them anything to serve.
+    // Other controllers' Gateway API objects thus no longer make every Ingress change a full build; with a class of
+    // ours every build is full (a routes build for HTTPRoutes is later work).
+    if (last.translation.gatewayApiStatus !== undefined || last.translation.servedGatewayApi !== undefined) return undefined;
     // Services whose endpoint objects changed since the last build (also by the pipeline's endpoints builds).
     const stale = changedEndpointServices(before, state);
     if (stale === undefined) return undefined;
@@ -194,9 +197,4 @@ export class ConfigBuilder {
       update: { secret: sds },
     };
   }
-}
-
-/** Whether the state holds any object of a Gateway API kind (which the routes build cannot splice yet). */
-function hasGatewayApiObjects(state: ClusterState): boolean {
-  return gatewayApiKinds.some((kind) => objectsOf(state, kind).length > 0);
 }

@@ -8,8 +8,26 @@ import { formatNumber, performanceCharts, renderBarChart, tickStep, type BenchRe
 
 const latest = JSON.parse(readFileSync(path.join(findRepoRoot(), 'bench/results/latest.json'), 'utf8')) as BenchResults;
 
-test('the committed results give every chart of the page', (t) => {
-  t.deepEqual(Object.keys(performanceCharts(latest)).sort(), ['apply-vs-contour', 'apply-vs-routes', 'memory-by-size', 'memory-vs-contour']);
+test('the committed results give every chart of the page (the HTTPRoute one once a gateway-api run is in them)', (t) => {
+  const expected = ['apply-vs-contour', 'apply-vs-routes', 'memory-by-size', 'memory-vs-contour', ...(latest.gatewayApi === undefined ? [] : ['apply-httproute-vs-ingress'])];
+  t.deepEqual(Object.keys(performanceCharts(latest)).sort(), expected.sort());
+});
+
+test('HTTPRoute beside Ingress: a p50 and p99 bar per kind at each route count both scenarios measured; none without a gateway-api run', (t) => {
+  const summary = (median: number) => ({ median, p99: median * 2 });
+  const results: BenchResults = {
+    ...latest,
+    kubeConvergence: [{ existingRoutes: 0, applyTo200Ms: summary(20) }, { existingRoutes: 5040, applyTo200Ms: summary(60) }],
+    gatewayApi: { kubeConvergence: [{ existingRoutes: 0, applyTo200Ms: summary(25) }, { existingRoutes: 5012, applyTo200Ms: summary(70) }] },
+  };
+  const chart = performanceCharts(results)['apply-httproute-vs-ingress']!;
+  t.deepEqual(chart.groups.map((g) => g.label), ['0 / 0 routes', '5,040 / 5,012 routes']);
+  t.deepEqual(chart.groups[1]!.bars, [
+    { series: 'Ingress', value: 60, upper: 120 },
+    { series: 'HTTPRoute', value: 70, upper: 140 },
+  ]);
+  const { gatewayApi: _none, ...withoutGatewayApi } = results;
+  t.is(performanceCharts(withoutGatewayApi)['apply-httproute-vs-ingress'], undefined);
 });
 
 test('apply -> 200 beside Contour: a p50 and p99 bar per controller and size, from the results', (t) => {

@@ -12,6 +12,9 @@ export interface BenchResults {
   machine: { cores: number; cpuModel: string; referenceLoopMs: number };
   translationScale: { sizes: { ingresses: number; routes: number; rssMiB: number; heapAfterGcMiB: number }[] };
   convergence: { convergence: { existingRoutes: number; existingIngresses: number; applyTo200Ms: Summary; usage: { controllerRssMiB: number; envoyRssMiB: number } }[] };
+  /** Kubernetes mode (BENCH_ONLY=kube), and the same with HTTPRoutes (BENCH_ONLY=gateway-api), at the same route counts. */
+  kubeConvergence?: { existingRoutes: number; applyTo200Ms: Summary }[];
+  gatewayApi?: { kubeConvergence: { existingRoutes: number; applyTo200Ms: Summary }[] };
   peers: {
     contour: { version: string };
     rows: { existingRoutes: number; ours: { applyTo200Ms?: Summary }; contour: { applyTo200Ms?: Summary } }[];
@@ -152,6 +155,28 @@ export function performanceCharts(results: BenchResults): Record<string, BarChar
     })),
     note: `A new manifest written -> first 200 from Envoy, polled every ms. ${p50p99}`,
   };
+  // The kube and gateway-api scenarios run at the same requested route counts (BENCH_KUBE_ROUTES), in that order.
+  const ingressKube = results.kubeConvergence ?? [];
+  const routeKube = results.gatewayApi?.kubeConvergence ?? [];
+  const pairs = routeKube.slice(0, ingressKube.length).map((r, i) => [ingressKube[i]!, r] as const);
+  if (pairs.length > 0) {
+    charts['apply-httproute-vs-ingress'] = {
+      title: 'Created through the API -> first 200: an HTTPRoute beside an Ingress',
+      unit: 'ms',
+      series: [
+        { name: 'Ingress', color: ours },
+        { name: 'HTTPRoute', color: envoyColor },
+      ],
+      groups: pairs.map(([ingress, route]) => ({
+        label: `${grouped(ingress.existingRoutes)} / ${grouped(route.existingRoutes)} routes`,
+        bars: [
+          { series: 'Ingress', value: ingress.applyTo200Ms.median, upper: ingress.applyTo200Ms.p99 },
+          { series: 'HTTPRoute', value: route.applyTo200Ms.median, upper: route.applyTo200Ms.p99 },
+        ],
+      })),
+      note: `Kubernetes mode: a Service, an EndpointSlice and the route object created. ${p50p99}`,
+    };
+  }
   const bulk = results.peers.bulk;
   if (bulk?.ours.peakRssMiB !== undefined && bulk.contour.peakRssMiB !== undefined) {
     charts['memory-vs-contour'] = {

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { namedPaths } from '../harness/build-script.js';
 import { GO_TOOLS_BUILD_TIMEOUT_MS } from '../harness/go-tools.js';
 import { findRepoRoot } from '../harness/repo-root.js';
-import { reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
+import { passedCounts, reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const run = promisify(execFile);
 const root = findRepoRoot();
@@ -134,4 +134,20 @@ test('every report in conformance/reports/<pinned>/ is the suite\'s, for the pin
     }
     t.true(readme.includes(`(./${file})`), `README links ${file}`);
   }
+});
+
+test('README "Gateway API": our row is the newest published report\'s counts, core + extended per profile', async (t) => {
+  const dir = path.join(root, 'conformance/reports', pinned);
+  const reports = await Promise.all(
+    (await readdir(dir)).filter((f) => f.endsWith('-report.yaml')).map(async (f) => ({ file: f, report: parse(await readFile(path.join(dir, f), 'utf8')) as ConformanceReport })),
+  );
+  const newest = reports.sort((a, b) => Date.parse(b.report.date) - Date.parse(a.report.date))[0];
+  if (newest === undefined) {
+    t.pass('no report published yet');
+    return;
+  }
+  const counts = passedCounts(newest.report);
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const row = `| **envoy-ingress** ([report](conformance/reports/${pinned}/${newest.file})) | ${['HTTP', 'GRPC', 'TLS', 'TCP'].map((p) => `**${counts[p] ?? '—'}**`).join(' | ')} |`;
+  t.true(readme.includes(row), `README.md has the row\n${row}`);
 });

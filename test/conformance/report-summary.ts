@@ -80,3 +80,10 @@ export function summarizeReport(report: ConformanceReport): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** Per profile (`HTTP`, `GRPC`, `TLS`, `TCP`), core + extended tests passed as the upstream table writes them: `37 + 57`. */
+export function passedCounts(report: ConformanceReport): Record<string, string> {
+  const counts: Record<string, string> = {};
+  for (const p of report.profiles) counts[p.name.replace(/^GATEWAY-/, '')] = `${p.core.statistics.Passed} + ${p.extended?.statistics.Passed ?? 0}`;
+  return counts;
+}

@@ -7,6 +7,8 @@
  *
  * Arguments after `--` go to the suite's binary (e.g. `-run-test=HTTPRouteSimpleSameNamespace`, `-debug`); a run
  * with any of them is a partial run, so its report stays in the scratch directory and the published one is kept.
+ * CONFORMANCE_REPORT_OUT=FILE: the report is copied there instead of published (npm test's run,
+ * test/cluster/conformance-suite.test.ts, compares it with the published one).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
@@ -189,7 +191,11 @@ async function main(): Promise<number> {
     const report = parse(await readFile(reportPath, 'utf8')) as ConformanceReport;
     const problems = reportProblems(report, version);
     if (problems.length === 0) process.stdout.write(summarizeReport(report));
-    if (partial) {
+    const reportOut = process.env['CONFORMANCE_REPORT_OUT'];
+    if (reportOut !== undefined && reportOut !== '') {
+      await copyFile(reportPath, reportOut);
+      log(`report copied to ${reportOut}, conformance/reports/ unchanged`);
+    } else if (partial) {
       log(`partial run (arguments ${extraArgs.join(' ')}): report left at ${reportPath}, conformance/reports/ unchanged`);
     } else if (problems.length > 0) {
       // E.g. `profiles: null` when the suite's setup failed before any test: nothing to publish.

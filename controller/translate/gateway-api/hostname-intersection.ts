@@ -11,6 +11,12 @@ function coveredBy(host: string, wildcard: string): boolean {
   return host.startsWith('*.') ? name.endsWith(suffix) : name.length > suffix.length && name.endsWith(suffix);
 }
 
+/** Whether listener hostname `listener` (absent: every host) matches the name `host` (exact, a wildcard, or `*`). */
+export function listenerCovers(listener: string | undefined, host: string): boolean {
+  if (listener === undefined) return true;
+  return host === listener || (listener.startsWith('*.') && host !== '*' && coveredBy(host, listener));
+}
+
 /**
  * Whether a request for `host` belongs to listener hostname `specific` rather than to `general` (listener isolation:
  * a request goes to the most specific listener whose hostname matches it). Absent: every host.

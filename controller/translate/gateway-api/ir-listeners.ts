@@ -1,8 +1,9 @@
 // The final join: served Gateway listeners and the route matches placed on their hosts -> IR listeners. Every Gateway
 // HTTP listener on one socket joins one IR listener (a plaintext port has one route table, envoy/build-resources.ts),
 // with a virtual host per host name, its matches in the spec's precedence. The HTTPS and TLS listeners of a socket
-// join one IR listener too: a TLS server (filter chain, certificate) per HTTPS listener serving one route table, and
-// the TLSRoutes' TCP proxy chains (tcp-chains.ts). A TCP listener is an IR listener with its one TCP proxy chain. A new
+// join one IR listener too (a TLS server, filter chain and certificate, per HTTPS listener) with the TLSRoutes' TCP
+// proxy chains (tcp-chains.ts), except that several HTTPS listeners get a route table each (joinTls: 421 for
+// misdirected requests). A TCP listener is an IR listener with its one TCP proxy chain. A new
 // listener protocol adds its join to `listenerJoins`.
 import { type ListenerIR, type ListenerSettingsIR, type RouteIR, type RouteTableIR, type SourceRef, type TlsServerIR, type VirtualHostIR, compareVirtualHosts } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
@@ -10,6 +11,7 @@ import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
 import { type AcceptedListener, servedListenerName } from './listener-acceptance.js';
 import type { ListenerBinding } from './listener-bindings.js';
+import { claimedByMoreSpecific, listenerCovers } from './hostname-intersection.js';
 import { redirectOnListener } from './route-filters.js';
 import { compareMatches } from './route-precedence.js';
 import type { TcpChains } from './tcp-chains.js';
@@ -86,28 +88,70 @@ const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
   ];
 };
 
-/** HTTPS and TLS listeners of a socket: one IR listener, a filter chain per HTTPS listener and per TLSRoute name. */
+/** The listener of `listeners` (one socket's) a request for `host` belongs to: the most specific that matches it. */
+function ownerOf(host: string, listeners: readonly AcceptedListener[]): AcceptedListener | undefined {
+  const matching = listeners.filter((l) => listenerCovers(l.hostname, host));
+  return matching.find((l) => !matching.some((other) => claimedByMoreSpecific(host, l.hostname, other.hostname)));
+}
+
+/**
+ * The route table of one HTTPS listener among several on a socket: its own hosts, and 421 Misdirected Request for
+ * the names the socket's other listeners serve (a connection whose TLS name chose this listener's certificate, reused
+ * by the client for another listener's host: HTTP/2 connection coalescing), and for every other name when the listener
+ * has a hostname of its own (the spec's GatewayHTTPSListenerDetectMisdirectedRequests).
+ */
+function httpsListenerTable(name: string, own: AcceptedListener, onSocket: readonly AcceptedListener[], hosts: PortHosts, listener: { port: number; scheme: 'https' }): RouteTableIR {
+  const ownHosts: PortHosts = new Map([...hosts].filter(([host]) => ownerOf(host, onSocket) === own));
+  const table = routeTable(name, ownHosts, listener);
+  const misdirected = (hostname: string): VirtualHostIR => ({
+    name: `misdirected:${hostname}`,
+    hostnames: [hostname],
+    routes: [{ name: `misdirected:${hostname}`, match: { kind: 'prefix', path: '/' }, action: { kind: 'direct', status: 421 } }],
+    wildcardLabels: 'one-or-more',
+  });
+  const others = new Set(onSocket.filter((l) => l !== own && l.hostname !== undefined && l.hostname !== own.hostname).map((l) => l.hostname as string));
+  const extra = [...others].filter((h) => !ownHosts.has(h)).map(misdirected);
+  if (own.hostname !== undefined && !ownHosts.has('*')) extra.push(misdirected('*'));
+  return { name, virtualHosts: [...table.virtualHosts, ...extra].sort(compareVirtualHosts) };
+}
+
+/**
+ * HTTPS and TLS listeners of a socket: a filter chain per HTTPS listener and per TLSRoute name. One HTTPS listener: one
+ * IR listener. Several: an IR listener (its own route table) per HTTPS listener, so a request on a connection
+ * whose TLS name chose one listener is answered 421 for another listener's host (httpsListenerTable); the first
+ * carries the socket's name and its TLSRoute chains.
+ */
 const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
   const name = socketListenerName('tls', binding, listeners);
   const https = listeners.filter((l) => l.listener.protocol === 'HTTPS' && l.certificate !== undefined);
-  const tlsServers: TlsServerIR[] = https.map((l) => ({
+  const serverOf = (l: AcceptedListener): TlsServerIR => ({
     name: servedListenerName(l),
     serverNames: l.hostname === undefined ? [] : [l.hostname],
     secret: (l.certificate as { name: string }).name,
-  }));
+  });
   const tcpChains = listeners.flatMap((l) => chains.of(l));
-  return [
-    {
-      name,
-      port: binding.port,
-      ...(binding.address === undefined ? {} : { address: binding.address }),
-      ...(tlsServers.length > 0
-        ? { protocol: 'HTTPS' as const, routeTable: routeTable(name, hosts, { port: listeners[0]?.listener.port ?? binding.port, scheme: 'https' }), routeConfiguration: name, tlsServers, settings: gatewayListenerSettings }
-        : { protocol: 'TLS' as const }),
-      ...(tcpChains.length > 0 ? { tcpChains } : {}),
-      sources: sourcesOf(listeners),
-    },
-  ];
+  const where = { port: binding.port, ...(binding.address === undefined ? {} : { address: binding.address }) };
+  const listenerPort = { port: listeners[0]?.listener.port ?? binding.port, scheme: 'https' as const };
+  const tail = { ...(tcpChains.length > 0 ? { tcpChains } : {}), sources: sourcesOf(listeners) };
+  if (https.length === 0) return [{ name, ...where, protocol: 'TLS', ...tail }];
+  if (https.length === 1) {
+    const routes = routeTable(name, hosts, listenerPort);
+    return [{ name, ...where, protocol: 'HTTPS', routeTable: routes, routeConfiguration: name, tlsServers: https.map(serverOf), settings: gatewayListenerSettings, ...tail }];
+  }
+  return https.map((l, index): ListenerIR => {
+    const server = serverOf(l);
+    const irName = index === 0 ? name : `${name}/${server.name}`;
+    return {
+      name: irName,
+      ...where,
+      protocol: 'HTTPS',
+      routeTable: httpsListenerTable(irName, l, https, hosts, listenerPort),
+      routeConfiguration: irName,
+      tlsServers: [server],
+      settings: gatewayListenerSettings,
+      ...(index === 0 ? tail : { sources: sourcesOf([l]) }),
+    };
+  });
 };
 
 /** A TCP listener: its one chain (the oldest TCPRoute's), or none yet (Envoy opens no port then). */

@@ -57,7 +57,7 @@ export const kindTable = {
   // or refuse routes anywhere.
   Namespace: { state: 'namespaces', apiVersions: ['v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   // The Gateway API: CRDs that may not be installed. `full` for now: correct, not fast (no incremental routes build
-  // knows them yet, and the routes build declines while any of them exists: config-builder.ts).
+  // knows them yet, and the routes build declines while a GatewayClass of ours exists: config-builder.ts).
   GatewayClass: { state: 'gatewayClasses', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   Gateway: { state: 'gateways', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   HTTPRoute: { state: 'httpRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
