@@ -79,7 +79,7 @@ function validListener(l: ListenerStatusData): boolean {
 
 /**
  * A ListenerSet's status: NotAllowed when its Gateway does not take it (`notAllowed`), ParentNotAccepted when the
- * Gateway is not Accepted; else Accepted while one listener is served (reason ListenersNotValid when some are not,
+ * Gateway is refused as a whole; else Accepted while one listener is served (reason ListenersNotValid when some are not,
  * as the spec allows), and Programmed like a Gateway's. Listener entries as a Gateway's listeners have them.
  */
 export function listenerSetStatus(
@@ -96,7 +96,10 @@ export function listenerSetStatus(
   ];
   if (notAllowed !== undefined) return { ref: refOf(set), conditions: both('False', 'NotAllowed', notAllowed), listeners: [] };
   const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
-  if (parent?.conditions.find((c) => c.type === 'Accepted')?.status !== 'True') {
+  // A Gateway refused as a whole (UnsupportedAddress: it binds nothing) takes its sets down; one refused for its own
+  // listeners only still serves its sets' listeners, which say so themselves.
+  const parentAccepted = parent?.conditions.find((c) => c.type === 'Accepted');
+  if (parentAccepted === undefined || (parentAccepted.status !== 'True' && parentAccepted.reason !== 'ListenersNotValid')) {
     return { ref: refOf(set), conditions: both('False', 'ParentNotAccepted', 'The parent Gateway is not accepted'), listeners };
   }
   const served = verdicts.filter((v) => v.accepted !== undefined).length;

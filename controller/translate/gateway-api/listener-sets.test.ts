@@ -264,3 +264,23 @@ test('own ports (--gateway-port-range): a set\'s port the Gateway lacks gets an 
   t.deepEqual(summary(setOf(status, 'infra', 'extra').listeners[0]).slice(0, 2), ['Accepted=True/Accepted', 'Programmed=True/Programmed']);
   t.true(listeners.some((l) => l.name === 'gateway/infra/gw/http/81' && l.port >= 20000 && l.port <= 20099));
 });
+
+test('a Gateway refused as a whole (UnsupportedAddress) leaves its sets ParentNotAccepted, serving nothing', (t) => {
+  const options: TranslateOptions = { ...defaultTranslateOptions, gatewayAddressing: { mode: 'service', namespace: 'envoy-ingress', portRange: { first: 20000, last: 20099 } } };
+  const { status, listeners } = run(
+    `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: ours
+  addresses: [{type: Hostname, value: gw.example.com}]
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [${http('web', 'web.example.com', 'All', 80)}]
+` + setYaml('extra', 'infra', 'gw', `[${http('extra', 'extra.example.com', 'All', 81)}]`),
+    options,
+  );
+  t.deepEqual(['Accepted', 'Programmed'].map((type) => conditionOf(setOf(status, 'infra', 'extra').conditions, type)), ['False/ParentNotAccepted', 'False/ParentNotAccepted']);
+  t.false(listeners.some((l) => l.name.startsWith('gateway/infra/gw/')));
+});
