@@ -51,6 +51,8 @@ function statusOnlyChange(c: StoreChange): boolean {
 interface ReferenceSets {
   services: ReadonlySet<string>;
   secrets: ReadonlySet<string>;
+  /** CA ConfigMaps (`namespace/name`) BackendTLSPolicies name: read besides the `named` one. */
+  configMaps: Set<string>;
 }
 
 export interface ReconcilerOptions {
@@ -84,7 +86,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
   /** Services (namespace/name) whose endpoints changed since the last build. */
   readonly #endpointServices = new Set<string>();
   #ir: DataPlaneIR | undefined;
-  #references: ReferenceSets = { services: new Set(), secrets: new Set() };
+  #references: ReferenceSets = { services: new Set(), secrets: new Set(), configMaps: new Set() };
   #diagnostics: Diagnostic[] = [];
   #served: ObjectRef[] = [];
   #gatewayApiStatus: GatewayApiStatus | undefined;
@@ -178,7 +180,9 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     if (reads === 'named') {
       // Only the object the options name is read (the ingress-nginx ConfigMap); a manifest directory may hold others.
       const ref = namedObjects(this.options.translate)[c.kind as NamedKind];
-      return ref !== undefined && ref.namespace === c.namespace && ref.name === c.name;
+      if (ref !== undefined && ref.namespace === c.namespace && ref.name === c.name) return true;
+      // A CA ConfigMap of a BackendTLSPolicy (before the first build nothing is known to be referenced).
+      return c.kind === 'ConfigMap' && (this.#ir === undefined || this.#references.configMaps.has(`${c.namespace}/${c.name}`));
     }
     // Before the first build nothing is known to be referenced.
     return this.#ir === undefined || this.#references[reads.referenced === 'service' ? 'services' : 'secrets'].has(`${c.namespace}/${c.name}`);
@@ -231,7 +235,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       const built = this.#pipeline.build();
       const result = built.translation;
       this.#ir = result.ir;
-      this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets) };
+      this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets), configMaps: new Set(result.references.configMaps ?? []) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
       this.#gatewayApiStatus = result.gatewayApiStatus;

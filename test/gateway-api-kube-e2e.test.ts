@@ -2,7 +2,8 @@
 // controller (the real CLI) as deploy/'s ServiceAccount with deploy/'s RBAC, and a real Envoy. GatewayClass
 // Accepted with supportedFeatures; Gateway and listener conditions, Programmed only once Envoy ACKed; HTTPRoute
 // status.parents per parentRef at the route's generation, another controller's entry kept, ours removed when the
-// route leaves our Gateway; a ListenerSet's status and listener. Counts in test/rbac-proof.test.ts.
+// route leaves our Gateway; a ListenerSet's status and listener; a BackendTLSPolicy's status.ancestors (configmaps
+// and backendtlspolicies RBAC). Counts in test/rbac-proof.test.ts.
 import path from 'node:path';
 import test from 'ava';
 import type { EnvoyProcess } from './harness/envoy-process.js';
@@ -341,4 +342,34 @@ test.serial('ListenerSet: taken by a Gateway whose allowedListeners admit its na
   };
   await waitFor(async () => (await at('set.example.test')) === 'web', { description: 'the set listener serves its route', timeoutMs: 30_000 });
   t.is(await at('outsider.example.test'), 'status 404');
+});
+
+test.serial('BackendTLSPolicy status.ancestors: the Gateway of the routes that use the targeted Service, with the CA ConfigMap read', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  await apply([
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'no-ca-here', namespace: ns }, data: { 'other.txt': 'x' } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'tls-backend', namespace: ns },
+      spec: { parentRefs: [ourParent], hostnames: ['shop.example.test'], rules: [{ backendRefs: [webBackend] }] },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'BackendTLSPolicy',
+      metadata: { name: 'web-tls', namespace: ns },
+      spec: { targetRefs: [{ group: '', kind: 'Service', name: 'web' }], validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'no-ca-here' }], hostname: 'web.example.test' } },
+    },
+  ]);
+  const policyConditions = async (): Promise<string[] | undefined> => {
+    const policy = JSON.parse(await w().cluster.kubectlOk(['get', 'backendtlspolicy', 'web-tls', '-n', ns, '-o', 'json'])) as {
+      status?: { ancestors?: { ancestorRef: { name: string }; controllerName: string; conditions: Condition[] }[] };
+    };
+    const ours = policy.status?.ancestors?.find((a) => a.controllerName === controllerName && a.ancestorRef.name === 'edge');
+    return ours?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`);
+  };
+  await waitFor(async () => (await policyConditions()) !== undefined, { description: 'BackendTLSPolicy status written', timeoutMs: 30_000 });
+  // The ConfigMap exists (watched) but has no ca.crt.
+  t.deepEqual(await policyConditions(), ['Accepted=False/NoValidCACertificate@1', 'ResolvedRefs=False/InvalidCACertificateRef@1']);
 });

@@ -127,6 +127,32 @@ export class ClusterSource {
     }
   }
 
+  /**
+   * BackendTLSPolicies name ConfigMaps of any name as CA certificates (`ca.crt`): every ConfigMap is watched, in an
+   * informer of its own, while the API serves BackendTLSPolicy; when it stops, its ConfigMaps leave the store (the
+   * --nginx-configmap one stays, its own informer keeps it).
+   */
+  #reconcileCaConfigMaps(wanted: boolean): void {
+    if (this.#stopped) return;
+    const running = this.#informers.get(caConfigMapsInformerId);
+    if (wanted && running === undefined) {
+      this.log.info({}, 'watching ConfigMaps (BackendTLSPolicy CA certificates)');
+      void this.#startKind({ id: caConfigMapsInformerId, kind: 'ConfigMap', source: sourceKind('ConfigMap'), namespace: this.options.namespace }).catch((e: unknown) =>
+        this.log.warn({ err: describe(e) }, 'ConfigMaps informer failed to start'),
+      );
+    } else if (!wanted && running !== undefined) {
+      this.log.info({}, 'no longer watching ConfigMaps: the API does not serve BackendTLSPolicy');
+      this.#forget(caConfigMapsInformerId);
+      void running.stop();
+      const named = this.options.nginxConfigMap;
+      for (const c of this.store.list('ConfigMap')) {
+        const namespace = namespaceOf(c.metadata);
+        if (named !== undefined && named.namespace === namespace && named.name === c.metadata.name) continue;
+        this.store.delete('ConfigMap', namespace, c.metadata.name);
+      }
+    }
+  }
+
   #forget(id: string): void {
     this.#informers.delete(id);
     this.#synced.delete(id);
@@ -198,6 +224,7 @@ export class ClusterSource {
       );
     }
     if (served) this.#reportedAbsent.delete(source.group);
+    if (source.kind === 'BackendTLSPolicy') this.#reconcileCaConfigMaps(served);
     if (served && running === undefined) {
       this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
       this.#servedOptional.add(id);
@@ -351,6 +378,7 @@ function apiVersionOf(source: SourceKind): string {
 }
 
 const opaqueInformerId = 'Secret/Opaque';
+const caConfigMapsInformerId = 'ConfigMap/ca';
 
 /** Opaque Secrets (ingress-nginx basic-auth users), in their own informer: a field selector cannot say "tls or Opaque". */
 function opaqueSecretsSpec(namespace: string | undefined): KindSpec {

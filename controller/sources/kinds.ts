@@ -114,6 +114,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
   ListenerSet: 'listenersets',
+  BackendTLSPolicy: 'backendtlspolicies',
 };
 
 /** Every kind of the table as the sources find it in the API. */

@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { GatewayStatusData, ListenerSetStatusData, RouteStatusData, StatusCondition } from '../translate/gateway-api/status-data.js';
-import type { Gateway, HTTPRoute, ListenerSet } from '../translate/shared/kube-objects.js';
-import { desiredGatewayStatus, desiredListenerSetStatus, desiredRouteStatus, mergeConditions, sameJson } from './gateway-api-status-merge.js';
+import type { GatewayStatusData, ListenerSetStatusData, PolicyStatusData, RouteStatusData, StatusCondition } from '../translate/gateway-api/status-data.js';
+import type { BackendTLSPolicy, Gateway, HTTPRoute, ListenerSet } from '../translate/shared/kube-objects.js';
+import { desiredGatewayStatus, desiredListenerSetStatus, desiredPolicyStatus, desiredRouteStatus, mergeConditions, sameJson } from './gateway-api-status-merge.js';
 
 const ours = 'envoy-ingress.io/gateway-controller';
 const c = (type: string, status: StatusCondition['status'], reason: string, observedGeneration = 2): StatusCondition => ({ type, status, reason, message: reason, observedGeneration });
@@ -89,4 +89,27 @@ test('status.addresses: the Gateway\'s own (its Service\'s, its pool IP) win ove
   t.deepEqual(own['addresses'], [{ type: 'IPAddress', value: '10.251.0.224' }]);
   t.is(desiredGatewayStatus(withStatus, 'Gateway/gw/edge', { ...gatewayData, addresses: [] }, none, 'NOW', shared)['addresses'], undefined);
   t.deepEqual(desiredGatewayStatus(withStatus, 'Gateway/gw/edge', gatewayData, none, 'NOW', shared)['addresses'], shared);
+});
+
+test('policy ancestors: other controllers\' entries untouched, ours replaced (lastTransitionTime kept while unchanged), ours removed when no Gateway uses the target', (t) => {
+  const gw = (name: string) => ({ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'infra', name });
+  const theirs = { ancestorRef: gw('a'), controllerName: 'example.com/other', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+  const policy: BackendTLSPolicy = {
+    kind: 'BackendTLSPolicy',
+    metadata: { name: 'p', namespace: 'team', generation: 2 },
+    status: {
+      ancestors: [
+        theirs,
+        { ancestorRef: gw('a'), controllerName: ours, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+        { ancestorRef: gw('gone'), controllerName: ours, conditions: [] },
+      ],
+    },
+  };
+  const data: PolicyStatusData = { ref: { kind: 'BackendTLSPolicy', namespace: 'team', name: 'p' }, ancestors: [{ ancestorRef: gw('a'), controllerName: ours, conditions: [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'False', 'InvalidKind')] }] };
+  const desired = desiredPolicyStatus(policy, ours, data, 'NOW') as { ancestors: { ancestorRef: { name: string }; controllerName: string; conditions: Record<string, unknown>[] }[] };
+  t.deepEqual(desired.ancestors[0], theirs);
+  t.deepEqual(desired.ancestors.slice(1).map((a) => [a.ancestorRef.name, a.conditions.map((x) => [x['type'], x['reason'], x['observedGeneration'], x['lastTransitionTime']])]), [
+    ['a', [['Accepted', 'Accepted', 2, '2026-01-01T00:00:00Z'], ['ResolvedRefs', 'InvalidKind', 2, 'NOW']]],
+  ]);
+  t.deepEqual((desiredPolicyStatus(policy, ours, undefined, 'NOW') as { ancestors: unknown[] }).ancestors, [theirs]);
 });

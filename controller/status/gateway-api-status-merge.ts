@@ -3,6 +3,7 @@
 // configuration containing the Gateway at that generation; a route's parent entries of other controllers are kept
 // as they are, ours replaced (and dropped when the route no longer names our Gateway).
 import type {
+  PolicyStatusData,
   GatewayClassStatusData,
   GatewayStatusData,
   ListenerSetStatusData,
@@ -12,7 +13,7 @@ import type {
   StatusCondition,
 } from '../translate/gateway-api/status-data.js';
 import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
-import type { GatewayClass, Gateway, GRPCRoute, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, GatewayClass, Gateway, GRPCRoute, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 
 /** A metav1.Condition as written. */
 export interface WrittenCondition extends StatusCondition {
@@ -154,6 +155,20 @@ export function desiredRouteStatus(obj: HTTPRoute | GRPCRoute | TLSRoute | TCPRo
     return { parentRef: { ...p.parentRef }, controllerName, conditions: mergeConditions(previous?.['conditions'], p.conditions, now, false) };
   });
   return { ...obj.status, parents: [...others, ...ours] };
+}
+
+/**
+ * A policy's status.ancestors (BackendTLSPolicy): other controllers' entries untouched and in place, ours as `data`
+ * says (none when `data` is undefined or names no Gateway).
+ */
+export function desiredPolicyStatus(obj: BackendTLSPolicy, controllerName: string, data: PolicyStatusData | undefined, now: string): Json {
+  const existing = (obj.status?.ancestors ?? []).filter(isRecord);
+  const others = existing.filter((a) => a['controllerName'] !== controllerName);
+  const ours = (data?.ancestors ?? []).map((a) => {
+    const previous = existing.find((e) => e['controllerName'] === controllerName && sameParent(e['ancestorRef'], a.ancestorRef, a.ancestorRef.namespace));
+    return { ancestorRef: { ...a.ancestorRef }, controllerName, conditions: mergeConditions(previous?.['conditions'], a.conditions, now, false) };
+  });
+  return { ...obj.status, ancestors: [...others, ...ours] };
 }
 
 /** Structural equality of JSON values, key order ignored (the API server may reorder fields). */

@@ -1,4 +1,4 @@
-// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, the routes) from the translator's status
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, routes, BackendTLSPolicy) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
 // parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
@@ -9,19 +9,20 @@ import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-serv
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
 import { kindTable } from '../translate/shared/kinds.js';
-import type { GRPCRoute, Gateway, GatewayClass, HTTPRoute, ListenerSet, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, GRPCRoute, Gateway, GatewayClass, HTTPRoute, ListenerSet, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
   desiredGatewayStatus,
   desiredListenerSetStatus,
+  desiredPolicyStatus,
   desiredRouteStatus,
   sameJson,
 } from './gateway-api-status-merge.js';
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute;
+type StatusObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute | BackendTLSPolicy;
 type StatusKind = StatusObject['kind'];
 
 const group = 'gateway.networking.k8s.io';
@@ -33,6 +34,7 @@ const plurals: Record<StatusKind, string> = {
   GRPCRoute: 'grpcroutes',
   TLSRoute: 'tlsroutes',
   TCPRoute: 'tcproutes',
+  BackendTLSPolicy: 'backendtlspolicies',
 };
 /** The version watched (the kind table's first), which the status is written through. */
 function versionOf(kind: StatusKind): string {
@@ -199,6 +201,10 @@ export class GatewayApiStatusWriter {
     } else if (obj.kind === 'ListenerSet') {
       const data = latest.listenerSets?.find((l) => refKeyOf(l.ref) === key);
       if (data !== undefined) status = desiredListenerSetStatus(obj, key, data, this.#applied, now);
+    } else if (obj.kind === 'BackendTLSPolicy') {
+      const data = latest.backendTlsPolicies?.find((p) => refKeyOf(p.ref) === key);
+      const hasOurs = (obj.status?.ancestors ?? []).some((a) => a['controllerName'] === this.options.controllerName);
+      if ((data?.ancestors.length ?? 0) > 0 || hasOurs) status = desiredPolicyStatus(obj, this.options.controllerName, data, now);
     } else {
       const data = latest.routes.find((r) => refKeyOf(r.ref) === key);
       const hasOurs = (obj.status?.parents ?? []).some((p) => p['controllerName'] === this.options.controllerName);

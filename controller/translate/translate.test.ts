@@ -224,3 +224,27 @@ test('a GatewayClass of ours is Accepted with its supportedFeatures before any G
   t.true((gatewayApiStatus?.gatewayClasses[0]?.supportedFeatures.length ?? 0) > 0);
   t.false(ir.listeners.some((l) => l.name.startsWith('gateway/')));
 });
+
+test('a route of another controller\'s Gateway gets no diagnostic from us, even with an invalid hostname', (t) => {
+  const route = (parent: string) => ({
+    kind: 'HTTPRoute',
+    metadata: { name: `to-${parent}`, namespace: 'default' },
+    spec: { parentRefs: [{ name: parent }], hostnames: ['bad_host!'], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+  });
+  const { diagnostics } = translate(
+    state({
+      gatewayClasses: [
+        { kind: 'GatewayClass', metadata: { name: 'ours' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+        { kind: 'GatewayClass', metadata: { name: 'theirs' }, spec: { controllerName: 'example.com/other' } },
+      ],
+      gateways: [
+        { kind: 'Gateway', metadata: { name: 'mine', namespace: 'default' }, spec: { gatewayClassName: 'ours', listeners: [{ name: 'http', port: 9080, protocol: 'HTTP' }] } },
+        { kind: 'Gateway', metadata: { name: 'other', namespace: 'default' }, spec: { gatewayClassName: 'theirs', listeners: [{ name: 'http', port: 9080, protocol: 'HTTP' }] } },
+      ],
+      httpRoutes: [route('mine'), route('other')],
+    } as Partial<ClusterState>),
+    defaultTranslateOptions,
+  );
+  const invalid = diagnostics.filter((d) => d.reason === 'InvalidHostname').map((d) => d.object.name);
+  t.deepEqual(invalid, ['to-mine']);
+});

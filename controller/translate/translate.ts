@@ -2,7 +2,7 @@
 // deterministic. Each input API has a translator of its own, in a sibling folder that imports only shared/ and the
 // IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API); this file runs them and joins
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
-import { compareStrings, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
+import { compareStrings, type CertificateAuthorityIR, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
 import { joinSharedHttpPort } from './coexistence.js';
 import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
 import { ingressHttpListenerName } from './ingress/ingress-listeners.js';
@@ -36,15 +36,21 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const knownSecrets = new Set(ingress.ir.secrets.map((s) => s.name));
   const newSecrets = gateway.secrets.filter((s) => !knownSecrets.has(s.name));
   const secrets = newSecrets.length === 0 ? ingress.ir.secrets : mergeByKey<TlsSecretIR>(ingress.ir.secrets, newSecrets, (s) => s.name);
+  // The BackendTLSPolicies' CAs have SDS names of their own (backendtlspolicy/...): none is the Ingress side's.
+  const certificateAuthorities =
+    gateway.certificateAuthorities.length === 0
+      ? ingress.ir.certificateAuthorities
+      : mergeByKey<CertificateAuthorityIR>(ingress.ir.certificateAuthorities ?? [], gateway.certificateAuthorities, (c) => c.name);
   return {
     ...ingress,
-    ir: frozenInTests({ ...ingress.ir, listeners, clusters, secrets }),
+    ir: frozenInTests({ ...ingress.ir, listeners, clusters, secrets, ...(certificateAuthorities === undefined ? {} : { certificateAuthorities }) }),
     // Stable: each object's diagnostics keep the order they were found in.
     diagnostics: [...ingress.diagnostics, ...gateway.diagnostics, ...joined.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
     references: {
       ...ingress.references,
       services: mergeSorted([...ingress.references.services], gateway.services),
       secrets: mergeSorted([...ingress.references.secrets], gateway.secretNames),
+      ...(gateway.configMapNames.length === 0 ? {} : { configMaps: gateway.configMapNames }),
     },
     servedGatewayApi: gateway.served,
     gatewayApiStatus: joined.status,

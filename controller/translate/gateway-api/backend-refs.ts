@@ -4,6 +4,7 @@
 import type { ClusterIR, RouteActionIR, WeightedClusterIR } from '../../../ir/index.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../shared/backend.js';
 import type { HTTPBackendRef, ReferenceGrant } from '../shared/kube-objects.js';
+import type { BackendTlsLookup } from './backend-tls-policies.js';
 import { isGranted } from './reference-grants.js';
 
 import { GatewayReason } from './reasons.js';
@@ -15,6 +16,18 @@ export const gatewayGroup = 'gateway.networking.k8s.io';
 export interface InvalidBackend {
   reason: string;
   message: string;
+  /**
+   * The ref resolves but its BackendTLSPolicy is not accepted: its share is answered 5xx (the spec: never
+   * plaintext) and the policy's status says why; not a route reference problem.
+   */
+  policy?: true;
+}
+
+/** How a route's backends are reached over TLS: the BackendTLSPolicies, and its Gateway's client certificate. */
+export interface BackendTlsContext {
+  lookup: BackendTlsLookup;
+  /** SDS name of the certificate presented to TLS backends (Gateway spec.tls.backend.clientCertificateRef). */
+  clientCertificate?: string;
 }
 
 export interface RuleBackends {
@@ -48,6 +61,7 @@ export function resolveBackendRef(
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
   routeKind: BackendRouteKind = 'HTTPRoute',
+  backendTls?: BackendTlsContext,
 ): Resolved {
   const group = ref.group ?? '';
   const kind = ref.kind ?? 'Service';
@@ -64,7 +78,17 @@ export function resolveBackendRef(
   if (ref.port === undefined) return invalid(GatewayReason.BackendNotFound, `backendRef to service ${namespace}/${ref.name} names no port`);
   const port = (service.spec?.ports ?? []).filter(isTcpServicePort).find((p) => p.port === ref.port);
   if (port === undefined) return invalid(GatewayReason.BackendNotFound, `service ${namespace}/${ref.name} has no TCP port ${ref.port}`);
-  const cluster: ClusterIR = { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } };
+  const plain: ClusterIR = { name: clusterName(namespace, ref.name, port.port), service: { namespace, name: ref.name, port: port.port } };
+  // BackendTLSPolicy (HTTP and gRPC routes): a cluster of its own per policy (and Gateway client certificate), so
+  // the Service port stays plaintext for whatever else sends to it (an Ingress, a route of another Gateway).
+  const tls = routeKind === 'HTTPRoute' || routeKind === 'GRPCRoute' ? backendTls?.lookup(namespace, ref.name, port) : undefined;
+  if (tls !== undefined && !tls.valid) return { valid: false, problem: { reason: GatewayReason.BackendTLSPolicyNotAccepted, message: tls.message, policy: true } };
+  const cluster: ClusterIR =
+    tls === undefined
+      ? plain
+      : backendTls?.clientCertificate === undefined
+        ? { ...plain, name: `${plain.name}~tls=${tls.key}`, upstreamTls: tls.tls }
+        : { ...plain, name: `${plain.name}~tls=${tls.key}~client=${backendTls.clientCertificate}`, upstreamTls: { ...tls.tls, clientCertificate: backendTls.clientCertificate } };
   // The port's appProtocol (the spec's Backend Protocol): HTTP/2 over cleartext, or WebSocket upgrades allowed.
   // gRPC is HTTP/2: a GRPCRoute's backends are spoken to over HTTP/2 (cleartext) whatever the port says.
   // TLSRoute and TCPRoute backends get the bytes as they are.
@@ -92,6 +116,7 @@ export function resolveWeightedBackends(
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
   routeKind: BackendRouteKind,
+  backendTls?: BackendTlsContext,
 ): WeightedBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
@@ -101,7 +126,7 @@ export function resolveWeightedBackends(
   const websocket = new Set<string>();
   for (const ref of refs) {
     const weight = ref.weight ?? 1;
-    const resolved = resolveBackendRef(ref, routeNamespace, services, grants, routeKind);
+    const resolved = resolveBackendRef(ref, routeNamespace, services, grants, routeKind, backendTls);
     if (!resolved.valid) {
       invalid.push(resolved.problem);
       invalidWeight += weight;
@@ -122,8 +147,9 @@ export function resolveRuleBackends(
   services: ServiceIndex,
   grants: readonly ReferenceGrant[],
   routeKind: 'HTTPRoute' | 'GRPCRoute' = 'HTTPRoute',
+  backendTls?: BackendTlsContext,
 ): RuleBackends {
-  const { backends: valid, invalidWeight, clusters: used, invalid, websocket } = resolveWeightedBackends(refs, routeNamespace, services, grants, routeKind);
+  const { backends: valid, invalidWeight, clusters: used, invalid, websocket } = resolveWeightedBackends(refs, routeNamespace, services, grants, routeKind, backendTls);
   const [first, ...rest] = valid;
   if (first === undefined) return { action: internalError, clusters: [], invalid, websocket: false };
   if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid, websocket };

@@ -3,6 +3,7 @@
 // configuration"; the status writer holds it back until Envoy ACKed that configuration.
 import { type Gateway, type ListenerSet, refOf } from '../shared/kube-objects.js';
 import type { GatewayAddressProblem } from './gateway-address-pool.js';
+import type { GatewayClientCertificate } from './gateway-client-certificate.js';
 import type { GatewayStatusAddress } from './gateway-service.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
 import { type GatewayStatusData, type ListenerSetStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
@@ -46,6 +47,7 @@ export function gatewayStatus(
   verdicts: readonly ListenerVerdict[],
   attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
   addressing: GatewayAddressing = { addresses: undefined, problem: undefined },
+  clientCertificate?: GatewayClientCertificate,
   attachedListenerSets = 0,
 ): GatewayStatusData {
   const generation = generationOf(gateway);
@@ -69,6 +71,15 @@ export function gatewayStatus(
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
   ];
+  // ResolvedRefs on the Gateway itself: written when it names something outside its listeners (the backend client
+  // certificate); its problem does not change Accepted or Programmed (the spec).
+  if (clientCertificate !== undefined) {
+    conditions.push(
+      'problem' in clientCertificate
+        ? condition('ResolvedRefs', 'False', clientCertificate.problem.reason, clientCertificate.problem.message, generation)
+        : condition('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved', generation),
+    );
+  }
   return { ref: refOf(gateway), ...(addressing.addresses !== undefined ? { addresses: addressing.addresses } : {}), conditions, listeners, ...(attachedListenerSets > 0 ? { attachedListenerSets } : {}) };
 }
 

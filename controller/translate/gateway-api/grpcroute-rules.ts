@@ -11,7 +11,7 @@ import type { ClusterIR, HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, Rou
 import type { ServiceIndex } from '../shared/backend.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type GRPCRoute, type GRPCRouteMatch, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
-import { resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
+import { type BackendTlsContext, resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
 import type { PlacedMatch, RuleProblem, TranslatedRules } from './httproute-rules.js';
 import { GatewayReason } from './reasons.js';
 import { regexError } from './regex-check.js';
@@ -81,7 +81,7 @@ export function translateGrpcMatch(match: GRPCRouteMatch): TranslatedGrpcMatch {
   return { valid: true, match: { path, rankedPath, headers } };
 }
 
-export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex, grants: readonly ReferenceGrant[]): TranslatedRules {
+export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext): TranslatedRules {
   const namespace = namespaceOf(route.metadata);
   const placed: PlacedMatch[] = [];
   const clusters: ClusterIR[] = [];
@@ -100,7 +100,7 @@ export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex
     }
     const unsupported = (rule.filters ?? []).find((f) => !grpcFilterTypes.has(f.type));
     const filters = unsupported === undefined
-      ? translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path), { resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants, 'GRPCRoute') })
+      ? translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path), { resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants, 'GRPCRoute', backendTls) })
       : { valid: false as const, error: `filter ${unsupported.type} is not supported on a GRPCRoute` };
     let action: RouteActionIR;
     let policy: RoutePolicyIR | undefined;
@@ -108,9 +108,9 @@ export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex
       problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `${ruleName}: ${filters.error}; the rule answers 500` });
       action = { kind: 'direct', status: 500 };
     } else {
-      const backends = resolveRuleBackends(refs, namespace, services, grants, 'GRPCRoute');
-      for (const problem of backends.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
-      for (const problem of filters.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      const backends = resolveRuleBackends(refs, namespace, services, grants, 'GRPCRoute', backendTls);
+      for (const problem of backends.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
       action = backends.action;
       if (action.kind === 'forward') {

@@ -4,7 +4,7 @@ import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR, TcpChainIR } fro
 import type { ServiceIndex } from '../shared/backend.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
-import { resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
+import { type BackendTlsContext, resolveBackendRef, resolveRuleBackends } from './backend-refs.js';
 import { GatewayReason } from './reasons.js';
 import { translateFilters } from './route-filters.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
@@ -18,7 +18,8 @@ export interface PlacedMatch extends RankedMatch {
 
 /** A problem of one rule: a backendRef (ResolvedRefs) or the rule itself (a dropped match, a filter answered 500). */
 export interface RuleProblem {
-  kind: 'backend' | 'rule';
+  /** `policy`: a backend whose BackendTLSPolicy is not accepted (reported, not a route condition). */
+  kind: 'backend' | 'rule' | 'policy';
   reason: string;
   message: string;
 }
@@ -35,7 +36,7 @@ export interface TranslatedRules {
   stream?: Pick<TcpChainIR, 'backends' | 'errorWeight'>;
 }
 
-export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[]): TranslatedRules {
+export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext): TranslatedRules {
   const namespace = namespaceOf(route.metadata);
   const placed: PlacedMatch[] = [];
   const clusters: ClusterIR[] = [];
@@ -54,7 +55,7 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
       else problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedValue, message: `${ruleName} match ${m}: ${translated.error}; this match is not served` });
     }
     const filters = translateFilters(rule.filters ?? [], matches.map((x) => x.ir.path), {
-      resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants),
+      resolveBackend: (ref) => resolveBackendRef(ref, namespace, services, grants, 'HTTPRoute', backendTls),
     });
     const rulePolicy = translateRulePolicy(rule);
     let action: RouteActionIR;
@@ -69,10 +70,10 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
       // A redirect answers every request of the rule itself: its backendRefs are not used.
       action = filters.redirect;
     } else {
-      const backends = resolveRuleBackends(refs, namespace, services, grants);
-      for (const problem of backends.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      const backends = resolveRuleBackends(refs, namespace, services, grants, 'HTTPRoute', backendTls);
+      for (const problem of backends.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       // A mirror's invalid backendRef: ResolvedRefs False too (the spec), the mirror dropped.
-      for (const problem of filters.invalid) problems.push({ kind: 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
       action = backends.action;
       const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy, ...(backends.websocket ? { websocket: true as const } : {}) };

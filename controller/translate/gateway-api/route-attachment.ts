@@ -64,7 +64,6 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
   // TCPRoutes have no host names: they take the listener's whole socket.
   const hostnames = route.kind === 'TCPRoute' ? [] : (route.spec?.hostnames ?? []);
   const badHostnames = hostnames.filter((h) => hostnameError(h) !== undefined);
-  for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
   const routeHostnames = hostnames.filter((h) => hostnameError(h) === undefined);
   const hostsByBinding = new Map<string, Set<string>>();
   const parents: ParentAttachment[] = [];
@@ -125,5 +124,7 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
     }
     if (parent.listeners.length === 0 && parent.attachedUnserved.length === 0) refuse(GatewayReason.NoMatchingListenerHostname, `${where}: none of the route's hostnames meets the listener's`);
   }
+  // Said only of our routes: another controller's route is not ours to diagnose.
+  if (parents.length > 0) for (const h of badHostnames) report(GatewayReason.InvalidHostname, hostnameError(h) ?? '');
   return { ours: parents.length > 0, parents, hostsByBinding };
 }

@@ -153,7 +153,7 @@ export function translateFilters(filters: readonly HTTPRouteFilter[], matches: r
         if (fraction !== undefined && 'error' in fraction) return { valid: false, error: fraction.error };
         const resolved = context.resolveBackend(filter.requestMirror.backendRef);
         if (!resolved.valid) {
-          invalid.push({ reason: resolved.problem.reason, message: `RequestMirror: ${resolved.problem.message}; requests are not mirrored there` });
+          invalid.push({ reason: resolved.problem.reason, message: `RequestMirror: ${resolved.problem.message}; requests are not mirrored there`, ...(resolved.problem.policy ? { policy: true as const } : {}) });
           break;
         }
         if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);

@@ -3,6 +3,7 @@
 // (ir-listeners.ts) are shared. A listener takes a kind when its protocol lists it (listener-protocols.ts).
 // A kind whose rules are not HTTP matches (TLSRoute, TCPRoute) adds its own result next to `matches` and its join.
 import type { ServiceIndex } from '../shared/backend.js';
+import type { BackendTlsContext } from './backend-refs.js';
 import { type ClusterState, type GRPCRoute, type HTTPRoute, type ReferenceGrant, type TCPRoute, type TLSRoute, objectsOf } from '../shared/kube-objects.js';
 import { translateGrpcRouteRules } from './grpcroute-rules.js';
 import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
@@ -12,6 +13,8 @@ import type { AttachableRoute } from './route-attachment.js';
 export interface RouteTranslationContext {
   services: ServiceIndex;
   grants: readonly ReferenceGrant[];
+  /** BackendTLSPolicies, and the client certificate of the route's Gateway (HTTP and gRPC backends). */
+  backendTls?: BackendTlsContext;
 }
 
 export interface RouteKind<Route extends AttachableRoute = AttachableRoute> {
@@ -24,13 +27,13 @@ export interface RouteKind<Route extends AttachableRoute = AttachableRoute> {
 const httpRoute: RouteKind<HTTPRoute> = {
   kind: 'HTTPRoute',
   routes: (state) => objectsOf(state, 'HTTPRoute'),
-  translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants),
+  translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants, context.backendTls),
 };
 
 const grpcRoute: RouteKind<GRPCRoute> = {
   kind: 'GRPCRoute',
   routes: (state) => objectsOf(state, 'GRPCRoute'),
-  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants),
+  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants, context.backendTls),
 };
 
 // Their connections become TCP proxy filter chains (tcp-chains.ts), not HTTP matches.

@@ -71,6 +71,19 @@ export interface RouteStatusData {
   parents: RouteParentStatusData[];
 }
 
+/** One entry of a policy's status.ancestors: ours for one Gateway (GEP-713: the ancestor is the Gateway). */
+export interface PolicyAncestorStatusData {
+  ancestorRef: { group: string; kind: string; namespace: string; name: string };
+  controllerName: string;
+  conditions: StatusCondition[];
+}
+
+export interface PolicyStatusData {
+  ref: ObjectRef<'BackendTLSPolicy'>;
+  /** Our entries only, sorted by Gateway; other controllers' entries are the writer's to keep. */
+  ancestors: PolicyAncestorStatusData[];
+}
+
 export interface GatewayApiStatus {
   /** Sorted by name. */
   gatewayClasses: GatewayClassStatusData[];
@@ -80,6 +93,8 @@ export interface GatewayApiStatus {
   listenerSets?: ListenerSetStatusData[];
   /** Every route that names one of our Gateways (or a ListenerSet of one), sorted by kind/namespace/name. */
   routes: RouteStatusData[];
+  /** Every BackendTLSPolicy, sorted by namespace/name (absent: none). */
+  backendTlsPolicies?: PolicyStatusData[];
 }
 
 export function condition(type: string, status: ConditionStatus, reason: string, message: string, observedGeneration: number): StatusCondition {

@@ -19,6 +19,10 @@ export const supportedFeatures: readonly string[] = [
   'TLSRoute',
   'TCPRoute',
   // Extended.
+  // BackendTLSPolicy (backend-tls-policies.ts) with subjectAltNames, and the Gateway's backend client certificate.
+  'BackendTLSPolicy',
+  'BackendTLSPolicySANValidation',
+  'GatewayBackendClientCertificate',
   'GatewayHTTPListenerIsolation',
   // Several HTTPS listeners on a port: a route table each, 421 for another listener's host (ir-listeners.ts).
   'GatewayHTTPSListenerDetectMisdirectedRequests',

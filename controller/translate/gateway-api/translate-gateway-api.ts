@@ -1,21 +1,24 @@
 // The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
 // routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
 // deterministic. Each concern has its file (README.md lists them and the extension points).
-import { type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
+import { type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
-import { type ClusterState, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
+import { GatewayReason } from './reasons.js';
 import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
+import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
+import { type GatewayClientCertificate, resolveGatewayClientCertificate } from './gateway-client-certificate.js';
+import { indexSecrets } from './listener-certificates.js';
 import { ourGatewayClasses } from './gateway-classes.js';
 import { gatewayStatus, listenerSetStatus } from './gateway-status.js';
 import { type PortHosts, joinIrListeners } from './ir-listeners.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { listenerSetsOf } from './listener-sets.js';
-import { GatewayReason } from './reasons.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
@@ -40,6 +43,10 @@ export interface GatewayApiTranslation {
   secrets: TlsSecretIR[];
   /** `namespace/name` of every Secret a listener's certificateRefs name (permitted ones), sorted. */
   secretNames: string[];
+  /** The trusted CAs of the accepted BackendTLSPolicies (SDS validation contexts), sorted by name. */
+  certificateAuthorities: CertificateAuthorityIR[];
+  /** `namespace/name` of every ConfigMap a BackendTLSPolicy names as CA certificates, sorted. */
+  configMapNames: string[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
 }
@@ -67,7 +74,21 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     attachableOnly: new Set(attachableOnly),
     admitsNamespace: namespaceAdmission(objectsOf(state, 'Namespace')),
   };
-  const routeContext: RouteTranslationContext = { services: indexServices(state.services), grants: objectsOf(state, 'ReferenceGrant') };
+  const grants = objectsOf(state, 'ReferenceGrant');
+  const secretIndex = indexSecrets(state.secrets);
+  const backendTlsPolicies = resolveBackendTlsPolicies(state, secretIndex);
+  // Each Gateway's backend client certificate (spec.tls.backend), presented to the backends reached over TLS.
+  const clientCertificates = new Map<Gateway, GatewayClientCertificate>();
+  const clientCertificateSecrets = new Set<string>();
+  for (const gateway of gateways) {
+    const resolved = resolveGatewayClientCertificate(gateway, { secrets: secretIndex, grants, referenced: clientCertificateSecrets });
+    if (resolved === undefined) continue;
+    clientCertificates.set(gateway, resolved);
+    if ('problem' in resolved) diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: resolved.problem.reason === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef, message: resolved.problem.message });
+  }
+  const servicesIndex = indexServices(state.services);
+  /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
+  const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
   const referenced = new Set<string>();
   const servedRoutes: ObjectRef[] = [];
@@ -84,7 +105,22 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     const attachmentResult = attachRoute(route, attachment, report);
     if (!attachmentResult.ours) continue;
     servedRoutes.push(refOf(route));
+    // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
+    // rules are translated once for all its parents.
+    const clientCertificate = attachmentResult.parents
+      .map((p) => clientCertificates.get(p.gateway))
+      .find((c): c is { certificate: TlsSecretIR } => c !== undefined && 'certificate' in c)?.certificate;
+    const routeContext: RouteTranslationContext = {
+      services: servicesIndex,
+      grants,
+      backendTls: { lookup: backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
+    };
     const rules = kind.translate(route, routeContext);
+    for (const service of rules.services) {
+      let set = gatewaysByService.get(service);
+      if (set === undefined) gatewaysByService.set(service, (set = new Set()));
+      for (const parent of attachmentResult.parents) set.add(`${namespaceOf(parent.gateway.metadata)}/${parent.gateway.metadata.name}`);
+    }
     const routeKey = refKey(refOf(route));
     for (const parent of attachmentResult.parents) {
       for (const listener of [...parent.listeners.map((l) => l.listener), ...parent.attachedUnserved]) {
@@ -122,7 +158,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       const sets = (listenerSets.taken.get(g) ?? []).map((set) => ({ set, verdicts: verdicts.get(set) ?? [] }));
       // Attached: taken and with a listener served (Accepted), as listenerSetStatus says.
       const attachedSets = sets.filter((s) => s.verdicts.some((v) => v.accepted !== undefined)).length;
-      return [g, gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) }, attachedSets)];
+      return [g, gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) }, clientCertificates.get(g), attachedSets)];
     }),
   );
   return {
@@ -131,8 +167,21 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     diagnostics,
     served,
     services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
-    secrets: [...new Map(accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const]))).values()].sort((a, b) => compareStrings(a.name, b.name)),
-    secretNames,
+    secrets: [
+      ...new Map([
+        ...accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const])),
+        // Client certificates only where a TLS cluster presents them.
+        ...[...clusters.values()].flatMap((c) => {
+          const name = c.upstreamTls?.clientCertificate;
+          const found = name === undefined ? undefined : [...clientCertificates.values()].find((r) => 'certificate' in r && r.certificate.name === name);
+          return found !== undefined && 'certificate' in found ? [[found.certificate.name, found.certificate] as const] : [];
+        }),
+      ]).values(),
+    ].sort((a, b) => compareStrings(a.name, b.name)),
+    secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets])].sort(compareStrings),
+    // Only the CAs a served cluster verifies with.
+    certificateAuthorities: backendTlsPolicies.certificateAuthorities.filter((ca) => [...clusters.values()].some((c) => c.upstreamTls?.verify?.certificateAuthority === ca.name)),
+    configMapNames: backendTlsPolicies.configMaps,
     status: {
       gatewayClasses: classes.status,
       gateways: [...gatewayStatuses.values()].sort(byKey),
@@ -140,6 +189,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         ? {}
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
       routes: routeStatuses.sort(byKey),
+      ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
 }

@@ -53,12 +53,11 @@ function looksLikeCrl(der: Buffer): boolean {
   return at === der.length;
 }
 
-/** The Secret's trusted CAs, or why they cannot be used. */
-export function readCertificateAuthority(secret: Secret): { ca: CertificateAuthorityIR } | { error: string } {
-  const namespace = namespaceOf(secret.metadata);
-  const crt = decoded(secret, 'ca.crt');
-  if (crt === undefined) return { error: 'has no data "ca.crt" (the trusted CA certificates, PEM)' };
-  if (typeof crt !== 'string') return crt;
+/**
+ * The PEM certificates of a `ca.crt` value (Secret or ConfigMap), each checked as Envoy will read it: a bundle
+ * Envoy cannot read would make it refuse the whole update.
+ */
+export function readPemCertificates(crt: string): { pem: string } | { error: string } {
   // Envoy (BoringSSL) finds a PEM block only where "-----BEGIN" starts a line.
   if (/[^\r\n]-----BEGIN /.test(crt)) return { error: 'data "ca.crt" has text before "-----BEGIN" on the same line' };
   const certificates = [...crt.matchAll(pemBlock('CERTIFICATE'))].map((m) => m[0]);
@@ -70,7 +69,18 @@ export function readCertificateAuthority(secret: Secret): { ca: CertificateAutho
       return { error: `data "ca.crt": certificate ${i + 1} is not a valid PEM certificate` };
     }
   }
-  const ca: CertificateAuthorityIR = { name: certificateAuthorityName(namespace, secret.metadata.name), certificates: `${certificates.join('\n')}\n` };
+  return { pem: `${certificates.join('\n')}\n` };
+}
+
+/** The Secret's trusted CAs, or why they cannot be used. */
+export function readCertificateAuthority(secret: Secret): { ca: CertificateAuthorityIR } | { error: string } {
+  const namespace = namespaceOf(secret.metadata);
+  const crt = decoded(secret, 'ca.crt');
+  if (crt === undefined) return { error: 'has no data "ca.crt" (the trusted CA certificates, PEM)' };
+  if (typeof crt !== 'string') return crt;
+  const certificates = readPemCertificates(crt);
+  if ('error' in certificates) return certificates;
+  const ca: CertificateAuthorityIR = { name: certificateAuthorityName(namespace, secret.metadata.name), certificates: certificates.pem };
   const crl = decoded(secret, 'ca.crl');
   if (crl !== undefined) {
     if (typeof crl !== 'string') return crl;

@@ -51,6 +51,7 @@ export const kindTable = {
   },
   Endpoints: { state: 'endpoints', apiVersions: ['v1'], namespaced: true, optional: false, build: 'endpoints', reads: { referenced: 'service' } },
   Secret: { state: 'secrets', apiVersions: ['v1'], namespaced: true, optional: false, build: 'secrets', reads: { referenced: 'secret' } },
+  // The one --nginx-configmap names, and those a BackendTLSPolicy names as CA certificates (`configMap` references).
   ConfigMap: { state: 'configMaps', apiVersions: ['v1'], namespaced: true, optional: true, build: 'full', reads: 'named' },
   // Labels only (normalize.ts keeps nothing else): Gateway listeners' allowedRoutes `from: Selector`. Optional in the
   // state (translations without it, goldens before it) though always watched; `full`, as a label change may admit
@@ -87,13 +88,14 @@ export const kindTable = {
     reads: 'all',
   },
   ListenerSet: { state: 'listenerSets', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
+  BackendTLSPolicy: { state: 'backendTlsPolicies', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet', 'BackendTLSPolicy'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

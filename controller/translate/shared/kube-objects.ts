@@ -150,7 +150,10 @@ export interface Secret {
   data?: Record<string, string>;
 }
 
-/** Only the ingress-nginx ConfigMap (--nginx-configmap) is read; its `data` holds string values. */
+/**
+ * The ingress-nginx ConfigMap (--nginx-configmap), and the CA ConfigMaps (`ca.crt`) BackendTLSPolicies name; its
+ * `data` holds string values.
+ */
 export interface ConfigMap {
   apiVersion?: string;
   kind: 'ConfigMap';
@@ -181,7 +184,8 @@ export type KubeObject =
   | TLSRoute
   | TCPRoute
   | ReferenceGrant
-  | ListenerSet;
+  | ListenerSet
+  | BackendTLSPolicy;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
@@ -240,6 +244,8 @@ export interface Gateway {
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
     /** Which namespaces' ListenerSets may add listeners to this Gateway; absent: none (the spec's default). */
     allowedListeners?: { namespaces?: { from?: 'All' | 'Same' | 'Selector' | 'None'; selector?: LabelSelector } };
+    /** `backend.clientCertificateRef`: the certificate the Gateway presents to TLS backends (BackendTLSPolicy). */
+    tls?: { backend?: { clientCertificateRef?: SecretObjectReference } } & Record<string, unknown>;
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
@@ -418,6 +424,33 @@ export interface ListenerSet {
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
+}
+
+/** A targetRef of a policy: an object of the policy's own namespace, optionally one section of it (a port name). */
+export interface LocalPolicyTargetReferenceWithSectionName {
+  group: string;
+  kind: string;
+  name: string;
+  sectionName?: string;
+}
+
+/** How a Gateway connects to a Service over TLS (gateway.networking.k8s.io/v1 since Gateway API v1.4). */
+export interface BackendTLSPolicy {
+  apiVersion?: string;
+  kind: 'BackendTLSPolicy';
+  metadata: ObjectMeta;
+  spec?: {
+    targetRefs?: LocalPolicyTargetReferenceWithSectionName[];
+    validation?: {
+      caCertificateRefs?: { group?: string; kind?: string; name: string }[];
+      wellKnownCACertificates?: string;
+      hostname?: string;
+      subjectAltNames?: { type?: string; hostname?: string; uri?: string }[];
+    };
+    options?: Record<string, string>;
+  };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { ancestors?: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 // Every object type has its entry in the kind table (kinds.ts), and every entry its object type.

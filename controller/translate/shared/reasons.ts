@@ -133,4 +133,15 @@ export const GatewayReason = {
    * keeps the host (coexistence.ts); the route also gets the condition envoy-ingress.io/HostSharedWithIngress.
    */
   HostSharedWithIngress: 'HostSharedWithIngress',
+  /**
+   * A backendRef's Service port is targeted by a BackendTLSPolicy that is not accepted (no usable CA certificate,
+   * an unsupported setting): its share of the weight answers 500, never plaintext (the spec); the route's
+   * references still resolve, the policy's status says what is wrong.
+   */
+  BackendTLSPolicyNotAccepted: 'BackendTLSPolicyNotAccepted',
+  /**
+   * A Gateway's tls.backend.clientCertificateRef is not a Secret, not found, or not a usable kubernetes.io/tls
+   * certificate: the Gateway's ResolvedRefs is False, TLS backends get no client certificate.
+   */
+  InvalidClientCertificateRef: 'InvalidClientCertificateRef',
 } as const;

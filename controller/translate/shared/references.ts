@@ -9,6 +9,8 @@ export interface References {
   services: string[];
   /** `namespace/name` of every Secret a TLS entry names, existing or not, sorted. */
   secrets: string[];
+  /** `namespace/name` of every ConfigMap a BackendTLSPolicy names as CA certificates, existing or not, sorted. */
+  configMaps?: string[];
 }
 
 export function collectReferences(ingresses: readonly Ingress[]): References {
