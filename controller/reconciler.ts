@@ -47,12 +47,12 @@ function statusOnlyChange(c: StoreChange): boolean {
   return strip(c.previous) === strip(c.object);
 }
 
-/** `namespace/name` of the Services and Secrets the served Ingresses name (see translate's `references`). */
+/** `namespace/name` of the Services, Secrets and ConfigMaps the served objects name (see translate's `references`). */
 interface ReferenceSets {
   services: ReadonlySet<string>;
   secrets: ReadonlySet<string>;
-  /** CA ConfigMaps (`namespace/name`) BackendTLSPolicies name: read besides the `named` one. */
-  configMaps: Set<string>;
+  /** CA ConfigMaps (`namespace/name`) Gateways and BackendTLSPolicies name: read besides the `named` one. */
+  configMaps: ReadonlySet<string>;
 }
 
 export interface ReconcilerOptions {
@@ -179,9 +179,10 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     if (reads === 'all') return true;
     if (reads === 'named') {
       // Only the object the options name is read (the ingress-nginx ConfigMap); a manifest directory may hold others.
+      // And the ConfigMaps Gateways name for their CA certificates (spec.tls.frontend).
       const ref = namedObjects(this.options.translate)[c.kind as NamedKind];
       if (ref !== undefined && ref.namespace === c.namespace && ref.name === c.name) return true;
-      // A CA ConfigMap of a BackendTLSPolicy (before the first build nothing is known to be referenced).
+      // A CA ConfigMap of a Gateway or a BackendTLSPolicy (before the first build nothing is known to be referenced).
       return c.kind === 'ConfigMap' && (this.#ir === undefined || this.#references.configMaps.has(`${c.namespace}/${c.name}`));
     }
     // Before the first build nothing is known to be referenced.
@@ -235,7 +236,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
       const built = this.#pipeline.build();
       const result = built.translation;
       this.#ir = result.ir;
-      this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets), configMaps: new Set(result.references.configMaps ?? []) };
+      this.#references = { services: new Set(result.references.services), secrets: new Set(result.references.secrets), configMaps: new Set(result.references.configMaps) };
       this.#diagnostics = result.diagnostics;
       this.#served = result.servedIngresses;
       this.#gatewayApiStatus = result.gatewayApiStatus;

@@ -72,7 +72,7 @@ test('every feature the GatewayClass claims (supported-features.ts) is a feature
   const featuresDir = path.join(standardDir, '../../../pkg/features');
   const names = new Set<string>();
   for (const file of (await readdir(featuresDir)).filter((f) => f.endsWith('.go'))) {
-    for (const m of (await readFile(path.join(featuresDir, file), 'utf8')).matchAll(/FeatureName = "([A-Za-z0-9]+)"/g)) names.add(m[1]!);
+    for (const m of (await readFile(path.join(featuresDir, file), 'utf8')).matchAll(/^\s*Support[A-Za-z0-9]+\s+(?:FeatureName\s+)?=\s+"([A-Za-z0-9]+)"/gm)) names.add(m[1]!);
   }
   t.true(names.has('HTTPRoute'));
   t.deepEqual(supportedFeatures.filter((f) => !names.has(f)), []);

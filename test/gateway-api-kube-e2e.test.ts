@@ -3,13 +3,15 @@
 // Accepted with supportedFeatures; Gateway and listener conditions, Programmed only once Envoy ACKed; HTTPRoute
 // status.parents per parentRef at the route's generation, another controller's entry kept, ours removed when the
 // route leaves our Gateway; a ListenerSet's status and listener; a BackendTLSPolicy's status.ancestors (configmaps
-// and backendtlspolicies RBAC). Counts in test/rbac-proof.test.ts.
+// and backendtlspolicies RBAC); a Gateway's CA ConfigMap (spec.tls.frontend) is watched. Counts in
+// test/rbac-proof.test.ts.
 import path from 'node:path';
 import test from 'ava';
 import type { EnvoyProcess } from './harness/envoy-process.js';
 import { httpGet } from './harness/http-client.js';
 import type { RemoteEcho } from './harness/netns-host.js';
 import { findRepoRoot } from './harness/repo-root.js';
+import { createTestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
 import { startControllerProcess, type ControllerProcess } from './fixtures/controller-process.js';
 import {
@@ -372,4 +374,48 @@ test.serial('BackendTLSPolicy status.ancestors: the Gateway of the routes that u
   await waitFor(async () => (await policyConditions()) !== undefined, { description: 'BackendTLSPolicy status written', timeoutMs: 30_000 });
   // The ConfigMap exists (watched) but has no ca.crt.
   t.deepEqual(await policyConditions(), ['Accepted=False/NoValidCACertificate@1', 'ResolvedRefs=False/InvalidCACertificateRef@1']);
+});
+
+test.serial('client-certificate validation: the CA ConfigMap a Gateway names is watched; the listener is served once it exists', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const ca = await createTestCA({ commonName: 'clients' });
+  const server = await ca.issue({ dnsNames: ['mtls.example.test'] });
+  const port = await freePort();
+  const tlsSecret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'mtls-server', namespace: ns },
+    type: 'kubernetes.io/tls',
+    stringData: { 'tls.crt': server.certPem, 'tls.key': server.keyPem },
+  };
+  const mtlsGateway = (mode: string): object => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'mtls', namespace: ns },
+    spec: {
+      gatewayClassName: 'envoy',
+      tls: { frontend: { default: { validation: { mode, caCertificateRefs: [{ kind: 'ConfigMap', group: '', name: 'clients-ca' }] } } } },
+      listeners: [{ name: 'https', port, protocol: 'HTTPS', tls: { certificateRefs: [{ name: 'mtls-server' }] } }],
+    },
+  });
+  await apply([tlsSecret, mtlsGateway('AllowValidOnly')]);
+  const listener = async (type: string): Promise<string | undefined> => {
+    const c = conditionOf((await get('gateway', 'mtls', ns)).status?.listeners?.[0]?.conditions, type);
+    return c === undefined ? undefined : `${c.status}/${c.reason}`;
+  };
+  await waitFor(async () => (await listener('Accepted')) === 'False/NoValidCACertificate', { description: 'no CA yet: not served', timeoutMs: 30_000 });
+  t.is(await listener('ResolvedRefs'), 'False/InvalidCACertificateRef');
+  await apply([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'clients-ca', namespace: ns }, data: { 'ca.crt': ca.certPem } }]);
+  await waitFor(async () => (await listener('Accepted')) === 'True/Accepted', { description: 'the ConfigMap is seen: served', timeoutMs: 30_000 });
+  t.is(await listener('ResolvedRefs'), 'True/ResolvedRefs');
+  const insecure = async (): Promise<string | undefined> => {
+    const c = conditionOf((await get('gateway', 'mtls', ns)).status?.conditions, 'InsecureFrontendValidationMode');
+    return c === undefined ? undefined : `${c.status}/${c.reason}`;
+  };
+  t.is(await insecure(), undefined);
+  await apply([mtlsGateway('AllowInsecureFallback')]);
+  await waitFor(async () => (await insecure()) === 'True/ConfigurationChanged', { description: 'InsecureFrontendValidationMode', timeoutMs: 30_000 });
+  await apply([mtlsGateway('AllowValidOnly')]);
+  await waitFor(async () => (await insecure()) === undefined, { description: 'InsecureFrontendValidationMode removed', timeoutMs: 30_000 });
 });

@@ -6,6 +6,8 @@
 // only once every informer has completed its first list, so a restarted controller never publishes a partial
 // view to a running Envoy. The kinds watched are those of the kind table (controller/sources/kinds.ts); an optional
 // one (a CRD) is watched only while discovery says the API serves it, polled, and the first sync does not wait for it.
+// While the API serves Gateways, ConfigMaps are watched too, in an informer of their own: Gateways name them for the
+// CA certificates that client certificates are verified against (spec.tls.frontend); builds read only those.
 import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
 import { isKindName, keyNamespaceOf, kindTable, namespaceOf, type NamedKind } from '../translate/shared/kinds.js';
@@ -128,27 +130,25 @@ export class ClusterSource {
   }
 
   /**
-   * BackendTLSPolicies name ConfigMaps of any name as CA certificates (`ca.crt`): every ConfigMap is watched, in an
-   * informer of its own, while the API serves BackendTLSPolicy; when it stops, its ConfigMaps leave the store (the
-   * --nginx-configmap one stays, its own informer keeps it).
+   * Starts the Gateway API's ConfigMap informer (CA certificates that Gateways' spec.tls.frontend and BackendTLSPolicies
+   * name, of any name) while the API serves Gateways; stops it (its ConfigMaps leave) when not.
    */
-  #reconcileCaConfigMaps(wanted: boolean): void {
-    if (this.#stopped) return;
-    const running = this.#informers.get(caConfigMapsInformerId);
-    if (wanted && running === undefined) {
-      this.log.info({}, 'watching ConfigMaps (BackendTLSPolicy CA certificates)');
-      void this.#startKind({ id: caConfigMapsInformerId, kind: 'ConfigMap', source: sourceKind('ConfigMap'), namespace: this.options.namespace }).catch((e: unknown) =>
-        this.log.warn({ err: describe(e) }, 'ConfigMaps informer failed to start'),
-      );
-    } else if (!wanted && running !== undefined) {
-      this.log.info({}, 'no longer watching ConfigMaps: the API does not serve BackendTLSPolicy');
-      this.#forget(caConfigMapsInformerId);
+  async #reconcileGatewayConfigMaps(served: boolean): Promise<void> {
+    const source = this.#kinds().find((k) => k.kind === 'ConfigMap');
+    if (source === undefined || this.#stopped) return;
+    const running = this.#informers.get(gatewayConfigMapsInformerId);
+    if (served && running === undefined) {
+      this.log.info({}, 'watching ConfigMaps (Gateway API: CA certificates of spec.tls.frontend and BackendTLSPolicies)');
+      const spec: KindSpec = { id: gatewayConfigMapsInformerId, kind: 'ConfigMap', source, namespace: this.options.namespace };
+      await this.#startKind(spec).catch((e: unknown) => this.log.warn({ err: describe(e) }, 'ConfigMap informer failed to start'));
+    } else if (!served && running !== undefined) {
+      this.#forget(gatewayConfigMapsInformerId);
       void running.stop();
+      // The ingress-nginx ConfigMap stays: its own informer keeps it.
       const named = this.options.nginxConfigMap;
       for (const c of this.store.list('ConfigMap')) {
         const namespace = namespaceOf(c.metadata);
-        if (named !== undefined && named.namespace === namespace && named.name === c.metadata.name) continue;
-        this.store.delete('ConfigMap', namespace, c.metadata.name);
+        if (named === undefined || named.namespace !== namespace || named.name !== c.metadata.name) this.store.delete('ConfigMap', namespace, c.metadata.name);
       }
     }
   }
@@ -224,7 +224,10 @@ export class ClusterSource {
       );
     }
     if (served) this.#reportedAbsent.delete(source.group);
-    if (source.kind === 'BackendTLSPolicy') this.#reconcileCaConfigMaps(served);
+    // Listed before the Gateways are: a Gateway is never translated without the CA ConfigMaps it names (its listeners
+    // would be refused, NoValidCACertificate, until they come).
+    if (source.kind === 'Gateway') await this.#reconcileGatewayConfigMaps(served);
+    if (this.#stopped) return;
     if (served && running === undefined) {
       this.log.info({ kind: source.kind }, 'the API serves an optional kind now: watching it');
       this.#servedOptional.add(id);
@@ -378,7 +381,7 @@ function apiVersionOf(source: SourceKind): string {
 }
 
 const opaqueInformerId = 'Secret/Opaque';
-const caConfigMapsInformerId = 'ConfigMap/ca';
+const gatewayConfigMapsInformerId = 'ConfigMap/gateway-api';
 
 /** Opaque Secrets (ingress-nginx basic-auth users), in their own informer: a field selector cannot say "tls or Opaque". */
 function opaqueSecretsSpec(namespace: string | undefined): KindSpec {

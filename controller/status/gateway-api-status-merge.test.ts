@@ -24,6 +24,16 @@ test('a condition keeps its lastTransitionTime while its status is the same, get
   t.deepEqual(mergeConditions(existing, [c('Accepted', 'True', 'Accepted')], 'NOW', false).map((m) => m['type']), ['Accepted']);
 });
 
+test('InsecureFrontendValidationMode is removed once the translator no longer gives it (the spec), kept while it does', (t) => {
+  const existing = [
+    { type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' },
+    { type: 'InsecureFrontendValidationMode', status: 'True', reason: 'ConfigurationChanged', message: '', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' },
+  ];
+  t.deepEqual(mergeConditions(existing, [c('Accepted', 'True', 'Accepted')], 'NOW').map((m) => m['type']), ['Accepted']);
+  const kept = mergeConditions(existing, [c('Accepted', 'True', 'Accepted'), c('InsecureFrontendValidationMode', 'True', 'ConfigurationChanged')], 'NOW');
+  t.deepEqual(kept.map((m) => [m['type'], m['lastTransitionTime']]), [['Accepted', '2026-01-01T00:00:00Z'], ['InsecureFrontendValidationMode', '2026-01-01T00:00:00Z']]);
+});
+
 const gateway: Gateway = { kind: 'Gateway', metadata: { name: 'edge', namespace: 'gw', generation: 2 } };
 const gatewayData: GatewayStatusData = {
   ref: { kind: 'Gateway', namespace: 'gw', name: 'edge' },

@@ -30,6 +30,12 @@ function conditionsOf(v: unknown): Json[] {
   return Array.isArray(v) ? v.filter(isRecord) : [];
 }
 
+/**
+ * Condition types we write only while they hold, and remove when they no longer do (the spec says so of
+ * InsecureFrontendValidationMode); a condition of another type we do not write is someone else's, and kept.
+ */
+const removedWhenAbsent: ReadonlySet<string> = new Set(['InsecureFrontendValidationMode']);
+
 /** Our conditions, each keeping the existing lastTransitionTime when its status did not change; other types kept. */
 export function mergeConditions(existing: unknown, wanted: readonly StatusCondition[], now: string, keepOthers = true): Json[] {
   const current = conditionsOf(existing);
@@ -38,7 +44,7 @@ export function mergeConditions(existing: unknown, wanted: readonly StatusCondit
     const since = previous !== undefined && previous['status'] === c.status && typeof previous['lastTransitionTime'] === 'string' ? previous['lastTransitionTime'] : now;
     return { ...c, lastTransitionTime: since };
   });
-  const others = keepOthers ? current.filter((p) => !wanted.some((c) => c.type === p['type'])) : [];
+  const others = keepOthers ? current.filter((p) => !wanted.some((c) => c.type === p['type']) && !removedWhenAbsent.has(String(p['type']))) : [];
   return [...others, ...ours] as unknown as Json[];
 }
 

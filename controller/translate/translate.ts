@@ -36,7 +36,8 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   const knownSecrets = new Set(ingress.ir.secrets.map((s) => s.name));
   const newSecrets = gateway.secrets.filter((s) => !knownSecrets.has(s.name));
   const secrets = newSecrets.length === 0 ? ingress.ir.secrets : mergeByKey<TlsSecretIR>(ingress.ir.secrets, newSecrets, (s) => s.name);
-  // The BackendTLSPolicies' CAs have SDS names of their own (backendtlspolicy/...): none is the Ingress side's.
+  // The BackendTLSPolicies' CAs (backendtlspolicy/...) and the Gateways' (frontend-validation.ts) have names of their
+  // own, never an Ingress CA's.
   const certificateAuthorities =
     gateway.certificateAuthorities.length === 0
       ? ingress.ir.certificateAuthorities

@@ -5,6 +5,7 @@ import { type Gateway, type ListenerSet, refOf } from '../shared/kube-objects.js
 import type { GatewayAddressProblem } from './gateway-address-pool.js';
 import type { GatewayClientCertificate } from './gateway-client-certificate.js';
 import type { GatewayStatusAddress } from './gateway-service.js';
+import { allowsInsecureFallback } from './frontend-validation.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
 import { type GatewayStatusData, type ListenerSetStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
 
@@ -22,6 +23,8 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
       ? c('ResolvedRefs', 'False', refusal.reason, refusal.message)
       : verdict.certificateProblem !== undefined
         ? c('ResolvedRefs', 'False', verdict.certificateProblem.reason, verdict.certificateProblem.message)
+        : verdict.caProblem !== undefined
+        ? c('ResolvedRefs', 'False', verdict.caProblem.reason, verdict.caProblem.message)
         : verdict.invalidRouteKinds !== undefined || (verdict.supportedKinds.length === 0 && refusal?.reason !== 'UnsupportedProtocol')
         ? c('ResolvedRefs', 'False', 'InvalidRouteKinds', verdict.invalidRouteKinds ?? 'No route kind can attach to this listener')
         : c('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved'),
@@ -70,6 +73,10 @@ export function gatewayStatus(
       : served > 0
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
+    // Present only while some validation allows it (the spec: removed when every mode is AllowValidOnly again).
+    ...(allowsInsecureFallback(gateway)
+      ? [condition('InsecureFrontendValidationMode', 'True', 'ConfigurationChanged', 'spec.tls.frontend allows clients without a valid certificate (AllowInsecureFallback)', generation)]
+      : []),
   ];
   // ResolvedRefs on the Gateway itself: written when it names something outside its listeners (the backend client
   // certificate); its problem does not change Accepted or Programmed (the spec).

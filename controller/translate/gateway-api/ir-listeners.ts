@@ -128,6 +128,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
     name: servedListenerName(l),
     serverNames: l.hostname === undefined ? [] : [l.hostname],
     secret: (l.certificate as { name: string }).name,
+    ...(l.clientValidation === undefined ? {} : { clientValidation: l.clientValidation }),
   });
   const tcpChains = listeners.flatMap((l) => chains.of(l));
   const where = { port: binding.port, ...(binding.address === undefined ? {} : { address: binding.address }) };

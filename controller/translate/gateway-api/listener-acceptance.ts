@@ -4,13 +4,15 @@
 // listeners"): in one Gateway (or one ListenerSet) every conflicting listener is refused (no winner, as the spec
 // says); across Gateways the older Gateway keeps its socket's protocol and its names, so a new Gateway never takes
 // traffic from another. A Gateway's ListenerSets (listener-sets.ts) come right after it, oldest first: each keeps
-// what the Gateway and older sets serve, as across Gateways (the spec's listener precedence).
-import type { TlsSecretIR } from '../../../ir/index.js';
+// what the Gateway and older sets serve, as across Gateways (the spec's listener precedence). An HTTPS listener also
+// takes its Gateway's client-certificate validation (frontend-validation.ts; a ListenerSet's, its parent's).
+import type { CertificateAuthorityIR, ClientValidationIR, TlsSecretIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayListener, type ListenerSet, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
+import { type FrontendValidationContext, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
 import { hostnameError } from './hostname-intersection.js';
 import { type CertificateContext, indexSecrets, resolveCertificate } from './listener-certificates.js';
 import type { GatewayBindings, ListenerBinding } from './listener-bindings.js';
@@ -33,6 +35,10 @@ export interface AcceptedListener {
   binding: ListenerBinding;
   /** HTTPS and TLS Terminate: the certificate connections are terminated with. */
   certificate?: TlsSecretIR;
+  /** HTTPS: the client certificates its connections are asked for (the Gateway's spec.tls.frontend for its port). */
+  clientValidation?: ClientValidationIR;
+  /** The trusted CAs `clientValidation` names. */
+  certificateAuthority?: CertificateAuthorityIR;
 }
 
 /** What acceptance found about one listener of one Gateway (status.listeners reads it). */
@@ -46,6 +52,8 @@ export interface ListenerVerdict {
   invalidRouteKinds?: string;
   /** A served listener's refused certificateRefs beside the one it uses (ResolvedRefs=False). */
   certificateProblem?: ListenerRefusal;
+  /** A refused caCertificateRef of the listener's frontend validation (ResolvedRefs=False), served or not. */
+  caProblem?: ListenerRefusal;
   /**
    * Refused for its certificate references alone: it serves nothing, but routes still attach to it (attachment
    * depends only on parentRefs and allowedRoutes, the spec's attachedRoutes says, so it shows a listener's blast radius).
@@ -62,6 +70,8 @@ export interface ListenerAcceptance {
   verdicts: Map<Gateway | ListenerSet, ListenerVerdict[]>;
   /** `namespace/name` of every Secret a permitted certificateRef names, sorted (the reconciler's interest). */
   secrets: string[];
+  /** `namespace/name` of every ConfigMap a permitted caCertificateRef names, sorted (the reconciler's interest). */
+  configMaps: string[];
 }
 
 /** The route kinds a listener takes, and the kinds allowedRoutes names that it cannot take. */
@@ -110,6 +120,7 @@ export function acceptListeners(
 ): ListenerAcceptance {
   const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
   const certificates: CertificateContext = { secrets: indexSecrets(state.secrets), grants: objectsOf(state, 'ReferenceGrant'), referenced: new Set() };
+  const frontend: FrontendValidationContext = { configMaps: indexConfigMaps(state.configMaps ?? []), grants: certificates.grants, referenced: new Set() };
   // Per socket: the family of the first Gateway to serve it and who; per socket and name: who serves it.
   const socketOwners = new Map<string, { family: string; owner: string }>();
   const claimed = new Map<string, string>();
@@ -181,16 +192,46 @@ export function acceptListeners(
         certificate = resolved.certificate;
         certificateProblem = resolved.problems[0];
       }
+      // The spec applies spec.tls.frontend to listeners "handling HTTPS traffic".
+      const validation = listener.protocol === 'HTTPS' ? resolveFrontendValidation(gateway, listener, frontend) : {};
+      const caProblem = validation.problem;
+      if (caProblem !== undefined) report(caProblem);
+      if (validation.refusal !== undefined) {
+        report(validation.refusal);
+        // Refused for its CA references alone: routes still attach to it, as to a listener refused for its certificate's.
+        const attachable: AcceptedListener | undefined =
+          validation.refusal.reason === GatewayReason.NoValidCACertificate ? { gateway, ...(set === undefined ? {} : { set }), listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding } : undefined;
+        if (attachable !== undefined) attachableOnly.push(attachable);
+        gatewayVerdicts.push({
+          listener,
+          supportedKinds: kinds.supported,
+          refusal: validation.refusal,
+          ...(attachable === undefined ? {} : { attachable }),
+          ...(certificateProblem === undefined ? {} : { certificateProblem }),
+          ...(caProblem === undefined ? {} : { caProblem }),
+        });
+        continue;
+      }
       const hostname = protocol.hostnames ? listener.hostname?.toLowerCase() : undefined;
       const invalidRouteKinds = kinds.invalid.length > 0 ? `${where}: allowedRoutes.kinds ${kinds.invalid.join(', ')} cannot attach to a listener of protocol ${listener.protocol}` : undefined;
       if (invalidRouteKinds !== undefined) report({ condition: 'ResolvedRefs', reason: GatewayReason.InvalidRouteKinds, message: invalidRouteKinds });
-      const served: AcceptedListener = { gateway, ...(set === undefined ? {} : { set }), listener, hostname, supportedKinds: kinds.supported, binding, ...(certificate === undefined ? {} : { certificate }) };
+      const served: AcceptedListener = {
+        gateway,
+        ...(set === undefined ? {} : { set }),
+        listener,
+        hostname,
+        supportedKinds: kinds.supported,
+        binding,
+        ...(certificate === undefined ? {} : { certificate }),
+        ...(validation.clientValidation === undefined ? {} : { clientValidation: validation.clientValidation, certificateAuthority: validation.certificateAuthority as CertificateAuthorityIR }),
+      };
       const verdict: ListenerVerdict = {
         listener,
         supportedKinds: kinds.supported,
         accepted: served,
         ...(invalidRouteKinds === undefined ? {} : { invalidRouteKinds }),
         ...(certificateProblem === undefined ? {} : { certificateProblem }),
+        ...(caProblem === undefined ? {} : { caProblem }),
       };
       gatewayVerdicts.push(verdict);
       candidates.push({ served, protocol, claim: protocol.hostnames ? (hostname ?? '*') : 'tcp', verdict });
@@ -199,7 +240,7 @@ export function acceptListeners(
     const conflict = (c: Candidate, reason: string, message: string): void => {
       const refusal: ListenerRefusal = { condition: 'Conflicted', reason, message: `listener ${c.served.listener.name} (port ${c.served.listener.port}): ${message}` };
       report(refusal);
-      const { accepted: _served, certificateProblem: _problem, ...rest } = c.verdict;
+      const { accepted: _served, certificateProblem: _problem, caProblem: _caProblem, ...rest } = c.verdict;
       gatewayVerdicts[gatewayVerdicts.indexOf(c.verdict)] = { ...rest, refusal };
     };
     // What older Gateways on a shared socket, or the Gateway and older sets, serve stays theirs: the refusal of a
@@ -259,5 +300,5 @@ export function acceptListeners(
       accepted.push(c.served);
     }
   }
-  return { accepted, attachableOnly, verdicts, secrets: [...certificates.referenced].sort() };
+  return { accepted, attachableOnly, verdicts, secrets: [...certificates.referenced].sort(), configMaps: [...frontend.referenced].sort() };
 }

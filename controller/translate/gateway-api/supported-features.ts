@@ -18,6 +18,9 @@ export const supportedFeatures: readonly string[] = [
   // Core of GATEWAY-TLS and GATEWAY-TCP (listener-protocols.ts, tcp-chains.ts).
   'TLSRoute',
   'TCPRoute',
+  // Client-certificate validation on HTTPS listeners, and its Extended AllowInsecureFallback (frontend-validation.ts).
+  'GatewayFrontendClientCertificateValidation',
+  'GatewayFrontendClientCertificateValidationInsecureFallback',
   // Extended.
   // BackendTLSPolicy (backend-tls-policies.ts) with subjectAltNames, and the Gateway's backend client certificate.
   'BackendTLSPolicy',

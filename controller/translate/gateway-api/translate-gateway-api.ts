@@ -43,9 +43,9 @@ export interface GatewayApiTranslation {
   secrets: TlsSecretIR[];
   /** `namespace/name` of every Secret a listener's certificateRefs name (permitted ones), sorted. */
   secretNames: string[];
-  /** The trusted CAs of the accepted BackendTLSPolicies (SDS validation contexts), sorted by name. */
+  /** The trusted CAs of the accepted BackendTLSPolicies and of HTTPS listeners' client-certificate validation (SDS), sorted by name. */
   certificateAuthorities: CertificateAuthorityIR[];
-  /** `namespace/name` of every ConfigMap a BackendTLSPolicy names as CA certificates, sorted. */
+  /** `namespace/name` of every ConfigMap a BackendTLSPolicy or a Gateway's caCertificateRefs (permitted ones) name, sorted. */
   configMapNames: string[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
@@ -65,7 +65,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     if (notAllowed !== undefined) diagnostics.push({ object: refOf(set), severity: 'Warning', reason: GatewayReason.NotAllowed, message: `${notAllowed}; its listeners are not served` });
   }
   const bindings = gatewayBindings(gateways, state, options, diagnostics, listenerSets.taken);
-  const { accepted, attachableOnly, verdicts, secrets: secretNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
+  const { accepted, attachableOnly, verdicts, secrets: secretNames, configMaps: configMapNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
 
   const attachment: AttachmentContext = {
     gateways: gatewaysByKey,
@@ -179,9 +179,14 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
     secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets])].sort(compareStrings),
-    // Only the CAs a served cluster verifies with.
-    certificateAuthorities: backendTlsPolicies.certificateAuthorities.filter((ca) => [...clusters.values()].some((c) => c.upstreamTls?.verify?.certificateAuthority === ca.name)),
-    configMapNames: backendTlsPolicies.configMaps,
+    certificateAuthorities: [
+      ...new Map([
+        // Only the CAs a served cluster verifies with.
+        ...backendTlsPolicies.certificateAuthorities.filter((ca) => [...clusters.values()].some((c) => c.upstreamTls?.verify?.certificateAuthority === ca.name)).map((ca) => [ca.name, ca] as const),
+        ...accepted.flatMap((l) => (l.certificateAuthority === undefined ? [] : [[l.certificateAuthority.name, l.certificateAuthority] as const])),
+      ]).values(),
+    ].sort((a, b) => compareStrings(a.name, b.name)),
+    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
       gateways: [...gatewayStatuses.values()].sort(byKey),

@@ -51,7 +51,9 @@ export const kindTable = {
   },
   Endpoints: { state: 'endpoints', apiVersions: ['v1'], namespaced: true, optional: false, build: 'endpoints', reads: { referenced: 'service' } },
   Secret: { state: 'secrets', apiVersions: ['v1'], namespaced: true, optional: false, build: 'secrets', reads: { referenced: 'secret' } },
-  // The one --nginx-configmap names, and those a BackendTLSPolicy names as CA certificates (`configMap` references).
+  // `named`: the ingress-nginx ConfigMap; also those Gateways (caCertificateRefs) and BackendTLSPolicies name for CA
+  // certificates, watched in a second informer while the Gateway API is served (cluster-source.ts) and read when
+  // referenced (reconciler.ts).
   ConfigMap: { state: 'configMaps', apiVersions: ['v1'], namespaced: true, optional: true, build: 'full', reads: 'named' },
   // Labels only (normalize.ts keeps nothing else): Gateway listeners' allowedRoutes `from: Selector`. Optional in the
   // state (translations without it, goldens before it) though always watched; `full`, as a label change may admit

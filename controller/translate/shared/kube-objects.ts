@@ -151,8 +151,8 @@ export interface Secret {
 }
 
 /**
- * The ingress-nginx ConfigMap (--nginx-configmap), and the CA ConfigMaps (`ca.crt`) BackendTLSPolicies name; its
- * `data` holds string values.
+ * The ingress-nginx ConfigMap (--nginx-configmap), and ConfigMaps Gateways and BackendTLSPolicies name for CA
+ * certificates (`ca.crt`); `data` holds string values.
  */
 export interface ConfigMap {
   apiVersion?: string;
@@ -244,11 +244,27 @@ export interface Gateway {
     infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
     /** Which namespaces' ListenerSets may add listeners to this Gateway; absent: none (the spec's default). */
     allowedListeners?: { namespaces?: { from?: 'All' | 'Same' | 'Selector' | 'None'; selector?: LabelSelector } };
-    /** `backend.clientCertificateRef`: the certificate the Gateway presents to TLS backends (BackendTLSPolicy). */
-    tls?: { backend?: { clientCertificateRef?: SecretObjectReference } } & Record<string, unknown>;
+    /**
+     * Gateway-wide TLS: `frontend` is client-certificate validation on its HTTPS listeners (GEP-91);
+     * `backend.clientCertificateRef` the certificate the Gateway presents to TLS backends (BackendTLSPolicy).
+     */
+    tls?: { frontend?: GatewayFrontendTLS; backend?: { clientCertificateRef?: SecretObjectReference } };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: Record<string, unknown>;
+}
+
+/** spec.tls.frontend: client-certificate validation for HTTPS listeners, per port or else `default`. */
+export interface GatewayFrontendTLS {
+  default?: { validation?: FrontendTLSValidation };
+  perPort?: { port: number; tls?: { validation?: FrontendTLSValidation } }[];
+}
+
+export interface FrontendTLSValidation {
+  /** Objects holding the trusted CA certificates (a ConfigMap's `ca.crt`). */
+  caCertificateRefs?: SecretObjectReference[];
+  /** AllowValidOnly (the default) or AllowInsecureFallback. */
+  mode?: string;
 }
 
 export interface ParentReference {

@@ -117,7 +117,8 @@ export const GatewayReason = {
   InvalidKind: 'InvalidKind',
   /**
    * A backendRef to another namespace that no ReferenceGrant there permits (its share of the weight answers 500), or a
-   * listener certificateRef to another namespace's Secret without one.
+   * listener certificateRef to another namespace's Secret without one, or a Gateway's caCertificateRef to another
+   * namespace's ConfigMap without one.
    */
   RefNotPermitted: 'RefNotPermitted',
   /** A backendRef to a Service this translator does not serve yet (ExternalName). */
@@ -144,4 +145,16 @@ export const GatewayReason = {
    * certificate: the Gateway's ResolvedRefs is False, TLS backends get no client certificate.
    */
   InvalidClientCertificateRef: 'InvalidClientCertificateRef',
+  /**
+   * A caCertificateRef of the Gateway's spec.tls.frontend (the config an HTTPS listener's port takes) names an object
+   * not found, or one without a usable `ca.crt` (ResolvedRefs=False on every HTTPS listener it applies to).
+   */
+  InvalidCACertificateRef: 'InvalidCACertificateRef',
+  /** A caCertificateRef names a kind other than a core ConfigMap. */
+  InvalidCACertificateKind: 'InvalidCACertificateKind',
+  /**
+   * No caCertificateRef of the listener's frontend validation is usable: the listener is not served (Accepted=False),
+   * rather than served without checking client certificates.
+   */
+  NoValidCACertificate: 'NoValidCACertificate',
 } as const;

@@ -9,7 +9,7 @@ export interface References {
   services: string[];
   /** `namespace/name` of every Secret a TLS entry names, existing or not, sorted. */
   secrets: string[];
-  /** `namespace/name` of every ConfigMap a BackendTLSPolicy names as CA certificates, existing or not, sorted. */
+  /** `namespace/name` of every ConfigMap a BackendTLSPolicy or a Gateway's caCertificateRefs name, existing or not, sorted. */
   configMaps?: string[];
 }
 
