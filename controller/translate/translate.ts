@@ -3,14 +3,13 @@
 // IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API); this file runs them and joins
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
 import { compareStrings, type CertificateAuthorityIR, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
-import { joinSharedHttpPort } from './coexistence.js';
+import { joinSharedPorts } from './coexistence.js';
 import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
-import { ingressHttpListenerName } from './ingress/ingress-listeners.js';
 import type { GatewayApiStatus } from './gateway-api/status-data.js';
 import { type TranslationResult as IngressTranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
 import { frozenInTests } from './shared/freeze-in-tests.js';
 import { type ClusterState, refKey } from './shared/kube-objects.js';
-import type { TranslateOptions } from './shared/options.js';
+import { type TranslateOptions, defaultListenerPorts } from './shared/options.js';
 import { mergeByKey, mergeSorted } from './shared/sorted-merge.js';
 
 /** Both translators' result: the Ingress one's, plus the Gateway API objects' status as data when there are any. */
@@ -24,9 +23,10 @@ export function translate(state: ClusterState, options: TranslateOptions): Trans
   if (gateway.served.length === 0 && gateway.diagnostics.length === 0) {
     return gateway.status.gatewayClasses.length === 0 ? ingress : { ...ingress, gatewayApiStatus: gateway.status };
   }
-  // A Gateway HTTP listener on the Ingress HTTP port joins the Ingress listener (coexistence.ts); other Ingress
-  // ports are refused to Gateways by the Gateway API translator, so nothing else collides here.
-  const joined = joinSharedHttpPort(state, ingress.ir.listeners, ingressHttpListenerName, gateway.listeners, gateway.status);
+  // A Gateway HTTP listener on the Ingress HTTP port joins the Ingress HTTP listener, Gateway HTTPS listeners with a
+  // hostname on the Ingress HTTPS port the Ingress HTTPS one (coexistence.ts); other listeners on the Ingress ports
+  // are refused by the Gateway API translator, so nothing else collides here.
+  const joined = joinSharedPorts(state, ingress.ir.listeners, gateway.listeners, gateway.status, options.listenerPorts ?? defaultListenerPorts);
   const listeners = joined.listeners.sort((a, b) => compareStrings(a.name, b.name));
   // A cluster named by both is one Service port; the Ingress translator's object is kept (a plain Service port
   // cluster from the Gateway API translator adds nothing to it).

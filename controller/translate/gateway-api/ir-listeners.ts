@@ -100,11 +100,14 @@ function ownerOf(host: string, listeners: readonly AcceptedListener[]): Accepted
  * by the client for another listener's host: HTTP/2 connection coalescing), and for every other name when the listener
  * has a hostname of its own (the spec's GatewayHTTPSListenerDetectMisdirectedRequests).
  */
+/** Prefix of the names of the virtual hosts answering 421 (httpsListenerTable). */
+export const misdirectedHostPrefix = 'misdirected:';
+
 function httpsListenerTable(name: string, own: AcceptedListener, onSocket: readonly AcceptedListener[], hosts: PortHosts, listener: { port: number; scheme: 'https' }): RouteTableIR {
   const ownHosts: PortHosts = new Map([...hosts].filter(([host]) => ownerOf(host, onSocket) === own));
   const table = routeTable(name, ownHosts, listener);
   const misdirected = (hostname: string): VirtualHostIR => ({
-    name: `misdirected:${hostname}`,
+    name: `${misdirectedHostPrefix}${hostname}`,
     hostnames: [hostname],
     routes: [{ name: `misdirected:${hostname}`, match: { kind: 'prefix', path: '/' }, action: { kind: 'direct', status: 421 } }],
     wildcardLabels: 'one-or-more',

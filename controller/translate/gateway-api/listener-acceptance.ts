@@ -12,7 +12,7 @@ import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayListener, type ListenerSet, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
-import { type FrontendValidationContext, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
+import { type FrontendValidationContext, frontendValidationOf, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
 import { hostnameError } from './hostname-intersection.js';
 import { type CertificateContext, indexSecrets, resolveCertificate } from './listener-certificates.js';
 import type { GatewayBindings, ListenerBinding } from './listener-bindings.js';
@@ -151,11 +151,26 @@ export function acceptListeners(
         continue;
       }
       const kinds = routeKindsOf(listener, protocol.routeKinds);
-      // Ingress keeps its ports: one plaintext port has one route table, and sharing it is later work. (A Gateway
-      // with Envoy ports of its own maps its listener ports elsewhere.)
-      const joinsIngress = bindings.joinsIngressHttpPort && listener.port === ingressPorts.http && listener.protocol === 'HTTP';
-      if (bindings.sharesIngressPorts && !joinsIngress && (listener.port === ingressPorts.http || listener.port === ingressPorts.https)) {
-        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: port ${listener.port} is the Ingress listeners' (--http-port, --https-port); choose another port` });
+      // On the Ingress ports (shared mode) an HTTP listener joins the Ingress HTTP listener, an HTTPS listener with a
+      // hostname the Ingress HTTPS one (coexistence.ts: a host both claim is the older's). Anything else there would
+      // need a port of its own: refused. (A Gateway with Envoy ports of its own maps its listener ports elsewhere.)
+      const onIngressPort = listener.port === ingressPorts.http || listener.port === ingressPorts.https;
+      const joinsIngress =
+        bindings.joinsIngressPorts &&
+        ((listener.port === ingressPorts.http && listener.protocol === 'HTTP') || (listener.port === ingressPorts.https && listener.protocol === 'HTTPS' && listener.hostname !== undefined));
+      // Client-certificate validation holds only where a listener's routes are reachable through its own TLS chain
+      // alone; the Ingress HTTPS listener serves one route table for every name, so a connection made with another
+      // name (and no client certificate) could reach this listener's hosts.
+      if (joinsIngress && listener.protocol === 'HTTPS' && frontendValidationOf(gateway, listener.port) !== undefined) {
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: client-certificate validation (spec.tls.frontend) needs a port other than the Ingress HTTPS port (--https-port), whose one route table every TLS name reaches` });
+        continue;
+      }
+      if (bindings.sharesIngressPorts && !joinsIngress && onIngressPort) {
+        const why =
+          bindings.joinsIngressPorts && listener.port === ingressPorts.https && listener.protocol === 'HTTPS'
+            ? 'an HTTPS listener on the Ingress HTTPS port (--https-port) needs a hostname (names without one are the Ingress default certificate\'s)'
+            : `port ${listener.port} is the Ingress listeners' (--http-port, --https-port)`;
+        refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}; choose another port` });
         continue;
       }
       if (protocol.hostnames && listener.hostname !== undefined) {

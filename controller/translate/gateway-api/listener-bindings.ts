@@ -36,10 +36,11 @@ export interface GatewayBindings {
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
   sharesIngressPorts: boolean;
   /**
-   * Whether an HTTP listener on the Ingress HTTP port joins the Ingress listener (shared mode: one socket, hosts
-   * split between Ingress and routes by coexistence.ts) instead of being refused.
+   * Whether an HTTP listener on the Ingress HTTP port, or an HTTPS listener with a hostname on the Ingress HTTPS port,
+   * joins that Ingress listener (shared mode: one socket, hosts split between Ingress and routes by coexistence.ts)
+   * instead of being refused.
    */
-  joinsIngressHttpPort: boolean;
+  joinsIngressPorts: boolean;
   /** `namespace/name` of the Services read (the Gateways' Services), sorted: a change to one means a new build. */
   services: string[];
 }
@@ -65,7 +66,7 @@ export function gatewayBindings(
       addressProblem: () => undefined,
       addresses: () => undefined,
       sharesIngressPorts: true,
-      joinsIngressHttpPort: true,
+      joinsIngressPorts: true,
       services: [],
     };
   }
@@ -110,7 +111,7 @@ export function gatewayBindings(
       },
       // The Ingress listeners bind --listen-address, which may be the wildcard: an Ingress port stays the Ingress's.
       sharesIngressPorts: true,
-      joinsIngressHttpPort: false,
+      joinsIngressPorts: false,
       services: [],
     };
   }
@@ -152,7 +153,7 @@ export function gatewayBindings(
     },
     addresses: (gateway) => serviceAddresses(serviceOf(gateway)),
     sharesIngressPorts: false,
-    joinsIngressHttpPort: false,
+    joinsIngressPorts: false,
     // Every Gateway's Service as it is or will be (the Service manager creates it after this build): its creation and
     // its load balancer address must each start a build, or status.addresses would wait for an unrelated change.
     services: [

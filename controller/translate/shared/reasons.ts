@@ -58,8 +58,9 @@ export const Reason = {
   /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
   NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
   /**
-   * An HTTPRoute is served on a host this Ingress routes, on the Ingress HTTP port (a Gateway listener there, shared
-   * mode): the older object keeps the host, the other's routes for it are not served there (coexistence.ts).
+   * An HTTPRoute is served on a host this Ingress routes, on an Ingress port (a Gateway HTTP listener on the HTTP
+   * port, or an HTTPS listener for the host on the HTTPS port; shared mode): the older object keeps the host (on
+   * HTTPS with its certificate), the other's routes for it are not served there (coexistence.ts).
    */
   HostSharedWithHTTPRoute: 'HostSharedWithHTTPRoute',
 } as const;
@@ -71,7 +72,11 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
 export const GatewayReason = {
   /** A listener protocol not served (UDP, a custom protocol): the spec's listener reason. */
   UnsupportedProtocol: 'UnsupportedProtocol',
-  /** A listener on a port the Ingress listeners use (--http-port, --https-port): Ingress keeps its ports. */
+  /**
+   * A listener on a port the Ingress listeners use (--http-port, --https-port) that cannot join them: only an HTTP
+   * listener on the HTTP port and an HTTPS listener with a hostname on the HTTPS port do (shared mode), and none does
+   * when Gateways have addresses or ports of their own.
+   */
   PortUnavailable: 'PortUnavailable',
   /**
    * Listeners on one port claim the same hostname (or are TCP listeners, which have none): in one Gateway all of them
@@ -130,8 +135,9 @@ export const GatewayReason = {
   /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
   AddressNotAssigned: 'AddressNotAssigned',
   /**
-   * An Ingress routes a host this route is served on, on the same port (shared mode, --http-port): the older object
-   * keeps the host (coexistence.ts); the route also gets the condition envoy-ingress.io/HostSharedWithIngress.
+   * An Ingress routes a host this route is served on, on the same port (shared mode, --http-port or --https-port):
+   * the older object keeps the host (coexistence.ts); the route also gets the condition
+   * envoy-ingress.io/HostSharedWithIngress.
    */
   HostSharedWithIngress: 'HostSharedWithIngress',
   /**
