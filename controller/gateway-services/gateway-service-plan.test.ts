@@ -118,6 +118,26 @@ test('spec.addresses IPAddress is asked of the load balancer', (t) => {
   t.is(p.action === 'create' ? p.service.spec?.loadBalancerIP : undefined, '10.250.9.7');
 });
 
+test("with the load balancer's addresses known, only a usable one is asked for; an empty value asks for none", (t) => {
+  const known = { ...settings, loadBalancerAddresses: ['10.251.0.198', '10.251.0.199'] };
+  const asked = (addresses: { type?: string; value?: string }[]): string | undefined => {
+    const p = planGatewayService('apps/web', gatewayServiceView(state([gateway('web', { addresses })]), known), known);
+    return p.action === 'create' ? p.service.spec?.loadBalancerIP : 'no create';
+  };
+  t.is(asked([{ value: '10.252.0.1' }, { type: 'IPAddress', value: '10.251.0.199' }]), '10.251.0.199');
+  t.is(asked([{ value: '10.252.0.1' }]), undefined);
+  t.is(asked([{ type: 'IPAddress' }]), undefined);
+  // Unknown addresses (no list): the first IP is asked for, as before.
+  const unknown = plan('apps/web', state([gateway('web', { addresses: [{ value: '10.252.0.1' }] })]));
+  t.is(unknown.action === 'create' ? unknown.service.spec?.loadBalancerIP : 'no create', '10.252.0.1');
+});
+
+test('a Gateway with a parametersRef (InvalidParameters: no parameters kind is read) gets no Service', (t) => {
+  const refused = gateway('web', { infrastructure: { parametersRef: { group: 'invalid.io', kind: 'InvalidParameters', name: 'invalid' } } });
+  t.is(plan('apps/web', state([refused])).action, 'none');
+  t.is(plan('apps/web', state([gateway('web', { infrastructure: { labels: { key2: 'value2' } } })])).action, 'create');
+});
+
 test("a Gateway that goes (or leaves our class) has its Service deleted, with the Service's uid as precondition", (t) => {
   const created = plan('apps/web', state([gateway('web')]));
   if (created.action !== 'create') return t.fail();

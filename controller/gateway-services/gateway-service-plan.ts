@@ -5,6 +5,7 @@ import { namespaceOf } from '../translate/shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayClass, type Service, objectsOf } from '../translate/shared/kube-objects.js';
 import { compareByAge } from '../translate/shared/ordering.js';
 import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
+import { invalidParameters } from '../translate/gateway-api/listener-bindings.js';
 import { listenerSetsOf } from '../translate/gateway-api/listener-sets.js';
 import {
   gatewayKey,
@@ -16,6 +17,7 @@ import {
   managedByLabel,
   managedByValue,
   managedServicesByGateway,
+  requestedServiceAddress,
   unsupportedServiceAddress,
 } from '../translate/gateway-api/gateway-service.js';
 
@@ -29,6 +31,8 @@ export interface GatewayServiceSettings {
   portRange: { first: number; last: number };
   /** Envoy ports never given to Gateways (the Ingress listeners'). */
   reservedPorts: ReadonlySet<number>;
+  /** --gateway-load-balancer-addresses: the IPs the load balancer gives on request; absent: unknown. */
+  loadBalancerAddresses?: readonly string[];
 }
 
 export type GatewayServicePlan =
@@ -44,8 +48,8 @@ export function ourGateways(state: ClusterState, controllerName: string): { gate
     .sort(compareByAge)
     .flatMap((gateway) => {
       const gatewayClass = classes.get(gateway.spec?.gatewayClassName ?? '');
-      // A Gateway the translator does not accept for its addresses gets no Service (listener-bindings.ts).
-      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
+      // A Gateway the translator does not accept for its addresses or parameters gets no Service (listener-bindings.ts).
+      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined || invalidParameters(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
     });
 }
 
@@ -59,13 +63,13 @@ export function desiredGatewayService(
   gateway: Gateway,
   gatewayClass: GatewayClass | undefined,
   ports: ReadonlyMap<number, number> | undefined,
-  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector'>,
+  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector' | 'loadBalancerAddresses'>,
 ): Service | undefined {
   if (ports === undefined || ports.size === 0) return undefined;
   const infrastructure = gateway.spec?.infrastructure;
   const { type } = gatewayServiceType(gateway, gatewayClass);
-  // spec.addresses: an IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
-  const requestedIp = type === 'LoadBalancer' ? gateway.spec?.addresses?.find((a) => (a.type ?? 'IPAddress') === 'IPAddress' && a.value)?.value : undefined;
+  // spec.addresses: a usable IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
+  const requestedIp = type === 'LoadBalancer' ? requestedServiceAddress(gateway, settings.loadBalancerAddresses) : undefined;
   return {
     apiVersion: 'v1',
     kind: 'Service',

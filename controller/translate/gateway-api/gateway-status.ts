@@ -2,8 +2,8 @@
 // Accepted/Programmed/ResolvedRefs/Conflicted with the spec's reasons. Programmed=True here means "in the translated
 // configuration"; the status writer holds it back until Envoy ACKed that configuration.
 import { type Gateway, type ListenerSet, refOf } from '../shared/kube-objects.js';
-import type { GatewayAddressProblem } from './gateway-address-pool.js';
 import type { GatewayClientCertificate } from './gateway-client-certificate.js';
+import type { GatewayProblem } from './listener-bindings.js';
 import type { GatewayStatusAddress } from './gateway-service.js';
 import { allowsInsecureFallback } from './frontend-validation.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
@@ -37,12 +37,16 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
 export interface GatewayAddressing {
   /** Absent in shared mode (no addresses of its own: the status writer leaves status.addresses alone). */
   addresses: GatewayStatusAddress[] | undefined;
-  problem: GatewayAddressProblem | undefined;
+  /** Its addresses' or parameters' problem (listener-bindings.ts). */
+  problem: Omit<GatewayProblem, 'blocking'> | undefined;
 }
+
+/** Problems that leave the whole Gateway not Accepted (the spec's Accepted reasons); others make it not Programmed. */
+const notAcceptedReasons: ReadonlySet<string> = new Set(['UnsupportedAddress', 'InvalidParameters']);
 
 /**
  * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
- * not supported makes Accepted False (UnsupportedAddress); an address not usable or not (yet) assigned makes
+ * not supported or parameters not read make Accepted False; an address not usable or not (yet) assigned makes
  * Programmed False with that reason, as the spec says.
  */
 export function gatewayStatus(
@@ -63,13 +67,13 @@ export function gatewayStatus(
   const valid = listeners.filter((l) => l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'))).length;
   const { problem } = addressing;
   const conditions: StatusCondition[] = [
-    problem?.reason === 'UnsupportedAddress'
+    problem !== undefined && notAcceptedReasons.has(problem.reason)
       ? condition('Accepted', 'False', problem.reason, problem.message, generation)
       : valid === verdicts.length
       ? condition('Accepted', 'True', 'Accepted', 'Gateway accepted', generation)
       : condition('Accepted', served > 0 ? 'True' : 'False', 'ListenersNotValid', `${verdicts.length - valid} of ${verdicts.length} listeners not valid`, generation),
     problem !== undefined
-      ? condition('Programmed', 'False', problem.reason === 'UnsupportedAddress' ? 'Invalid' : problem.reason, problem.message, generation)
+      ? condition('Programmed', 'False', notAcceptedReasons.has(problem.reason) ? 'Invalid' : problem.reason, problem.message, generation)
       : served > 0
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),

@@ -184,7 +184,12 @@ export function acceptListeners(
       const binding = bindings.bindingOf(gateway, listener.port);
       if (binding === undefined) {
         // A Gateway without an address was reported once, for the Gateway; its listeners just say so.
-        const why = addressProblem?.blocking === true ? `the Gateway has no address (${addressProblem.reason})` : (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port');
+        const why =
+          addressProblem?.blocking !== true
+            ? (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port')
+            : addressProblem.reason === GatewayReason.InvalidParameters
+              ? `the Gateway is not served (${addressProblem.reason})`
+              : `the Gateway has no address (${addressProblem.reason})`;
         refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}` }, addressProblem?.blocking === true);
         continue;
       }

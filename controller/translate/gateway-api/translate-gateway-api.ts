@@ -54,7 +54,7 @@ export interface GatewayApiTranslation {
 export function translateGatewayApi(state: ClusterState, options: TranslateOptions): GatewayApiTranslation {
   const diagnostics: Diagnostic[] = [];
   const controllerName = options.gatewayControllerName ?? defaultGatewayControllerName;
-  const classes = ourGatewayClasses(state, controllerName);
+  const classes = ourGatewayClasses(state, controllerName, options.gatewayAddressing);
   // Oldest first: a port's hostname belongs to the first listener to claim it.
   const gateways = objectsOf(state, 'Gateway')
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))

@@ -240,8 +240,11 @@ export interface Gateway {
     listeners?: GatewayListener[];
     /** Addresses asked for; `type` absent means IPAddress (the spec's default). */
     addresses?: { type?: string; value?: string }[];
-    /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
-    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /**
+     * Labels and annotations for the resources the implementation creates for this Gateway (its Service);
+     * parametersRef: implementation-specific parameters (none are read: such a Gateway is InvalidParameters).
+     */
+    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string>; parametersRef?: { group: string; kind: string; name: string } };
     /** Which namespaces' ListenerSets may add listeners to this Gateway; absent: none (the spec's default). */
     allowedListeners?: { namespaces?: { from?: 'All' | 'Same' | 'Selector' | 'None'; selector?: LabelSelector } };
     /**
@@ -301,6 +304,8 @@ export interface HTTPBackendRef {
   name: string;
   port?: number;
   weight?: number;
+  /** HTTPRoute (and GRPCRoute) backendRefs only: applied to the requests sent to this backend alone. */
+  filters?: HTTPRouteFilter[];
 }
 
 export interface HTTPRouteRule {
