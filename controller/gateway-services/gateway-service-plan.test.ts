@@ -1,7 +1,7 @@
 // The Gateway Service plan, pure: which Service each Gateway gets and when it is created, updated or deleted.
 // (Against a real API server: test/kube-gateway-services.test.ts.)
 import test from 'ava';
-import type { ClusterState, Gateway, GatewayClass, Service } from '../translate/shared/kube-objects.js';
+import type { ClusterState, Gateway, GatewayClass, ListenerSet, Service } from '../translate/shared/kube-objects.js';
 import { allocateGatewayPorts } from '../translate/gateway-api/gateway-ports.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServiceSettings } from './gateway-service-plan.js';
 
@@ -147,4 +147,17 @@ test("a Gateway that goes (or leaves our class) has its Service deleted, with th
   // A Service that is not managed (no label) is never touched.
   const foreign: Service = { ...stored, metadata: { ...stored.metadata, labels: {} } };
   t.deepEqual(viewKeys(gatewayServiceView(state([], [foreign]), settings)), []);
+});
+
+test('a ListenerSet the Gateway takes adds its listener ports to the Gateway\'s Service; one it does not take adds none', (t) => {
+  const web = gateway('web', { allowedListeners: { namespaces: { from: 'Same' } } });
+  const set = (name: string, namespace: string, port: number): ListenerSet => ({
+    kind: 'ListenerSet',
+    metadata: { name, namespace },
+    spec: { parentRef: { name: 'web', namespace: 'apps' }, listeners: [{ name: 'extra', port, protocol: 'HTTP' }] },
+  });
+  const s = { ...state([web]), listenerSets: [set('taken', 'apps', 81), set('refused', 'other', 82)] } as ClusterState;
+  const p = plan('apps/web', s);
+  if (p.action !== 'create') return t.fail(p.action);
+  t.deepEqual(p.service.spec?.ports?.map((port) => port.port), [80, 81, 8080]);
 });

@@ -6,6 +6,7 @@ import { type ClusterState, type Gateway, type GatewayClass, type Service, objec
 import { compareByAge } from '../translate/shared/ordering.js';
 import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
 import { invalidParameters } from '../translate/gateway-api/listener-bindings.js';
+import { listenerSetsOf } from '../translate/gateway-api/listener-sets.js';
 import {
   gatewayKey,
   gatewayNameLabel,
@@ -102,6 +103,8 @@ export interface GatewayServiceView {
 export function gatewayServiceView(state: ClusterState, settings: GatewayServiceSettings): GatewayServiceView {
   const ours = ourGateways(state, settings.controllerName);
   const services = objectsOf(state, 'Service');
+  // The ports of the ListenerSets a Gateway takes are the Gateway's too (its Service exposes them).
+  const listenerSets = listenerSetsOf(state, new Map(ours.map((g) => [`${namespaceOf(g.gateway.metadata)}/${g.gateway.metadata.name}`, g.gateway])));
   return {
     gateways: new Map(ours.map((g) => [gatewayKey(g.gateway), g])),
     existing: managedServicesByGateway(services, settings.namespace),
@@ -110,6 +113,7 @@ export function gatewayServiceView(state: ClusterState, settings: GatewayService
       services,
       settings,
       settings.reservedPorts,
+      listenerSets.taken,
     ),
   };
 }

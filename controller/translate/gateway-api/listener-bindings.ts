@@ -5,7 +5,7 @@
 // B: `service` (a cluster) gives it Envoy ports of its own behind its Service (gateway-ports.ts), `pool`
 // (standalone) an IP of its own (gateway-address-pool.ts). Pure; also gives each Gateway its status.addresses.
 import type { Diagnostic } from '../shared/diagnostics.js';
-import { type ClusterState, type Gateway, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type ListenerSet, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { canonicalIp } from './canonical-ip.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
@@ -66,8 +66,17 @@ export function invalidParameters(gateway: Gateway): string | undefined {
   return ref === undefined ? undefined : `spec.infrastructure.parametersRef ${ref.kind}${ref.group === '' ? '' : `.${ref.group}`} ${ref.name}: no parameters kind is supported`;
 }
 
-/** The bindings of the addressing mode, except that a Gateway with invalid parameters binds nothing and says why. */
-export function gatewayBindings(gateways: readonly Gateway[], state: ClusterState, options: TranslateOptions, diagnostics: Diagnostic[]): GatewayBindings {
+/**
+ * The bindings of the addressing mode, except that a Gateway with invalid parameters binds nothing and says why.
+ * `listenerSets`: the ListenerSets each Gateway takes, whose listener ports the Gateway serves too.
+ */
+export function gatewayBindings(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]> = new Map(),
+): GatewayBindings {
   const refused = new Map<Gateway, string>();
   for (const gateway of gateways) {
     const message = invalidParameters(gateway);
@@ -80,6 +89,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     state,
     options,
     diagnostics,
+    listenerSets,
   );
   if (refused.size === 0) return bindings;
   return {
@@ -93,7 +103,13 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
   };
 }
 
-function modeBindings(gateways: readonly Gateway[], state: ClusterState, options: TranslateOptions, diagnostics: Diagnostic[]): GatewayBindings {
+function modeBindings(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]>,
+): GatewayBindings {
   const addressing = options.gatewayAddressing;
   if (addressing === undefined) {
     const shared = new Map<number, ListenerBinding>();
@@ -171,6 +187,7 @@ function modeBindings(gateways: readonly Gateway[], state: ClusterState, options
     services,
     addressing,
     new Set([ingressPorts.http, ingressPorts.https]),
+    listenerSets,
   );
   const byGateway = managedServicesByGateway(services, addressing.namespace);
   const serviceOf = (gateway: Gateway): Service | undefined => byGateway.get(gatewayKey(gateway));

@@ -33,6 +33,8 @@ export const supportedFeatures: readonly string[] = [
   'GatewayHTTPListenerIsolation',
   // Several HTTPS listeners on a port: a route table each, 421 for another listener's host (ir-listeners.ts).
   'GatewayHTTPSListenerDetectMisdirectedRequests',
+  // ListenerSets (listener-sets.ts).
+  'ListenerSet',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',

@@ -100,6 +100,8 @@ export const GatewayReason = {
   NoMatchingParent: 'NoMatchingParent',
   /** The listener's allowedRoutes (namespaces, kinds) do not let the route attach. */
   NotAllowedByListeners: 'NotAllowedByListeners',
+  /** A ListenerSet whose Gateway's allowedListeners do not admit its namespace: none of its listeners is served. */
+  NotAllowed: 'NotAllowed',
   /** None of the route's hostnames meets the listener's. */
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
   /**
