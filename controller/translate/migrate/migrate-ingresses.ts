@@ -514,6 +514,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       if (nginx && (host === '*' || host.startsWith('*.'))) hostDifferences.push(diff(D.forwardedHost));
       if (forceSslRedirect && !tls && httpsListener === undefined) hostDifferences.push(diff(D.tlsRedirectNoCertificate));
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
+      // Several HTTPS listeners: each serves only its own hosts over its connections (421 for the others).
+      if (httpsListener !== undefined && gw.httpsListeners.size + (gw.defaultHttps === undefined ? 0 : 1) > 1) hostDifferences.push(diff(D.misdirectedRequest));
 
       const rules: HTTPRouteRule[] = [];
       const redirectRules: HTTPRouteRule[] = [];
