@@ -8,7 +8,7 @@ import { resourceKinds, TypeUrl } from '../proto/type-urls.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
-import type { Gateway } from '../controller/translate/shared/kube-objects.js';
+import type { Gateway, ListenerSet } from '../controller/translate/shared/kube-objects.js';
 import { gatewayApiView, type GatewayApiView } from './gateway-api-view.js';
 import { gatewayExplainContext, type GatewayExplainContext } from '../controller/explain-gateway-context.js';
 
@@ -130,5 +130,5 @@ export function irView(cp: ControlPlane): IrView {
 
 /** /debug/gateway-api: the Gateways of our classes and the routes naming them, as the last build found them. */
 export function gatewayApiDebugView(cp: ControlPlane): GatewayApiView {
-  return gatewayApiView(cp.reconciler.gatewayApiStatus, cp.store.list('Gateway') as Gateway[]);
+  return gatewayApiView(cp.reconciler.gatewayApiStatus, cp.store.list('Gateway') as Gateway[], cp.store.list('ListenerSet') as ListenerSet[]);
 }

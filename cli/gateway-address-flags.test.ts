@@ -37,4 +37,15 @@ test('run: --gateway-port-range and --gateway-address-pool each in their mode, t
   t.throws(() => parse(['--gateway-address-pool', '127.0.0.11']), { message: /standalone mode/ });
   t.throws(() => parse(['--gateway-port-range', '8000-9000']), { message: /--http-port/ });
   t.throws(() => parse(['--gateway-port-range', '20000-20999', '--watch-namespace', 'apps', '--leader-election-namespace', 'edge']), { message: /does not watch/ });
+  // The load balancer's addresses: with the port range only, into the translation and the Service manager alike.
+  const withAddresses = parse(['--gateway-port-range', '20000-20999', '--gateway-load-balancer-addresses', '10.251.0.100/30,10.251.0.199']);
+  t.deepEqual(withAddresses.translation.translate.gatewayAddressing, {
+    mode: 'service',
+    namespace: 'envoy-ingress',
+    portRange: { first: 20000, last: 20999 },
+    loadBalancerAddresses: ['10.251.0.100', '10.251.0.101', '10.251.0.102', '10.251.0.103', '10.251.0.199'],
+  });
+  t.deepEqual(withAddresses.gatewayServices?.loadBalancerAddresses, ['10.251.0.100', '10.251.0.101', '10.251.0.102', '10.251.0.103', '10.251.0.199']);
+  t.throws(() => parse(['--gateway-load-balancer-addresses', '10.251.0.1']), { message: /needs --gateway-port-range/ });
+  t.throws(() => parse(['--gateway-port-range', '20000-20999', '--gateway-load-balancer-addresses', 'lb.example']), { message: /--gateway-load-balancer-addresses/ });
 });

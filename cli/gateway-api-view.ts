@@ -1,9 +1,9 @@
 // The Gateway API objects as the controller sees them, for /debug/gateway-api, the status page and the per-Gateway
 // metrics: each Gateway of our classes with its listeners (port, protocol, hostname from the spec; attached routes
-// and conditions from the last build's status data), addresses and the routes attached to it; each route with its
-// parents' conditions. Pure: built from the translator's status data and the objects.
+// and conditions from the last build's status data), addresses and the routes attached to it; each ListenerSet of
+// one of them with its conditions and listeners; each route with its parents' conditions. Pure: built from the translator's status data and the objects.
 import type { GatewayApiStatus, StatusCondition } from '../controller/translate/gateway-api/status-data.js';
-import type { Gateway } from '../controller/translate/shared/kube-objects.js';
+import type { Gateway, GatewayListener, ListenerSet } from '../controller/translate/shared/kube-objects.js';
 import { namespaceOf } from '../controller/translate/shared/kinds.js';
 
 export interface GatewayListenerView {
@@ -27,8 +27,20 @@ export interface GatewayView {
   attachedRoutes: string[];
 }
 
+export interface ListenerSetView {
+  namespace: string;
+  name: string;
+  /** `namespace/name` of its parent Gateway. */
+  gateway: string;
+  conditions: StatusCondition[];
+  listeners: GatewayListenerView[];
+}
+
 export interface RouteParentView {
-  /** `namespace/name` of the Gateway, and `/sectionName` or `:port` when the parentRef names one. */
+  /**
+   * `namespace/name` of the Gateway (`ListenerSet namespace/name` for a ListenerSet), and `/sectionName` or `:port`
+   * when the parentRef names one.
+   */
   parent: string;
   conditions: StatusCondition[];
 }
@@ -42,16 +54,33 @@ export interface RouteView {
 
 export interface GatewayApiView {
   gateways: GatewayView[];
+  listenerSets: ListenerSetView[];
   routes: RouteView[];
 }
 
-export const emptyGatewayApiView: GatewayApiView = { gateways: [], routes: [] };
+export const emptyGatewayApiView: GatewayApiView = { gateways: [], listenerSets: [], routes: [] };
 
 function conditionStatus(conditions: readonly StatusCondition[], type: string): string {
   return conditions.find((c) => c.type === type)?.status ?? 'Unknown';
 }
 
-export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: readonly Gateway[]): GatewayApiView {
+/** Listener entries of a status with the spec's port, protocol and hostname. */
+function listenerViews(listeners: GatewayApiStatus['gateways'][number]['listeners'], spec: readonly GatewayListener[]): GatewayListenerView[] {
+  return listeners.map((l) => {
+    const s = spec.find((x) => x.name === l.name);
+    return {
+      name: l.name,
+      port: typeof s?.port === 'number' ? s.port : null,
+      protocol: typeof s?.protocol === 'string' ? s.protocol : null,
+      hostname: typeof s?.hostname === 'string' ? s.hostname : null,
+      attachedRoutes: l.attachedRoutes,
+      programmed: conditionStatus(l.conditions, 'Programmed'),
+      conditions: l.conditions,
+    };
+  });
+}
+
+export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: readonly Gateway[], listenerSets: readonly ListenerSet[] = []): GatewayApiView {
   if (status === undefined) return emptyGatewayApiView;
   const routes = status.routes.map(
     (r): RouteView => ({
@@ -59,7 +88,7 @@ export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: r
       namespace: r.ref.namespace,
       name: r.ref.name,
       parents: r.parents.map((p) => ({
-        parent: `${p.parentRef.namespace ?? r.ref.namespace}/${p.parentRef.name}${p.parentRef.sectionName === undefined ? '' : `/${p.parentRef.sectionName}`}${p.parentRef.port === undefined ? '' : `:${p.parentRef.port}`}`,
+        parent: `${p.parentRef.kind === 'ListenerSet' ? 'ListenerSet ' : ''}${p.parentRef.namespace ?? r.ref.namespace}/${p.parentRef.name}${p.parentRef.sectionName === undefined ? '' : `/${p.parentRef.sectionName}`}${p.parentRef.port === undefined ? '' : `:${p.parentRef.port}`}`,
         conditions: p.conditions,
       })),
     }),
@@ -70,7 +99,11 @@ export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: r
     const attached = status.routes
       .filter((r) =>
         r.parents.some(
-          (p) => (p.parentRef.namespace ?? r.ref.namespace) === namespace && p.parentRef.name === name && conditionStatus(p.conditions, 'Accepted') === 'True',
+          (p) =>
+            (p.parentRef.kind ?? 'Gateway') === 'Gateway' &&
+            (p.parentRef.namespace ?? r.ref.namespace) === namespace &&
+            p.parentRef.name === name &&
+            conditionStatus(p.conditions, 'Accepted') === 'True',
         ),
       )
       .map((r) => `${r.ref.kind} ${r.ref.namespace}/${r.ref.name}`)
@@ -80,20 +113,21 @@ export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: r
       name,
       addresses: (g.addresses ?? []).map((a) => a.value),
       conditions: g.conditions,
-      listeners: g.listeners.map((l) => {
-        const s = spec.find((x) => x.name === l.name);
-        return {
-          name: l.name,
-          port: typeof s?.port === 'number' ? s.port : null,
-          protocol: typeof s?.protocol === 'string' ? s.protocol : null,
-          hostname: typeof s?.hostname === 'string' ? s.hostname : null,
-          attachedRoutes: l.attachedRoutes,
-          programmed: conditionStatus(l.conditions, 'Programmed'),
-          conditions: l.conditions,
-        };
-      }),
+      listeners: listenerViews(g.listeners, spec),
       attachedRoutes: [...new Set(attached)],
     };
   });
-  return { gateways: views, routes };
+  const sets = (status.listenerSets ?? []).map((l): ListenerSetView => {
+    const { namespace, name } = l.ref;
+    const set = listenerSets.find((x) => namespaceOf(x.metadata) === namespace && x.metadata.name === name);
+    const parent = set?.spec?.parentRef;
+    return {
+      namespace,
+      name,
+      gateway: parent === undefined ? '' : `${parent.namespace ?? namespace}/${parent.name}`,
+      conditions: l.conditions,
+      listeners: listenerViews(l.listeners, set?.spec?.listeners ?? []),
+    };
+  });
+  return { gateways: views, listenerSets: sets, routes };
 }

@@ -1,6 +1,6 @@
 // Gateways and HTTPRoutes on /debug/gateway-api, the status page and the per-Gateway metrics, from a real standalone
 // controller reading Gateway API manifests: a Gateway with a served and a refused listener, a route attached to it,
-// a route refused (no such listener).
+// a route refused (no such listener), a ListenerSet it takes with a route attached to the set.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -34,6 +34,7 @@ test('Gateways (listeners, attached routes, conditions) and routes (parents\' co
         metadata: { name: 'gw', namespace: 'default' },
         spec: {
           gatewayClassName: 'envoy',
+          allowedListeners: { namespaces: { from: 'Same' } },
           listeners: [
             { name: 'web', port: 19080, protocol: 'HTTP', hostname: '*.example.test' },
             { name: 'udp', port: 19081, protocol: 'UDP' },
@@ -45,6 +46,18 @@ test('Gateways (listeners, attached routes, conditions) and routes (parents\' co
         kind: 'HTTPRoute',
         metadata: { name: 'shop', namespace: 'default' },
         spec: { parentRefs: [{ name: 'gw' }], hostnames: ['shop.example.test'], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+      },
+      {
+        apiVersion: gatewayApi,
+        kind: 'ListenerSet',
+        metadata: { name: 'team', namespace: 'default' },
+        spec: { parentRef: { name: 'gw' }, listeners: [{ name: 'team', port: 19082, protocol: 'HTTP', hostname: 'team.example.test' }] },
+      },
+      {
+        apiVersion: gatewayApi,
+        kind: 'HTTPRoute',
+        metadata: { name: 'team', namespace: 'default' },
+        spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'team' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
       },
       {
         apiVersion: gatewayApi,
@@ -87,12 +100,18 @@ test('Gateways (listeners, attached routes, conditions) and routes (parents\' co
   t.is(lost?.parents[0]?.parent, 'default/gw/nope');
   t.is(lost?.parents[0]?.conditions.find((c) => c.type === 'Accepted')?.reason, 'NoMatchingParent');
   t.is(view.routes.find((r) => r.name === 'shop')?.parents[0]?.conditions.find((c) => c.type === 'Accepted')?.status, 'True');
+  // The ListenerSet: its own entry; its route's parent names it, and the Gateway's attached routes leave it out.
+  t.deepEqual(
+    view.listenerSets.map((s) => [s.namespace, s.name, s.gateway, s.conditions.find((c) => c.type === 'Accepted')?.status, s.listeners.map((l) => [l.name, l.port, l.attachedRoutes])]),
+    [['default', 'team', 'default/gw', 'True', [['team', 19082, 1]]]],
+  );
+  t.is(view.routes.find((r) => r.name === 'team')?.parents[0]?.parent, 'ListenerSet default/team');
 
   const page = await get('/debug/ui');
   t.regex(page, /<h2 id="gateways">Gateways \(1\)<\/h2>/);
   t.regex(page, /<code>web<\/code> HTTP :19080 \*\.example\.test, 1 route\(s\)/);
   t.regex(page, /<span class="bad">Accepted=False<\/span> \(UnsupportedProtocol\)/);
-  t.regex(page, /<h2 id="routes-gateway-api">Gateway API routes \(2\)<\/h2>/);
+  t.regex(page, /<h2 id="routes-gateway-api">Gateway API routes \(3\)<\/h2>/);
   t.regex(page, /HTTPRoute default\/lost<\/td><td><code>default\/gw\/nope<\/code><br><span class="bad">Accepted=False<\/span> \(NoMatchingParent\)/);
   t.regex(page, /<td>HTTPRoute default\/shop<\/td><\/tr>/, 'the route table names the HTTPRoute behind a route');
 

@@ -57,7 +57,7 @@ export interface KubeControllerOptions extends XdsPipelineOptions {
   /** The Service-annotation Ingress manager; off when absent. */
   serviceIngress?: { hostTemplate: string };
   /** The Gateway Service manager (--gateway-port-range): one Service per Gateway; off when absent. */
-  gatewayServices?: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string> };
+  gatewayServices?: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string>; loadBalancerAddresses?: readonly string[] };
   /** Prometheus metrics to feed (attached before the first build). */
   metrics?: ControllerMetrics;
 }

@@ -9,7 +9,7 @@ import { defaultDebugAddress } from './admin-servers.js';
 import { type BootstrapFlags, xdsTlsFiles } from './bootstrap-flags.js';
 import { parseCount, translationOptions, type TranslationFlags } from './controller-options.js';
 import { parseDrainSeconds } from './drain-envoy.js';
-import { parsePortRange, parseSelector } from './gateway-address-flags.js';
+import { parseAddressPool, parsePortRange, parseSelector } from './gateway-address-flags.js';
 import { exposedPlaintextXdsRefusal } from './xds-exposure.js';
 
 export interface RunFlags extends TranslationFlags, BootstrapFlags {
@@ -29,6 +29,7 @@ export interface RunFlags extends TranslationFlags, BootstrapFlags {
   serviceIngressHost: string;
   gatewayPortRange?: string;
   gatewayServiceSelector: string;
+  gatewayLoadBalancerAddresses?: string;
   healthAddress?: string;
   metricsAddress?: string;
   debugAddress: string;
@@ -72,6 +73,10 @@ export function addRunFlags(cmd: Command): Command {
       "Kubernetes mode: give every Gateway Envoy ports of its own from this range and one Service in --leader-election-namespace (the controller's) mapping its listener ports onto them; its addresses are the Gateway's",
     )
     .option('--gateway-service-selector <labels>', 'with --gateway-port-range: the labels of the Envoy pods the Gateway Services select', 'app.kubernetes.io/name=envoy-ingress')
+    .option(
+      '--gateway-load-balancer-addresses <ips>',
+      "with --gateway-port-range: comma-separated IPs and IPv4 CIDRs the cluster's load balancer gives a Service on request; a Gateway's spec.addresses outside them is AddressNotUsable (not asked for)",
+    )
     .option('--health-address <host:port>', 'serve /healthz and /readyz here (only those, unless it is also the --metrics-address)')
     .option('--metrics-address <host:port>', 'serve Prometheus /metrics here, with /healthz and /readyz')
     .option(
@@ -108,7 +113,7 @@ export interface RunOptions {
   tlsFiles: { certFile: string; keyFile: string; caFile: string } | undefined;
   clientSans: string[];
   /** --gateway-port-range: the Gateway Service manager's settings (Kubernetes mode). */
-  gatewayServices: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string> } | undefined;
+  gatewayServices: { namespace: string; portRange: { first: number; last: number }; selector: Record<string, string>; loadBalancerAddresses?: string[] } | undefined;
 }
 
 export function runOptionsOf(flags: RunFlags): RunOptions {
@@ -128,10 +133,17 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
   if (!tlsFiles && clientSans.length > 0) throw new Error('--xds-tls-client-san needs --xds-tls-cert, --xds-tls-key and --xds-tls-ca');
   if (flags.manifests !== undefined && flags.gatewayPortRange !== undefined) throw new Error('--gateway-port-range is for Kubernetes mode; with --manifests use --gateway-address-pool');
   if (flags.manifests === undefined && flags.gatewayAddressPool !== undefined) throw new Error('--gateway-address-pool is for standalone mode (--manifests); in Kubernetes use --gateway-port-range');
+  if (flags.gatewayPortRange === undefined && flags.gatewayLoadBalancerAddresses !== undefined) throw new Error('--gateway-load-balancer-addresses needs --gateway-port-range');
+  const loadBalancerAddresses = flags.gatewayLoadBalancerAddresses === undefined ? undefined : parseAddressPool(flags.gatewayLoadBalancerAddresses, '--gateway-load-balancer-addresses');
   const gatewayServices =
     flags.gatewayPortRange === undefined
       ? undefined
-      : { namespace: flags.leaderElectionNamespace, portRange: parsePortRange(flags.gatewayPortRange), selector: parseSelector(flags.gatewayServiceSelector) };
+      : {
+          namespace: flags.leaderElectionNamespace,
+          portRange: parsePortRange(flags.gatewayPortRange),
+          selector: parseSelector(flags.gatewayServiceSelector),
+          ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }),
+        };
   if (gatewayServices !== undefined) {
     // The Gateway Services live in the controller's namespace: the store must see them (they record the ports).
     if (flags.watchNamespace !== undefined && flags.watchNamespace !== flags.leaderElectionNamespace) {
@@ -140,7 +152,12 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
     const { first, last } = gatewayServices.portRange;
     const { httpPort, httpsPort } = translation.envoy;
     if ([httpPort, httpsPort].some((p) => p >= first && p <= last)) throw new Error('--gateway-port-range must not hold --http-port or --https-port');
-    translation.translate.gatewayAddressing = { mode: 'service', namespace: gatewayServices.namespace, portRange: gatewayServices.portRange };
+    translation.translate.gatewayAddressing = {
+      mode: 'service',
+      namespace: gatewayServices.namespace,
+      portRange: gatewayServices.portRange,
+      ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }),
+    };
   }
   return { xds, drainSeconds, overloadCheckSeconds, translation, tlsFiles, clientSans, gatewayServices };
 }

@@ -136,7 +136,7 @@ export function buildRouteActionPolicy(match: PathMatchIR, policy: RoutePolicyIR
   return fields;
 }
 
-function buildHeaderMutation(mutation: HeaderMutationIR, prefix: 'request' | 'response'): ResourceJson {
+export function buildHeaderMutation(mutation: HeaderMutationIR, prefix: 'request' | 'response'): ResourceJson {
   const fields: ResourceJson = {};
   if (mutation.set.length > 0) {
     fields[`${prefix}_headers_to_add`] = mutation.set.map(({ name, value }) => ({

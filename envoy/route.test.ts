@@ -27,6 +27,23 @@ test("a split's error share goes to a cluster that does not exist, answered 500 
   t.deepEqual(plain['route'], { weighted_clusters: { clusters: [{ name: 'a', weight: 3 }, { name: 'b', weight: 1 }] } });
 });
 
+test("a backend's own header changes ride on its weighted cluster; a lone backend with some becomes a one-share split", (t) => {
+  const request = { set: [{ name: 'backend', value: 'a' }], remove: ['x-drop'] };
+  const response = { set: [], remove: [], add: [{ name: 'x-from', value: 'b' }] };
+  const split = buildRoute({ ...base, action: { kind: 'forward', cluster: 'a', clusterHeaders: { request }, split: { backends: [{ cluster: 'b', weight: 1, headers: { response } }], totalWeight: 2 } } });
+  t.deepEqual(split['route'], {
+    weighted_clusters: {
+      clusters: [
+        { name: 'a', weight: 1, request_headers_to_add: [{ header: { key: 'backend', value: 'a' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }], request_headers_to_remove: ['x-drop'] },
+        { name: 'b', weight: 1, response_headers_to_add: [{ header: { key: 'x-from', value: 'b' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' }] },
+      ],
+    },
+  });
+  const lone = buildRoute({ ...base, action: { kind: 'forward', cluster: 'a', clusterHeaders: { request } } });
+  t.deepEqual((lone['route'] as Record<string, Record<string, unknown[]>>)['weighted_clusters']?.['clusters']?.length, 1);
+  t.false('request_headers_to_add' in lone);
+});
+
 test('header additions append (the Gateway API `add`), after the values that replace, with `%` escaped', (t) => {
   const built = buildRoute({ ...base, policy: { requestHeaders: { set: [{ name: 'x-env', value: 'prod' }], remove: ['x-debug'], add: [{ name: 'x-trace', value: '5%' }] } } });
   t.deepEqual(built['request_headers_to_add'], [

@@ -1,6 +1,6 @@
-import type { HeaderMatchIR, PathMatchIR, RedirectIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
+import type { BackendHeadersIR, HeaderMatchIR, PathMatchIR, RedirectIR, RouteActionIR, RouteIR, TrafficSplitIR } from '../ir/index.js';
 import type { ResourceJson } from './resource-types.js';
-import { buildRouteActionPolicy, buildRoutePolicyFields, prefixRewriteRegex } from './route-policy.js';
+import { buildHeaderMutation, buildRouteActionPolicy, buildRoutePolicyFields, prefixRewriteRegex } from './route-policy.js';
 import { buildCorsResponseRoutes } from './cors-response.js';
 
 const redirectResponseCodes = {
@@ -29,13 +29,23 @@ export function buildRouteMatch(match: PathMatchIR): ResourceJson {
  */
 export const errorShareCluster = 'envoy-ingress/invalid-backend';
 
-function buildWeightedClusters(cluster: string, split: TrafficSplitIR): ResourceJson {
+/** A weighted cluster's own header changes (ClusterWeight request/response_headers_to_add and _to_remove). */
+function buildBackendHeaders(headers: BackendHeadersIR | undefined): ResourceJson {
+  return {
+    ...(headers?.request === undefined ? {} : buildHeaderMutation(headers.request, 'request')),
+    ...(headers?.response === undefined ? {} : buildHeaderMutation(headers.response, 'response')),
+  };
+}
+
+/** `split` absent: the one cluster as the only share, the way a backend's own header changes are carried. */
+function buildWeightedClusters(cluster: string, clusterHeaders: BackendHeadersIR | undefined, split: TrafficSplitIR | undefined): ResourceJson {
+  if (split === undefined) return { clusters: [{ name: cluster, weight: 1, ...buildBackendHeaders(clusterHeaders) }] };
   const errorWeight = split.errorWeight ?? 0;
   const taken = split.backends.reduce((sum, backend) => sum + backend.weight, 0) + errorWeight;
   return {
     clusters: [
-      { name: cluster, weight: split.totalWeight - taken },
-      ...split.backends.map((backend) => ({ name: backend.cluster, weight: backend.weight })),
+      { name: cluster, weight: split.totalWeight - taken, ...buildBackendHeaders(clusterHeaders) },
+      ...split.backends.map((backend) => ({ name: backend.cluster, weight: backend.weight, ...buildBackendHeaders(backend.headers) })),
       ...(errorWeight > 0 ? [{ name: errorShareCluster, weight: errorWeight }] : []),
     ],
   };
@@ -78,9 +88,13 @@ export function buildRouteAction(action: RouteActionIR, match?: PathMatchIR): Re
   switch (action.kind) {
     case 'forward':
       if (action.split?.errorWeight !== undefined && action.split.errorWeight > 0) {
-        return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split), cluster_not_found_response_code: 'INTERNAL_SERVER_ERROR' } };
+        return {
+          route: { weighted_clusters: buildWeightedClusters(action.cluster, action.clusterHeaders, action.split), cluster_not_found_response_code: 'INTERNAL_SERVER_ERROR' },
+        };
       }
-      if (action.split !== undefined) return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.split) } };
+      if (action.split !== undefined || action.clusterHeaders !== undefined) {
+        return { route: { weighted_clusters: buildWeightedClusters(action.cluster, action.clusterHeaders, action.split) } };
+      }
       return { route: { cluster: action.cluster } };
     case 'redirect':
       return buildRedirect(action, match);

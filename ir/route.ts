@@ -1,5 +1,5 @@
 // Routes: how a request is matched and what is done with it. Plain data, no Kubernetes and no Envoy types.
-import type { HeaderIR, RoutePolicyIR } from './route-policy.js';
+import type { HeaderIR, HeaderMutationIR, RoutePolicyIR } from './route-policy.js';
 import type { RulePathRef, SourceRef } from './source.js';
 
 /** How a route matches the request path. Query strings are never part of the match. */
@@ -28,7 +28,13 @@ export type PathMatchIR =
 
 export type RouteActionIR =
   /** Proxy to a cluster; with `split`, shares of the requests go to the split's clusters instead (a canary, weighted backends). */
-  | { kind: 'forward'; cluster: string; split?: TrafficSplitIR }
+  | {
+      kind: 'forward';
+      cluster: string;
+      split?: TrafficSplitIR;
+      /** Header changes for the requests sent to `cluster` only (the split's backends carry their own). */
+      clusterHeaders?: BackendHeadersIR;
+    }
   /** Redirect the client: the request's URL with the parts the redirect names replaced (RedirectIR). */
   | RedirectIR
   /** Answer locally, e.g. 404 for nothing matched or 503 for a backend that cannot be resolved. */
@@ -84,7 +90,7 @@ export type RedirectQueryIR =
  * canary-weight-total: one backend; a Gateway API rule: several).
  */
 export interface TrafficSplitIR {
-  backends: WeightedClusterIR[];
+  backends: HttpWeightedClusterIR[];
   totalWeight: number;
   /**
    * This share of `totalWeight` is answered 500 (the Gateway API: an invalid backendRef's weight); absent: none. Counts
@@ -96,6 +102,20 @@ export interface TrafficSplitIR {
 export interface WeightedClusterIR {
   cluster: string;
   weight: number;
+}
+
+/** A share of an HTTP route's requests, with header changes of its own (the Gateway API's backendRefs[].filters). */
+export interface HttpWeightedClusterIR extends WeightedClusterIR {
+  headers?: BackendHeadersIR;
+}
+
+/**
+ * Header changes made only to requests sent to one backend, and to its responses; they apply before the route's own
+ * (policy.requestHeaders / responseHeaders), which therefore win on a header both set.
+ */
+export interface BackendHeadersIR {
+  request?: HeaderMutationIR;
+  response?: HeaderMutationIR;
 }
 
 /** A condition on a request header, in addition to the path (ingress-nginx canary-by-header / canary-by-cookie). */

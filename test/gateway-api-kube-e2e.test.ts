@@ -2,8 +2,9 @@
 // controller (the real CLI) as deploy/'s ServiceAccount with deploy/'s RBAC, and a real Envoy. GatewayClass
 // Accepted with supportedFeatures; Gateway and listener conditions, Programmed only once Envoy ACKed; HTTPRoute
 // status.parents per parentRef at the route's generation, another controller's entry kept, ours removed when the
-// route leaves our Gateway; a BackendTLSPolicy's status.ancestors (configmaps and backendtlspolicies RBAC); a
-// Gateway's CA ConfigMap (spec.tls.frontend) is watched. Counts in test/rbac-proof.test.ts.
+// route leaves our Gateway; a ListenerSet's status and listener; a BackendTLSPolicy's status.ancestors (configmaps
+// and backendtlspolicies RBAC); a Gateway's CA ConfigMap (spec.tls.frontend) is watched. Counts in
+// test/rbac-proof.test.ts.
 import path from 'node:path';
 import test from 'ava';
 import type { EnvoyProcess } from './harness/envoy-process.js';
@@ -289,6 +290,60 @@ test.serial('TCPRoute, TLSRoute and GRPCRoute parents: Accepted on our TCP, TLS 
     ['tls', 1, ['TLSRoute']],
     ['grpc', 1, ['HTTPRoute', 'GRPCRoute']],
   ]);
+});
+
+test.serial('ListenerSet: taken by a Gateway whose allowedListeners admit its namespace, its status written (Programmed once Envoy ACKed), its listener serves a route attached to it; another namespace\'s set NotAllowed', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const setPort = await freePort();
+  const outsider = 'gw-outsider';
+  await w().cluster.kubectlOk(['create', 'namespace', outsider]);
+  const listenerSet = (name: string, namespace: string, hostname: string): object => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'ListenerSet',
+    metadata: { name, namespace },
+    spec: { parentRef: { name: 'sets', namespace: ns }, listeners: [{ name: 'extra', port: setPort, protocol: 'HTTP', hostname }] },
+  });
+  await apply([
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'sets', namespace: ns },
+      spec: { gatewayClassName: 'envoy', allowedListeners: { namespaces: { from: 'Same' } }, listeners: [{ name: 'own', port: w().gatewayPort, protocol: 'HTTP', hostname: 'own.example.test' }] },
+    },
+    listenerSet('team', ns, 'set.example.test'),
+    listenerSet('outsider', outsider, 'outsider.example.test'),
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'via-set', namespace: ns },
+      spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'team' }], rules: [{ backendRefs: [webBackend] }] },
+    },
+  ]);
+  const conditions = async (name: string, namespace: string): Promise<string[]> =>
+    ((await get('listenerset', name, namespace)).status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`);
+  await waitFor(async () => (await conditions('team', ns)).includes('Programmed=True/Programmed@1'), { description: 'ListenerSet Programmed', timeoutMs: 30_000 });
+  t.deepEqual(await conditions('team', ns), ['Accepted=True/Accepted@1', 'Programmed=True/Programmed@1']);
+  const team = await get('listenerset', 'team', ns);
+  t.deepEqual(team.status?.listeners?.map((l) => [l.name, l.attachedRoutes, l.conditions.map((c) => `${c.type}=${c.status}`)]), [
+    ['extra', 1, ['Accepted=True', 'Programmed=True', 'ResolvedRefs=True', 'Conflicted=False']],
+  ]);
+  await waitFor(async () => (await conditions('outsider', outsider)).length > 0, { description: 'outsider status written', timeoutMs: 30_000 });
+  t.deepEqual(await conditions('outsider', outsider), ['Accepted=False/NotAllowed@1', 'Programmed=False/NotAllowed@1']);
+  t.is(((await get('gateway', 'sets', ns)).status as { attachedListenerSets?: number } | undefined)?.attachedListenerSets, 1);
+  const parent = (await get('httproute', 'via-set', ns)).status?.parents?.find((p) => p.controllerName === controllerName);
+  t.like(parent?.parentRef, { kind: 'ListenerSet', name: 'team' });
+  t.is(conditionOf(parent?.conditions, 'Accepted')?.status, 'True');
+  const at = async (host: string): Promise<string> => {
+    try {
+      const res = await httpGet({ port: setPort, hostHeader: host, path: '/', timeoutMs: 3000 });
+      return res.status === 200 ? String(res.json?.service) : `status ${res.status}`;
+    } catch (err: unknown) {
+      return `error ${String(err)}`;
+    }
+  };
+  await waitFor(async () => (await at('set.example.test')) === 'web', { description: 'the set listener serves its route', timeoutMs: 30_000 });
+  t.is(await at('outsider.example.test'), 'status 404');
 });
 
 test.serial('BackendTLSPolicy status.ancestors: the Gateway of the routes that use the targeted Service, with the CA ConfigMap read', async (t) => {

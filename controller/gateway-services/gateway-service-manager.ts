@@ -2,7 +2,8 @@
 // controller's namespace, selecting the Envoy pods and mapping the Gateway's listener ports onto the Envoy ports
 // gateway-ports.ts gives it; its load balancer's addresses become the Gateway's status.addresses. A Gateway in
 // another namespace cannot own a Service here (owner references do not cross namespaces), so this manager also
-// deletes the Service when its Gateway goes. Store changes (Gateways, GatewayClasses, Services of this namespace)
+// deletes the Service when its Gateway goes. Store changes (Gateways, GatewayClasses, ListenerSets and Namespaces:
+// a taken set's ports are its Gateway's; Services of this namespace)
 // and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
 // failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
 // (gateway-service-plan.ts); this file schedules and retries.
@@ -60,7 +61,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
   readonly #onChange = (changes: StoreChange[]): void => {
-    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
+    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || c.kind === 'ListenerSet' || c.kind === 'Namespace' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
   };
 
   constructor(

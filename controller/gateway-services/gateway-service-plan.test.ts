@@ -1,7 +1,7 @@
 // The Gateway Service plan, pure: which Service each Gateway gets and when it is created, updated or deleted.
 // (Against a real API server: test/kube-gateway-services.test.ts.)
 import test from 'ava';
-import type { ClusterState, Gateway, GatewayClass, Service } from '../translate/shared/kube-objects.js';
+import type { ClusterState, Gateway, GatewayClass, ListenerSet, Service } from '../translate/shared/kube-objects.js';
 import { allocateGatewayPorts } from '../translate/gateway-api/gateway-ports.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServiceSettings } from './gateway-service-plan.js';
 
@@ -118,6 +118,26 @@ test('spec.addresses IPAddress is asked of the load balancer', (t) => {
   t.is(p.action === 'create' ? p.service.spec?.loadBalancerIP : undefined, '10.250.9.7');
 });
 
+test("with the load balancer's addresses known, only a usable one is asked for; an empty value asks for none", (t) => {
+  const known = { ...settings, loadBalancerAddresses: ['10.251.0.198', '10.251.0.199'] };
+  const asked = (addresses: { type?: string; value?: string }[]): string | undefined => {
+    const p = planGatewayService('apps/web', gatewayServiceView(state([gateway('web', { addresses })]), known), known);
+    return p.action === 'create' ? p.service.spec?.loadBalancerIP : 'no create';
+  };
+  t.is(asked([{ value: '10.252.0.1' }, { type: 'IPAddress', value: '10.251.0.199' }]), '10.251.0.199');
+  t.is(asked([{ value: '10.252.0.1' }]), undefined);
+  t.is(asked([{ type: 'IPAddress' }]), undefined);
+  // Unknown addresses (no list): the first IP is asked for, as before.
+  const unknown = plan('apps/web', state([gateway('web', { addresses: [{ value: '10.252.0.1' }] })]));
+  t.is(unknown.action === 'create' ? unknown.service.spec?.loadBalancerIP : 'no create', '10.252.0.1');
+});
+
+test('a Gateway with a parametersRef (InvalidParameters: no parameters kind is read) gets no Service', (t) => {
+  const refused = gateway('web', { infrastructure: { parametersRef: { group: 'invalid.io', kind: 'InvalidParameters', name: 'invalid' } } });
+  t.is(plan('apps/web', state([refused])).action, 'none');
+  t.is(plan('apps/web', state([gateway('web', { infrastructure: { labels: { key2: 'value2' } } })])).action, 'create');
+});
+
 test("a Gateway that goes (or leaves our class) has its Service deleted, with the Service's uid as precondition", (t) => {
   const created = plan('apps/web', state([gateway('web')]));
   if (created.action !== 'create') return t.fail();
@@ -127,4 +147,17 @@ test("a Gateway that goes (or leaves our class) has its Service deleted, with th
   // A Service that is not managed (no label) is never touched.
   const foreign: Service = { ...stored, metadata: { ...stored.metadata, labels: {} } };
   t.deepEqual(viewKeys(gatewayServiceView(state([], [foreign]), settings)), []);
+});
+
+test('a ListenerSet the Gateway takes adds its listener ports to the Gateway\'s Service; one it does not take adds none', (t) => {
+  const web = gateway('web', { allowedListeners: { namespaces: { from: 'Same' } } });
+  const set = (name: string, namespace: string, port: number): ListenerSet => ({
+    kind: 'ListenerSet',
+    metadata: { name, namespace },
+    spec: { parentRef: { name: 'web', namespace: 'apps' }, listeners: [{ name: 'extra', port, protocol: 'HTTP' }] },
+  });
+  const s = { ...state([web]), listenerSets: [set('taken', 'apps', 81), set('refused', 'other', 82)] } as ClusterState;
+  const p = plan('apps/web', s);
+  if (p.action !== 'create') return t.fail(p.action);
+  t.deepEqual(p.service.spec?.ports?.map((port) => port.port), [80, 81, 8080]);
 });

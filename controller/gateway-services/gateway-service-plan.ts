@@ -5,6 +5,8 @@ import { namespaceOf } from '../translate/shared/kinds.js';
 import { type ClusterState, type Gateway, type GatewayClass, type Service, objectsOf } from '../translate/shared/kube-objects.js';
 import { compareByAge } from '../translate/shared/ordering.js';
 import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
+import { invalidParameters } from '../translate/gateway-api/listener-bindings.js';
+import { listenerSetsOf } from '../translate/gateway-api/listener-sets.js';
 import {
   gatewayKey,
   gatewayNameLabel,
@@ -15,6 +17,7 @@ import {
   managedByLabel,
   managedByValue,
   managedServicesByGateway,
+  requestedServiceAddress,
   unsupportedServiceAddress,
 } from '../translate/gateway-api/gateway-service.js';
 
@@ -28,6 +31,8 @@ export interface GatewayServiceSettings {
   portRange: { first: number; last: number };
   /** Envoy ports never given to Gateways (the Ingress listeners'). */
   reservedPorts: ReadonlySet<number>;
+  /** --gateway-load-balancer-addresses: the IPs the load balancer gives on request; absent: unknown. */
+  loadBalancerAddresses?: readonly string[];
 }
 
 export type GatewayServicePlan =
@@ -43,8 +48,8 @@ export function ourGateways(state: ClusterState, controllerName: string): { gate
     .sort(compareByAge)
     .flatMap((gateway) => {
       const gatewayClass = classes.get(gateway.spec?.gatewayClassName ?? '');
-      // A Gateway the translator does not accept for its addresses gets no Service (listener-bindings.ts).
-      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
+      // A Gateway the translator does not accept for its addresses or parameters gets no Service (listener-bindings.ts).
+      return gatewayClass === undefined || unsupportedServiceAddress(gateway) !== undefined || invalidParameters(gateway) !== undefined ? [] : [{ gateway, gatewayClass }];
     });
 }
 
@@ -58,13 +63,13 @@ export function desiredGatewayService(
   gateway: Gateway,
   gatewayClass: GatewayClass | undefined,
   ports: ReadonlyMap<number, number> | undefined,
-  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector'>,
+  settings: Pick<GatewayServiceSettings, 'namespace' | 'selector' | 'loadBalancerAddresses'>,
 ): Service | undefined {
   if (ports === undefined || ports.size === 0) return undefined;
   const infrastructure = gateway.spec?.infrastructure;
   const { type } = gatewayServiceType(gateway, gatewayClass);
-  // spec.addresses: an IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
-  const requestedIp = type === 'LoadBalancer' ? gateway.spec?.addresses?.find((a) => (a.type ?? 'IPAddress') === 'IPAddress' && a.value)?.value : undefined;
+  // spec.addresses: a usable IPAddress is asked of the load balancer (loadBalancerIP; whether it got it shows in status).
+  const requestedIp = type === 'LoadBalancer' ? requestedServiceAddress(gateway, settings.loadBalancerAddresses) : undefined;
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -98,6 +103,8 @@ export interface GatewayServiceView {
 export function gatewayServiceView(state: ClusterState, settings: GatewayServiceSettings): GatewayServiceView {
   const ours = ourGateways(state, settings.controllerName);
   const services = objectsOf(state, 'Service');
+  // The ports of the ListenerSets a Gateway takes are the Gateway's too (its Service exposes them).
+  const listenerSets = listenerSetsOf(state, new Map(ours.map((g) => [`${namespaceOf(g.gateway.metadata)}/${g.gateway.metadata.name}`, g.gateway])));
   return {
     gateways: new Map(ours.map((g) => [gatewayKey(g.gateway), g])),
     existing: managedServicesByGateway(services, settings.namespace),
@@ -106,6 +113,7 @@ export function gatewayServiceView(state: ClusterState, settings: GatewayService
       services,
       settings,
       settings.reservedPorts,
+      listenerSets.taken,
     ),
   };
 }

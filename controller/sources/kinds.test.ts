@@ -22,6 +22,7 @@ test('every kind of the table is a source kind, watched at its API path', (t) =>
     TCPRoute: ['/apis/gateway.networking.k8s.io/v1/tcproutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/tcproutes'],
     GRPCRoute: ['/apis/gateway.networking.k8s.io/v1/grpcroutes', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/grpcroutes'],
     ReferenceGrant: ['/apis/gateway.networking.k8s.io/v1/referencegrants', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/referencegrants'],
+    ListenerSet: ['/apis/gateway.networking.k8s.io/v1/listenersets', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/listenersets'],
     BackendTLSPolicy: ['/apis/gateway.networking.k8s.io/v1/backendtlspolicies', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/backendtlspolicies'],
   });
 });
@@ -33,7 +34,7 @@ test('a source kind takes its group, version and scope from the table', (t) => {
     t.is(apiVersion, kindTable[kind].apiVersions[0]);
     t.is(source.namespaced, kindTable[kind].namespaced);
     // Built-in kinds are always served; the Gateway API's CRDs may not be installed.
-    t.is(source.optional, kind.startsWith('Gateway') || kind.endsWith('Route') || kind === 'ReferenceGrant' || kind === 'BackendTLSPolicy');
+    t.is(source.optional, kind.startsWith('Gateway') || kind.endsWith('Route') || kind === 'ReferenceGrant' || kind === 'ListenerSet' || kind === 'BackendTLSPolicy');
   }
   t.throws(() => sourceKind('Widget'));
 });

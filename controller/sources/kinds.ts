@@ -113,6 +113,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   TCPRoute: 'tcproutes',
   GRPCRoute: 'grpcroutes',
   ReferenceGrant: 'referencegrants',
+  ListenerSet: 'listenersets',
   BackendTLSPolicy: 'backendtlspolicies',
 };
 

@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { GatewayStatusData, PolicyStatusData, RouteStatusData, StatusCondition } from '../translate/gateway-api/status-data.js';
-import type { BackendTLSPolicy, Gateway, HTTPRoute } from '../translate/shared/kube-objects.js';
-import { desiredGatewayStatus, desiredPolicyStatus, desiredRouteStatus, mergeConditions, sameJson } from './gateway-api-status-merge.js';
+import type { GatewayStatusData, ListenerSetStatusData, PolicyStatusData, RouteStatusData, StatusCondition } from '../translate/gateway-api/status-data.js';
+import type { BackendTLSPolicy, Gateway, HTTPRoute, ListenerSet } from '../translate/shared/kube-objects.js';
+import { desiredGatewayStatus, desiredListenerSetStatus, desiredPolicyStatus, desiredRouteStatus, mergeConditions, sameJson } from './gateway-api-status-merge.js';
 
 const ours = 'envoy-ingress.io/gateway-controller';
 const c = (type: string, status: StatusCondition['status'], reason: string, observedGeneration = 2): StatusCondition => ({ type, status, reason, message: reason, observedGeneration });
@@ -39,6 +39,7 @@ const gatewayData: GatewayStatusData = {
   ref: { kind: 'Gateway', namespace: 'gw', name: 'edge' },
   conditions: [c('Accepted', 'True', 'Accepted'), c('Programmed', 'True', 'Programmed')],
   listeners: [{ name: 'http', supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }], attachedRoutes: 1, conditions: [c('Programmed', 'True', 'Programmed')] }],
+  attachedListenerSets: 2,
 };
 
 test('Gateway and listener Programmed=True wait until the applied generation had them (else False, Pending)', (t) => {
@@ -52,6 +53,20 @@ test('Gateway and listener Programmed=True wait until the applied generation had
   t.deepEqual(programmedOf(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, older, 'NOW')), ['Pending', 'Pending']);
   const applied = { gatewayProgrammed: (k: string, g: number) => k === 'Gateway/gw/edge' && g === 2, listenerProgrammed: () => true };
   t.deepEqual(programmedOf(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, applied, 'NOW')), ['Programmed', 'Programmed']);
+});
+
+test('a ListenerSet: Programmed=True waits for Envoy like a Gateway\'s; the Gateway counts its attachedListenerSets', (t) => {
+  const set: ListenerSet = { kind: 'ListenerSet', metadata: { name: 'team', namespace: 'apps', generation: 3 } };
+  const data: ListenerSetStatusData = { ref: { kind: 'ListenerSet', namespace: 'apps', name: 'team' }, conditions: gatewayData.conditions, listeners: gatewayData.listeners };
+  const reasons = (status: Record<string, unknown>): unknown[] => [
+    (status['conditions'] as { type: string; reason: string }[]).find((x) => x.type === 'Programmed')?.reason,
+    (status['listeners'] as { name: string; attachedRoutes: number; conditions: { type: string; reason: string }[] }[]).map((l) => [l.name, l.attachedRoutes, l.conditions.find((x) => x.type === 'Programmed')?.reason]),
+  ];
+  const none = { gatewayProgrammed: () => false, listenerProgrammed: () => false };
+  t.deepEqual(reasons(desiredListenerSetStatus(set, 'ListenerSet/apps/team', data, none, 'NOW')), ['Pending', [['http', 1, 'Pending']]]);
+  const applied = { gatewayProgrammed: (k: string, g: number) => k === 'ListenerSet/apps/team' && g === 3, listenerProgrammed: () => true };
+  t.deepEqual(reasons(desiredListenerSetStatus(set, 'ListenerSet/apps/team', data, applied, 'NOW')), ['Programmed', [['http', 1, 'Programmed']]]);
+  t.is(desiredGatewayStatus(gateway, 'Gateway/gw/edge', gatewayData, none, 'NOW')['attachedListenerSets'], 2);
 });
 
 const foreign = { parentRef: { name: 'other' }, controllerName: 'example.com/x', conditions: [{ type: 'Accepted', status: 'True' }] };

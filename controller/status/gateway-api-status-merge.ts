@@ -6,12 +6,14 @@ import type {
   PolicyStatusData,
   GatewayClassStatusData,
   GatewayStatusData,
+  ListenerSetStatusData,
+  ListenerStatusData,
   RouteParentStatusData,
   RouteStatusData,
   StatusCondition,
 } from '../translate/gateway-api/status-data.js';
 import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
-import type { BackendTLSPolicy, GatewayClass, Gateway, GRPCRoute, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, GatewayClass, Gateway, GRPCRoute, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 
 /** A metav1.Condition as written. */
 export interface WrittenCondition extends StatusCondition {
@@ -46,7 +48,10 @@ export function mergeConditions(existing: unknown, wanted: readonly StatusCondit
   return [...others, ...ours] as unknown as Json[];
 }
 
-/** Whether the applied status (from the newest generation Envoy ACKed) had `gateway` programmed at its generation. */
+/**
+ * Whether the applied status (from the newest generation Envoy ACKed) had a Gateway (or ListenerSet: keys name the
+ * kind) programmed at its generation.
+ */
 export interface AppliedGateways {
   gatewayProgrammed(key: string, generation: number): boolean;
   listenerProgrammed(key: string, generation: number, listener: string): boolean;
@@ -80,25 +85,51 @@ export function desiredGatewayStatus(
   sharedAddresses: readonly GatewayStatusAddress[] = [],
 ): Json {
   const generation = obj.metadata.generation ?? 0;
-  const existingListeners = Array.isArray(obj.status?.['listeners']) ? (obj.status['listeners'] as unknown[]).filter(isRecord) : [];
   const gatewayApplied = applied.gatewayProgrammed(key, generation);
-  const { addresses: _previous, ...rest } = obj.status ?? {};
+  const { addresses: _previous, attachedListenerSets: _count, ...rest } = obj.status ?? {};
   const addresses = data.addresses ?? sharedAddresses;
   return {
     ...rest,
     ...(addresses.length > 0 ? { addresses: addresses.map((a) => ({ type: a.type, value: a.value })) } : {}),
     conditions: mergeConditions(obj.status?.['conditions'], gateProgrammed(data.conditions, gatewayApplied), now),
-    listeners: data.listeners.map((l) => ({
-      name: l.name,
-      supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
-      attachedRoutes: l.attachedRoutes,
-      conditions: mergeConditions(
-        existingListeners.find((e) => e['name'] === l.name)?.['conditions'],
-        gateProgrammed(l.conditions, gatewayApplied && applied.listenerProgrammed(key, generation, l.name)),
-        now,
-        false,
-      ),
-    })),
+    listeners: listenerEntries(obj.status?.['listeners'], data.listeners, key, generation, gatewayApplied, applied, now),
+    // Absent when none (the API reads absent as 0).
+    ...(data.attachedListenerSets === undefined ? {} : { attachedListenerSets: data.attachedListenerSets }),
+  };
+}
+
+/** status.listeners of a Gateway or a ListenerSet: Programmed=True per listener once Envoy ACKed it too. */
+function listenerEntries(
+  existing: unknown,
+  listeners: readonly ListenerStatusData[],
+  key: string,
+  generation: number,
+  holderApplied: boolean,
+  applied: AppliedGateways,
+  now: string,
+): Json[] {
+  const existingListeners = Array.isArray(existing) ? existing.filter(isRecord) : [];
+  return listeners.map((l) => ({
+    name: l.name,
+    supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+    attachedRoutes: l.attachedRoutes,
+    conditions: mergeConditions(
+      existingListeners.find((e) => e['name'] === l.name)?.['conditions'],
+      gateProgrammed(l.conditions, holderApplied && applied.listenerProgrammed(key, generation, l.name)),
+      now,
+      false,
+    ),
+  }));
+}
+
+/** A ListenerSet's status: its conditions and listeners, Programmed=True held back as a Gateway's is. */
+export function desiredListenerSetStatus(obj: ListenerSet, key: string, data: ListenerSetStatusData, applied: AppliedGateways, now: string): Json {
+  const generation = obj.metadata.generation ?? 0;
+  const setApplied = applied.gatewayProgrammed(key, generation);
+  return {
+    ...obj.status,
+    conditions: mergeConditions(obj.status?.['conditions'], gateProgrammed(data.conditions, setApplied), now),
+    listeners: listenerEntries(obj.status?.['listeners'], data.listeners, key, generation, setApplied, applied, now),
   };
 }
 

@@ -1,4 +1,4 @@
-// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, routes, BackendTLSPolicy) from the translator's status
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, routes, BackendTLSPolicy) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
 // parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
@@ -9,11 +9,12 @@ import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-serv
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
 import { kindTable } from '../translate/shared/kinds.js';
-import type { BackendTLSPolicy, GRPCRoute, Gateway, GatewayClass, HTTPRoute, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, GRPCRoute, Gateway, GatewayClass, HTTPRoute, ListenerSet, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
   desiredGatewayStatus,
+  desiredListenerSetStatus,
   desiredPolicyStatus,
   desiredRouteStatus,
   sameJson,
@@ -21,13 +22,14 @@ import {
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute | BackendTLSPolicy;
+type StatusObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute | BackendTLSPolicy;
 type StatusKind = StatusObject['kind'];
 
 const group = 'gateway.networking.k8s.io';
 const plurals: Record<StatusKind, string> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
+  ListenerSet: 'listenersets',
   HTTPRoute: 'httproutes',
   GRPCRoute: 'grpcroutes',
   TLSRoute: 'tlsroutes',
@@ -77,11 +79,11 @@ function refKeyOf(ref: ObjectRef): string | undefined {
   return keyOf(ref.kind, keyNamespaceOf(ref.kind, ref), ref.name);
 }
 
-/** Programmed per Gateway (`key@generation`) and listener, as the newest applied generation's status had it. */
+/** Programmed per Gateway and ListenerSet (`key@generation`) and listener, as the newest applied generation's status had it. */
 function appliedGatewaysOf(status: GatewayApiStatus | undefined): AppliedGateways {
   const gateways = new Set<string>();
   const listeners = new Set<string>();
-  for (const g of status?.gateways ?? []) {
+  for (const g of [...(status?.gateways ?? []), ...(status?.listenerSets ?? [])]) {
     const key = refKeyOf(g.ref);
     const programmed = g.conditions.find((c) => c.type === 'Programmed');
     if (key === undefined || programmed?.status !== 'True') continue;
@@ -196,6 +198,9 @@ export class GatewayApiStatusWriter {
     } else if (obj.kind === 'Gateway') {
       const data = latest.gateways.find((g) => refKeyOf(g.ref) === key);
       if (data !== undefined) status = desiredGatewayStatus(obj, key, data, this.#applied, now, this.options.sharedAddresses?.() ?? []);
+    } else if (obj.kind === 'ListenerSet') {
+      const data = latest.listenerSets?.find((l) => refKeyOf(l.ref) === key);
+      if (data !== undefined) status = desiredListenerSetStatus(obj, key, data, this.#applied, now);
     } else if (obj.kind === 'BackendTLSPolicy') {
       const data = latest.backendTlsPolicies?.find((p) => refKeyOf(p.ref) === key);
       const hasOurs = (obj.status?.ancestors ?? []).some((a) => a['controllerName'] === this.options.controllerName);

@@ -256,9 +256,12 @@ async function enableGatewayAddresses(n: KubeNode, docs: readonly Doc[]): Promis
   const index = containers.findIndex((c) => c.name === 'controller');
   if (index < 0) throw new Error("deploy/ has no Deployment envoy-ingress with a container named 'controller'");
   if (containers[index]!.args?.some((a) => a.startsWith(GATEWAY_PORT_RANGE_FLAG))) return;
-  const patch = [{ op: 'add', path: `/spec/template/spec/containers/${index}/args/-`, value: `${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE}` }];
+  // The addresses the load balancer hands out: a Gateway's spec.addresses may ask for one of them
+  // (GatewayStaticAddresses; options.yaml's usable address is in the pool, its unusable one is not).
+  const args = [`${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE}`, `--gateway-load-balancer-addresses=${LOAD_BALANCER_POOL.join(',')}`];
+  const patch = args.map((value) => ({ op: 'add', path: `/spec/template/spec/containers/${index}/args/-`, value }));
   await n.kubectlOk(['patch', 'deployment', 'envoy-ingress', '-n', NS, '--type=json', '-p', JSON.stringify(patch)]);
-  log(`deploy/ does not pass ${GATEWAY_PORT_RANGE_FLAG}: added ${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE} to the controller's args`);
+  log(`deploy/ does not pass ${GATEWAY_PORT_RANGE_FLAG}: added ${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE} and the load balancer's pool to the controller's args`);
 }
 
 /** The checkout as a version: package.json's, with the commit (the reports' rules: a snapshot, not a branch). */

@@ -1,9 +1,10 @@
 // A rule's backendRefs -> its route action: one cluster, or a weighted split across Services where an invalid
 // backendRef's share of the weight is answered 500 (the spec) instead of failing the whole rule, and a Service with
 // no ready endpoints answers 503 (Envoy's own reply for a cluster without endpoints).
-import type { ClusterIR, RouteActionIR, WeightedClusterIR } from '../../../ir/index.js';
+import type { BackendHeadersIR, ClusterIR, HttpWeightedClusterIR, RouteActionIR } from '../../../ir/index.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../shared/backend.js';
 import type { HTTPBackendRef, ReferenceGrant } from '../shared/kube-objects.js';
+import { translateBackendFilters } from './backend-filters.js';
 import type { BackendTlsLookup } from './backend-tls-policies.js';
 import { isGranted } from './reference-grants.js';
 
@@ -34,6 +35,8 @@ export interface RuleBackends {
   action: RouteActionIR;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
+  /** backendRefs refused for their filters (answered 500 for their share): the rule is not served as written. */
+  refused: string[];
   /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
   websocket: boolean;
 }
@@ -101,11 +104,13 @@ export function resolveBackendRef(
 
 /** A rule's backendRefs as clusters by weight: the valid ones (weight > 0), and the weight of the invalid ones. */
 export interface WeightedBackends {
-  backends: WeightedClusterIR[];
-  /** The invalid refs' weight (answered 500 for HTTP, closed for TCP). */
+  backends: HttpWeightedClusterIR[];
+  /** The invalid and refused refs' weight (answered 500 for HTTP, closed for TCP). */
   invalidWeight: number;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
+  /** HTTPRoute backendRefs refused for their filters, why. */
+  refused: string[];
   /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
   websocket: boolean;
 }
@@ -120,11 +125,14 @@ export function resolveWeightedBackends(
 ): WeightedBackends {
   const clusters: ClusterIR[] = [];
   const invalid: InvalidBackend[] = [];
-  // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split).
+  const refused: string[] = [];
+  // Weights by cluster: two refs to the same Service port add up (Envoy refuses a cluster twice in one split), so
+  // they must carry the same filters.
   const weights = new Map<string, number>();
+  const headers = new Map<string, BackendHeadersIR | undefined>();
   let invalidWeight = 0;
   const websocket = new Set<string>();
-  for (const ref of refs) {
+  for (const [i, ref] of refs.entries()) {
     const weight = ref.weight ?? 1;
     const resolved = resolveBackendRef(ref, routeNamespace, services, grants, routeKind, backendTls);
     if (!resolved.valid) {
@@ -132,13 +140,32 @@ export function resolveWeightedBackends(
       invalidWeight += weight;
       continue;
     }
-    if (!clusters.some((c) => c.name === resolved.cluster.name)) clusters.push(resolved.cluster);
-    weights.set(resolved.cluster.name, (weights.get(resolved.cluster.name) ?? 0) + weight);
-    if (resolved.websocket === true && weight > 0) websocket.add(resolved.cluster.name);
+    // Filters on backendRefs are read for HTTPRoutes only (GRPCRoute's are not served yet).
+    const filters = routeKind === 'HTTPRoute' ? translateBackendFilters(ref.filters ?? []) : { valid: true as const };
+    const name = resolved.cluster.name;
+    const refusal = !filters.valid
+      ? filters.error
+      : weights.has(name) && JSON.stringify(headers.get(name)) !== JSON.stringify(filters.headers)
+        ? `it sends to the same Service port as an earlier backendRef, with other filters`
+        : undefined;
+    if (refusal !== undefined) {
+      refused.push(`backendRef ${i} (${ref.name}): ${refusal}; its share of the requests answers 500`);
+      invalidWeight += weight;
+      continue;
+    }
+    if (!clusters.some((c) => c.name === name)) clusters.push(resolved.cluster);
+    weights.set(name, (weights.get(name) ?? 0) + weight);
+    headers.set(name, filters.valid ? filters.headers : undefined);
+    if (resolved.websocket === true && weight > 0) websocket.add(name);
   }
-  const backends: WeightedClusterIR[] = [...weights].filter(([, weight]) => weight > 0).map(([cluster, weight]) => ({ cluster, weight }));
+  const backends: HttpWeightedClusterIR[] = [...weights]
+    .filter(([, weight]) => weight > 0)
+    .map(([cluster, weight]) => {
+      const own = headers.get(cluster);
+      return own === undefined ? { cluster, weight } : { cluster, weight, headers: own };
+    });
   // Only clusters connections may reach are served.
-  return { backends, invalidWeight, clusters: clusters.filter((c) => backends.some((v) => v.cluster === c.name)), invalid, websocket: websocket.size > 0 };
+  return { backends, invalidWeight, clusters: clusters.filter((c) => backends.some((v) => v.cluster === c.name)), invalid, refused, websocket: websocket.size > 0 };
 }
 
 export function resolveRuleBackends(
@@ -149,11 +176,12 @@ export function resolveRuleBackends(
   routeKind: 'HTTPRoute' | 'GRPCRoute' = 'HTTPRoute',
   backendTls?: BackendTlsContext,
 ): RuleBackends {
-  const { backends: valid, invalidWeight, clusters: used, invalid, websocket } = resolveWeightedBackends(refs, routeNamespace, services, grants, routeKind, backendTls);
+  const { backends: valid, invalidWeight, clusters: used, invalid, refused, websocket } = resolveWeightedBackends(refs, routeNamespace, services, grants, routeKind, backendTls);
   const [first, ...rest] = valid;
-  if (first === undefined) return { action: internalError, clusters: [], invalid, websocket: false };
-  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster }, clusters: used, invalid, websocket };
+  if (first === undefined) return { action: internalError, clusters: [], invalid, refused, websocket: false };
+  const own = first.headers === undefined ? {} : { clusterHeaders: first.headers };
+  if (rest.length === 0 && invalidWeight === 0) return { action: { kind: 'forward', cluster: first.cluster, ...own }, clusters: used, invalid, refused, websocket };
   const totalWeight = valid.reduce((sum, v) => sum + v.weight, 0) + invalidWeight;
   const split = { backends: rest, totalWeight, ...(invalidWeight > 0 ? { errorWeight: invalidWeight } : {}) };
-  return { action: { kind: 'forward', cluster: first.cluster, split }, clusters: used, invalid, websocket };
+  return { action: { kind: 'forward', cluster: first.cluster, split, ...own }, clusters: used, invalid, refused, websocket };
 }

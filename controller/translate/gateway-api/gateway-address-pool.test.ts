@@ -38,6 +38,13 @@ test('spec.addresses: an IPAddress of the pool is honoured before automatic ones
   t.false(['127.0.0.12', '127.0.0.13'].includes(result.addresses.get('apps/a') ?? ''));
 });
 
+test('spec.addresses: an IPAddress without a value (GatewayAddressEmpty) is any address of the pool', (t) => {
+  const result = allocatePoolAddresses([gateway('a', 1, [{ type: 'IPAddress' }]), gateway('b', 2, [{ value: '' }])], pool);
+  t.true(pool.includes(result.addresses.get('apps/a') ?? ''));
+  t.true(pool.includes(result.addresses.get('apps/b') ?? ''));
+  t.is(result.problems.size, 0);
+});
+
 test('spec.addresses refused: another type, outside the pool, taken, more than one; such a Gateway binds nothing', (t) => {
   const result = allocatePoolAddresses(
     [

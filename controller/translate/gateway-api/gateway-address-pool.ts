@@ -9,8 +9,8 @@
 // Gateway never moves an older one's address; deleting a Gateway moves only the younger ones that had to step
 // past its slot.
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { Gateway } from '../shared/kube-objects.js';
+import { canonicalIp } from './canonical-ip.js';
 import { gatewayKey } from './gateway-service.js';
 import { GatewayReason } from './reasons.js';
 
@@ -24,13 +24,6 @@ export interface PoolAllocation {
   addresses: ReadonlyMap<string, string>;
   /** Per Gateway key: why it has no address (it binds nothing then). */
   problems: ReadonlyMap<string, GatewayAddressProblem>;
-}
-
-/** Canonical text of an IP, so `10.0.0.01`-like spellings and IPv6 forms compare equal; undefined if not an IP. */
-function canonicalIp(value: string): string | undefined {
-  if (isIP(value) === 4) return value.split('.').map(Number).join('.');
-  if (isIP(value) === 6) return new URL(`http://[${value}]/`).hostname.slice(1, -1);
-  return undefined;
 }
 
 function preferredSlot(key: string, size: number): number {

@@ -9,7 +9,7 @@
 // ascending. So a new Gateway never moves an existing Gateway's ports, and neither does deleting one; and Gateways
 // seen in another order (created together, their Services not yet written back) still get the same ports, so no
 // two builds or replicas swap them. Ports the Ingress listeners use are never given out.
-import type { Gateway, Service } from '../shared/kube-objects.js';
+import type { Gateway, ListenerSet, Service } from '../shared/kube-objects.js';
 import { gatewayKey, managedServicesByGateway } from './gateway-service.js';
 
 export interface GatewayPortAllocation {
@@ -26,20 +26,25 @@ function preferredSlot(text: string, size: number): number {
   return hash % size;
 }
 
-/** The distinct listener ports of a Gateway, ascending (every listener's, served or not, so they never move later). */
-export function listenerPortsOf(gateway: Gateway): number[] {
-  return [...new Set((gateway.spec?.listeners ?? []).map((l) => l.port))].sort((a, b) => a - b);
+/**
+ * The distinct listener ports of a Gateway and the ListenerSets it takes, ascending (every listener's, served or not,
+ * so they never move later).
+ */
+export function listenerPortsOf(gateway: Gateway, listenerSets: readonly ListenerSet[] = []): number[] {
+  const listeners = [gateway, ...listenerSets].flatMap((holder) => holder.spec?.listeners ?? []);
+  return [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b);
 }
 
 /**
  * `gateways` oldest first; `services` any Services (the managed ones in `namespace` are read); `reserved` the
- * ports nobody may get (the Ingress listeners').
+ * ports nobody may get (the Ingress listeners'); `listenerSets` the ListenerSets each Gateway takes (listener-sets.ts).
  */
 export function allocateGatewayPorts(
   gateways: readonly Gateway[],
   services: Iterable<Service>,
   settings: { namespace: string; portRange: { first: number; last: number } },
   reserved: ReadonlySet<number>,
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]> = new Map(),
 ): GatewayPortAllocation {
   const { first, last } = settings.portRange;
   const byGateway = managedServicesByGateway(services, settings.namespace);
@@ -52,7 +57,7 @@ export function allocateGatewayPorts(
     const mapped = new Map<number, number>();
     ports.set(key, mapped);
     const recorded = byGateway.get(key)?.spec?.ports ?? [];
-    for (const port of listenerPortsOf(gateway)) {
+    for (const port of listenerPortsOf(gateway, listenerSets.get(gateway))) {
       const target = recorded.find((p) => p.port === port)?.targetPort;
       if (typeof target === 'number' && target >= first && target <= last && !taken.has(target)) {
         taken.add(target);

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { namespaceOf } from '../shared/kinds.js';
 import type { Gateway, GatewayClass, Service } from '../shared/kube-objects.js';
+import { canonicalIp } from './canonical-ip.js';
 
 /** Annotation on a managed Service naming its Gateway (`namespace/name`): the record the ports and the manager read. */
 export const gatewayServiceAnnotation = 'envoy-ingress.io/gateway';
@@ -105,3 +106,27 @@ export function unsupportedServiceAddress(gateway: Gateway): string | undefined 
   const unsupported = gateway.spec?.addresses?.find((a) => (a.type ?? 'IPAddress') !== 'IPAddress');
   return unsupported === undefined ? undefined : `spec.addresses: type ${unsupported.type} is not supported; only IPAddress is (asked of the load balancer)`;
 }
+
+/** The IPAddress values a Gateway's spec.addresses names (empty values, "any address", left out). */
+function requestedIps(gateway: Gateway): string[] {
+  return (gateway.spec?.addresses ?? []).filter((a) => (a.type ?? 'IPAddress') === 'IPAddress' && a.value !== undefined && a.value !== '').map((a) => a.value as string);
+}
+
+/**
+ * The spec.addresses the load balancer cannot give: not IPs, or outside `loadBalancerAddresses` when that list is known
+ * (--gateway-load-balancer-addresses). The Gateway is then not Programmed (AddressNotUsable), and they are not asked for.
+ */
+export function unusableServiceAddresses(gateway: Gateway, loadBalancerAddresses: readonly string[] | undefined): string[] {
+  const usable = loadBalancerAddresses === undefined ? undefined : new Set(loadBalancerAddresses.map((a) => canonicalIp(a) ?? a));
+  return requestedIps(gateway).filter((value) => {
+    const ip = canonicalIp(value);
+    return ip === undefined || (usable !== undefined && !usable.has(ip));
+  });
+}
+
+/** The address asked of the load balancer (spec.loadBalancerIP: one only): the first usable one the Gateway names. */
+export function requestedServiceAddress(gateway: Gateway, loadBalancerAddresses: readonly string[] | undefined): string | undefined {
+  const unusable = new Set(unusableServiceAddresses(gateway, loadBalancerAddresses));
+  return requestedIps(gateway).find((value) => !unusable.has(value));
+}
+

@@ -1,13 +1,13 @@
 // Gateway status as data: the Gateway's Accepted/Programmed and, per listener, supportedKinds, attachedRoutes and
 // Accepted/Programmed/ResolvedRefs/Conflicted with the spec's reasons. Programmed=True here means "in the translated
 // configuration"; the status writer holds it back until Envoy ACKed that configuration.
-import { type Gateway, refOf } from '../shared/kube-objects.js';
-import type { GatewayAddressProblem } from './gateway-address-pool.js';
+import { type Gateway, type ListenerSet, refOf } from '../shared/kube-objects.js';
 import type { GatewayClientCertificate } from './gateway-client-certificate.js';
+import type { GatewayProblem } from './listener-bindings.js';
 import type { GatewayStatusAddress } from './gateway-service.js';
 import { allowsInsecureFallback } from './frontend-validation.js';
 import type { AcceptedListener, ListenerVerdict } from './listener-acceptance.js';
-import { type GatewayStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
+import { type GatewayStatusData, type ListenerSetStatusData, type ListenerStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
 
 function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, generation: number): ListenerStatusData {
   const c = (type: string, status: StatusCondition['status'], reason: string, message: string): StatusCondition => condition(type, status, reason, message, generation);
@@ -37,12 +37,16 @@ function listenerStatus(verdict: ListenerVerdict, attachedRoutes: number, genera
 export interface GatewayAddressing {
   /** Absent in shared mode (no addresses of its own: the status writer leaves status.addresses alone). */
   addresses: GatewayStatusAddress[] | undefined;
-  problem: GatewayAddressProblem | undefined;
+  /** Its addresses' or parameters' problem (listener-bindings.ts). */
+  problem: Omit<GatewayProblem, 'blocking'> | undefined;
 }
+
+/** Problems that leave the whole Gateway not Accepted (the spec's Accepted reasons); others make it not Programmed. */
+const notAcceptedReasons: ReadonlySet<string> = new Set(['UnsupportedAddress', 'InvalidParameters']);
 
 /**
  * `attached`: per served listener, the routes Accepted on it (`kind/namespace/name`). `addressing`: an address type
- * not supported makes Accepted False (UnsupportedAddress); an address not usable or not (yet) assigned makes
+ * not supported or parameters not read make Accepted False; an address not usable or not (yet) assigned makes
  * Programmed False with that reason, as the spec says.
  */
 export function gatewayStatus(
@@ -51,6 +55,7 @@ export function gatewayStatus(
   attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
   addressing: GatewayAddressing = { addresses: undefined, problem: undefined },
   clientCertificate?: GatewayClientCertificate,
+  attachedListenerSets = 0,
 ): GatewayStatusData {
   const generation = generationOf(gateway);
   const attachedCount = (v: ListenerVerdict): number => {
@@ -62,13 +67,13 @@ export function gatewayStatus(
   const valid = listeners.filter((l) => l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'))).length;
   const { problem } = addressing;
   const conditions: StatusCondition[] = [
-    problem?.reason === 'UnsupportedAddress'
+    problem !== undefined && notAcceptedReasons.has(problem.reason)
       ? condition('Accepted', 'False', problem.reason, problem.message, generation)
       : valid === verdicts.length
       ? condition('Accepted', 'True', 'Accepted', 'Gateway accepted', generation)
       : condition('Accepted', served > 0 ? 'True' : 'False', 'ListenersNotValid', `${verdicts.length - valid} of ${verdicts.length} listeners not valid`, generation),
     problem !== undefined
-      ? condition('Programmed', 'False', problem.reason === 'UnsupportedAddress' ? 'Invalid' : problem.reason, problem.message, generation)
+      ? condition('Programmed', 'False', notAcceptedReasons.has(problem.reason) ? 'Invalid' : problem.reason, problem.message, generation)
       : served > 0
       ? condition('Programmed', 'True', 'Programmed', 'Gateway programmed', generation)
       : condition('Programmed', 'False', 'Invalid', 'No listener can be served', generation),
@@ -86,5 +91,47 @@ export function gatewayStatus(
         : condition('ResolvedRefs', 'True', 'ResolvedRefs', 'References resolved', generation),
     );
   }
-  return { ref: refOf(gateway), ...(addressing.addresses !== undefined ? { addresses: addressing.addresses } : {}), conditions, listeners };
+  return { ref: refOf(gateway), ...(addressing.addresses !== undefined ? { addresses: addressing.addresses } : {}), conditions, listeners, ...(attachedListenerSets > 0 ? { attachedListenerSets } : {}) };
+}
+
+/** Whether a listener's status says it is fully valid (every condition positive, not Conflicted). */
+function validListener(l: ListenerStatusData): boolean {
+  return l.conditions.every((c) => c.status === (c.type === 'Conflicted' ? 'False' : 'True'));
+}
+
+/**
+ * A ListenerSet's status: NotAllowed when its Gateway does not take it (`notAllowed`), ParentNotAccepted when the
+ * Gateway is refused as a whole; else Accepted while one listener is served (reason ListenersNotValid when some are not,
+ * as the spec allows), and Programmed like a Gateway's. Listener entries as a Gateway's listeners have them.
+ */
+export function listenerSetStatus(
+  set: ListenerSet,
+  verdicts: readonly ListenerVerdict[],
+  attached: ReadonlyMap<AcceptedListener, ReadonlySet<string>>,
+  notAllowed: string | undefined,
+  parent: GatewayStatusData | undefined,
+): ListenerSetStatusData {
+  const generation = generationOf(set);
+  const both = (status: StatusCondition['status'], reason: string, message: string): StatusCondition[] => [
+    condition('Accepted', status, reason, message, generation),
+    condition('Programmed', status, status === 'True' ? 'Programmed' : reason, message, generation),
+  ];
+  if (notAllowed !== undefined) return { ref: refOf(set), conditions: both('False', 'NotAllowed', notAllowed), listeners: [] };
+  const listeners = verdicts.map((v) => listenerStatus(v, v.accepted === undefined ? 0 : (attached.get(v.accepted)?.size ?? 0), generation));
+  // A Gateway refused as a whole (UnsupportedAddress: it binds nothing) takes its sets down; one refused for its own
+  // listeners only still serves its sets' listeners, which say so themselves.
+  const parentAccepted = parent?.conditions.find((c) => c.type === 'Accepted');
+  if (parentAccepted === undefined || (parentAccepted.status !== 'True' && parentAccepted.reason !== 'ListenersNotValid')) {
+    return { ref: refOf(set), conditions: both('False', 'ParentNotAccepted', 'The parent Gateway is not accepted'), listeners };
+  }
+  const served = verdicts.filter((v) => v.accepted !== undefined).length;
+  const invalid = listeners.filter((l) => !validListener(l)).length;
+  if (served === 0) return { ref: refOf(set), conditions: both('False', 'ListenersNotValid', `none of its ${verdicts.length} listeners can be served`), listeners };
+  const conditions = [
+    invalid === 0
+      ? condition('Accepted', 'True', 'Accepted', 'ListenerSet accepted', generation)
+      : condition('Accepted', 'True', 'ListenersNotValid', `${invalid} of ${verdicts.length} listeners not valid`, generation),
+    condition('Programmed', 'True', 'Programmed', 'ListenerSet programmed', generation),
+  ];
+  return { ref: refOf(set), conditions, listeners };
 }

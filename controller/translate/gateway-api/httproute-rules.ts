@@ -72,6 +72,7 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
     } else {
       const backends = resolveRuleBackends(refs, namespace, services, grants, 'HTTPRoute', backendTls);
       for (const problem of backends.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      for (const message of backends.refused) problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `${ruleName}: ${message}` });
       // A mirror's invalid backendRef: ResolvedRefs False too (the spec), the mirror dropped.
       for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);

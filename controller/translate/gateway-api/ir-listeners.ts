@@ -9,7 +9,7 @@ import { type ListenerIR, type ListenerSettingsIR, type RouteIR, type RouteTable
 import { namespaceOf } from '../shared/kinds.js';
 import { refOf } from '../shared/kube-objects.js';
 import type { PlacedMatch } from './httproute-rules.js';
-import type { AcceptedListener } from './listener-acceptance.js';
+import { type AcceptedListener, servedListenerName } from './listener-acceptance.js';
 import type { ListenerBinding } from './listener-bindings.js';
 import { claimedByMoreSpecific, listenerCovers } from './hostname-intersection.js';
 import { redirectOnListener } from './route-filters.js';
@@ -60,7 +60,10 @@ function routeTable(name: string, hosts: PortHosts, listener: { port: number; sc
 function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
   const sources: SourceRef[] = [];
   for (const l of listeners) {
-    if (!sources.some((s) => s.namespace === namespaceOf(l.gateway.metadata) && s.name === l.gateway.metadata.name)) sources.push(refOf(l.gateway));
+    // A ListenerSet's listener has its set as a source too.
+    for (const ref of l.set === undefined ? [refOf(l.gateway)] : [refOf(l.gateway), refOf(l.set)]) {
+      if (!sources.some((s) => s.kind === ref.kind && s.namespace === ref.namespace && s.name === ref.name)) sources.push(ref);
+    }
   }
   return sources;
 }
@@ -125,7 +128,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
   const name = socketListenerName('tls', binding, listeners);
   const https = listeners.filter((l) => l.listener.protocol === 'HTTPS' && l.certificate !== undefined);
   const serverOf = (l: AcceptedListener): TlsServerIR => ({
-    name: `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}`,
+    name: servedListenerName(l),
     serverNames: l.hostname === undefined ? [] : [l.hostname],
     secret: (l.certificate as { name: string }).name,
     ...(l.clientValidation === undefined ? {} : { clientValidation: l.clientValidation }),

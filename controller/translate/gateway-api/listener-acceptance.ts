@@ -1,13 +1,15 @@
 // Listener validation per Gateway: which listeners are served and, for each listener, why not when it is not. Common
 // checks here (protocol known, not on an Ingress port, valid hostname, a socket, the protocol's own checks, a
 // certificate where TLS is terminated), then conflicts between listeners on one socket (the spec's "distinct
-// listeners"): in one Gateway every conflicting listener is refused (no winner, as the spec says); across Gateways the
-// older Gateway keeps its socket's protocol and its names, so a new Gateway never takes traffic from another. An
-// HTTPS listener also takes its Gateway's client-certificate validation (frontend-validation.ts).
+// listeners"): in one Gateway (or one ListenerSet) every conflicting listener is refused (no winner, as the spec
+// says); across Gateways the older Gateway keeps its socket's protocol and its names, so a new Gateway never takes
+// traffic from another. A Gateway's ListenerSets (listener-sets.ts) come right after it, oldest first: each keeps
+// what the Gateway and older sets serve, as across Gateways (the spec's listener precedence). An HTTPS listener also
+// takes its Gateway's client-certificate validation (frontend-validation.ts; a ListenerSet's, its parent's).
 import type { CertificateAuthorityIR, ClientValidationIR, TlsSecretIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
-import { type ClusterState, type Gateway, type GatewayListener, objectsOf, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type GatewayListener, type ListenerSet, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
 import { gatewayGroup } from './backend-refs.js';
 import { type FrontendValidationContext, frontendValidationOf, indexConfigMaps, resolveFrontendValidation } from './frontend-validation.js';
@@ -20,7 +22,10 @@ import type { RouteGroupKind } from './status-data.js';
 
 /** A Gateway listener that is served. */
 export interface AcceptedListener {
+  /** The Gateway it is served for (a ListenerSet's parent). */
   gateway: Gateway;
+  /** The ListenerSet it comes from; absent: the Gateway's own (routes reach it only through a parentRef to it). */
+  set?: ListenerSet;
   listener: GatewayListener;
   /** Lower-cased; absent: every host (always absent for TCP, where the spec ignores it). */
   hostname: string | undefined;
@@ -61,8 +66,8 @@ export interface ListenerAcceptance {
   accepted: AcceptedListener[];
   /** Listeners refused for their certificate references alone (ListenerVerdict.attachable), same order. */
   attachableOnly: AcceptedListener[];
-  /** Per Gateway, a verdict per listener in the Gateway's order. */
-  verdicts: Map<Gateway, ListenerVerdict[]>;
+  /** Per Gateway and per ListenerSet it takes, a verdict per listener in the object's order. */
+  verdicts: Map<Gateway | ListenerSet, ListenerVerdict[]>;
   /** `namespace/name` of every Secret a permitted certificateRef names, sorted (the reconciler's interest). */
   secrets: string[];
   /** `namespace/name` of every ConfigMap a permitted caCertificateRef names, sorted (the reconciler's interest). */
@@ -93,12 +98,25 @@ interface Candidate {
   verdict: ListenerVerdict;
 }
 
+/** Where a served listener comes from, for names that must be unique per Envoy (its Gateway's, or its ListenerSet's). */
+export function servedListenerName(l: AcceptedListener): string {
+  return l.set === undefined
+    ? `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}`
+    : `listenerset/${namespaceOf(l.set.metadata)}/${l.set.metadata.name}/${l.listener.name}`;
+}
+
+/** The object whose namespace `Same` means and whose ReferenceGrants count: the ListenerSet, or the Gateway. */
+export function holderOf(l: AcceptedListener): Gateway | ListenerSet {
+  return l.set ?? l.gateway;
+}
+
 export function acceptListeners(
   gateways: readonly Gateway[],
   state: ClusterState,
   options: TranslateOptions,
   bindings: GatewayBindings,
   diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]> = new Map(),
 ): ListenerAcceptance {
   const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
   const certificates: CertificateContext = { secrets: indexSecrets(state.secrets), grants: objectsOf(state, 'ReferenceGrant'), referenced: new Set() };
@@ -108,17 +126,20 @@ export function acceptListeners(
   const claimed = new Map<string, string>();
   const accepted: AcceptedListener[] = [];
   const attachableOnly: AcceptedListener[] = [];
-  const verdicts = new Map<Gateway, ListenerVerdict[]>();
-  for (const gateway of gateways) {
-    const gatewayName = `Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name}`;
+  const verdicts = new Map<Gateway | ListenerSet, ListenerVerdict[]>();
+  // Each Gateway, then the ListenerSets it takes: the merged listener list of the spec, in its precedence.
+  const holders = gateways.flatMap((gateway) => [{ gateway, holder: gateway as Gateway | ListenerSet }, ...(listenerSets.get(gateway) ?? []).map((set) => ({ gateway, holder: set }))]);
+  for (const { gateway, holder } of holders) {
+    const set = holder.kind === 'ListenerSet' ? holder : undefined;
+    const gatewayName = `${holder.kind} ${namespaceOf(holder.metadata)}/${holder.metadata.name}`;
     const report = (refusal: ListenerRefusal): void => {
-      diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: refusal.reason, message: refusal.message });
+      diagnostics.push({ object: refOf(holder), severity: 'Warning', reason: refusal.reason, message: refusal.message });
     };
     // In listener order; a candidate's verdict is settled once conflicts are known.
     const gatewayVerdicts: ListenerVerdict[] = [];
-    verdicts.set(gateway, gatewayVerdicts);
+    verdicts.set(holder, gatewayVerdicts);
     const candidates: Candidate[] = [];
-    for (const listener of gateway.spec?.listeners ?? []) {
+    for (const listener of holder.spec?.listeners ?? []) {
       const where = `listener ${listener.name} (port ${listener.port})`;
       const refuse = (supportedKinds: RouteGroupKind[], refusal: ListenerRefusal, quiet = false): void => {
         if (!quiet) report(refusal);
@@ -163,7 +184,12 @@ export function acceptListeners(
       const binding = bindings.bindingOf(gateway, listener.port);
       if (binding === undefined) {
         // A Gateway without an address was reported once, for the Gateway; its listeners just say so.
-        const why = addressProblem?.blocking === true ? `the Gateway has no address (${addressProblem.reason})` : (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port');
+        const why =
+          addressProblem?.blocking !== true
+            ? (bindings.portProblem(gateway, listener.port) ?? 'no Envoy port')
+            : addressProblem.reason === GatewayReason.InvalidParameters
+              ? `the Gateway is not served (${addressProblem.reason})`
+              : `the Gateway has no address (${addressProblem.reason})`;
         refuse(kinds.supported, { condition: 'Accepted', reason: GatewayReason.PortUnavailable, message: `${where}: ${why}` }, addressProblem?.blocking === true);
         continue;
       }
@@ -175,10 +201,10 @@ export function acceptListeners(
       let certificate: TlsSecretIR | undefined;
       let certificateProblem: ListenerRefusal | undefined;
       if (protocol.terminates?.(listener) === true) {
-        const resolved = resolveCertificate(gateway, listener, certificates);
+        const resolved = resolveCertificate(holder, listener, certificates);
         for (const problem of resolved.problems) report(problem);
         if (resolved.certificate === undefined) {
-          const attachable: AcceptedListener = { gateway, listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding };
+          const attachable: AcceptedListener = { gateway, ...(set === undefined ? {} : { set }), listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding };
           attachableOnly.push(attachable);
           gatewayVerdicts.push({ listener, supportedKinds: kinds.supported, refusal: resolved.problems[0] as ListenerRefusal, attachable });
           continue;
@@ -194,7 +220,7 @@ export function acceptListeners(
         report(validation.refusal);
         // Refused for its CA references alone: routes still attach to it, as to a listener refused for its certificate's.
         const attachable: AcceptedListener | undefined =
-          validation.refusal.reason === GatewayReason.NoValidCACertificate ? { gateway, listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding } : undefined;
+          validation.refusal.reason === GatewayReason.NoValidCACertificate ? { gateway, ...(set === undefined ? {} : { set }), listener, hostname: protocol.hostnames ? listener.hostname?.toLowerCase() : undefined, supportedKinds: kinds.supported, binding } : undefined;
         if (attachable !== undefined) attachableOnly.push(attachable);
         gatewayVerdicts.push({
           listener,
@@ -211,6 +237,7 @@ export function acceptListeners(
       if (invalidRouteKinds !== undefined) report({ condition: 'ResolvedRefs', reason: GatewayReason.InvalidRouteKinds, message: invalidRouteKinds });
       const served: AcceptedListener = {
         gateway,
+        ...(set === undefined ? {} : { set }),
         listener,
         hostname,
         supportedKinds: kinds.supported,
@@ -236,10 +263,32 @@ export function acceptListeners(
       const { accepted: _served, certificateProblem: _problem, caProblem: _caProblem, ...rest } = c.verdict;
       gatewayVerdicts[gatewayVerdicts.indexOf(c.verdict)] = { ...rest, refusal };
     };
-    // Conflicts inside the Gateway: all conflicting listeners are refused.
+    // What older Gateways on a shared socket, or the Gateway and older sets, serve stays theirs: the refusal of a
+    // listener that would take it, or undefined.
+    const olderConflict = (c: Candidate): (() => void) | undefined => {
+      const { binding, listener } = c.served;
+      const socketOwner = socketOwners.get(binding.key);
+      if (socketOwner !== undefined && socketOwner.family !== c.protocol.family) {
+        return () => conflict(c, GatewayReason.ProtocolConflict, `port ${listener.port} is served with another protocol by ${socketOwner.owner}`);
+      }
+      const owner = claimed.get(`${binding.key}/${c.claim}`);
+      if (owner === undefined) return undefined;
+      return () =>
+        conflict(c, GatewayReason.HostnameConflict, c.protocol.hostnames ? `hostname ${c.served.hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}` : `port ${listener.port} is already a ${listener.protocol} listener of ${owner}`);
+    };
+    // A ListenerSet's listeners meet the older ones first (the spec's merged list: the Gateway's listeners, then older
+    // sets, win), so a set listener refused for one of those does not take its siblings down with it.
+    const contenders = set === undefined
+      ? candidates
+      : candidates.filter((c) => {
+          const refuse = olderConflict(c);
+          refuse?.();
+          return refuse === undefined;
+        });
+    // Conflicts inside the Gateway (or ListenerSet): all conflicting listeners are refused.
     const inGateway = new Set<Candidate>();
-    for (const key of new Set(candidates.map((c) => c.served.binding.key))) {
-      const onSocket = candidates.filter((c) => c.served.binding.key === key);
+    for (const key of new Set(contenders.map((c) => c.served.binding.key))) {
+      const onSocket = contenders.filter((c) => c.served.binding.key === key);
       const protocols = [...new Set(onSocket.map((c) => c.served.listener.protocol))].sort();
       if (new Set(onSocket.map((c) => c.protocol.family)).size > 1) {
         for (const c of onSocket) {
@@ -257,23 +306,17 @@ export function acceptListeners(
       }
     }
     // Conflicts with older Gateways on a shared socket: those keep what they serve.
-    for (const c of candidates) {
+    for (const c of contenders) {
       if (inGateway.has(c)) continue;
+      const refuse = olderConflict(c);
+      if (refuse !== undefined) {
+        refuse();
+        continue;
+      }
       const { binding, listener } = c.served;
-      const socketOwner = socketOwners.get(binding.key);
-      if (socketOwner !== undefined && socketOwner.family !== c.protocol.family) {
-        conflict(c, GatewayReason.ProtocolConflict, `port ${listener.port} is served with another protocol by ${socketOwner.owner}`);
-        continue;
-      }
-      const key = `${binding.key}/${c.claim}`;
-      const owner = claimed.get(key);
-      if (owner !== undefined) {
-        conflict(c, GatewayReason.HostnameConflict, c.protocol.hostnames ? `hostname ${c.served.hostname ?? '(any)'} on port ${listener.port} is already served by ${owner}` : `port ${listener.port} is already a ${listener.protocol} listener of ${owner}`);
-        continue;
-      }
       const ownerName = `${gatewayName} listener ${listener.name}`;
-      if (socketOwner === undefined) socketOwners.set(binding.key, { family: c.protocol.family, owner: ownerName });
-      claimed.set(key, ownerName);
+      if (!socketOwners.has(binding.key)) socketOwners.set(binding.key, { family: c.protocol.family, owner: ownerName });
+      claimed.set(`${binding.key}/${c.claim}`, ownerName);
       accepted.push(c.served);
     }
   }

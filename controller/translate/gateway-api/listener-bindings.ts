@@ -5,12 +5,24 @@
 // B: `service` (a cluster) gives it Envoy ports of its own behind its Service (gateway-ports.ts), `pool`
 // (standalone) an IP of its own (gateway-address-pool.ts). Pure; also gives each Gateway its status.addresses.
 import type { Diagnostic } from '../shared/diagnostics.js';
-import { type ClusterState, type Gateway, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
+import { type ClusterState, type Gateway, type ListenerSet, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
+import { canonicalIp } from './canonical-ip.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
 import { allocateGatewayPorts } from './gateway-ports.js';
-import { type GatewayStatusAddress, gatewayKey, gatewayServiceName, managedServicesByGateway, serviceAddresses, unsupportedServiceAddress } from './gateway-service.js';
+import {
+  type GatewayStatusAddress,
+  gatewayKey,
+  gatewayServiceName,
+  managedServicesByGateway,
+  serviceAddresses,
+  unsupportedServiceAddress,
+  unusableServiceAddresses,
+} from './gateway-service.js';
 import { GatewayReason } from './reasons.js';
+
+/** What keeps a Gateway from being served, or programmed, as a whole. */
+export type GatewayProblem = (GatewayAddressProblem | { reason: typeof GatewayReason.InvalidParameters; message: string }) & { blocking: boolean };
 
 /** One Envoy socket serving Gateway listeners. */
 export interface ListenerBinding {
@@ -29,8 +41,8 @@ export interface GatewayBindings {
   bindingOf(gateway: Gateway, listenerPort: number): ListenerBinding | undefined;
   /** Why a Gateway's listener port has no binding (PortUnavailable-worthy), if it has none. */
   portProblem(gateway: Gateway, listenerPort: number): string | undefined;
-  /** A problem with the Gateway's addresses as a whole (it binds nothing when `blocking`). */
-  addressProblem(gateway: Gateway): (GatewayAddressProblem & { blocking: boolean }) | undefined;
+  /** A problem with the Gateway's addresses, or its parameters, as a whole (it binds nothing when `blocking`). */
+  addressProblem(gateway: Gateway): GatewayProblem | undefined;
   /** The Gateway's status.addresses; undefined in shared mode (the Gateway has no addresses of its own). */
   addresses(gateway: Gateway): GatewayStatusAddress[] | undefined;
   /** Whether a listener on an Ingress port (--http-port, --https-port) would take the Ingress's socket. */
@@ -45,7 +57,59 @@ export interface GatewayBindings {
   services: string[];
 }
 
-export function gatewayBindings(gateways: readonly Gateway[], state: ClusterState, options: TranslateOptions, diagnostics: Diagnostic[]): GatewayBindings {
+/**
+ * Why a Gateway is not served at all for its spec.infrastructure: a parametersRef, since no parameters kind is read
+ * (the spec: InvalidParameters for an unsupported kind). Undefined when fine.
+ */
+export function invalidParameters(gateway: Gateway): string | undefined {
+  const ref = gateway.spec?.infrastructure?.parametersRef;
+  return ref === undefined ? undefined : `spec.infrastructure.parametersRef ${ref.kind}${ref.group === '' ? '' : `.${ref.group}`} ${ref.name}: no parameters kind is supported`;
+}
+
+/**
+ * The bindings of the addressing mode, except that a Gateway with invalid parameters binds nothing and says why.
+ * `listenerSets`: the ListenerSets each Gateway takes, whose listener ports the Gateway serves too.
+ */
+export function gatewayBindings(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]> = new Map(),
+): GatewayBindings {
+  const refused = new Map<Gateway, string>();
+  for (const gateway of gateways) {
+    const message = invalidParameters(gateway);
+    if (message === undefined) continue;
+    refused.set(gateway, message);
+    diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: GatewayReason.InvalidParameters, message: `${message}; the Gateway is not served` });
+  }
+  const bindings = modeBindings(
+    gateways.filter((g) => !refused.has(g)),
+    state,
+    options,
+    diagnostics,
+    listenerSets,
+  );
+  if (refused.size === 0) return bindings;
+  return {
+    ...bindings,
+    bindingOf: (gateway, port) => (refused.has(gateway) ? undefined : bindings.bindingOf(gateway, port)),
+    addressProblem: (gateway) => {
+      const message = refused.get(gateway);
+      return message === undefined ? bindings.addressProblem(gateway) : { reason: GatewayReason.InvalidParameters, message, blocking: true };
+    },
+    addresses: (gateway) => (refused.has(gateway) ? (bindings.addresses(gateway) === undefined ? undefined : []) : bindings.addresses(gateway)),
+  };
+}
+
+function modeBindings(
+  gateways: readonly Gateway[],
+  state: ClusterState,
+  options: TranslateOptions,
+  diagnostics: Diagnostic[],
+  listenerSets: ReadonlyMap<Gateway, readonly ListenerSet[]>,
+): GatewayBindings {
   const addressing = options.gatewayAddressing;
   if (addressing === undefined) {
     const shared = new Map<number, ListenerBinding>();
@@ -123,6 +187,7 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     services,
     addressing,
     new Set([ingressPorts.http, ingressPorts.https]),
+    listenerSets,
   );
   const byGateway = managedServicesByGateway(services, addressing.namespace);
   const serviceOf = (gateway: Gateway): Service | undefined => byGateway.get(gatewayKey(gateway));
@@ -136,9 +201,14 @@ export function gatewayBindings(gateways: readonly Gateway[], state: ClusterStat
     addressProblem: (gateway) => {
       const message = unsupported.get(gatewayKey(gateway));
       if (message !== undefined) return { reason: GatewayReason.UnsupportedAddress, message, blocking: true };
+      const unusable = unusableServiceAddresses(gateway, addressing.loadBalancerAddresses);
+      if (unusable.length > 0) {
+        const where = addressing.loadBalancerAddresses === undefined ? '' : ' (not one of --gateway-load-balancer-addresses)';
+        return { reason: GatewayReason.AddressNotUsable, message: `spec.addresses ${unusable.join(', ')}: the load balancer cannot give it${where}`, blocking: false };
+      }
       const have = serviceAddresses(serviceOf(gateway));
       const wanted = (gateway.spec?.addresses ?? []).map((a) => a.value).filter((v): v is string => v !== undefined && v !== '');
-      const missing = wanted.filter((ip) => !have.some((a) => a.value === ip));
+      const missing = wanted.filter((ip) => !have.some((a) => canonicalIp(a.value) === canonicalIp(ip)));
       if (missing.length > 0) return { reason: GatewayReason.AddressNotAssigned, message: `spec.addresses ${missing.join(', ')} not (yet) assigned to the Gateway's Service by the load balancer`, blocking: false };
       if (have.length === 0) return { reason: GatewayReason.AddressNotAssigned, message: "the Gateway's Service has no address yet (a LoadBalancer waits for the load balancer)", blocking: false };
       return undefined;

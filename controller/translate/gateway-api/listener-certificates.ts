@@ -4,7 +4,7 @@
 // reported with the spec's reason, saying what is wrong and never what the Secret holds.
 import type { TlsSecretIR } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
-import type { Gateway, GatewayListener, ReferenceGrant, Secret } from '../shared/kube-objects.js';
+import type { Gateway, GatewayListener, ListenerSet, ReferenceGrant, Secret } from '../shared/kube-objects.js';
 import { secretResourceName, validateTlsSecret } from '../shared/tls-secret.js';
 import { gatewayGroup } from './backend-refs.js';
 import type { ListenerRefusal } from './listener-protocols.js';
@@ -30,8 +30,9 @@ export function indexSecrets(secrets: readonly Secret[]): Map<string, Secret> {
   return new Map(secrets.map((s) => [secretResourceName(namespaceOf(s.metadata), s.metadata.name), s]));
 }
 
-export function resolveCertificate(gateway: Gateway, listener: GatewayListener, context: CertificateContext): ResolvedCertificate {
-  const gatewayNamespace = namespaceOf(gateway.metadata);
+/** `holder`: the Gateway or ListenerSet the listener is written in; its namespace and kind are what a ReferenceGrant names. */
+export function resolveCertificate(holder: Gateway | ListenerSet, listener: GatewayListener, context: CertificateContext): ResolvedCertificate {
+  const gatewayNamespace = namespaceOf(holder.metadata);
   const refs = listener.tls?.certificateRefs ?? [];
   const refused: { reason: string; message: string }[] = [];
   let certificate: TlsSecretIR | undefined;
@@ -43,8 +44,8 @@ export function resolveCertificate(gateway: Gateway, listener: GatewayListener, 
       refused.push({ reason: GatewayReason.InvalidCertificateRef, message: `${what}: kind ${ref.kind ?? 'Secret'}${(ref.group ?? '') === '' ? '' : `.${ref.group}`} is not supported; use a Secret` });
       continue;
     }
-    if (namespace !== gatewayNamespace && !isGranted(context.grants, { from: { group: gatewayGroup, kind: 'Gateway', namespace: gatewayNamespace }, to: { group: '', kind: 'Secret', namespace, name: ref.name } })) {
-      refused.push({ reason: GatewayReason.RefNotPermitted, message: `${what}: no ReferenceGrant in ${namespace} lets Gateways of ${gatewayNamespace} refer to it` });
+    if (namespace !== gatewayNamespace && !isGranted(context.grants, { from: { group: gatewayGroup, kind: holder.kind, namespace: gatewayNamespace }, to: { group: '', kind: 'Secret', namespace, name: ref.name } })) {
+      refused.push({ reason: GatewayReason.RefNotPermitted, message: `${what}: no ReferenceGrant in ${namespace} lets ${holder.kind}s of ${gatewayNamespace} refer to it` });
       continue;
     }
     context.referenced.add(name);

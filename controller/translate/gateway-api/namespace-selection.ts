@@ -40,7 +40,8 @@ export function namespaceAdmission(namespaces: readonly Namespace[]): (listener:
     const rule = listener.listener.allowedRoutes?.namespaces;
     const from = rule?.from ?? 'Same';
     if (from === 'All') return true;
-    if (from === 'Same') return namespace === namespaceOf(listener.gateway.metadata);
+    // Same: the namespace of the object the listener is written in (a ListenerSet's own, not its Gateway's).
+    if (from === 'Same') return namespace === namespaceOf((listener.set ?? listener.gateway).metadata);
     // Selector without a selector: the CRD's validation refuses it; admit none if one gets through.
     if (from !== 'Selector' || rule?.selector === undefined) return false;
     return matchesLabelSelector(rule.selector, labels.get(namespace) ?? {});

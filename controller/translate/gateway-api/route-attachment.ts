@@ -1,11 +1,13 @@
 // Route attachment, for every route kind: a route's parentRefs -> our Gateways' served listeners (sectionName, port),
-// allowedRoutes (namespaces, kinds), hostname intersection and listener isolation. The result per parentRef is
+// allowedRoutes (namespaces, kinds), hostname intersection and listener isolation. A parentRef to a Gateway reaches
+// the Gateway's own listeners only; one of kind ListenerSet reaches that set's (listener-sets.ts). The result per parentRef is
 // what the route's status.parents entry says (Accepted or why not) and where the route is served.
-import type { GRPCRoute, Gateway, HTTPRoute, ParentReference, TCPRoute, TLSRoute } from '../shared/kube-objects.js';
+import type { GRPCRoute, Gateway, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../shared/kube-objects.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { gatewayGroup } from './backend-refs.js';
 import { claimedByMoreSpecific, hostnameError, intersectHostnames } from './hostname-intersection.js';
 import type { AcceptedListener } from './listener-acceptance.js';
+import type { ListenerSetParent } from './listener-sets.js';
 import { GatewayReason } from './reasons.js';
 
 /** Every route kind's object type (a new kind joins this union and route-kinds.ts). */
@@ -21,7 +23,10 @@ export interface ParentAttachment {
   /** Index in spec.parentRefs. */
   index: number;
   parentRef: ParentReference;
+  /** The Gateway served (the ListenerSet's parent when the parentRef names a ListenerSet). */
   gateway: Gateway;
+  /** The ListenerSet the parentRef names; absent: it names the Gateway. */
+  set?: ListenerSet;
   /** The listeners the route is served on through this parentRef, with its hosts there. Empty: see `refusal`. */
   listeners: { listener: AcceptedListener; hosts: string[] }[];
   /** Listeners refused for their certificates that the route attaches to anyway (counted, never served). */
@@ -44,6 +49,8 @@ export interface RouteAttachment {
 /** Our Gateways by `namespace/name`, and the served listeners, which attachment reads. */
 export interface AttachmentContext {
   gateways: ReadonlyMap<string, Gateway>;
+  /** ListenerSets of our Gateways by `namespace/name` (taken by their Gateway or not). */
+  listenerSets: ReadonlyMap<string, ListenerSetParent>;
   listeners: readonly AcceptedListener[];
   /** Listeners refused for their certificate references alone: routes attach to them, nothing is served there. */
   attachableOnly: ReadonlySet<AcceptedListener>;
@@ -61,25 +68,35 @@ export function attachRoute(route: AttachableRoute, context: AttachmentContext, 
   const hostsByBinding = new Map<string, Set<string>>();
   const parents: ParentAttachment[] = [];
   for (const [index, parentRef] of (route.spec?.parentRefs ?? []).entries()) {
-    if ((parentRef.group ?? gatewayGroup) !== gatewayGroup || (parentRef.kind ?? 'Gateway') !== 'Gateway') continue;
-    const gateway = context.gateways.get(`${parentRef.namespace ?? routeNamespace}/${parentRef.name}`);
-    // Not one of our Gateways: another controller's business.
+    const kind = parentRef.kind ?? 'Gateway';
+    if ((parentRef.group ?? gatewayGroup) !== gatewayGroup || (kind !== 'Gateway' && kind !== 'ListenerSet')) continue;
+    const key = `${parentRef.namespace ?? routeNamespace}/${parentRef.name}`;
+    const set = kind === 'ListenerSet' ? context.listenerSets.get(key)?.set : undefined;
+    const gateway = kind === 'ListenerSet' ? context.listenerSets.get(key)?.gateway : context.gateways.get(key);
+    // Not one of our Gateways (or a ListenerSet of one): another controller's business.
     if (gateway === undefined) continue;
-    const parent: ParentAttachment = { index, parentRef, gateway, listeners: [], attachedUnserved: [] };
+    const parent: ParentAttachment = { index, parentRef, gateway, ...(set === undefined ? {} : { set }), listeners: [], attachedUnserved: [] };
     parents.push(parent);
     const refuse = (reason: string, message: string): void => {
       report(reason, message);
       parent.refusal = { reason, message };
     };
-    const where = `parentRef ${index} (Gateway ${namespaceOf(gateway.metadata)}/${gateway.metadata.name})`;
+    const holder = set ?? gateway;
+    const where = `parentRef ${index} (${holder.kind} ${namespaceOf(holder.metadata)}/${holder.metadata.name})`;
     const candidates = [...context.listeners, ...context.attachableOnly].filter(
       (l) =>
         l.gateway === gateway &&
+        l.set === set &&
         (parentRef.sectionName === undefined || l.listener.name === parentRef.sectionName) &&
         (parentRef.port === undefined || l.listener.port === parentRef.port),
     );
+    const notTaken = kind === 'ListenerSet' ? context.listenerSets.get(key)?.notAllowed : undefined;
+    if (notTaken !== undefined) {
+      refuse(GatewayReason.NoMatchingParent, `${where}: ${notTaken}`);
+      continue;
+    }
     if (candidates.length === 0) {
-      refuse(GatewayReason.NoMatchingParent, `${where}: the Gateway has no served listener${parentRef.sectionName === undefined ? '' : ` named ${parentRef.sectionName}`}${parentRef.port === undefined ? '' : ` on port ${parentRef.port}`}`);
+      refuse(GatewayReason.NoMatchingParent, `${where}: the ${holder.kind} has no served listener${parentRef.sectionName === undefined ? '' : ` named ${parentRef.sectionName}`}${parentRef.port === undefined ? '' : ` on port ${parentRef.port}`}`);
       continue;
     }
     const allowed = candidates.filter(

@@ -5,15 +5,14 @@
 import type {
   ClusterIR,
   CorsPolicyIR,
-  HeaderIR,
-  HeaderMutationIR,
   PathMatchIR,
   RedirectIR,
   RequestMirrorIR,
   RoutePolicyIR,
 } from '../../../ir/index.js';
-import type { HTTPBackendRef, HTTPCORSFilter, HTTPHeaderFilter, HTTPRequestMirrorFilter, HTTPRouteFilter } from '../shared/kube-objects.js';
+import type { HTTPBackendRef, HTTPCORSFilter, HTTPRequestMirrorFilter, HTTPRouteFilter } from '../shared/kube-objects.js';
 import type { InvalidBackend, ResolvedBackend } from './backend-refs.js';
+import { headerMutation } from './header-mutation.js';
 
 export type RuleFilters =
   | {
@@ -31,12 +30,6 @@ export type RuleFilters =
 export interface FilterContext {
   /** A mirror's backendRef -> its cluster (same rules as a backendRef: kind, ReferenceGrant, Service and port). */
   resolveBackend(ref: HTTPBackendRef): ResolvedBackend;
-}
-
-function mutation(filter: HTTPHeaderFilter): HeaderMutationIR {
-  const pairs = (list: { name: string; value: string }[] | undefined): HeaderIR[] => (list ?? []).map(({ name, value }) => ({ name: name.toLowerCase(), value }));
-  const add = pairs(filter.add);
-  return { set: pairs(filter.set), remove: (filter.remove ?? []).map((n) => n.toLowerCase()), ...(add.length > 0 ? { add } : {}) };
 }
 
 const redirectStatuses = [301, 302, 303, 307, 308] as const;
@@ -106,11 +99,11 @@ export function translateFilters(filters: readonly HTTPRouteFilter[], matches: r
     switch (filter.type) {
       case 'RequestHeaderModifier':
         if (filter.requestHeaderModifier === undefined) return { valid: false, error: 'RequestHeaderModifier without requestHeaderModifier' };
-        policy.requestHeaders = mutation(filter.requestHeaderModifier);
+        policy.requestHeaders = headerMutation(filter.requestHeaderModifier);
         break;
       case 'ResponseHeaderModifier':
         if (filter.responseHeaderModifier === undefined) return { valid: false, error: 'ResponseHeaderModifier without responseHeaderModifier' };
-        policy.responseHeaders = mutation(filter.responseHeaderModifier);
+        policy.responseHeaders = headerMutation(filter.responseHeaderModifier);
         break;
       case 'RequestRedirect': {
         const r = filter.requestRedirect ?? {};

@@ -46,6 +46,15 @@ export interface GatewayStatusData {
   conditions: StatusCondition[];
   /** In the Gateway's listener order. */
   listeners: ListenerStatusData[];
+  /** status.attachedListenerSets: the ListenerSets it takes that are Accepted; absent: none. */
+  attachedListenerSets?: number;
+}
+
+export interface ListenerSetStatusData {
+  ref: ObjectRef<'ListenerSet'>;
+  conditions: StatusCondition[];
+  /** In the set's listener order; empty when its Gateway does not take it. */
+  listeners: ListenerStatusData[];
 }
 
 /** One entry of a route's status.parents: ours for one parentRef of the route. */
@@ -80,7 +89,9 @@ export interface GatewayApiStatus {
   gatewayClasses: GatewayClassStatusData[];
   /** Sorted by namespace/name. */
   gateways: GatewayStatusData[];
-  /** Every route that names one of our Gateways, sorted by kind/namespace/name. */
+  /** Every ListenerSet whose parentRef names one of our Gateways, sorted by namespace/name; absent: none. */
+  listenerSets?: ListenerSetStatusData[];
+  /** Every route that names one of our Gateways (or a ListenerSet of one), sorted by kind/namespace/name. */
   routes: RouteStatusData[];
   /** Every BackendTLSPolicy, sorted by namespace/name (absent: none). */
   backendTlsPolicies?: PolicyStatusData[];

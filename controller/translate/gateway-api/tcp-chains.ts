@@ -8,7 +8,7 @@ import type { TcpChainIR } from '../../../ir/index.js';
 import { namespaceOf } from '../shared/kinds.js';
 import type { TCPRoute, TLSRoute } from '../shared/kube-objects.js';
 import type { TranslatedRules } from './httproute-rules.js';
-import type { AcceptedListener } from './listener-acceptance.js';
+import { type AcceptedListener, servedListenerName } from './listener-acceptance.js';
 import { GatewayReason } from './reasons.js';
 
 /** A name that matches any SNI: a chain without server names. */
@@ -38,7 +38,7 @@ export function tcpChains(listeners: readonly AcceptedListener[]): TcpChains {
     else list.push(chain);
   };
   const nameOf = (l: AcceptedListener, route: TLSRoute | TCPRoute): string =>
-    `gateway/${namespaceOf(l.gateway.metadata)}/${l.gateway.metadata.name}/${l.listener.name}/${route.kind.toLowerCase()}/${namespaceOf(route.metadata)}/${route.metadata.name}`;
+    `${servedListenerName(l)}/${route.kind.toLowerCase()}/${namespaceOf(route.metadata)}/${route.metadata.name}`;
 
   return {
     place(route, on, stream, report) {

@@ -14,10 +14,11 @@ import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
 import { type GatewayClientCertificate, resolveGatewayClientCertificate } from './gateway-client-certificate.js';
 import { indexSecrets } from './listener-certificates.js';
 import { ourGatewayClasses } from './gateway-classes.js';
-import { gatewayStatus } from './gateway-status.js';
+import { gatewayStatus, listenerSetStatus } from './gateway-status.js';
 import { type PortHosts, joinIrListeners } from './ir-listeners.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
+import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
@@ -53,16 +54,22 @@ export interface GatewayApiTranslation {
 export function translateGatewayApi(state: ClusterState, options: TranslateOptions): GatewayApiTranslation {
   const diagnostics: Diagnostic[] = [];
   const controllerName = options.gatewayControllerName ?? defaultGatewayControllerName;
-  const classes = ourGatewayClasses(state, controllerName);
+  const classes = ourGatewayClasses(state, controllerName, options.gatewayAddressing);
   // Oldest first: a port's hostname belongs to the first listener to claim it.
   const gateways = objectsOf(state, 'Gateway')
     .filter((g) => g.spec?.gatewayClassName !== undefined && classes.names.has(g.spec.gatewayClassName))
     .sort(compareByAge);
-  const bindings = gatewayBindings(gateways, state, options, diagnostics);
-  const { accepted, attachableOnly, verdicts, secrets: secretNames, configMaps: configMapNames } = acceptListeners(gateways, state, options, bindings, diagnostics);
+  const gatewaysByKey = new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g]));
+  const listenerSets = listenerSetsOf(state, gatewaysByKey);
+  for (const { set, notAllowed } of listenerSets.all) {
+    if (notAllowed !== undefined) diagnostics.push({ object: refOf(set), severity: 'Warning', reason: GatewayReason.NotAllowed, message: `${notAllowed}; its listeners are not served` });
+  }
+  const bindings = gatewayBindings(gateways, state, options, diagnostics, listenerSets.taken);
+  const { accepted, attachableOnly, verdicts, secrets: secretNames, configMaps: configMapNames } = acceptListeners(gateways, state, options, bindings, diagnostics, listenerSets.taken);
 
   const attachment: AttachmentContext = {
-    gateways: new Map(gateways.map((g) => [`${namespaceOf(g.metadata)}/${g.metadata.name}`, g])),
+    gateways: gatewaysByKey,
+    listenerSets: listenerSets.byKey,
     listeners: accepted,
     attachableOnly: new Set(attachableOnly),
     admitsNamespace: namespaceAdmission(objectsOf(state, 'Namespace')),
@@ -145,7 +152,15 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   }
 
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
-  const served = [...gateways.map(refOf), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const served = [...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const gatewayStatuses = new Map(
+    gateways.map((g) => {
+      const sets = (listenerSets.taken.get(g) ?? []).map((set) => ({ set, verdicts: verdicts.get(set) ?? [] }));
+      // Attached: taken and with a listener served (Accepted), as listenerSetStatus says.
+      const attachedSets = sets.filter((s) => s.verdicts.some((v) => v.accepted !== undefined)).length;
+      return [g, gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) }, clientCertificates.get(g), attachedSets)];
+    }),
+  );
   return {
     listeners: joinIrListeners(accepted, byBinding, chains),
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
@@ -174,7 +189,10 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
-      gateways: gateways.map((g) => gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) }, clientCertificates.get(g))).sort(byKey),
+      gateways: [...gatewayStatuses.values()].sort(byKey),
+      ...(listenerSets.all.length === 0
+        ? {}
+        : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
       routes: routeStatuses.sort(byKey),
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },

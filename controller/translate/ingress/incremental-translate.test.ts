@@ -191,6 +191,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     referenceGrants: (state.referenceGrants ?? []).length > 0 ? [] : [{ kind: 'ReferenceGrant', metadata: { name: 'unused', namespace }, spec: { from: [], to: [] } }],
   }),
+  ListenerSet: (state) => ({
+    ...state,
+    listenerSets: (state.listenerSets ?? []).length > 0 ? [] : [{ kind: 'ListenerSet', metadata: { name: 'unattached', namespace }, spec: { parentRef: { name: 'other' }, listeners: [] } }],
+  }),
   BackendTLSPolicy: (state) => ({
     ...state,
     backendTlsPolicies: (state.backendTlsPolicies ?? []).length > 0 ? [] : [{ kind: 'BackendTLSPolicy', metadata: { name: 'unused', namespace }, spec: { targetRefs: [{ group: '', kind: 'Service', name: 'nothing' }], validation: { hostname: 'a.example' } } }],

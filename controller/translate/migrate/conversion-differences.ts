@@ -19,6 +19,11 @@ export const ConversionDifferences = {
     message: 'ingress-nginx tries paths longest first whatever their kind; the Gateway API tries every RegularExpression match before every PathPrefix, so this regex path now takes requests a longer prefix path of the host took (or loses them to it)',
     action: 'make the paths of the host all regular expressions, or give the regex path a pattern that no longer matches the prefix path',
   },
+  misdirectedRequest: {
+    id: 'misdirected-request-421',
+    message: 'the Gateway has several HTTPS listeners on the port: a request whose Host belongs to another listener than the one its TLS name (SNI) chose, or to no name of a listener with a hostname (an unknown Host, or a client sending no SNI), is answered 421 Misdirected Request; ingress-nginx serves it by its Host whatever the SNI',
+    action: 'none for browsers and HTTP/2 clients (421 makes them retry on a connection for that name); clients that send no SNI, or another name than the Host, must send the host\'s own name',
+  },
   missingBackend: {
     id: 'missing-backend',
     message: 'the backend Service (or its port) does not exist: the Ingress path answers 503, the HTTPRoute rule answers 500',

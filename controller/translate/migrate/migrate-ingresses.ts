@@ -638,6 +638,8 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const httpsCount = (gw.gateway.spec?.listeners ?? []).filter((l) => l.protocol === 'HTTPS').length;
       if (httpsCount > 1 && httpsListener !== undefined) hostDifferences.push(diff(D.misdirectedRequest));
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
+      // Several HTTPS listeners: each serves only its own hosts over its connections (421 for the others).
+      if (httpsListener !== undefined && gw.httpsListeners.size + (gw.defaultHttps === undefined ? 0 : 1) > 1) hostDifferences.push(diff(D.misdirectedRequest));
 
       const rules: HTTPRouteRule[] = [];
       const grpcRules: GRPCRouteRule[] = [];

@@ -89,6 +89,7 @@ export const kindTable = {
     build: 'full',
     reads: 'all',
   },
+  ListenerSet: { state: 'listenerSets', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   BackendTLSPolicy: { state: 'backendTlsPolicies', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
 } as const satisfies Record<string, KindInfo>;
 
@@ -96,7 +97,7 @@ export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'BackendTLSPolicy'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet', 'BackendTLSPolicy'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

@@ -184,6 +184,7 @@ export type KubeObject =
   | TLSRoute
   | TCPRoute
   | ReferenceGrant
+  | ListenerSet
   | BackendTLSPolicy;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
@@ -239,8 +240,13 @@ export interface Gateway {
     listeners?: GatewayListener[];
     /** Addresses asked for; `type` absent means IPAddress (the spec's default). */
     addresses?: { type?: string; value?: string }[];
-    /** Labels and annotations for the resources the implementation creates for this Gateway (its Service). */
-    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    /**
+     * Labels and annotations for the resources the implementation creates for this Gateway (its Service);
+     * parametersRef: implementation-specific parameters (none are read: such a Gateway is InvalidParameters).
+     */
+    infrastructure?: { labels?: Record<string, string>; annotations?: Record<string, string>; parametersRef?: { group: string; kind: string; name: string } };
+    /** Which namespaces' ListenerSets may add listeners to this Gateway; absent: none (the spec's default). */
+    allowedListeners?: { namespaces?: { from?: 'All' | 'Same' | 'Selector' | 'None'; selector?: LabelSelector } };
     /**
      * Gateway-wide TLS: `frontend` is client-certificate validation on its HTTPS listeners (GEP-91);
      * `backend.clientCertificateRef` the certificate the Gateway presents to TLS backends (BackendTLSPolicy).
@@ -298,6 +304,8 @@ export interface HTTPBackendRef {
   name: string;
   port?: number;
   weight?: number;
+  /** HTTPRoute (and GRPCRoute) backendRefs only: applied to the requests sent to this backend alone. */
+  filters?: HTTPRouteFilter[];
 }
 
 export interface HTTPRouteRule {
@@ -421,6 +429,22 @@ export interface ReferenceGrant {
     from?: { group: string; kind: string; namespace: string }[];
     to?: { group: string; kind: string; name?: string }[];
   };
+}
+
+/**
+ * Listeners added to a Gateway (its parentRef) from another object, possibly of another namespace: served only as
+ * the Gateway's spec.allowedListeners permits (listener-sets.ts). Listener names are unique within the set only.
+ */
+export interface ListenerSet {
+  apiVersion?: string;
+  kind: 'ListenerSet';
+  metadata: ObjectMeta;
+  spec?: {
+    parentRef?: { group?: string; kind?: string; name: string; namespace?: string };
+    listeners?: GatewayListener[];
+  };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: Record<string, unknown>;
 }
 
 /** A targetRef of a policy: an object of the policy's own namespace, optionally one section of it (a port name). */

@@ -84,7 +84,16 @@ export interface TranslateOptions {
  * ports on.
  */
 export type GatewayAddressing =
-  | { mode: 'service'; namespace: string; portRange: { first: number; last: number } }
+  | {
+      mode: 'service';
+      namespace: string;
+      portRange: { first: number; last: number };
+      /**
+       * The IPs the cluster's load balancer gives a Service on request (--gateway-load-balancer-addresses): a Gateway's
+       * spec.addresses outside them cannot be had (AddressNotUsable). Absent: unknown, every address is asked for.
+       */
+      loadBalancerAddresses?: readonly string[];
+    }
   | { mode: 'pool'; pool: readonly string[] };
 
 /** The GatewayClass controllerName this controller serves when the options name none. */

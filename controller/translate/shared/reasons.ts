@@ -100,6 +100,8 @@ export const GatewayReason = {
   NoMatchingParent: 'NoMatchingParent',
   /** The listener's allowedRoutes (namespaces, kinds) do not let the route attach. */
   NotAllowedByListeners: 'NotAllowedByListeners',
+  /** A ListenerSet whose Gateway's allowedListeners do not admit its namespace: none of its listeners is served. */
+  NotAllowed: 'NotAllowed',
   /** None of the route's hostnames meets the listener's. */
   NoMatchingListenerHostname: 'NoMatchingListenerHostname',
   /**
@@ -128,6 +130,11 @@ export const GatewayReason = {
   UnsupportedBackendRef: 'UnsupportedBackendRef',
   /** spec.addresses asks for an address type other than IPAddress: the Gateway is not served (the spec's Accepted reason). */
   UnsupportedAddress: 'UnsupportedAddress',
+  /**
+   * spec.infrastructure.parametersRef names parameters, of a kind this controller reads none of: the Gateway is not
+   * served (the spec's Accepted reason for parameters that cannot be resolved or are of an unsupported kind).
+   */
+  InvalidParameters: 'InvalidParameters',
   /** spec.addresses asks for an IP outside the address pool, or one an older Gateway has: the Gateway binds nothing. */
   AddressNotUsable: 'AddressNotUsable',
   /** No address or Envoy port is left for the Gateway (pool or port range used up): it, or that listener port, is not served. */
