@@ -99,9 +99,4 @@ export const ConversionDifferences = {
     message: 'force-ssl-redirect on a host without a TLS entry: the redirect is carried, but no HTTPS listener serves the host on the Gateway, so the https request finds nothing',
     action: 'add the host to a TLS entry (a certificateRef on the Gateway) before switching',
   },
-  misdirectedRequest: {
-    id: 'misdirected-request',
-    message: 'over TLS the Ingress serves a request by its Host whatever certificate (SNI) the connection chose; on the Gateway a request whose Host is not a host of the HTTPS listener its SNI (or no SNI: the listener without hostname) picked is answered 421 Misdirected Request',
-    action: 'none for clients that send the Host as SNI (browsers, most HTTP clients); clients that send another SNI, or none, must send the host they ask for',
-  },
 } as const satisfies Record<string, ConversionDifference>;

@@ -634,9 +634,6 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       if (nginx && (host === '*' || host.startsWith('*.'))) hostDifferences.push(diff(D.forwardedHost));
       if (forceSslRedirect && !tls && httpsListener === undefined) hostDifferences.push(diff(D.tlsRedirectNoCertificate));
-      // Several HTTPS listeners on the port get a route table each: a Host of another listener than SNI's is 421.
-      const httpsCount = (gw.gateway.spec?.listeners ?? []).filter((l) => l.protocol === 'HTTPS').length;
-      if (httpsCount > 1 && httpsListener !== undefined) hostDifferences.push(diff(D.misdirectedRequest));
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
       // Several HTTPS listeners: each serves only its own hosts over its connections (421 for the others).
       if (httpsListener !== undefined && gw.httpsListeners.size + (gw.defaultHttps === undefined ? 0 : 1) > 1) hostDifferences.push(diff(D.misdirectedRequest));
