@@ -3,8 +3,8 @@
  * by the real ClusterSource and ObjectStore, acting as a ServiceAccount with only list/watch on what the source
  * reads and deploy/optional/gateway-services-rbac.yaml as shipped (create/update/delete on Services of the
  * controller's namespace). One Service per Gateway, Envoy ports of its own, followed, deleted with the Gateway; a restarted manager
- * finds the same ports recorded; the test-side load balancer's addresses (one asked for in spec.addresses) reach
- * the Gateways' addresses through the store.
+ * finds the same ports recorded; the test-side load balancer's addresses (one asked for in spec.addresses, then
+ * another) reach the Gateways' addresses through the store.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -199,6 +199,20 @@ test('each Gateway gets a Service of its own in the controller namespace, follow
   const addressOf = (key: string): string | undefined =>
     serviceAddresses(managedServicesByGateway(s.store.list('Service') as Service[], controllerNamespace).get(key)).find((x) => x.type === 'IPAddress')?.value;
   await waitFor(() => addressOf('apps/a') === '10.251.0.224' && addressOf('apps/b') === '10.251.0.230', { description: "the load balancer's addresses as the Gateways' addresses", ...slow });
+  // b asks for another address: its Service asks the load balancer, which moves it there (as a cloud's would).
+  await custom.patchNamespacedCustomObject(
+    {
+      group: 'gateway.networking.k8s.io',
+      version: 'v1',
+      namespace: 'apps',
+      plural: 'gateways',
+      name: 'b',
+      body: [{ op: 'replace', path: '/spec/addresses', value: [{ type: 'IPAddress', value: '10.251.0.231' }] }],
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+  );
+  await waitFor(() => addressOf('apps/b') === '10.251.0.231', { description: "b's new address from the load balancer", ...slow });
+  t.is(addressOf('apps/a'), '10.251.0.224');
 
   // Gateway a gains a listener port and becomes ClusterIP: its Service is updated in place; b's is untouched.
   await custom.patchNamespacedCustomObject(

@@ -5,8 +5,9 @@
  * Service on it. Test-side only: the product never allocates addresses, it reads them (a Gateway's Service's
  * addresses become the Gateway's).
  *
- * Rules: a Service that has an ingress address keeps it (and it counts as taken); spec.loadBalancerIP is honoured
- * when it is in the pool and free; otherwise the lowest free pool address. A Service with a loadBalancerClass is
+ * Rules: a Service that has an ingress address keeps it (and it counts as taken) unless its spec.loadBalancerIP
+ * asks for another address of the pool that is free; spec.loadBalancerIP is honoured when it is in the pool and free;
+ * otherwise the lowest free pool address. A Service with a loadBalancerClass is
  * another load balancer's. Addresses come back when their Service goes or stops being a LoadBalancer.
  */
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Service } from '@kubernetes/client-node';
@@ -58,9 +59,15 @@ export function startLoadBalancerAllocator(options: LoadBalancerAllocatorOptions
     }
     for (const key of [...assigned.keys()]) if (!present.has(key)) assigned.delete(key);
     for (const s of services) {
-      if (!isOurs(s) || (s.status?.loadBalancer?.ingress?.length ?? 0) > 0) continue;
-      const taken = new Set(assigned.values());
+      if (!isOurs(s)) continue;
+      const current = s.status?.loadBalancer?.ingress?.find((i) => i.ip)?.ip;
       const asked = s.spec?.loadBalancerIP;
+      // A Service keeps its address unless it asks for another one that is in the pool and free (a cloud load
+      // balancer re-provisions when loadBalancerIP changes).
+      const reassign = current !== undefined && asked !== undefined && asked !== current && options.pool.includes(asked) && ![...assigned.values()].includes(asked);
+      if ((s.status?.loadBalancer?.ingress?.length ?? 0) > 0 && !reassign) continue;
+      if (reassign) assigned.delete(keyOf(s));
+      const taken = new Set(assigned.values());
       const ip = asked !== undefined && options.pool.includes(asked) && !taken.has(asked) ? asked : options.pool.find((a) => !taken.has(a));
       if (ip === undefined) {
         options.log?.(`load balancer: no address left for ${keyOf(s)}`);
