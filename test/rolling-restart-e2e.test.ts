@@ -18,17 +18,27 @@ interface Pod {
   readyPort: number;
   /** What the load balancer last saw on /ready. */
   ready: boolean;
+  /** Probes in a row without an answer. */
+  missed: number;
 }
 
-async function readyStatus(port: number): Promise<boolean> {
+/** Envoy's answer on /ready: 200, another status (not ready: draining), or none in time. */
+async function readiness(port: number): Promise<'ready' | 'not-ready' | 'no-answer'> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(500) });
     await res.arrayBuffer();
-    return res.status === 200;
+    return res.status === 200 ? 'ready' : 'not-ready';
   } catch {
-    return false;
+    return 'no-answer';
   }
 }
+
+async function readyStatus(port: number): Promise<boolean> {
+  return (await readiness(port)) === 'ready';
+}
+
+/** Probe failures in a row that take a pod out when it gives no answer (the kubelet's failureThreshold default). */
+const failureThreshold = 3;
 
 /** The load balancer: polls every pod's readiness and picks a ready pod per request (round robin). */
 class LoadBalancer {
@@ -37,7 +47,15 @@ class LoadBalancer {
   #timer: NodeJS.Timeout | undefined;
   start(): void {
     const poll = async () => {
-      await Promise.all([...this.pods].map(async (p) => (p.ready = await readyStatus(p.readyPort))));
+      // As a kubelet's probe: a "not ready" answer takes the pod out at once, a probe without an answer (a slow
+      // machine) only after failureThreshold in a row.
+      await Promise.all(
+        [...this.pods].map(async (p) => {
+          const answer = await readiness(p.readyPort);
+          p.missed = answer === 'no-answer' ? p.missed + 1 : 0;
+          if (answer !== 'no-answer' || p.missed >= failureThreshold) p.ready = answer === 'ready';
+        }),
+      );
       this.#timer = setTimeout(() => void poll(), 50);
     };
     void poll();
@@ -73,7 +91,7 @@ async function startPod(t: ExecutionContext, name: string, manifestsDir: string,
   t.teardown(() => {
     if (!t.passed) t.log(`--- pod ${name} ---\n${proc.logs().slice(-4000)}`);
   });
-  const pod: Pod = { name, process: proc, httpPort, readyPort, ready: false };
+  const pod: Pod = { name, process: proc, httpPort, readyPort, ready: false, missed: 0 };
   await waitFor(() => readyStatus(readyPort), { timeoutMs: 30_000, description: `pod ${name} ready` });
   return pod;
 }
