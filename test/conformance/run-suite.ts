@@ -23,6 +23,7 @@ import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
 import { addressRange, startLoadBalancerAllocator, type LoadBalancerAllocator } from '../harness/load-balancer-allocator.js';
 import { waitFor } from '../harness/wait.js';
+import { gatewayServiceFeatures, ownAddressFeatures, staticAddressFeatures } from '../../controller/translate/gateway-api/supported-features.js';
 import { reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const root = findRepoRoot();
@@ -144,7 +145,7 @@ async function main(): Promise<number> {
       await n.kubectlOk(['apply', '-f', path.join(root, optional)]);
       log(`applied ${optional}`);
     }
-    await enableGatewayAddresses(n, docs);
+    const addressingEnabled = await enableGatewayAddresses(n, docs);
     const crdNames = (await n.kubectlOk(['get', 'crd', '-o', 'name'])).split('\n').filter((l) => l.endsWith('.gateway.networking.k8s.io'));
     if (crdNames.length === 0) throw new Error('no Gateway API CRD installed');
     await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=120s', ...crdNames]);
@@ -163,7 +164,7 @@ async function main(): Promise<number> {
     await n.kubectlOk(['rollout', 'status', `deployment/envoy-ingress`, '-n', NS, '--timeout=300s']);
     log(`deploy/ rolled out (${seconds(started)} since the start)`);
     // The suite reads the class's supportedFeatures once, as it starts: wait until the controller has written them.
-    const features = await waitForClassAccepted(n, options.gatewayClassName);
+    const features = await waitForClassAccepted(n, options.gatewayClassName, addressingEnabled ? [...gatewayServiceFeatures, ...ownAddressFeatures, ...staticAddressFeatures] : []);
     log(`GatewayClass ${options.gatewayClassName} Accepted; supportedFeatures (${features.length}): ${features.join(', ')}`);
 
     const reportPath = work.file('report.yaml');
@@ -219,7 +220,7 @@ async function main(): Promise<number> {
 }
 
 /** Waits until the class is Accepted=True at its generation with supportedFeatures; resolves with them. */
-async function waitForClassAccepted(n: KubeNode, name: string): Promise<string[]> {
+async function waitForClassAccepted(n: KubeNode, name: string, mustClaim: readonly string[]): Promise<string[]> {
   interface ClassJson {
     metadata: { generation?: number };
     status?: { conditions?: Array<{ type: string; status: string; observedGeneration?: number }>; supportedFeatures?: Array<{ name: string }> };
@@ -232,7 +233,9 @@ async function waitForClassAccepted(n: KubeNode, name: string): Promise<string[]
         const accepted = last.status?.conditions?.find((c) => c.type === 'Accepted');
         const current = accepted?.status === 'True' && accepted.observedGeneration === last.metadata.generation;
         const features = (last.status?.supportedFeatures ?? []).map((f) => f.name);
-        return current && features.length > 0 ? features : undefined;
+        // The controller started with the addressing flags claims their features: until they are there, the status is
+        // the previous pod's (the rollout replaced it), which the suite must not read.
+        return current && features.length > 0 && mustClaim.every((f) => features.includes(f)) ? features : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 1000, description: `GatewayClass ${name} Accepted with supportedFeatures` },
     );
@@ -250,18 +253,20 @@ interface DeploymentDoc extends Doc {
  * (--gateway-port-range). When deploy/'s Deployment does not pass the flag, it is added to the running Deployment
  * here (and said in the output and the report's README).
  */
-async function enableGatewayAddresses(n: KubeNode, docs: readonly Doc[]): Promise<void> {
+/** Adds the addressing flags to the controller unless deploy/ passes them; whether it did. */
+async function enableGatewayAddresses(n: KubeNode, docs: readonly Doc[]): Promise<boolean> {
   const deployment = docs.find((d): d is DeploymentDoc => d.kind === 'Deployment' && d.metadata?.name === 'envoy-ingress') as DeploymentDoc | undefined;
   const containers = deployment?.spec?.template?.spec?.containers ?? [];
   const index = containers.findIndex((c) => c.name === 'controller');
   if (index < 0) throw new Error("deploy/ has no Deployment envoy-ingress with a container named 'controller'");
-  if (containers[index]!.args?.some((a) => a.startsWith(GATEWAY_PORT_RANGE_FLAG))) return;
+  if (containers[index]!.args?.some((a) => a.startsWith(GATEWAY_PORT_RANGE_FLAG))) return false;
   // The addresses the load balancer hands out: a Gateway's spec.addresses may ask for one of them
   // (GatewayStaticAddresses; options.yaml's usable address is in the pool, its unusable one is not).
   const args = [`${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE}`, `--gateway-load-balancer-addresses=${LOAD_BALANCER_POOL.join(',')}`];
   const patch = args.map((value) => ({ op: 'add', path: `/spec/template/spec/containers/${index}/args/-`, value }));
   await n.kubectlOk(['patch', 'deployment', 'envoy-ingress', '-n', NS, '--type=json', '-p', JSON.stringify(patch)]);
   log(`deploy/ does not pass ${GATEWAY_PORT_RANGE_FLAG}: added ${GATEWAY_PORT_RANGE_FLAG}=${GATEWAY_PORT_RANGE} and the load balancer's pool to the controller's args`);
+  return true;
 }
 
 /** The checkout as a version: package.json's, with the commit (the reports' rules: a snapshot, not a branch). */
