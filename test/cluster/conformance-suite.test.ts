@@ -4,27 +4,18 @@
 // regression). The run's report is left in a scratch file; `npm run conformance` is what publishes.
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { parse } from 'yaml';
 import { nodeTestsSkipped } from '../harness/kube-node-available.js';
 import { findRepoRoot } from '../harness/repo-root.js';
 import { createTempDir } from '../harness/temp-dir.js';
+import { newestPublishedReport } from '../conformance/published-reports.js';
 import { reportProblems, summarizeReport, type ConformanceReport, type ProfileReport } from '../conformance/report-summary.js';
 
 const root = findRepoRoot();
 const gatewayApiVersion = 'v1.6.3';
-
-/** The newest report published for the pinned version (by its `date`). */
-async function publishedReport(): Promise<{ file: string; report: ConformanceReport }> {
-  const dir = path.join(root, 'conformance/reports', gatewayApiVersion);
-  const files = (await readdir(dir)).filter((f) => f.endsWith('-report.yaml'));
-  const reports = await Promise.all(files.map(async (file) => ({ file, report: parse(await readFile(path.join(dir, file), 'utf8')) as ConformanceReport })));
-  const newest = reports.sort((a, b) => Date.parse(b.report.date) - Date.parse(a.report.date))[0];
-  if (newest === undefined) throw new Error(`no report in conformance/reports/${gatewayApiVersion}/`);
-  return newest;
-}
 
 const passed = (p: ProfileReport | undefined, part: 'core' | 'extended'): number => p?.[part]?.statistics.Passed ?? 0;
 
@@ -35,7 +26,9 @@ test('the upstream Gateway API conformance suite passes, every profile at least 
   }
   // Images and the suite are cached after the first build; a run is minutes, waiting for the node lock included.
   t.timeout(60 * 60_000);
-  const { file, report: published } = await publishedReport();
+  const newest = await newestPublishedReport(path.join(root, 'conformance/reports', gatewayApiVersion));
+  if (newest === undefined) throw new Error(`no report in conformance/reports/${gatewayApiVersion}/`);
+  const { file, report: published } = newest;
   const tmp = await createTempDir('conformance-npm-test-');
   t.teardown(() => tmp.remove());
   const reportOut = tmp.file('report.yaml');

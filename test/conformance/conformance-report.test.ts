@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { namedPaths } from '../harness/build-script.js';
 import { GO_TOOLS_BUILD_TIMEOUT_MS } from '../harness/go-tools.js';
 import { findRepoRoot } from '../harness/repo-root.js';
+import { newestPublishedReport } from './published-reports.js';
 import { passedCounts, reportProblems, summarizeReport, type ConformanceReport } from './report-summary.js';
 
 const run = promisify(execFile);
@@ -138,10 +139,7 @@ test('every report in conformance/reports/<pinned>/ is the suite\'s, for the pin
 
 test('README "Gateway API": our row is the newest published report\'s counts, core + extended per profile', async (t) => {
   const dir = path.join(root, 'conformance/reports', pinned);
-  const reports = await Promise.all(
-    (await readdir(dir)).filter((f) => f.endsWith('-report.yaml')).map(async (f) => ({ file: f, report: parse(await readFile(path.join(dir, f), 'utf8')) as ConformanceReport })),
-  );
-  const newest = reports.sort((a, b) => Date.parse(b.report.date) - Date.parse(a.report.date))[0];
+  const newest = await newestPublishedReport(dir);
   if (newest === undefined) {
     t.pass('no report published yet');
     return;
