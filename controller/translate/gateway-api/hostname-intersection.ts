@@ -14,7 +14,7 @@ function coveredBy(host: string, wildcard: string): boolean {
 /** Whether listener hostname `listener` (absent: every host) matches the name `host` (exact, a wildcard, or `*`). */
 export function listenerCovers(listener: string | undefined, host: string): boolean {
   if (listener === undefined) return true;
-  return host === listener || (listener.startsWith('*.') && host !== '*' && coveredBy(host, listener));
+  return host === listener || (listener.startsWith('*.') && coveredBy(host, listener));
 }
 
 /**
@@ -23,10 +23,9 @@ export function listenerCovers(listener: string | undefined, host: string): bool
  */
 export function claimedByMoreSpecific(host: string, general: string | undefined, specific: string | undefined): boolean {
   if (specific === undefined || specific === general) return false;
-  const covers = (name: string, by: string): boolean => name === by || (by.startsWith('*.') && coveredBy(name, by));
-  if (!covers(host, specific)) return false;
+  if (!listenerCovers(specific, host)) return false;
   // `specific` must be narrower than `general`: any name is narrower than none; a name inside a wildcard is narrower.
-  return general === undefined || (general.startsWith('*.') && covers(specific, general) && specific !== general);
+  return general === undefined || (general.startsWith('*.') && listenerCovers(general, specific) && specific !== general);
 }
 
 /**
