@@ -1,12 +1,12 @@
 // Scenario 3: at N Ingresses, change one Service's endpoints, one route, one Secret; report what was rebuilt,
 // what was encoded, and what a delta xDS client received per change. The Gateway API scenario measures an
 // HTTPRoute's change the same way (runChangeCosts).
-import type { ClusterState, KubeObject } from '../controller/translate/shared/kube-objects.js';
+import type { ClusterState, Ingress, KubeObject } from '../controller/translate/shared/kube-objects.js';
 import type { ResourceKind } from '../proto/type-urls.js';
 import { DeltaObserver, totals } from './delta-observer.js';
 import { startInProcessController } from './in-process-controller.js';
 import { round, summarize, type Summary } from './stats.js';
-import { seededRandom, syntheticIngress, syntheticSecret, syntheticSlice } from './synthetic-cluster.js';
+import { syntheticSecret, syntheticSlice } from './synthetic-cluster.js';
 
 export interface ChangeCost {
   /** `endpoints`, `route` (an Ingress's), `secret`, `httproute`. */
@@ -40,22 +40,28 @@ export async function runIncrementalCost(state: ClusterState, runs: number, cert
       kind: 'clusterLoadAssignment',
       object: (run) => syntheticSlice(run * 7 + 3, 10, (s, e) => ({ address: `10.99.${run}.${e + 1}`, port: 8080 + (s % 2) }), run + 1),
     },
-    ingressRouteChange('route'),
+    ingressRouteChange('route', state.ingresses),
     { change: 'secret', kind: 'secret', object: (run) => syntheticSecret(tlsIndexes[0]!, run % 2 === 0 ? certs[1] : certs[0]) },
   ]);
 }
 
-/** One Ingress's paths changed per run (the changed host's virtual host, alone, over VHDS; the route configurations do not change). */
-export function ingressRouteChange(change: string): Change {
+/** One Ingress's paths changed per run (the changed host's virtual host, alone, over VHDS; the route configurations
+ * do not change). The Ingress is the state's own, with one more path: regenerating it would change its hosts too. */
+export function ingressRouteChange(change: string, ingresses: readonly Ingress[]): Change {
   return {
     change,
     kind: 'virtualHost',
-    object: (run) => {
-      const i = run * 13 + 5;
-      // Same hosts and paths as the original, plus one changed path: one virtual host changes.
-      return syntheticIngress(i, seededRandom(1000 + run), i % 10 === 0, `-v${run}`);
-    },
+    object: (run) => withExtraIngressPath(ingresses[(run * 13 + 5) % ingresses.length]!, `/changed-${run}`),
   };
+}
+
+/** `ingress` with one more Exact path in its first rule: same hosts, backends and TLS, one more route. */
+export function withExtraIngressPath(ingress: Ingress, path: string): Ingress {
+  const [first, ...rest] = ingress.spec?.rules ?? [];
+  const paths = first?.http?.paths ?? [];
+  const backend = paths[0]?.backend ?? { service: { name: 'missing', port: { number: 80 } } };
+  const rule = { ...first, http: { paths: [...paths, { path, pathType: 'Exact' as const, backend }] } };
+  return { ...ingress, spec: { ...ingress.spec, rules: [rule, ...rest] } };
 }
 
 /** `runs` of each change, one at a time, into a controller in this process serving `state` to a delta xDS client. */

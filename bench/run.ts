@@ -174,7 +174,8 @@ if (only.includes('gateway-api')) {
   ]);
   // The same Ingress change as section 3's, with one GatewayClass of ours in the cluster (and nothing attached to it).
   progress(`Ingress change cost at ${changeSize} Ingresses with a GatewayClass of ours`);
-  changeCost.push(...(await runChangeCosts({ ...syntheticCluster({ ingresses: changeSize, tls: certA }), gatewayClasses: [syntheticGatewayClass()] }, quick ? 3 : 5, [ingressRouteChange('route, GatewayClass present')])));
+  const withClass = { ...syntheticCluster({ ingresses: changeSize, tls: certA }), gatewayClasses: [syntheticGatewayClass()] };
+  changeCost.push(...(await runChangeCosts(withClass, quick ? 3 : 5, [ingressRouteChange('route, GatewayClass present', withClass.ingresses)])));
   collectGarbage();
   // The same sizes as the kube scenario's Ingresses (BENCH_KUBE_ROUTES), each on its own API server.
   const counts = process.env['BENCH_KUBE_ROUTES'] ? process.env['BENCH_KUBE_ROUTES'].split(',').map(Number) : quick ? [0] : [0, 5000];
