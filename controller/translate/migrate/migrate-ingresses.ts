@@ -52,6 +52,7 @@ import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxRe
 import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { mirrorFilter } from './mirror-conversion.js';
+import { corsConversion } from './cors-conversion.js';
 import { backendTlsPolicies } from './backend-tls-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
@@ -594,6 +595,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const mirror = mirrorFilter(ingress, services);
       if (mirror.filter !== undefined) filters.push(mirror.filter);
       ingressDifferences.push(...mirror.differences);
+      const cors = corsConversion(ingress, reading.mapping.cors);
+      filters.push(...cors.filters);
+      ingressDifferences.push(...cors.differences);
       if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
     }
 
