@@ -12,6 +12,8 @@
 //   preflight itself, without CORS headers, where nginx passes it to the backend;
 // - Access-Control-Allow-Methods / -Headers / -Max-Age on the actual requests' answers (nginx), on preflights only
 //   (the filter);
+// - origin `*` with credentials (nginx's default): browsers refuse nginx's `*` with credentials, the filter would
+//   echo every Origin and allow them; written without credentials, so browsers allow what they allowed before;
 // - origins the filter cannot name (schemes other than http and https, `null`), and `*.` (one label in nginx, any
 //   number for the filter); methods outside the filter's list; max-age below 1.
 import type { CorsResponseIR } from '../../../ir/index.js';
@@ -35,6 +37,7 @@ export const CorsDifferenceIds = {
   preflight: 'cors-preflight',
   responseHeaders: 'cors-response-headers',
   anyOrigin: 'cors-any-origin',
+  anyOriginCredentials: 'cors-any-origin-credentials',
   origin: 'cors-allow-origin',
   methods: 'cors-allow-methods',
   maxAge: 'cors-max-age',
@@ -65,7 +68,11 @@ export function corsConversion(ingress: Ingress, cors: CorsResponseIR | undefine
   // Invalid values were reported by the nginx layer already (and fell back as there).
   const origins = nginxCorsOrigins(ingress.metadata.annotations?.[`${nginxAnnotationPrefix}cors-allow-origin`], () => undefined);
   const anyOrigin = origins[0] === '*';
-  const credentials = headerValue(cors, 'Access-Control-Allow-Credentials') === 'true';
+  const nginxCredentials = headerValue(cors, 'Access-Control-Allow-Credentials') === 'true';
+  // Origin * with credentials: nginx answers `*` with Access-Control-Allow-Credentials: true, which browsers refuse
+  // for a credentialed request (Fetch's CORS check), so no site could send one. A filter allowing `*` with
+  // credentials must echo every Origin (the spec) and would let every site do it: it is written without.
+  const credentials = nginxCredentials && !anyOrigin;
   const methodsText = headerValue(cors, 'Access-Control-Allow-Methods');
   const headersText = headerValue(cors, 'Access-Control-Allow-Headers');
   const exposeText = headerValue(cors, 'Access-Control-Expose-Headers');
@@ -140,7 +147,8 @@ export function corsConversion(ingress: Ingress, cors: CorsResponseIR | undefine
   };
   const filters: HTTPRouteFilter[] = [{ type: 'CORS', cors: filter }];
   if (anyOrigin) {
-    const set = [{ name: 'Access-Control-Allow-Origin', value: '*' }, ...cors.headers.map((h) => ({ name: h.name, value: h.value }))];
+    const fixed = cors.headers.filter((h) => h.name !== 'Access-Control-Allow-Credentials');
+    const set = [{ name: 'Access-Control-Allow-Origin', value: '*' }, ...fixed.map((h) => ({ name: h.name, value: h.value }))];
     filters.push({ type: 'ResponseHeaderModifier', responseHeaderModifier: { set } });
   }
 
@@ -161,8 +169,15 @@ export function corsConversion(ingress: Ingress, cors: CorsResponseIR | undefine
   if (anyOrigin) {
     differences.push({
       id: CorsDifferenceIds.anyOrigin,
-      message: `origin "*": to a request with an Origin, ingress-nginx answers Access-Control-Allow-Origin: *, the CORS filter (Envoy's) the request's Origin${credentials ? ' (with allowCredentials the spec requires it: browsers refuse "*" with credentials, so credentialed cross-origin requests now succeed where they failed)' : ''}`,
-      action: 'none for browsers (their Origin is allowed either way); a client comparing the header with "*" must accept its own Origin',
+      message: 'origin "*": to a request with an Origin, ingress-nginx answers Access-Control-Allow-Origin: *, the CORS filter (Envoy\'s) the request\'s Origin; either lets every site make requests without credentials',
+      action: 'none for browsers; a client comparing the header with "*" must accept its own Origin',
+    });
+  }
+  if (anyOrigin && nginxCredentials) {
+    differences.push({
+      id: CorsDifferenceIds.anyOriginCredentials,
+      message: 'origin "*" with cors-allow-credentials true (ingress-nginx\'s default): nginx sends Access-Control-Allow-Origin: * with Access-Control-Allow-Credentials: true, which browsers refuse for credentialed requests, so no site could make one. A CORS filter allowing "*" with credentials would answer every Origin by name and let every site make credentialed requests, so it is written with allowCredentials false and Access-Control-Allow-Credentials is no longer sent: browsers allow and refuse the same requests as before',
+      action: 'none; to allow credentialed requests, list the trusted origins in cors-allow-origin (or allowOrigins) and set allowCredentials true',
     });
   }
   return { filters, differences };
