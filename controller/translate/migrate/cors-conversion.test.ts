@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import type { ClusterState, HTTPRoute, Ingress, IngressClass, Service } from '../shared/kube-objects.js';
 import { defaultTranslateOptions } from '../shared/options.js';
+import { Annotation } from '../ingress/annotations.js';
 import { readNginxCors } from '../ingress/nginx/nginx-cors.js';
 import { corsConversion, CorsDifferenceIds } from './cors-conversion.js';
 import { migrateIngresses, type MigrateOptions } from './migrate-ingresses.js';
@@ -110,6 +111,10 @@ test('methods outside the filter\'s list, max-age 0 and expose "*" with credenti
 test('no CORS without enable-cors "true" (cors-* alone are ignored by ingress-nginx too)', (t) => {
   t.deepEqual(convert({ 'cors-allow-origin': 'https://a.test' }), { filters: [], differences: [] });
   t.deepEqual(convert({ 'enable-cors': 'false', 'cors-max-age': '5' }), { filters: [], differences: [] });
+  // This controller's own cors-allow-origins wins on the Ingress: nginx's CORS is not what it serves.
+  const own = ingress({ 'enable-cors': 'true' });
+  own.metadata.annotations = { ...own.metadata.annotations, [Annotation.corsAllowOrigins]: 'https://a.test' };
+  t.deepEqual(corsConversion(own, readNginxCors(own, [])), { filters: [], differences: [] });
 });
 
 test('migrate puts the CORS filter on every rule of the Ingress and names the differences on each path, not the annotations', (t) => {

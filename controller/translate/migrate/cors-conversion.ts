@@ -18,6 +18,7 @@
 //   number for the filter); methods outside the filter's list; max-age below 1.
 import type { CorsResponseIR } from '../../../ir/index.js';
 import type { HTTPCORSFilter, HTTPRouteFilter, Ingress } from '../shared/kube-objects.js';
+import { Annotation } from '../ingress/annotations.js';
 import { nginxAnnotationPrefix } from '../ingress/nginx/catalog.js';
 import { nginxCorsOrigins } from '../ingress/nginx/nginx-cors.js';
 import type { ReportedDifference } from './gateway-migration-report.js';
@@ -63,7 +64,8 @@ function headerValue(cors: CorsResponseIR, name: string): string | undefined {
  * (its mapping's CorsResponseIR), with what still differs; nothing when the Ingress has no CORS.
  */
 export function corsConversion(ingress: Ingress, cors: CorsResponseIR | undefined): CorsConversion {
-  if (cors === undefined) return { filters: [], differences: [] };
+  // This controller's own cors-allow-origins takes precedence on the Ingress (nginx's CORS is not served there).
+  if (cors === undefined || ingress.metadata.annotations?.[Annotation.corsAllowOrigins] !== undefined) return { filters: [], differences: [] };
   const differences: ReportedDifference[] = [];
   // Invalid values were reported by the nginx layer already (and fell back as there).
   const origins = nginxCorsOrigins(ingress.metadata.annotations?.[`${nginxAnnotationPrefix}cors-allow-origin`], () => undefined);
