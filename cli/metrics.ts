@@ -91,7 +91,7 @@ export class ControllerMetrics {
     this.#nacks = new Counter({ name: metricNames.nacks, help: 'xDS responses Envoy rejected (NACK), by type URL', labelNames: ['type_url'], registers });
     this.#duration = new Histogram({
       name: metricNames.translationDuration,
-      help: 'Time to build Envoy config from the watched objects; build="full" (translate + resources), "routes" (the Ingresses around a change), "secrets" (SDS only) or "endpoints" (EDS only)',
+      help: 'Time to build Envoy config from the watched objects; build="full" (translate + resources), "routes" (the Ingresses around a change, or the changed HTTPRoutes and the virtual hosts they touch), "secrets" (SDS only) or "endpoints" (EDS only)',
       labelNames: ['build'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
