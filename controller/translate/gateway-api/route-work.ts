@@ -4,7 +4,7 @@
 // listeners, rules the Services, ReferenceGrants and BackendTLSPolicies, status both), so while the context's inputs
 // are the same objects, a route object met before needs none of it again. Kept beside the translation (weakly), so
 // the translation stays plain data.
-import type { VirtualHostIR } from '../../../ir/index.js';
+import type { ClusterIR, VirtualHostIR } from '../../../ir/index.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import type { ServiceIndex } from '../shared/backend.js';
 import { kindTable } from '../shared/kinds.js';
@@ -57,6 +57,8 @@ export interface GatewayApiWork {
   routes: ReadonlyMap<AttachableRoute, RouteWork>;
   /** Per binding key and host name: the virtual host made for it (ir-listeners.ts). */
   virtualHosts: ReadonlyMap<string, ReadonlyMap<string, VirtualHostIR>>;
+  /** The translation's clusters by name. */
+  clusters: ReadonlyMap<string, ClusterIR>;
 }
 
 /** The rules of a route that is not ours: none (never read). */

@@ -209,7 +209,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   );
   const translation: GatewayApiTranslation = {
     listeners: joinIrListeners(accepted, byBinding, chains, virtualHosts),
-    clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    clusters: [...clusters.values()].map((c) => sameCluster(c, last)).sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
     services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
@@ -243,8 +243,17 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
-  recordWork(translation, { options, context, routes: routeWork, virtualHosts: virtualHosts.made });
+  recordWork(translation, { options, context, routes: routeWork, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
   return translation;
+}
+
+/**
+ * The last translation's cluster of that name when it is the same data (a changed route's rules make their clusters
+ * anew): the same object is not built or encoded again (CDS, EDS), and the cluster list stays the same list.
+ */
+function sameCluster(cluster: ClusterIR, last: GatewayApiWork | undefined): ClusterIR {
+  const previous = last?.clusters.get(cluster.name);
+  return previous === undefined || previous === cluster || JSON.stringify(previous) !== JSON.stringify(cluster) ? cluster : previous;
 }
 
 /** One route's attachment (with the problems it reported), rules and status: what depends on the route alone. */
