@@ -1,16 +1,19 @@
 // The Gateway Service manager (cluster mode, --gateway-port-range): one Service per Gateway of our class, in the
-// controller's namespace, selecting the Envoy pods and mapping the Gateway's listener ports onto the Envoy ports
-// gateway-ports.ts gives it; its load balancer's addresses become the Gateway's status.addresses. A Gateway in
-// another namespace cannot own a Service here (owner references do not cross namespaces), so this manager also
-// deletes the Service when its Gateway goes. Store changes (Gateways, GatewayClasses, ListenerSets and Namespaces:
-// a taken set's ports are its Gateway's; Services of this namespace)
-// and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
+// Gateway's namespace and owned by it, mapping the Gateway's listener ports onto the Envoy ports gateway-ports.ts
+// gives it, without a selector: the manager keeps its EndpointSlice, the ready Envoy pods of the controller's
+// namespace on those ports. Its load balancer's addresses become the Gateway's status.addresses. The garbage
+// collector deletes both with the Gateway; this manager does too (and when the Gateway leaves our class), and deletes
+// the Service it kept in the controller's namespace before once the new one exists. Store changes (Gateways,
+// GatewayClasses, ListenerSets and Namespaces: a taken set's ports are its Gateway's; Services and EndpointSlices of
+// this namespace, of ours, or of a Gateway's namespace) and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
 // failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
 // (gateway-service-plan.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
 import { describeError } from '../service-ingress/ingress-api.js';
 import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
 import type { ObjectStore, StoreChange } from '../store.js';
+import type { KubeObject } from '../translate/shared/kube-objects.js';
+import { gatewayServiceAnnotation } from '../translate/gateway-api/gateway-service.js';
 import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
 import type { ServiceApi } from './service-api.js';
 
@@ -36,7 +39,8 @@ export interface GatewayServiceManagerOptions extends GatewayServiceSettings {
   log?: GatewayServiceLog;
 }
 
-export type GatewayServiceOutcome = 'created' | 'updated' | 'deleted' | 'unchanged' | 'not-leader' | 'store-incomplete';
+/** `written`: at least one create, update or delete; `collision`: a name taken by an object not ours (left alone). */
+export type GatewayServiceOutcome = 'written' | 'unchanged' | 'collision' | 'not-leader' | 'store-incomplete';
 
 export interface GatewayServiceManagerEvents {
   /** One Gateway key (`namespace/name`) was looked at and this is what happened. */
@@ -61,7 +65,12 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
   readonly #onChange = (changes: StoreChange[]): void => {
-    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || c.kind === 'ListenerSet' || c.kind === 'Namespace' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
+    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || c.kind === 'ListenerSet' || c.kind === 'Namespace')) return this.resync();
+    const serviceChanges = changes.filter((c) => c.kind === 'Service' || c.kind === 'EndpointSlice');
+    if (serviceChanges.length === 0) return;
+    const gatewayNamespaces = new Set(this.store.list('Gateway').map((g) => g.metadata.namespace));
+    const ours = (o: KubeObject | undefined): boolean => o?.metadata.annotations?.[gatewayServiceAnnotation] !== undefined;
+    if (serviceChanges.some((c) => c.namespace === this.#settings.namespace || gatewayNamespaces.has(c.namespace) || ours(c.object) || ours(c.previous))) this.resync();
   };
 
   constructor(
@@ -70,8 +79,8 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     options: GatewayServiceManagerOptions,
   ) {
     super();
-    const { controllerName, namespace, selector, portRange, reservedPorts } = options;
-    this.#settings = { controllerName, namespace, selector, portRange, reservedPorts };
+    const { controllerName, namespace, selector, portRange, reservedPorts, loadBalancerAddresses } = options;
+    this.#settings = { controllerName, namespace, selector, portRange, reservedPorts, ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }) };
     this.#isLeader = options.isLeader;
     this.#storeComplete = options.storeComplete;
     this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
@@ -160,23 +169,21 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   }
 
   async #execute(key: string, plan: GatewayServicePlan): Promise<GatewayServiceOutcome> {
-    if (plan.action !== 'none' && !this.#isLeader()) return 'not-leader';
-    if (plan.action !== 'none' && !this.#storeComplete()) return 'store-incomplete';
-    switch (plan.action) {
-      case 'create':
-        await this.api.create(plan.service);
-        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'created the Service of a Gateway');
-        return 'created';
-      case 'update':
-        await this.api.replace(plan.service);
-        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'updated the Service of a Gateway');
-        return 'updated';
-      case 'delete':
-        await this.api.delete(plan.name, { uid: plan.uid, resourceVersion: plan.resourceVersion });
-        this.#log.info({ gateway: key, service: plan.name }, 'deleted the Service of a Gateway that is gone (or has no port)');
-        return 'deleted';
-      case 'none':
-        return 'unchanged';
+    if (plan.collision !== undefined) this.#log.warn({ gateway: key, problem: plan.collision }, 'left an object alone that is not ours (the Gateway says so in its status)');
+    if (plan.steps.length === 0) return plan.collision === undefined ? 'unchanged' : 'collision';
+    if (!this.#isLeader()) return 'not-leader';
+    if (!this.#storeComplete()) return 'store-incomplete';
+    // In order: the Service and its EndpointSlice first, the Service kept before last (it serves until then).
+    for (const step of plan.steps) {
+      if (step.action === 'delete') {
+        await this.api.delete(step.kind, step.namespace, step.name, { uid: step.uid, resourceVersion: step.resourceVersion });
+        this.#log.info({ gateway: key, kind: step.kind, namespace: step.namespace, name: step.name }, 'deleted an object of a Gateway (gone, moved, or without a port)');
+      } else {
+        const { kind, metadata } = step.object;
+        await (step.action === 'create' ? this.api.create(step.object) : this.api.replace(step.object));
+        this.#log.info({ gateway: key, kind, namespace: metadata.namespace, name: metadata.name }, `${step.action === 'create' ? 'created' : 'updated'} an object of a Gateway`);
+      }
     }
+    return 'written';
   }
 }

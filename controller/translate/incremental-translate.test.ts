@@ -4,7 +4,7 @@
 // of hosts, and random edits of both (paths, backends, hostnames, parentRefs and sectionNames, routes and Ingresses
 // created and deleted). After each edit the incremental result must equal translate() of the whole state (IR,
 // diagnostics, Gateway API status), and the config builder's build the resources of a full build.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { createTestCA } from '../../test/harness/test-certs.js';
 import { benchReconcileOptions } from '../../bench/translation-scale.js';
@@ -16,7 +16,8 @@ import { HostIndex } from './ingress/host-index.js';
 import { isServedByUs } from './ingress/ingress-class.js';
 import { translateIncrementally } from './incremental-translate.js';
 import type { ClusterState, Gateway, GatewayListener, HTTPRoute, Ingress, ParentReference, Secret, Service } from './shared/kube-objects.js';
-import { defaultGatewayControllerName, defaultTranslateOptions } from './shared/options.js';
+import { defaultGatewayControllerName, defaultTranslateOptions, type TranslateOptions } from './shared/options.js';
+import { Reason } from './shared/reasons.js';
 import { translate, type TranslationResult } from './translate.js';
 
 const namespace = 'shop';
@@ -266,12 +267,21 @@ function stateOf(base: Omit<ClusterState, 'ingresses' | 'httpRoutes'>, objects: 
   return { ...base, ingresses: objects.ingresses.map((x) => x.object), httpRoutes: objects.routes.map((r) => r.object) };
 }
 
-const options = defaultTranslateOptions;
-const servedOf = (state: ClusterState): Ingress[] => state.ingresses.filter((i) => isServedByUs(i, state.ingressClasses, options));
 
-test('incremental translation of HTTPRoutes and Ingresses beside our Gateways equals full translation after every edit', async (t) => {
-  const base0 = baseOf(await gatewayCertificate());
-  const counts = { edits: 0, routeEdits: 0, routeIncremental: 0, ingressIncremental: 0, declinedExpected: 0 };
+interface Counts {
+  edits: number;
+  routeEdits: number;
+  routeIncremental: number;
+  ingressIncremental: number;
+  declinedExpected: number;
+  /** Incremental translations whose full translation refused a route for its namespace's route budget. */
+  overBudget: number;
+}
+
+/** Runs the random edits with `options`; false (and a log) at the first incremental translation unlike a full one. */
+function checkEdits(t: ExecutionContext, base0: Omit<ClusterState, 'ingresses' | 'httpRoutes'>, options: TranslateOptions, seed: number): Counts {
+  const counts: Counts = { edits: 0, routeEdits: 0, routeIncremental: 0, ingressIncremental: 0, declinedExpected: 0, overBudget: 0 };
+  const servedOf = (state: ClusterState): Ingress[] => state.ingresses.filter((i) => isServedByUs(i, state.ingressClasses, options));
   fc.assert(
     fc.property(fc.array(routeArb, { minLength: 1, maxLength: 8 }), fc.array(ingressArb, { maxLength: 5 }), fc.array(editArb, { minLength: 1, maxLength: 10 }), (initialRoutes, initialIngresses, script) => {
       let base = base0;
@@ -301,6 +311,7 @@ test('incremental translation of HTTPRoutes and Ingresses beside our Gateways eq
             t.log(edit, comparable(incremental), comparable(full));
             return false;
           }
+          if (full.diagnostics.some((d) => d.reason === Reason.NamespaceRouteBudgetExceeded && d.object.kind === 'HTTPRoute')) counts.overBudget += 1;
           if (routeEdit) counts.routeIncremental += 1;
           else counts.ingressIncremental += 1;
           result = incremental;
@@ -312,13 +323,25 @@ test('incremental translation of HTTPRoutes and Ingresses beside our Gateways eq
       }
       return true;
     }),
-    { numRuns: 200, seed: 20261127 },
+    { numRuns: 200, seed },
   );
+  return counts;
+}
+
+test('incremental translation of HTTPRoutes and Ingresses beside our Gateways equals full translation after every edit', async (t) => {
+  const counts = checkEdits(t, baseOf(await gatewayCertificate()), defaultTranslateOptions, 20261127);
   t.log(counts);
   // Every edit of routes alone is incremental; most route edits in all (a batch with an Ingress edit the splice
   // declines is not); Ingress edits beside our Gateways too.
   t.true(counts.routeIncremental > counts.routeEdits * 0.8, `route edits made incrementally: ${counts.routeIncremental} of ${counts.routeEdits}`);
   t.true(counts.ingressIncremental > 50, `Ingress edits made incrementally: ${counts.ingressIncremental}`);
+});
+
+test('with a small namespace route budget (a route\'s admission depends on the older routes of its namespace), incremental translation equals full translation after every edit', async (t) => {
+  const counts = checkEdits(t, baseOf(await gatewayCertificate()), { ...defaultTranslateOptions, namespaceRouteBudget: 8 }, 20261128);
+  t.log(counts);
+  t.true(counts.overBudget > 50, `incremental translations with a route over its budget: ${counts.overBudget}`);
+  t.true(counts.routeIncremental > counts.routeEdits * 0.8, `route edits made incrementally: ${counts.routeIncremental} of ${counts.routeEdits}`);
 });
 
 test('ConfigBuilder: HTTPRoute and Ingress edits beside our Gateways are routes builds giving a full build\'s resources, reusing the virtual hosts they do not touch', async (t) => {

@@ -43,7 +43,7 @@ export interface GatewayContext {
   servicesIndex: ServiceIndex;
 }
 
-/** One route's work: its attachment (and the problems attachment reported, in order), rules and status. */
+/** One route's work: its attachment (and the problems attachment reported, in order), rules and status (as admitted by the route budget). */
 export interface RouteWork {
   attachment: RouteAttachment;
   attachmentProblems: readonly (readonly [reason: string, message: string])[];
@@ -54,7 +54,10 @@ export interface RouteWork {
 export interface GatewayApiWork {
   options: TranslateOptions;
   context: GatewayContext;
+  /** Its attachment before the namespace route budget (route-budget.ts), which is applied across routes each time. */
   routes: ReadonlyMap<AttachableRoute, RouteWork>;
+  /** The routes of `routes` within their namespace's route budget. */
+  admitted: ReadonlySet<AttachableRoute>;
   /** Per binding key and host name: the virtual host made for it (ir-listeners.ts). */
   virtualHosts: ReadonlyMap<string, ReadonlyMap<string, VirtualHostIR>>;
   /** The translation's clusters by name. */

@@ -7,7 +7,8 @@ import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
 import { GatewayReason } from './reasons.js';
-import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
+import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
+import { Reason } from '../shared/reasons.js';
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
@@ -23,6 +24,7 @@ import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, touch, workOf } from './route-work.js';
 import { type RouteKind, type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { routeBudget } from './route-budget.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -134,6 +136,8 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const diagnostics: Diagnostic[] = [...context.diagnostics];
   /** Each route's attachment, rules and status, for the next incremental translation. */
   const routeWork = new Map<AttachableRoute, RouteWork>();
+  /** Routes within their namespace's route budget (route-budget.ts). */
+  const admittedRoutes = new Set<AttachableRoute>();
   /** Per binding key, the hosts whose virtual hosts a route that changed touches (before or after the change). */
   const touched = new Map<string, Set<string>>();
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
@@ -146,6 +150,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const byBinding = new Map<string, PortHosts>();
   const chains = tcpChains(accepted);
 
+  const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
     const report = (reason: string, message: string): void => {
@@ -156,9 +161,16 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     routeWork.set(route, work);
     if (known === undefined && last !== undefined) touch(touched, work.attachment);
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
-    const { attachment: attachmentResult, rules } = work;
-    if (!attachmentResult.ours) continue;
+    const { attachment: asAttached, rules } = work;
+    if (!asAttached.ours) continue;
     servedRoutes.push(refOf(route));
+    // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
+    // namespace grew or shrank) has its hosts made again.
+    const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
+    const admitted = attachmentResult === asAttached;
+    if (admitted) admittedRoutes.add(route);
+    if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
+    if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
     for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
@@ -172,7 +184,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         set.add(routeKey);
       }
     }
-    routeStatuses.push(work.status);
+    routeStatuses.push(admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
     if (attachmentResult.hostsByBinding.size === 0) continue;
     for (const problem of rules.problems) report(problem.reason, problem.message);
@@ -243,7 +255,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
-  recordWork(translation, { options, context, routes: routeWork, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
+  recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
   return translation;
 }
 
