@@ -7,7 +7,8 @@ import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
 import { GatewayReason } from './reasons.js';
-import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
+import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
+import { Reason } from '../shared/reasons.js';
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
@@ -22,6 +23,7 @@ import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { routeBudget } from './route-budget.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -97,17 +99,18 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const byBinding = new Map<string, PortHosts>();
   const chains = tcpChains(accepted);
 
+  const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
-    const attachmentResult = attachRoute(route, attachment, report);
-    if (!attachmentResult.ours) continue;
+    const asAttached = attachRoute(route, attachment, report);
+    if (!asAttached.ours) continue;
     servedRoutes.push(refOf(route));
     // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
     // rules are translated once for all its parents.
-    const clientCertificate = attachmentResult.parents
+    const clientCertificate = asAttached.parents
       .map((p) => clientCertificates.get(p.gateway))
       .find((c): c is { certificate: TlsSecretIR } => c !== undefined && 'certificate' in c)?.certificate;
     const routeContext: RouteTranslationContext = {
@@ -116,6 +119,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       backendTls: { lookup: backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
     };
     const rules = kind.translate(route, routeContext);
+    const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
+    if (attachmentResult !== asAttached) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
     for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
