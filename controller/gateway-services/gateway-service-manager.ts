@@ -14,7 +14,7 @@ import { RetryingWorkQueue, type WorkFailure } from '../work-queue/retrying-work
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { KubeObject } from '../translate/shared/kube-objects.js';
 import { gatewayServiceAnnotation } from '../translate/gateway-api/gateway-service.js';
-import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
+import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings, type GatewayServiceView } from './gateway-service-plan.js';
 import type { ServiceApi } from './service-api.js';
 
 export interface GatewayServiceLog {
@@ -58,6 +58,8 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   readonly #log: GatewayServiceLog;
   /** Failures retry for ever (a Gateway without its Service has no address). */
   readonly #queue: RetryingWorkQueue;
+  /** The last view and the store's lists it was made from (the store keeps a kind's list while it has no write). */
+  #view: { lists: unknown[]; view: GatewayServiceView } | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
   #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
@@ -106,7 +108,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
    * kept by their Services), but looking at all is cheap and catches a Service someone else edited.
    */
   resync(): void {
-    for (const key of viewKeys(gatewayServiceView(this.store.state(), this.#settings))) this.#queue.add(key);
+    for (const key of viewKeys(this.#currentView())) this.#queue.add(key);
   }
 
   /** Resolves when no operation is queued or running (retries waiting on their backoff do not count). */
@@ -143,7 +145,17 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     }
     // A write against a stale store fails (409 on a changed resourceVersion, or on create of an existing name) and
     // is retried after a backoff, when the store has caught up.
-    return this.#execute(key, planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings));
+    return this.#execute(key, planGatewayService(key, this.#currentView(), this.#settings));
+  }
+
+  /** The view of the store as it is now; made once per store change, not once per Gateway. */
+  #currentView(): GatewayServiceView {
+    const state = this.store.state();
+    const lists = Object.values(state);
+    if (this.#view !== undefined && lists.length === this.#view.lists.length && lists.every((list, i) => list === this.#view?.lists[i])) return this.#view.view;
+    const view = gatewayServiceView(state, this.#settings);
+    this.#view = { lists, view };
+    return view;
   }
 
   /** Looks again shortly: the informers' sync marks the store complete without a change of its own. */
