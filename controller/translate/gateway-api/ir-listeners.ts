@@ -46,7 +46,8 @@ function socketListenerName(family: string, binding: ListenerBinding, listeners:
  * The virtual hosts of the last translation to reuse (route-work.ts): per binding key and host, the virtual host
  * made then, which is what would be made again unless a changed route touches the host on that socket (its
  * matches are those of the same routes, in the same precedence; the listener's port and scheme are the context's).
- * `made` collects this translation's, for the next one.
+ * `made` collects this translation's, for the next one. The 421 virtual hosts of several HTTPS listeners on a socket
+ * (httpsListenerTable) are made every time: one route each.
  */
 export interface VirtualHostReuse {
   previous: ReadonlyMap<string, ReadonlyMap<string, VirtualHostIR>> | undefined;
