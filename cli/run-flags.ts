@@ -145,9 +145,10 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
           ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }),
         };
   if (gatewayServices !== undefined) {
-    // The Gateway Services live in the controller's namespace: the store must see them (they record the ports).
+    // The Envoy pods (the EndpointSlices of their Service) and the Gateway Services kept before (they record the
+    // ports) are in the controller's namespace: the store must see it.
     if (flags.watchNamespace !== undefined && flags.watchNamespace !== flags.leaderElectionNamespace) {
-      throw new Error(`--gateway-port-range keeps the Gateway Services in --leader-election-namespace (${flags.leaderElectionNamespace}), which --watch-namespace ${flags.watchNamespace} does not watch`);
+      throw new Error(`--gateway-port-range reads the Envoy pods from --leader-election-namespace (${flags.leaderElectionNamespace}), which --watch-namespace ${flags.watchNamespace} does not watch`);
     }
     const { first, last } = gatewayServices.portRange;
     const { httpPort, httpsPort } = translation.envoy;

@@ -5,16 +5,16 @@
 // collector deletes both with the Gateway; this manager does too (and when the Gateway leaves our class), and deletes
 // the Service it kept in the controller's namespace before once the new one exists. Store changes (Gateways,
 // GatewayClasses, ListenerSets and Namespaces: a taken set's ports are its Gateway's; Services and EndpointSlices of
-// this namespace, of ours, or of a Gateway's namespace) and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
-// failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
-// (gateway-service-plan.ts); this file schedules and retries.
+// this namespace, of ours, or of a Gateway's namespace) and a periodic resync enqueue Gateway keys; a keyed work
+// queue runs one operation per Gateway at a time; failures retry with exponential backoff (work-queue/). Only the
+// leader writes. What to do is the pure plan's (gateway-service-plan.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
 import { describeError } from '../service-ingress/ingress-api.js';
-import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
+import { RetryingWorkQueue, type WorkFailure } from '../work-queue/retrying-work-queue.js';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { KubeObject } from '../translate/shared/kube-objects.js';
 import { gatewayServiceAnnotation } from '../translate/gateway-api/gateway-service.js';
-import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
+import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings, type GatewayServiceView } from './gateway-service-plan.js';
 import type { ServiceApi } from './service-api.js';
 
 export interface GatewayServiceLog {
@@ -54,13 +54,12 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   readonly #settings: GatewayServiceSettings;
   readonly #isLeader: () => boolean;
   readonly #storeComplete: () => boolean;
-  readonly #baseBackoffMs: number;
-  readonly #maxBackoffMs: number;
   readonly #resyncIntervalMs: number;
   readonly #log: GatewayServiceLog;
-  readonly #queue: KeyedWorkQueue;
-  readonly #failures = new Map<string, number>();
-  readonly #retryTimers = new Map<string, NodeJS.Timeout>();
+  /** Failures retry for ever (a Gateway without its Service has no address). */
+  readonly #queue: RetryingWorkQueue;
+  /** The last view and the store's lists it was made from (the store keeps a kind's list while it has no write). */
+  #view: { lists: unknown[]; view: GatewayServiceView } | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
   #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
@@ -83,11 +82,13 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     this.#settings = { controllerName, namespace, selector, portRange, reservedPorts, ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }) };
     this.#isLeader = options.isLeader;
     this.#storeComplete = options.storeComplete;
-    this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.#resyncIntervalMs = options.resyncIntervalMs ?? 5 * 60_000;
     this.#log = options.log ?? silentLog;
-    this.#queue = new KeyedWorkQueue((key) => this.#process(key), 2);
+    this.#queue = new RetryingWorkQueue((key) => this.#process(key), (failure) => this.#failed(failure), {
+      baseBackoffMs: options.baseBackoffMs ?? 1000,
+      maxBackoffMs: options.maxBackoffMs ?? 60_000,
+      concurrency: 2,
+    });
   }
 
   /** Subscribes to the store and looks at every Gateway once (call after the informers synced). */
@@ -107,9 +108,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
    * kept by their Services), but looking at all is cheap and catches a Service someone else edited.
    */
   resync(): void {
-    for (const key of viewKeys(gatewayServiceView(this.store.state(), this.#settings))) {
-      if (!this.#retryTimers.has(key)) this.#queue.add(key);
-    }
+    for (const key of viewKeys(this.#currentView())) this.#queue.add(key);
   }
 
   /** Resolves when no operation is queued or running (retries waiting on their backoff do not count). */
@@ -122,29 +121,19 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     clearInterval(this.#resyncTimer);
     clearTimeout(this.#completeTimer);
     this.#completeTimer = undefined;
-    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
-    this.#retryTimers.clear();
     await this.#queue.stop();
     this.#started = false;
   }
 
+  /** Throws when a write failed: the queue retries the key. */
   async #process(key: string): Promise<void> {
-    try {
-      const outcome = await this.#reconcile(key);
-      this.#failures.delete(key);
-      this.emit('reconciled', { key, outcome });
-    } catch (error) {
-      const attempt = (this.#failures.get(key) ?? 0) + 1;
-      this.#failures.set(key, attempt);
-      const retryInMs = Math.min(this.#baseBackoffMs * 2 ** (attempt - 1), this.#maxBackoffMs);
-      this.#log.warn({ gateway: key, attempt, err: describeError(error), retryInMs }, "managing the Gateway's Service failed; will retry");
-      this.emit('failed', { key, error, attempt, retryInMs });
-      const timer = setTimeout(() => {
-        this.#retryTimers.delete(key);
-        this.#queue.add(key);
-      }, retryInMs);
-      this.#retryTimers.set(key, timer);
-    }
+    const outcome = await this.#reconcile(key);
+    this.emit('reconciled', { key, outcome });
+  }
+
+  #failed({ key, error, attempt, retryInMs = 0 }: WorkFailure): void {
+    this.#log.warn({ gateway: key, attempt, err: describeError(error), retryInMs }, "managing the Gateway's Service failed; will retry");
+    this.emit('failed', { key, error, attempt, retryInMs });
   }
 
   async #reconcile(key: string): Promise<GatewayServiceOutcome> {
@@ -156,7 +145,17 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     }
     // A write against a stale store fails (409 on a changed resourceVersion, or on create of an existing name) and
     // is retried after a backoff, when the store has caught up.
-    return this.#execute(key, planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings));
+    return this.#execute(key, planGatewayService(key, this.#currentView(), this.#settings));
+  }
+
+  /** The view of the store as it is now; made once per store change, not once per Gateway. */
+  #currentView(): GatewayServiceView {
+    const state = this.store.state();
+    const lists = Object.values(state);
+    if (this.#view !== undefined && lists.length === this.#view.lists.length && lists.every((list, i) => list === this.#view?.lists[i])) return this.#view.view;
+    const view = gatewayServiceView(state, this.#settings);
+    this.#view = { lists, view };
+    return view;
   }
 
   /** Looks again shortly: the informers' sync marks the store complete without a change of its own. */

@@ -107,7 +107,7 @@ test('a Gateway of our class gets a Service in its own namespace, owned by it, w
     'gateway.networking.k8s.io/gateway-name': 'web',
     'envoy-ingress.io/gateway-namespace': 'apps',
   });
-  t.deepEqual(service.metadata.annotations, { 'example.com/lb': 'internal', 'envoy-ingress.io/gateway': 'apps/web' });
+  t.deepEqual(service.metadata.annotations, { 'example.com/lb': 'internal', 'envoy-ingress.io/gateway': 'apps/web', 'envoy-ingress.io/gateway-controller': settings.controllerName });
   t.deepEqual(service.metadata.ownerReferences, [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', name: 'web', uid: 'uid-web', controller: true }]);
   t.deepEqual(service.spec, {
     type: 'LoadBalancer',
@@ -133,7 +133,7 @@ test('a Gateway of our class gets a Service in its own namespace, owned by it, w
         'app.kubernetes.io/managed-by': 'envoy-ingress',
         'gateway.networking.k8s.io/gateway-name': 'web',
       },
-      annotations: { 'envoy-ingress.io/gateway': 'apps/web' },
+      annotations: { 'envoy-ingress.io/gateway': 'apps/web', 'envoy-ingress.io/gateway-controller': settings.controllerName },
       ownerReferences: service.metadata.ownerReferences,
     },
     addressType: 'IPv4',
@@ -333,6 +333,27 @@ test("a Gateway that goes (or leaves our class) has its Service and EndpointSlic
   const foreign: Service = { ...service, metadata: { ...service.metadata, labels: {} } };
   const elsewhere: Service = { ...service, metadata: { ...service.metadata, namespace: 'tenant' } };
   t.deepEqual(viewKeys(gatewayServiceView(state([], [foreign, elsewhere], []), settings)), []);
+});
+
+test("another install's Service and EndpointSlice (another controllerName) are never deleted, though the key has no Gateway of ours", (t) => {
+  const first = state([gateway('web')]);
+  const done = apply(first, plan('apps/web', first).steps);
+  const other = { ...settings, controllerName: 'example.com/second-install' };
+  const gone = { ...done, gateways: [] };
+  t.deepEqual(plan('apps/web', gone, other), { steps: [] });
+  t.deepEqual(summary(plan('apps/web', gone)), ['delete Service apps', 'delete EndpointSlice apps']);
+  // The Gateway now of the second install's class: its Service is adopted (an update marks it), not recreated.
+  const moved = { ...done, gatewayClasses: [{ ...ours, spec: { controllerName: other.controllerName } }] } as ClusterState;
+  const adopted = plan('apps/web', moved, other);
+  t.deepEqual(summary(adopted), ['update Service apps', 'update EndpointSlice apps']);
+  t.is(written(adopted, 'update', 'Service')?.metadata.annotations?.['envoy-ingress.io/gateway-controller'], other.controllerName);
+  // An unmarked one of ours in the Gateway's namespace (an object only this controller writes marked) is not deleted
+  // either; one kept in the controller's namespace before the mark is.
+  const service = done.services.find((x) => x.metadata.namespace === 'apps') as Service;
+  const { ['envoy-ingress.io/gateway-controller']: _mark, ...unmarked } = service.metadata.annotations ?? {};
+  const legacy: Service = { ...service, metadata: { ...service.metadata, name: 'old', namespace: 'envoy-ingress', annotations: unmarked } };
+  const unmarkedHere: Service = { ...service, metadata: { ...service.metadata, annotations: unmarked } };
+  t.deepEqual(summary(plan('apps/web', { ...gone, services: [envoyService, unmarkedHere, legacy], endpointSlices: [] })), ['delete Service envoy-ingress']);
 });
 
 test("a ListenerSet the Gateway takes adds its listener ports to the Gateway's Service; one it does not take adds none", (t) => {

@@ -15,6 +15,7 @@ import {
   endpointSliceServiceNameLabel,
   foreignEndpointSliceAt,
   foreignServiceAt,
+  gatewayControllerAnnotation,
   gatewayKey,
   gatewayNameLabel,
   gatewayNamespaceLabel,
@@ -82,7 +83,7 @@ export function desiredGatewayService(
   gateway: Gateway,
   gatewayClass: GatewayClass | undefined,
   ports: ReadonlyMap<number, number> | undefined,
-  settings: Pick<GatewayServiceSettings, 'loadBalancerAddresses'>,
+  settings: Pick<GatewayServiceSettings, 'controllerName' | 'loadBalancerAddresses'>,
 ): Service | undefined {
   if (ports === undefined || ports.size === 0) return undefined;
   const infrastructure = gateway.spec?.infrastructure;
@@ -101,7 +102,7 @@ export function desiredGatewayService(
         ...(isLabelValue(gateway.metadata.name) ? { [gatewayNameLabel]: gateway.metadata.name } : {}),
         [gatewayNamespaceLabel]: namespaceOf(gateway.metadata),
       },
-      annotations: { ...infrastructure?.annotations, [gatewayServiceAnnotation]: gatewayKey(gateway) },
+      annotations: { ...infrastructure?.annotations, [gatewayServiceAnnotation]: gatewayKey(gateway), [gatewayControllerAnnotation]: settings.controllerName },
       ...ownedBy(gateway),
     },
     // No selector: the controller keeps its EndpointSlice (the Envoy pods live in the controller's namespace).
@@ -168,7 +169,7 @@ export function envoyEndpoints(state: ClusterState, settings: Pick<GatewayServic
 }
 
 /** The EndpointSlice of a Gateway's Service: the ready Envoy pods on the Envoy ports, port names as the Service's. */
-export function desiredEndpointSlice(gateway: Gateway, service: Service, envoy: EnvoyEndpoints): EndpointSlice {
+export function desiredEndpointSlice(gateway: Gateway, service: Service, envoy: EnvoyEndpoints, controllerName: string): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -181,7 +182,7 @@ export function desiredEndpointSlice(gateway: Gateway, service: Service, envoy: 
         [managedByLabel]: managedByValue,
         ...(service.metadata.labels?.[gatewayNameLabel] === undefined ? {} : { [gatewayNameLabel]: service.metadata.labels[gatewayNameLabel] }),
       },
-      annotations: { [gatewayServiceAnnotation]: gatewayKey(gateway) },
+      annotations: { [gatewayServiceAnnotation]: gatewayKey(gateway), [gatewayControllerAnnotation]: controllerName },
       ...ownedBy(gateway),
     },
     addressType: envoy.addressType,
@@ -238,6 +239,16 @@ export function viewKeys(view: GatewayServiceView): string[] {
   return [...new Set([...view.gateways.keys(), ...view.existing.keys(), ...view.slices.keys()])].sort();
 }
 
+/**
+ * Whether this controller may delete `object`, one marked as managed for a Gateway: it says this controllerName (so
+ * another install's, in the same namespaces, is never deleted), or it is one kept in the controller's namespace
+ * before that mark existed. (One it would write anyway, under the Gateway's Service name, is adopted by an update.)
+ */
+function deletable(object: Service | EndpointSlice, settings: Pick<GatewayServiceSettings, 'controllerName' | 'namespace'>): boolean {
+  const controller = object.metadata.annotations?.[gatewayControllerAnnotation];
+  return controller === undefined ? namespaceOf(object.metadata) === settings.namespace : controller === settings.controllerName;
+}
+
 function deletion(object: Service | EndpointSlice): GatewayServiceStep {
   const { name, uid, resourceVersion } = object.metadata;
   return { action: 'delete', kind: object.kind, namespace: namespaceOf(object.metadata), name, uid: uid ?? '', resourceVersion: resourceVersion ?? '' };
@@ -250,7 +261,7 @@ export function planGatewayService(key: string, view: GatewayServiceView, settin
   const desired = entry === undefined ? undefined : desiredGatewayService(entry.gateway, entry.gatewayClass, view.allocation.ports.get(key), settings);
   // No Gateway (or no port): everything of the key goes (the garbage collector would too, but not when the Gateway
   // only left our class or lost its ports).
-  if (entry === undefined || desired === undefined) return { steps: [...existing, ...slices].map(deletion) };
+  if (entry === undefined || desired === undefined) return { steps: [...existing, ...slices].filter((o) => deletable(o, settings)).map(deletion) };
   const { gateway } = entry;
   const current = existing.find((s) => isCurrentGatewayService(s, gateway));
   const older = existing.filter((s) => s !== current);
@@ -264,7 +275,7 @@ export function planGatewayService(key: string, view: GatewayServiceView, settin
   if (current === undefined) steps.push({ action: 'create', object: desired });
   else if (!upToDate(current, desired)) steps.push({ action: 'update', object: merged(current, desired) });
   let collision: string | undefined;
-  const slice = desiredEndpointSlice(gateway, desired, view.envoy);
+  const slice = desiredEndpointSlice(gateway, desired, view.envoy, settings.controllerName);
   const currentSlice = slices.find((s) => namespaceOf(s.metadata) === slice.metadata.namespace && s.metadata.name === slice.metadata.name);
   if (currentSlice === undefined && foreignEndpointSliceAt(gateway, view.allSlices) !== undefined) {
     collision = `the EndpointSlice ${slice.metadata.namespace}/${slice.metadata.name} exists and is not managed by envoy-ingress for this Gateway`;
@@ -274,10 +285,10 @@ export function planGatewayService(key: string, view: GatewayServiceView, settin
     steps.push({ action: 'update', object: mergedSlice(currentSlice, slice) });
   }
   // Other slices of ours for the key (a name scheme since changed) go.
-  for (const other of slices) if (other !== currentSlice && isGatewayEndpointSlice(other, gateway)) steps.push(deletion(other));
+  for (const other of slices) if (other !== currentSlice && isGatewayEndpointSlice(other, gateway) && deletable(other, settings)) steps.push(deletion(other));
   // The Service kept before (the controller's namespace, or an older name) goes once the new one exists, so the load
   // balancer of the old one serves until then.
-  if (current !== undefined) steps.push(...older.map(deletion));
+  if (current !== undefined) steps.push(...older.filter((o) => deletable(o, settings)).map(deletion));
   return collision === undefined ? { steps } : { steps, collision };
 }
 

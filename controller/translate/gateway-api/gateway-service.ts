@@ -12,6 +12,11 @@ import { canonicalIp } from './canonical-ip.js';
 
 /** Annotation on a managed Service naming its Gateway (`namespace/name`): the record the ports and the manager read. */
 export const gatewayServiceAnnotation = 'envoy-ingress.io/gateway';
+/**
+ * Annotation on a managed Service or EndpointSlice naming the GatewayClass controllerName it was written for: with
+ * several installs (controllerNames) keeping Services in the same Gateway namespaces, each deletes only its own.
+ */
+export const gatewayControllerAnnotation = 'envoy-ingress.io/gateway-controller';
 /** The Gateway API's well-known label for resources generated for a Gateway. */
 export const gatewayNameLabel = 'gateway.networking.k8s.io/gateway-name';
 export const gatewayNamespaceLabel = 'envoy-ingress.io/gateway-namespace';
