@@ -8,6 +8,7 @@ import { type BackendTlsContext, resolveBackendRef, resolveRuleBackends } from '
 import { GatewayReason } from './reasons.js';
 import { translateFilters } from './route-filters.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
+import type { RoutePolicyLookup } from './route-policies.js';
 import { translateRulePolicy } from './rule-policy.js';
 import type { RankedMatch } from './route-precedence.js';
 
@@ -36,7 +37,7 @@ export interface TranslatedRules {
   stream?: Pick<TcpChainIR, 'backends' | 'errorWeight'>;
 }
 
-export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext): TranslatedRules {
+export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext, routePolicies?: RoutePolicyLookup): TranslatedRules {
   const namespace = namespaceOf(route.metadata);
   const placed: PlacedMatch[] = [];
   const clusters: ClusterIR[] = [];
@@ -77,8 +78,18 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
       for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
       action = backends.action;
-      const combined: RoutePolicyIR = { ...filters.policy, ...rulePolicy.policy, ...(backends.websocket ? { websocket: true as const } : {}) };
-      if (action.kind === 'forward') {
+      // A RoutePolicy (route-policies.ts) on this rule, or on the whole route: its access control and authentication.
+      const attached = routePolicies?.(namespace, route.metadata.name, rule.name);
+      const combined: RoutePolicyIR = {
+        ...filters.policy,
+        ...rulePolicy.policy,
+        ...(backends.websocket ? { websocket: true as const } : {}),
+        ...(attached !== undefined && 'fields' in attached ? attached.fields : {}),
+      };
+      if (action.kind === 'forward' && attached !== undefined && 'refused' in attached) {
+        problems.push({ kind: 'policy', reason: GatewayReason.RoutePolicyNotAccepted, message: `${ruleName}: RoutePolicy ${attached.policy.namespace}/${attached.policy.name} is not accepted (${attached.refused}); the rule answers 500 until it is fixed` });
+        action = { kind: 'direct', status: 500 };
+      } else if (action.kind === 'forward') {
         clusters.push(...filters.clusters);
         if (Object.keys(combined).length > 0) policy = combined;
       }

@@ -1,7 +1,7 @@
 // The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
 // routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
 // deterministic. Each concern has its file (README.md lists them and the extension points).
-import { type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
+import { type BasicAuthUsersIR, type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
@@ -22,6 +22,7 @@ import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { resolveRoutePolicies } from './route-policies.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -47,6 +48,8 @@ export interface GatewayApiTranslation {
   certificateAuthorities: CertificateAuthorityIR[];
   /** `namespace/name` of every ConfigMap a BackendTLSPolicy or a Gateway's caCertificateRefs (permitted ones) name, sorted. */
   configMapNames: string[];
+  /** The users of the RoutePolicies' basic-auth Secrets (DataPlaneIR.basicAuthUsers), sorted by id. */
+  basicAuthUsers: BasicAuthUsersIR[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
 }
@@ -77,6 +80,9 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const grants = objectsOf(state, 'ReferenceGrant');
   const secretIndex = indexSecrets(state.secrets);
   const backendTlsPolicies = resolveBackendTlsPolicies(state, secretIndex);
+  const routePolicies = resolveRoutePolicies(state, new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s])), diagnostics);
+  /** Per HTTPRoute (`namespace/name`) the Gateways (`namespace/name`) it attaches to: RoutePolicy ancestors. */
+  const gatewaysByRoute = new Map<string, Set<string>>();
   // Each Gateway's backend client certificate (spec.tls.backend), presented to the backends reached over TLS.
   const clientCertificates = new Map<Gateway, GatewayClientCertificate>();
   const clientCertificateSecrets = new Set<string>();
@@ -114,7 +120,12 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       services: servicesIndex,
       grants,
       backendTls: { lookup: backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
+      routePolicies: routePolicies.lookup,
     };
+    if (route.kind === 'HTTPRoute') {
+      const gatewayKeys = new Set(attachmentResult.parents.map((p) => `${namespaceOf(p.gateway.metadata)}/${p.gateway.metadata.name}`));
+      if (gatewayKeys.size > 0) gatewaysByRoute.set(`${namespaceOf(route.metadata)}/${route.metadata.name}`, gatewayKeys);
+    }
     const rules = kind.translate(route, routeContext);
     for (const service of rules.services) {
       let set = gatewaysByService.get(service);
@@ -178,7 +189,8 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         }),
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
-    secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets])].sort(compareStrings),
+    secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets, ...routePolicies.secrets])].sort(compareStrings),
+    basicAuthUsers: routePolicies.basicAuthUsers,
     certificateAuthorities: [
       ...new Map([
         // Only the CAs a served cluster verifies with.
@@ -195,6 +207,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
       routes: routeStatuses.sort(byKey),
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
+      ...(objectsOf(state, 'RoutePolicy').length === 0 ? {} : { routePolicies: routePolicies.status(gatewaysByRoute, controllerName) }),
     },
   };
 }

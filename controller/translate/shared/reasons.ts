@@ -152,6 +152,12 @@ export const GatewayReason = {
    */
   BackendTLSPolicyNotAccepted: 'BackendTLSPolicyNotAccepted',
   /**
+   * A RoutePolicy asking for access control or authentication (sourceRanges, basicAuth) targets the rule but cannot
+   * be honoured (a bad CIDR, its Secret missing or unreadable): the rule answers 500 until it is fixed, never served
+   * open; the policy's status says what is wrong.
+   */
+  RoutePolicyNotAccepted: 'RoutePolicyNotAccepted',
+  /**
    * A Gateway's tls.backend.clientCertificateRef is not a Secret, not found, or not a usable kubernetes.io/tls
    * certificate: the Gateway's ResolvedRefs is False, TLS backends get no client certificate.
    */

@@ -1,0 +1,117 @@
+// End to end for RoutePolicy (gateway.envoy-ingress.io/v1alpha1), standalone controller -> a real Envoy -> a loopback
+// echo backend: source ranges (a denied client gets 403, an allowed one the backend), basic auth (401 without or
+// with wrong credentials, the backend with right ones, the realm in the challenge), a rule-level policy next to a
+// route-wide one, a Conflicted policy that changes nothing, and a policy whose Secret is missing closing its rule
+// (500), never opening it. The client is 127.0.0.1.
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { useEchoBackend } from './harness/ava-fixtures.js';
+import { httpGet } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+import { serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { freePort, startStack } from './fixtures/standalone-stack.js';
+
+const gatewayApi = 'gateway.networking.k8s.io/v1';
+const policyApi = 'gateway.envoy-ingress.io/v1alpha1';
+const host = 'route-policy.example.test';
+
+const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+function routePolicy(name: string, creationTimestamp: string, sectionName: string | undefined, spec: object): object {
+  return {
+    apiVersion: policyApi,
+    kind: 'RoutePolicy',
+    metadata: { name, namespace: 'default', creationTimestamp },
+    spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'web', ...(sectionName === undefined ? {} : { sectionName }) }], ...spec },
+  };
+}
+
+test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with its realm, Conflicted changes nothing, a missing Secret answers 500', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const web = await useEchoBackend(t, { service: 'web' });
+  const gatewayPort = await freePort();
+  const rule = (name: string, prefix: string): object => ({ name, matches: [{ path: { type: 'PathPrefix', value: prefix } }], backendRefs: [{ name: 'web', port: 80 }] });
+  const objects = [
+    ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'users', namespace: 'default' }, type: 'Opaque', stringData: { auth: `alice:${sha('wonderland')}\n` } },
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    { apiVersion: gatewayApi, kind: 'Gateway', metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: gatewayPort, protocol: 'HTTP' }] } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'HTTPRoute',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        parentRefs: [{ name: 'gw' }],
+        hostnames: [host],
+        rules: [rule('denied', '/denied'), rule('allowed', '/allowed'), rule('private', '/private'), rule('broken', '/broken'), rule('open', '/')],
+      },
+    },
+    // Route-wide: allowed for loopback clients; the rules with a policy of their own get theirs instead.
+    routePolicy('loopback-only', '2026-01-01T00:00:00Z', undefined, { sourceRanges: { allow: ['127.0.0.0/8', '::1'] } }),
+    routePolicy('deny-loopback', '2026-01-01T00:00:00Z', 'denied', { sourceRanges: { allow: ['0.0.0.0/0'], deny: ['127.0.0.1'] } }),
+    routePolicy('other-networks', '2026-01-01T00:00:00Z', 'allowed', { sourceRanges: { allow: ['10.0.0.0/8', '127.0.0.1/32'] } }),
+    routePolicy('users', '2026-01-01T00:00:00Z', 'private', { basicAuth: { secretRef: { name: 'users' }, realm: 'Team area' } }),
+    // Newer, same target: Conflicted, so the private rule stays basic auth (not this deny-everybody range).
+    routePolicy('late', '2026-02-01T00:00:00Z', 'private', { sourceRanges: { deny: ['0.0.0.0/0'] } }),
+    routePolicy('no-secret', '2026-01-01T00:00:00Z', 'broken', { basicAuth: { secretRef: { name: 'missing' } } }),
+  ];
+  await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(objects));
+  const stack = await startStack(t, { manifestsDir: tmp.path });
+  await stack.envoy.waitForListener(`gateway/http/${gatewayPort}`);
+  const get = (p: string, headers: Record<string, string> = {}) => httpGet({ port: gatewayPort, hostHeader: host, path: p, headers });
+  await waitFor(async () => (await get('/')).status === 200, { description: 'the route is served' });
+
+  // The route-wide allow-list admits 127.0.0.1.
+  const open = await get('/anything');
+  t.is(open.status, 200);
+  t.is(open.json?.service, 'web');
+  // Denied by the rule's deny-list although its allow-list (everybody) admits the client.
+  t.is((await get('/denied')).status, 403);
+  t.is((await get('/allowed')).status, 200);
+
+  // Basic auth on the private rule: the older policy wins.
+  const challenge = await get('/private');
+  t.is(challenge.status, 401);
+  t.is(challenge.headers['www-authenticate'], 'Basic realm="Team area"');
+  t.is((await get('/private', { authorization: basic('alice', 'wrong') })).status, 401);
+  t.is((await get('/private', { authorization: basic('mallory', 'wonderland') })).status, 401);
+  const authed = await get('/private', { authorization: basic('alice', 'wonderland') });
+  t.is(authed.status, 200);
+  t.is(authed.json?.service, 'web');
+
+  // The Secret is missing: the rule answers 500, with or without credentials, and the backend sees nothing.
+  t.is((await get('/broken')).status, 500);
+  t.is((await get('/broken', { authorization: basic('alice', 'wonderland') })).status, 500);
+});
+
+test('RoutePolicy through Envoy: a route-wide allow-list that excludes the client answers 403 on every rule', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const web = await useEchoBackend(t, { service: 'web' });
+  const gatewayPort = await freePort();
+  const objects = [
+    ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    { apiVersion: gatewayApi, kind: 'Gateway', metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: gatewayPort, protocol: 'HTTP' }] } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'HTTPRoute',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { parentRefs: [{ name: 'gw' }], hostnames: [host], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+    },
+    { apiVersion: gatewayApi, kind: 'HTTPRoute', metadata: { name: 'other', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['other.example.test'], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } },
+    routePolicy('office-only', '2026-01-01T00:00:00Z', undefined, { sourceRanges: { allow: ['10.20.0.0/16'] } }),
+  ];
+  await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(objects));
+  const stack = await startStack(t, { manifestsDir: tmp.path });
+  await stack.envoy.waitForListener(`gateway/http/${gatewayPort}`);
+  // The other route (no policy) is served; then the targeted one is refused.
+  await waitFor(async () => (await httpGet({ port: gatewayPort, hostHeader: 'other.example.test', path: '/' })).status === 200, { description: 'the other route is served' });
+  t.is((await httpGet({ port: gatewayPort, hostHeader: host, path: '/' })).status, 403);
+  t.is((await httpGet({ port: gatewayPort, hostHeader: host, path: '/x' })).status, 403);
+});
