@@ -5,6 +5,8 @@
 // (500), never opening it. The client is 127.0.0.1.
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import test from 'ava';
 import { useEchoBackend } from './harness/ava-fixtures.js';
@@ -30,14 +32,24 @@ function routePolicy(name: string, creationTimestamp: string, sectionName: strin
   };
 }
 
-test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with its realm, Conflicted changes nothing, a missing Secret answers 500', async (t) => {
+test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with its realm, external auth, Conflicted changes nothing, a missing Secret answers 500', async (t) => {
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
   const web = await useEchoBackend(t, { service: 'web' });
+  // The authorization service: `x-token: good` -> 200 with X-Auth-User, anything else 401 with a body of its own.
+  const checks: string[] = [];
+  const authz = createServer((req, res) => {
+    checks.push(req.url ?? '');
+    if (req.headers['x-token'] === 'good') res.writeHead(200, { 'x-auth-user': 'alice', 'x-not-copied': 'x' }).end();
+    else res.writeHead(401, { 'content-type': 'text/plain' }).end('who are you?\n');
+  });
+  await new Promise<void>((resolve) => authz.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => authz.close(() => resolve())));
   const gatewayPort = await freePort();
   const rule = (name: string, prefix: string): object => ({ name, matches: [{ path: { type: 'PathPrefix', value: prefix } }], backendRefs: [{ name: 'web', port: 80 }] });
   const objects = [
     ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+    ...serviceWithEndpoints('authz', [{ address: '127.0.0.1', port: (authz.address() as AddressInfo).port }]),
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'users', namespace: 'default' }, type: 'Opaque', stringData: { auth: `alice:${sha('wonderland')}\n` } },
     { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
     { apiVersion: gatewayApi, kind: 'Gateway', metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: gatewayPort, protocol: 'HTTP' }] } },
@@ -48,7 +60,7 @@ test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with 
       spec: {
         parentRefs: [{ name: 'gw' }],
         hostnames: [host],
-        rules: [rule('denied', '/denied'), rule('allowed', '/allowed'), rule('private', '/private'), rule('broken', '/broken'), rule('open', '/')],
+        rules: [rule('denied', '/denied'), rule('allowed', '/allowed'), rule('private', '/private'), rule('broken', '/broken'), rule('external', '/external'), rule('open', '/')],
       },
     },
     // Route-wide: allowed for loopback clients; the rules with a policy of their own get theirs instead.
@@ -59,6 +71,7 @@ test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with 
     // Newer, same target: Conflicted, so the private rule stays basic auth (not this deny-everybody range).
     routePolicy('late', '2026-02-01T00:00:00Z', 'private', { sourceRanges: { deny: ['0.0.0.0/0'] } }),
     routePolicy('no-secret', '2026-01-01T00:00:00Z', 'broken', { basicAuth: { secretRef: { name: 'missing' } } }),
+    routePolicy('authz', '2026-01-01T00:00:00Z', 'external', { externalAuth: { backendRef: { name: 'authz', port: 80 }, path: '/verify', responseHeaders: ['X-Auth-User'] } }),
   ];
   await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(objects));
   const stack = await startStack(t, { manifestsDir: tmp.path });
@@ -83,6 +96,16 @@ test('RoutePolicy through Envoy: source ranges 403/200, basic auth 401/200 with 
   const authed = await get('/private', { authorization: basic('alice', 'wonderland') });
   t.is(authed.status, 200);
   t.is(authed.json?.service, 'web');
+
+  // External auth: the service's 401 goes to the client; its 200 lets the request through with X-Auth-User only.
+  const refused = await get('/external/page?q=1');
+  t.is(refused.status, 401);
+  t.is(refused.body, 'who are you?\n');
+  t.is(checks.at(-1), '/verify/external/page?q=1');
+  const allowed = await get('/external/page', { 'x-token': 'good' });
+  t.is(allowed.status, 200);
+  t.is(allowed.json?.headers['x-auth-user'], 'alice');
+  t.false('x-not-copied' in (allowed.json?.headers ?? {}));
 
   // The Secret is missing: the rule answers 500, with or without credentials, and the backend sees nothing.
   t.is((await get('/broken')).status, 500);

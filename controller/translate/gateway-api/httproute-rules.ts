@@ -91,6 +91,8 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
         action = { kind: 'direct', status: 500 };
       } else if (action.kind === 'forward') {
         clusters.push(...filters.clusters);
+        // The authorization service's cluster (externalAuth).
+        if (attached !== undefined && 'cluster' in attached && attached.cluster !== undefined) clusters.push(attached.cluster);
         if (Object.keys(combined).length > 0) policy = combined;
       }
     }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import type { Diagnostic } from '../shared/diagnostics.js';
-import type { ClusterState, HTTPRoute, RoutePolicy, Secret } from '../shared/kube-objects.js';
+import { indexServices } from '../shared/backend.js';
+import type { ClusterState, HTTPRoute, RoutePolicy, Secret, Service } from '../shared/kube-objects.js';
 import { type AppliedRoutePolicy, resolveRoutePolicies } from './route-policies.js';
 
 const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
@@ -22,10 +23,10 @@ function secret(name: string, data: Record<string, string>, namespace = 'team'):
   return { kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) } as Secret;
 }
 
-function resolve(policies: RoutePolicy[], routes: HTTPRoute[] = [route('web', ['admin'])], secrets: Secret[] = []) {
+function resolve(policies: RoutePolicy[], routes: HTTPRoute[] = [route('web', ['admin'])], secrets: Secret[] = [], services: Service[] = []) {
   const state = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], endpoints: [], secrets, httpRoutes: routes, routePolicies: policies } as ClusterState;
   const diagnostics: Diagnostic[] = [];
-  const result = resolveRoutePolicies(state, new Map(secrets.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s])), diagnostics);
+  const result = resolveRoutePolicies(state, new Map(secrets.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s])), indexServices(services), diagnostics);
   return { result, diagnostics };
 }
 
@@ -98,4 +99,25 @@ test('TargetNotFound (a missing route, or a sectionName naming no rule) is repor
   t.deepEqual(statusOf(result, 'gateway'), []);
   t.is(result.lookup('team', 'web', 'nope'), undefined);
   t.is(result.lookup('team', 'web', undefined), undefined);
+});
+
+test('externalAuth asks a Service port of the policy namespace, as auth-url does; another namespace cannot be named, a missing port closes the rules', (t) => {
+  const authz: Service = { kind: 'Service', metadata: { name: 'authz', namespace: 'team' }, spec: { ports: [{ port: 8080 }] } } as Service;
+  const { result } = resolve(
+    [
+      policy('ext', [{ name: 'web' }], { externalAuth: { backendRef: { name: 'authz', port: 8080 }, path: '/verify/', responseHeaders: ['X-Auth-User', 'x-auth-user'] } }),
+      policy('wrong-port', [{ name: 'web', sectionName: 'admin' }], { externalAuth: { backendRef: { name: 'authz', port: 9999 } } }),
+    ],
+    undefined,
+    [],
+    [authz],
+  );
+  const applied = result.lookup('team', 'web', undefined);
+  t.deepEqual(fieldsOf(applied), {
+    externalAuth: { filter: 'ext_authz http://authz.team.svc:8080/verify/ x-auth-user', uri: 'http://authz.team.svc:8080/verify/', cluster: 'team/authz/8080', pathPrefix: '/verify', responseHeaders: ['x-auth-user'] },
+  });
+  t.deepEqual(applied !== undefined && 'cluster' in applied ? applied.cluster : undefined, { name: 'team/authz/8080', service: { namespace: 'team', name: 'authz', port: 8080 } });
+  const admin = result.lookup('team', 'web', 'admin');
+  t.true(admin !== undefined && 'refused' in admin && admin.refused.includes('has no TCP port 9999'));
+  t.deepEqual(result.services, ['team/authz']);
 });

@@ -1,5 +1,5 @@
 // RoutePolicy (gateway.envoy-ingress.io/v1alpha1): our own direct policy attachment (GEP-713) for what the Gateway
-// API has no field for — client address ranges and basic authentication of an HTTPRoute, or of one named rule of it
+// API has no field for — client address ranges, basic authentication and external authorization of an HTTPRoute, or of one named rule of it
 // (targetRefs[].sectionName). Pure: policies, HTTPRoutes and Secrets -> per rule the route policy fields (ir/
 // RoutePolicyIR, with the same meaning as the ingress-nginx annotations that build them) or why the rule must answer
 // 500, the users of the basic-auth Secrets, and the policies' status as data.
@@ -11,7 +11,8 @@
 // - Fail closed: a policy that asks for access control or authentication but cannot be honoured (a bad CIDR, its
 //   Secret missing or unreadable) is not accepted (Invalid) and the rules it targets answer 500 until it is fixed,
 //   never served open. A Secret's content is never put in a message.
-import { type BasicAuthUsersIR, type CidrIR, HtpasswdUsers, type RoutePolicyIR, compareStrings } from '../../../ir/index.js';
+import { type BasicAuthUsersIR, type CidrIR, type ClusterIR, HtpasswdUsers, type RoutePolicyIR, compareStrings } from '../../../ir/index.js';
+import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../shared/backend.js';
 import { readUsers } from '../shared/basic-auth-users.js';
 import { parseCidr } from '../shared/cidr.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
@@ -22,10 +23,13 @@ import { Reason } from '../shared/reasons.js';
 import { type PolicyAncestorStatusData, type PolicyStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
 
 /** The RoutePolicy fields a rule gets. */
-export type RoutePolicyFields = Pick<RoutePolicyIR, 'allowedSourceCidrs' | 'deniedSourceCidrs' | 'basicAuth'>;
+export type RoutePolicyFields = Pick<RoutePolicyIR, 'allowedSourceCidrs' | 'deniedSourceCidrs' | 'basicAuth' | 'externalAuth'>;
 
 /** What applies to one rule: the policy's fields, or (a policy asking for access control it cannot give) a 500. */
-export type AppliedRoutePolicy = { policy: ObjectRef<'RoutePolicy'>; fields: RoutePolicyFields } | { policy: ObjectRef<'RoutePolicy'>; refused: string };
+export type AppliedRoutePolicy =
+  /** `cluster`: the authorization service's (externalAuth), which the rule's clusters must hold. */
+  | { policy: ObjectRef<'RoutePolicy'>; fields: RoutePolicyFields; cluster?: ClusterIR }
+  | { policy: ObjectRef<'RoutePolicy'>; refused: string };
 
 /** The policy that applies to a rule of an HTTPRoute (`ruleName`: its rules[].name, if any), or undefined. */
 export type RoutePolicyLookup = (namespace: string, route: string, ruleName: string | undefined) => AppliedRoutePolicy | undefined;
@@ -36,6 +40,8 @@ export interface RoutePolicies {
   basicAuthUsers: BasicAuthUsersIR[];
   /** `namespace/name` of every Secret a policy names, existing or not, sorted. */
   secrets: string[];
+  /** `namespace/name` of every Service an externalAuth names, existing or not, sorted (watched for its endpoints). */
+  services: string[];
   /** The policies' status, given per HTTPRoute (`namespace/name`) our Gateways (`namespace/name`) it attaches to. */
   status(gatewaysByRoute: ReadonlyMap<string, ReadonlySet<string>>, controllerName: string): PolicyStatusData[];
 }
@@ -87,14 +93,15 @@ function readFields(
   policy: RoutePolicy,
   secrets: ReadonlyMap<string, Secret>,
   readSecrets: Set<string>,
+  services: ServiceIndex,
   diagnostics: Diagnostic[],
-): { fields: RoutePolicyFields; users?: BasicAuthUsersIR } | { error: string } {
+): { fields: RoutePolicyFields; users?: BasicAuthUsersIR; cluster?: ClusterIR } | { error: string } {
   const spec = policy.spec ?? {};
   const namespace = namespaceOf(policy.metadata);
   const fail = (error: string): { error: string } => ({ error });
   const fields: RoutePolicyFields = {};
   let users: BasicAuthUsersIR | undefined;
-  if (spec.externalAuth !== undefined) return fail('externalAuth is not supported yet');
+  let cluster: ClusterIR | undefined;
   if (spec.sessionAffinity !== undefined) return fail('sessionAffinity is not supported yet');
   if (spec.sourceRanges !== undefined) {
     const allow = cidrList('sourceRanges.allow', spec.sourceRanges.allow);
@@ -125,13 +132,52 @@ function readFields(
     users = { id: usersId, users: new HtpasswdUsers(read.lines.map((line) => `${line}\n`).join('')) };
     fields.basicAuth = { usersId, realm, secret: { kind: 'Secret', namespace, name } };
   }
-  if (Object.keys(fields).length === 0) return fail('the policy sets nothing (sourceRanges, basicAuth)');
-  return users === undefined ? { fields } : { fields, users };
+  if (spec.externalAuth !== undefined) {
+    const external = readExternalAuth(namespace, spec.externalAuth, services);
+    if ('error' in external) return fail(external.error);
+    fields.externalAuth = external.auth;
+    cluster = external.cluster;
+  }
+  if (Object.keys(fields).length === 0) return fail('the policy sets nothing (sourceRanges, basicAuth, externalAuth)');
+  return { fields, ...(users === undefined ? {} : { users }), ...(cluster === undefined ? {} : { cluster }) };
 }
 
-export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<string, Secret>, diagnostics: Diagnostic[]): RoutePolicies {
+/**
+ * externalAuth: the authorization service is a Service port of the policy's namespace (a tenant cannot send its
+ * requests' headers to another's service), asked as ingress-nginx's auth-url asks: `path` + the request's path, a
+ * 200 lets the request through with `responseHeaders` copied from that answer, anything else goes to the client.
+ */
+function readExternalAuth(
+  namespace: string,
+  spec: NonNullable<NonNullable<RoutePolicy['spec']>['externalAuth']>,
+  services: ServiceIndex,
+): { auth: NonNullable<RoutePolicyIR['externalAuth']>; cluster: ClusterIR } | { error: string } {
+  const name = spec.backendRef?.name ?? '';
+  const port = spec.backendRef?.port;
+  if (!objectName.test(name) || port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return { error: 'externalAuth.backendRef needs the name and port of a Service of the policy\'s namespace' };
+  const path = spec.path ?? '';
+  if (path !== '' && !/^\/[A-Za-z0-9\-._~/:@!$&'()*+,;=%]{0,1023}$/.test(path)) return { error: 'externalAuth.path must be a path starting with "/" (no query string)' };
+  const headers: string[] = [];
+  for (const [i, header] of (spec.responseHeaders ?? []).entries()) {
+    const lower = header.trim().toLowerCase();
+    if (!/^[a-z0-9!#$%&'*+\-.^_`|~]{1,256}$/.test(lower) || lower === 'host') return { error: `externalAuth.responseHeaders[${i}] is not a header name that can be set` };
+    if (!headers.includes(lower)) headers.push(lower);
+  }
+  const service = services.get(serviceKey(namespace, name));
+  if (service === undefined || service.spec?.type === 'ExternalName') return { error: `externalAuth.backendRef: Service ${namespace}/${name} not found${service === undefined ? '' : ' (an ExternalName Service is not used)'}` };
+  if (!(service.spec?.ports ?? []).some((p) => isTcpServicePort(p) && p.port === port)) return { error: `externalAuth.backendRef: Service ${namespace}/${name} has no TCP port ${port}` };
+  const uri = `http://${name}.${namespace}.svc:${port}${path}`;
+  const cluster: ClusterIR = { name: clusterName(namespace, name, port), service: { namespace, name, port } };
+  return {
+    auth: { filter: `ext_authz ${uri}${headers.length > 0 ? ` ${headers.join(',')}` : ''}`, uri, cluster: cluster.name, pathPrefix: path.replace(/\/+$/, ''), responseHeaders: headers },
+    cluster,
+  };
+}
+
+export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<string, Secret>, services: ServiceIndex, diagnostics: Diagnostic[]): RoutePolicies {
   const routes = new Map(objectsOf(state, 'HTTPRoute').map((r) => [`${namespaceOf(r.metadata)}/${r.metadata.name}`, r]));
   const readSecrets = new Set<string>();
+  const readServices = new Set<string>();
   const winners = new Map<string, Verdict>();
   const verdicts: Verdict[] = [];
   // Oldest first, then namespace/name: the precedence between policies of one target.
@@ -149,7 +195,8 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
       if (route === undefined || (target.sectionName !== undefined && !(route.spec?.rules ?? []).some((r) => r.name === target.sectionName))) verdict.missing.push(what);
       else keys.push(targetKey(namespace, target.name, target.sectionName));
     }
-    const read = readFields(policy, secrets, readSecrets, diagnostics);
+    if (policy.spec?.externalAuth?.backendRef?.name !== undefined) readServices.add(serviceKey(namespace, policy.spec.externalAuth.backendRef.name));
+    const read = readFields(policy, secrets, readSecrets, services, diagnostics);
     if (targetRefs.length === 0 || unsupported.length > 0) {
       const shown = unsupported.map((t) => `${t.kind}.${t.group}`).join(', ');
       verdict.refusal = { reason: 'Invalid', message: targetRefs.length === 0 ? 'targetRefs names no HTTPRoute' : `targetRefs may only name HTTPRoutes (gateway.networking.k8s.io), not ${shown}` };
@@ -169,7 +216,7 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
       // Fail closed: a policy meant to restrict access that cannot be honoured must not leave its targets open.
       if (asksForAccessControl) verdict.applied = { policy: ref, refused: error };
     } else if (verdict.refusal === undefined) {
-      verdict.applied = { policy: ref, fields: read.fields };
+      verdict.applied = { policy: ref, fields: read.fields, ...(read.cluster === undefined ? {} : { cluster: read.cluster }) };
       if (read.users !== undefined) verdict.users = read.users;
     }
     if (verdict.applied !== undefined) for (const k of keys) winners.set(k, verdict);
@@ -204,5 +251,5 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
       })
       .sort((a, b) => compareStrings(`${a.ref.namespace}/${a.ref.name}`, `${b.ref.namespace}/${b.ref.name}`));
 
-  return { lookup, basicAuthUsers: [...users.values()].sort((a, b) => compareStrings(a.id, b.id)), secrets: [...readSecrets].sort(compareStrings), status };
+  return { lookup, basicAuthUsers: [...users.values()].sort((a, b) => compareStrings(a.id, b.id)), secrets: [...readSecrets].sort(compareStrings), services: [...readServices].sort(compareStrings), status };
 }

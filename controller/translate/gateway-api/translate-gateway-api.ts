@@ -80,7 +80,6 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const grants = objectsOf(state, 'ReferenceGrant');
   const secretIndex = indexSecrets(state.secrets);
   const backendTlsPolicies = resolveBackendTlsPolicies(state, secretIndex);
-  const routePolicies = resolveRoutePolicies(state, new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s])), diagnostics);
   /** Per HTTPRoute (`namespace/name`) the Gateways (`namespace/name`) it attaches to: RoutePolicy ancestors. */
   const gatewaysByRoute = new Map<string, Set<string>>();
   // Each Gateway's backend client certificate (spec.tls.backend), presented to the backends reached over TLS.
@@ -93,6 +92,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     if ('problem' in resolved) diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: resolved.problem.reason === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef, message: resolved.problem.message });
   }
   const servicesIndex = indexServices(state.services);
+  const routePolicies = resolveRoutePolicies(state, new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s])), servicesIndex, diagnostics);
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
@@ -177,7 +177,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
-    services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
+    services: [...new Set([...referenced, ...bindings.services, ...routePolicies.services])].sort(compareStrings),
     secrets: [
       ...new Map([
         ...accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const])),

@@ -488,7 +488,7 @@ export interface RoutePolicy {
     targetRefs?: LocalPolicyTargetReferenceWithSectionName[];
     sourceRanges?: { allow?: string[]; deny?: string[] };
     basicAuth?: { secretRef?: { name?: string }; secretType?: string; realm?: string };
-    externalAuth?: { url?: string; responseHeaders?: string[] };
+    externalAuth?: { backendRef?: { name?: string; port?: number }; path?: string; responseHeaders?: string[] };
     sessionAffinity?: {
       cookie?: { name?: string; path?: string; maxAge?: string; expires?: string; domain?: string; sameSite?: string; secure?: boolean };
     };

@@ -152,9 +152,9 @@ export const GatewayReason = {
    */
   BackendTLSPolicyNotAccepted: 'BackendTLSPolicyNotAccepted',
   /**
-   * A RoutePolicy asking for access control or authentication (sourceRanges, basicAuth) targets the rule but cannot
-   * be honoured (a bad CIDR, its Secret missing or unreadable): the rule answers 500 until it is fixed, never served
-   * open; the policy's status says what is wrong.
+   * A RoutePolicy asking for access control or authentication (sourceRanges, basicAuth, externalAuth) targets the
+   * rule but cannot be honoured (a bad CIDR, its Secret or authorization Service missing): the rule answers 500
+   * until it is fixed, never served open; the policy's status says what is wrong.
    */
   RoutePolicyNotAccepted: 'RoutePolicyNotAccepted',
   /**
