@@ -30,6 +30,7 @@ import {
   type Service,
   type TLSRoute,
   type BackendTLSPolicy,
+  type RoutePolicy,
   refOf,
 } from '../shared/kube-objects.js';
 import { compareByAge } from '../shared/ordering.js';
@@ -53,6 +54,7 @@ import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { mirrorFilter } from './mirror-conversion.js';
 import { backendTlsPolicies } from './backend-tls-conversion.js';
+import { routePolicyConversion } from './route-policy-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
@@ -77,7 +79,7 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy;
+export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy | RoutePolicy;
 
 export interface MigrationResult {
   /** GatewayClass, Gateways, ReferenceGrants, BackendTLSPolicies, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
@@ -88,6 +90,7 @@ export interface MigrationResult {
 }
 
 const gatewayApiVersion = 'gateway.networking.k8s.io/v1';
+const routePolicyApiVersion = 'gateway.envoy-ingress.io/v1alpha1';
 
 const httpListenerName = 'http';
 /** The Gateway API CRDs' limits: rules per HTTPRoute, listeners per Gateway. */
@@ -508,6 +511,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
   const routes: (HTTPRoute | GRPCRoute | TLSRoute)[] = [];
   // By namespace/name: the oldest Ingress's policy for a Service port.
   const tlsPolicies = new Map<string, BackendTLSPolicy>();
+  const routePolicies: RoutePolicy[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
   for (const ingress of served) {
@@ -542,8 +546,12 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     let appRoot: string | undefined;
     let captureTarget: string | undefined;
     let timeouts: HTTPRouteRule['timeouts'];
+    // Source ranges and authentication: a RoutePolicy on the Ingress's HTTPRoutes (written once they are named).
+    const policyConversion = reading === undefined ? undefined : routePolicyConversion(ingress, services, state.secrets);
+    const routesBefore = routes.length;
     if (reading !== undefined) {
-      ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics));
+      ingressDifferences.push(...(policyConversion?.differences ?? []));
+      ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics, policyConversion?.carried));
       const headers = nginxRequestHeaders(reading.mapping);
       if (headers.length > 0) filters.push({ type: 'RequestHeaderModifier', requestHeaderModifier: { set: headers } });
       const rewrite: HTTPRouteFilter['urlRewrite'] = {};
@@ -818,6 +826,29 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       // Not served by the Ingress translator either (DefaultBackendNotClusterWide or DefaultBackendConflict).
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported: { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [] } });
     }
+    if (policyConversion?.spec !== undefined) {
+      // One policy per 16 HTTPRoutes of the Ingress (targetRefs' limit), as old as the Ingress. GRPCRoutes, which a
+      // RoutePolicy cannot target, are reported.
+      const targets = routes.slice(routesBefore).filter((r) => r.kind === 'HTTPRoute').map((r) => r.metadata.name);
+      for (let i = 0; i * maxRulesPerRoute < targets.length; i++) {
+        const name = truncateName(i === 0 ? `${ingress.metadata.name}-policy` : `${ingress.metadata.name}-policy-${i + 1}`);
+        const part = targets.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute);
+        routePolicies.push({
+          apiVersion: routePolicyApiVersion,
+          kind: 'RoutePolicy',
+          metadata: { name, namespace, ...stamp },
+          spec: { targetRefs: part.map((route) => ({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route })), ...policyConversion.spec },
+        });
+        for (const e of entries) if (e.reported.route !== undefined && part.includes(e.reported.route.slice(namespace.length + 1))) e.reported.policy = `${namespace}/${name}`;
+      }
+      if (routes.slice(routesBefore).some((r) => r.kind === 'GRPCRoute')) {
+        for (const e of entries) {
+          if (e.reported.policy === undefined && e.reported.route !== undefined) {
+            e.reported.differences.push({ id: 'route-policy', message: 'the source ranges and authentication of the Ingress are not on this GRPCRoute: a RoutePolicy targets HTTPRoutes only', action: 'keep the gRPC paths on an HTTPRoute, or protect them in front of the backend' });
+          }
+        }
+      }
+    }
     reports.push({ namespace, name: ingress.metadata.name, gateway: `${options.gatewayNamespace}/${gw.gateway.metadata.name}`, paths: entries.map((e) => e.reported) });
     allEntries.push(...entries);
   }
@@ -869,6 +900,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     ...serviceReferenceGrants(serviceGrants),
     ...tlsPolicies.values(),
     ...routes,
+    ...routePolicies,
   ];
   const paths = reports.flatMap((r) => r.paths);
   const written: Record<string, number> = {};
