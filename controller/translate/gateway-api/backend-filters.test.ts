@@ -1,6 +1,7 @@
 import test from 'ava';
 import { indexServices } from '../shared/backend.js';
-import type { HTTPBackendRef, HTTPRoute, Service } from '../shared/kube-objects.js';
+import type { GRPCRoute, HTTPBackendRef, HTTPRoute, Service } from '../shared/kube-objects.js';
+import { translateGrpcRouteRules } from './grpcroute-rules.js';
 import { translateHttpRouteRules } from './httproute-rules.js';
 
 const service = (name: string): Service => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'ns' }, spec: { ports: [{ port: 8080, protocol: 'TCP' }] } });
@@ -70,4 +71,20 @@ test("a backendRef filter that cannot be served turns that ref's share into 500s
   );
   t.regex(rules.problems[0]?.message ?? '', /backendRef 0 \(v1\): filter URLRewrite on a backendRef is not supported/);
   t.regex(rules.problems[1]?.message ?? '', /backendRef 2 \(v2\): it sends to the same Service port as an earlier backendRef, with other filters/);
+});
+
+test("a GRPCRoute backendRef's header modifiers go with its share too; a mirror there is refused, not dropped", (t) => {
+  const grpc = (backendRefs: HTTPBackendRef[]): GRPCRoute => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'GRPCRoute',
+    metadata: { name: 'g', namespace: 'ns' },
+    spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs }] },
+  });
+  const served = translateGrpcRouteRules(grpc([{ name: 'v1', port: 8080, filters: setBackend('grpc-v1') }]), services, []);
+  t.deepEqual(served.problems, []);
+  t.deepEqual(served.matches[0]?.ir.action, { kind: 'forward', cluster: 'ns/v1/8080~h2c', clusterHeaders: { request: { set: [{ name: 'backend', value: 'grpc-v1' }], remove: [] } } });
+  const mirror = [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'v2', port: 8080 } } }];
+  const refused = translateGrpcRouteRules(grpc([{ name: 'v1', port: 8080, filters: mirror }, { name: 'v2', port: 8080 }]), services, []);
+  t.deepEqual(refused.matches[0]?.ir.action, { kind: 'forward', cluster: 'ns/v2/8080~h2c', split: { backends: [], totalWeight: 2, errorWeight: 1 } });
+  t.regex(refused.problems[0]?.message ?? '', /backendRef 0 \(v1\): filter RequestMirror on a backendRef is not supported/);
 });

@@ -1,4 +1,4 @@
-// A backendRef's own filters (HTTPRoute backendRefs[].filters): applied only to the requests sent to that backend
+// A backendRef's own filters (HTTPRoute and GRPCRoute backendRefs[].filters): applied only to the requests sent to that backend
 // (the spec: "if and only if the request is being forwarded to the backend defined here"). Envoy carries header
 // changes per weighted cluster, so the two header modifiers are served; any other filter on a backendRef is refused:
 // serving the backend without it could forward what the filter would have changed.

@@ -109,7 +109,7 @@ export interface WeightedBackends {
   invalidWeight: number;
   clusters: ClusterIR[];
   invalid: InvalidBackend[];
-  /** HTTPRoute backendRefs refused for their filters, why. */
+  /** HTTPRoute and GRPCRoute backendRefs refused for their filters, why. */
   refused: string[];
   /** A backend requests may reach speaks WebSocket (appProtocol kubernetes.io/ws). */
   websocket: boolean;
@@ -140,8 +140,8 @@ export function resolveWeightedBackends(
       invalidWeight += weight;
       continue;
     }
-    // Filters on backendRefs are read for HTTPRoutes only (GRPCRoute's are not served yet).
-    const filters = routeKind === 'HTTPRoute' ? translateBackendFilters(ref.filters ?? []) : { valid: true as const };
+    // HTTPRoute and GRPCRoute backendRefs may carry filters (TCPRoute and TLSRoute ones have none).
+    const filters = translateBackendFilters(ref.filters ?? []);
     const name = resolved.cluster.name;
     const refusal = !filters.valid
       ? filters.error

@@ -3,7 +3,8 @@
 // - Exact service and method: the exact path `/<service>/<method>`; service only: every method of it (`/<service>/`);
 //   method only: that method of any service (RE2 `/[^/]+/<method>`);
 // - RegularExpression: RE2 `/<service>/<method>`, each part `[^/]+` when absent.
-// Header matches as HTTPRoute's. Filters: header modifiers both ways and request mirrors (the GRPCRoute set). Backends
+// Header matches as HTTPRoute's. Filters: header modifiers both ways and request mirrors (the GRPCRoute set); on a
+// backendRef, the header modifiers (backend-filters.ts). Backends
 // are spoken to over HTTP/2 (backend-refs.ts). The precedence (the GRPCRoute spec: the longest service, then the
 // longest method, then most header matches) ranks an exact service+method like an Exact path, a service alone like a
 // prefix and a method alone or a regex like a regex, each by its length.
@@ -110,6 +111,7 @@ export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex
     } else {
       const backends = resolveRuleBackends(refs, namespace, services, grants, 'GRPCRoute', backendTls);
       for (const problem of backends.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
+      for (const message of backends.refused) problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `${ruleName}: ${message}` });
       for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
       action = backends.action;
