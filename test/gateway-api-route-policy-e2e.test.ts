@@ -138,3 +138,53 @@ test('RoutePolicy through Envoy: a route-wide allow-list that excludes the clien
   t.is((await httpGet({ port: gatewayPort, hostHeader: host, path: '/' })).status, 403);
   t.is((await httpGet({ port: gatewayPort, hostHeader: host, path: '/x' })).status, 403);
 });
+
+test('RoutePolicy through Envoy: cookie session affinity sets the cookie and keeps a client on one endpoint of the rule', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const one = await useEchoBackend(t, { service: 'one' });
+  const two = await useEchoBackend(t, { service: 'two' });
+  const gatewayPort = await freePort();
+  const objects = [
+    ...serviceWithEndpoints('sticky', [
+      { address: one.address, port: one.port },
+      { address: two.address, port: two.port },
+    ]),
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    { apiVersion: gatewayApi, kind: 'Gateway', metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: gatewayPort, protocol: 'HTTP' }] } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'HTTPRoute',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { parentRefs: [{ name: 'gw' }], hostnames: [host], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/app' } }], backendRefs: [{ name: 'sticky', port: 80 }] }] },
+    },
+    routePolicy('sticky', '2026-01-01T00:00:00Z', undefined, { sessionAffinity: { cookie: { name: 'route', maxAgeSeconds: 3600, sameSite: 'Lax' } } }),
+  ];
+  await writeFile(path.join(tmp.path, 'all.yaml'), toYaml(objects));
+  const stack = await startStack(t, { manifestsDir: tmp.path });
+  await stack.envoy.waitForListener(`gateway/http/${gatewayPort}`);
+  const get = (headers: Record<string, string> = {}) => httpGet({ port: gatewayPort, hostHeader: host, path: '/app/x', headers });
+  await waitFor(async () => (await get()).status === 200, { description: 'the route is served' });
+
+  // New clients get a cookie each (Path: the rule's path, the policy's attributes) and are spread over both endpoints.
+  const seen = new Set<string>();
+  let cookie = '';
+  for (let i = 0; i < 30; i++) {
+    const res = await get();
+    t.is(res.status, 200);
+    seen.add(String(res.json?.service));
+    const setCookie = String(res.headers['set-cookie'] ?? '');
+    t.regex(setCookie, /^route=[^;|]+\|[0-9a-f]{32}; Max-Age=3600; Path=\/app; HttpOnly; SameSite=Lax/);
+    cookie = setCookie.split(';')[0] ?? '';
+  }
+  t.deepEqual([...seen].sort(), ['one', 'two']);
+  // A client with the cookie stays on one endpoint, and is not given a new cookie.
+  const first = await get({ cookie });
+  const sticky = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    const res = await get({ cookie });
+    sticky.add(String(res.json?.service));
+    t.is(res.headers['set-cookie'], undefined);
+  }
+  t.deepEqual([...sticky], [String(first.json?.service)]);
+});

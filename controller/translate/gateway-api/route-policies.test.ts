@@ -121,3 +121,16 @@ test('externalAuth asks a Service port of the policy namespace, as auth-url does
   t.true(admin !== undefined && 'refused' in admin && admin.refused.includes('has no TCP port 9999'));
   t.deepEqual(result.services, ['team/authz']);
 });
+
+test('sessionAffinity: the cookie settings as ingress-nginx reads them; an invalid affinity-only policy leaves the rules served without it', (t) => {
+  const { result } = resolve([
+    policy('sticky', [{ name: 'web' }], { sessionAffinity: { cookie: { name: 'route', maxAgeSeconds: 60, sameSite: 'Lax', secure: true }, mode: 'persistent' } }),
+    policy('bad', [{ name: 'web', sectionName: 'admin' }], { sessionAffinity: { cookie: { sameSite: 'Sometimes' } } }),
+  ]);
+  const applied = result.lookup('team', 'web', undefined);
+  t.deepEqual(applied !== undefined && 'affinity' in applied ? applied.affinity : undefined, { name: 'route', maxAgeSeconds: 60, sameSite: 'Lax', secure: true, persistent: true });
+  t.deepEqual(fieldsOf(applied), {});
+  // Not a security setting: the admin rule falls back to the route-wide policy rather than answering 500.
+  t.is(result.lookup('team', 'web', 'admin'), applied);
+  t.deepEqual(statusOf(result, 'bad'), ['Gateway infra/gw: Accepted=False/Invalid@0']);
+});

@@ -1,6 +1,6 @@
 // RoutePolicy (gateway.envoy-ingress.io/v1alpha1): our own direct policy attachment (GEP-713) for what the Gateway
-// API has no field for — client address ranges, basic authentication and external authorization of an HTTPRoute, or of one named rule of it
-// (targetRefs[].sectionName). Pure: policies, HTTPRoutes and Secrets -> per rule the route policy fields (ir/
+// API has no field for — client address ranges, basic authentication, external authorization and cookie session
+// affinity of an HTTPRoute, or of one named rule of it (targetRefs[].sectionName). Pure: policies, HTTPRoutes and Secrets -> per rule the route policy fields (ir/
 // RoutePolicyIR, with the same meaning as the ingress-nginx annotations that build them) or why the rule must answer
 // 500, the users of the basic-auth Secrets, and the policies' status as data.
 //
@@ -11,7 +11,7 @@
 // - Fail closed: a policy that asks for access control or authentication but cannot be honoured (a bad CIDR, its
 //   Secret missing or unreadable) is not accepted (Invalid) and the rules it targets answer 500 until it is fixed,
 //   never served open. A Secret's content is never put in a message.
-import { type BasicAuthUsersIR, type CidrIR, type ClusterIR, HtpasswdUsers, type RoutePolicyIR, compareStrings } from '../../../ir/index.js';
+import { type AffinityCookieIR, type BasicAuthUsersIR, type CidrIR, type ClusterIR, HtpasswdUsers, type RoutePolicyIR, compareStrings } from '../../../ir/index.js';
 import { type ServiceIndex, clusterName, isTcpServicePort, serviceKey } from '../shared/backend.js';
 import { readUsers } from '../shared/basic-auth-users.js';
 import { parseCidr } from '../shared/cidr.js';
@@ -25,10 +25,16 @@ import { type PolicyAncestorStatusData, type PolicyStatusData, type StatusCondit
 /** The RoutePolicy fields a rule gets. */
 export type RoutePolicyFields = Pick<RoutePolicyIR, 'allowedSourceCidrs' | 'deniedSourceCidrs' | 'basicAuth' | 'externalAuth'>;
 
+/**
+ * Cookie session affinity as ingress-nginx's `affinity: cookie` (AffinityCookieIR), without what depends on the rule:
+ * its Path when not given (the rule's path) and the backend (the rule's one backendRef), httproute-rules.ts adds them.
+ */
+export type AffinitySettings = Omit<AffinityCookieIR, 'path' | 'backends'> & { path?: string };
+
 /** What applies to one rule: the policy's fields, or (a policy asking for access control it cannot give) a 500. */
 export type AppliedRoutePolicy =
   /** `cluster`: the authorization service's (externalAuth), which the rule's clusters must hold. */
-  | { policy: ObjectRef<'RoutePolicy'>; fields: RoutePolicyFields; cluster?: ClusterIR }
+  | { policy: ObjectRef<'RoutePolicy'>; fields: RoutePolicyFields; cluster?: ClusterIR; affinity?: AffinitySettings }
   | { policy: ObjectRef<'RoutePolicy'>; refused: string };
 
 /** The policy that applies to a rule of an HTTPRoute (`ruleName`: its rules[].name, if any), or undefined. */
@@ -95,14 +101,19 @@ function readFields(
   readSecrets: Set<string>,
   services: ServiceIndex,
   diagnostics: Diagnostic[],
-): { fields: RoutePolicyFields; users?: BasicAuthUsersIR; cluster?: ClusterIR } | { error: string } {
+): { fields: RoutePolicyFields; users?: BasicAuthUsersIR; cluster?: ClusterIR; affinity?: AffinitySettings } | { error: string } {
   const spec = policy.spec ?? {};
   const namespace = namespaceOf(policy.metadata);
   const fail = (error: string): { error: string } => ({ error });
   const fields: RoutePolicyFields = {};
   let users: BasicAuthUsersIR | undefined;
   let cluster: ClusterIR | undefined;
-  if (spec.sessionAffinity !== undefined) return fail('sessionAffinity is not supported yet');
+  let affinity: AffinitySettings | undefined;
+  if (spec.sessionAffinity !== undefined) {
+    const read = readAffinity(spec.sessionAffinity);
+    if ('error' in read) return fail(read.error);
+    affinity = read.affinity;
+  }
   if (spec.sourceRanges !== undefined) {
     const allow = cidrList('sourceRanges.allow', spec.sourceRanges.allow);
     const deny = cidrList('sourceRanges.deny', spec.sourceRanges.deny);
@@ -138,8 +149,38 @@ function readFields(
     fields.externalAuth = external.auth;
     cluster = external.cluster;
   }
-  if (Object.keys(fields).length === 0) return fail('the policy sets nothing (sourceRanges, basicAuth, externalAuth)');
-  return { fields, ...(users === undefined ? {} : { users }), ...(cluster === undefined ? {} : { cluster }) };
+  if (Object.keys(fields).length === 0 && affinity === undefined) return fail('the policy sets nothing (sourceRanges, basicAuth, externalAuth, sessionAffinity)');
+  return { fields, ...(users === undefined ? {} : { users }), ...(cluster === undefined ? {} : { cluster }), ...(affinity === undefined ? {} : { affinity }) };
+}
+
+/** sessionAffinity, checked as ingress-nginx checks the session-cookie-* annotations (nginx-affinity.ts). */
+function readAffinity(spec: NonNullable<NonNullable<RoutePolicy['spec']>['sessionAffinity']>): { affinity: AffinitySettings } | { error: string } {
+  const cookie = spec.cookie ?? {};
+  const affinity: AffinitySettings = { name: cookie.name ?? 'INGRESSCOOKIE' };
+  if (!/^[A-Za-z0-9\-._~:]{1,256}$/.test(affinity.name)) return { error: 'sessionAffinity.cookie.name is not a cookie name (letters, digits, "-", ".", "_", "~", ":")' };
+  if (cookie.path !== undefined) {
+    if (!/^\/[A-Za-z0-9\-._~/:?&=,]{0,1023}$/.test(cookie.path)) return { error: 'sessionAffinity.cookie.path must be a path starting with "/"' };
+    affinity.path = cookie.path;
+  }
+  for (const [field, value] of [['expiresSeconds', cookie.expiresSeconds], ['maxAgeSeconds', cookie.maxAgeSeconds]] as const) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 0 || value >= 2 ** 31) return { error: `sessionAffinity.cookie.${field} must be a whole number of seconds` };
+    affinity[field] = value;
+  }
+  if (cookie.domain !== undefined) {
+    if (!/^[A-Za-z0-9\-._~]{1,253}$/.test(cookie.domain)) return { error: 'sessionAffinity.cookie.domain is not a domain name' };
+    affinity.domain = cookie.domain;
+  }
+  if (cookie.sameSite !== undefined) {
+    if (!['none', 'lax', 'strict'].includes(cookie.sameSite.toLowerCase())) return { error: 'sessionAffinity.cookie.sameSite must be None, Lax or Strict' };
+    affinity.sameSite = cookie.sameSite;
+  }
+  if (cookie.conditionalSameSiteNone === true) affinity.conditionalSameSiteNone = true;
+  if (cookie.secure === true) affinity.secure = true;
+  const mode = spec.mode ?? 'balanced';
+  if (mode !== 'balanced' && mode !== 'persistent') return { error: 'sessionAffinity.mode must be "balanced" or "persistent"' };
+  if (mode === 'persistent') affinity.persistent = true;
+  return { affinity };
 }
 
 /**
@@ -216,7 +257,7 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
       // Fail closed: a policy meant to restrict access that cannot be honoured must not leave its targets open.
       if (asksForAccessControl) verdict.applied = { policy: ref, refused: error };
     } else if (verdict.refusal === undefined) {
-      verdict.applied = { policy: ref, fields: read.fields, ...(read.cluster === undefined ? {} : { cluster: read.cluster }) };
+      verdict.applied = { policy: ref, fields: read.fields, ...(read.cluster === undefined ? {} : { cluster: read.cluster }), ...(read.affinity === undefined ? {} : { affinity: read.affinity }) };
       if (read.users !== undefined) verdict.users = read.users;
     }
     if (verdict.applied !== undefined) for (const k of keys) winners.set(k, verdict);

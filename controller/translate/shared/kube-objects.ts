@@ -490,7 +490,8 @@ export interface RoutePolicy {
     basicAuth?: { secretRef?: { name?: string }; secretType?: string; realm?: string };
     externalAuth?: { backendRef?: { name?: string; port?: number }; path?: string; responseHeaders?: string[] };
     sessionAffinity?: {
-      cookie?: { name?: string; path?: string; maxAge?: string; expires?: string; domain?: string; sameSite?: string; secure?: boolean };
+      cookie?: { name?: string; path?: string; maxAgeSeconds?: number; expiresSeconds?: number; domain?: string; sameSite?: string; secure?: boolean; conditionalSameSiteNone?: boolean };
+      mode?: string;
     };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
