@@ -373,3 +373,15 @@ test('source ranges and authentication become a RoutePolicy on the Ingress\'s HT
   const elsewhere = result.report.ingresses.find((i) => i.name === 'elsewhere');
   t.deepEqual(elsewhere?.paths.flatMap((p) => p.differences.map((d) => d.id)), ['auth-url']);
 });
+
+test('cookie affinity becomes the RoutePolicy sessionAffinity (session-cookie-* as the nginx layer reads them)', (t) => {
+  const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state([ingress('sticky', { rules: [{ host: 's.test', http: { paths: [path('/app', 'web')] } }] }, { [n('affinity')]: 'cookie', [n('session-cookie-name')]: 'SERVERID', [n('session-cookie-max-age')]: '172800', [n('session-cookie-samesite')]: 'bogus' })], [service('web')]),
+    options,
+  );
+  const policy = result.objects.find((o) => o.kind === 'RoutePolicy');
+  // The invalid samesite is left out on both sides.
+  t.deepEqual(policy?.spec, { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'sticky' }], sessionAffinity: { cookie: { name: 'SERVERID', maxAgeSeconds: 172800 } } });
+  t.deepEqual(result.report.ingresses[0]?.paths.map((p) => [p.result, p.policy]), [['same', 'default/sticky-policy']]);
+});

@@ -841,6 +841,20 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
         });
         for (const e of entries) if (e.reported.route !== undefined && part.includes(e.reported.route.slice(namespace.length + 1))) e.reported.policy = `${namespace}/${name}`;
       }
+      if (policyConversion.spec.sessionAffinity !== undefined) {
+        for (const e of entries) {
+          const route = routes.slice(routesBefore).find((r): r is HTTPRoute => r.kind === 'HTTPRoute' && `${namespace}/${r.metadata.name}` === e.reported.route);
+          const rule = e.reported.rule === undefined ? undefined : route?.spec?.rules?.[e.reported.rule];
+          if ((rule?.backendRefs?.length ?? 0) > 1) {
+            e.reported.differences.push({ id: 'affinity', message: 'a RoutePolicy\'s sessionAffinity applies to rules with one backendRef: this rule\'s split (a canary) is served without affinity', action: 'none, unless clients must stay on one side of the canary' });
+          }
+          // nginx's cookie Path is the location's path as written; a regex rule's first path is its expression.
+          const regex = rule?.matches?.[0]?.path?.type === 'RegularExpression';
+          if (regex && policyConversion.spec.sessionAffinity.cookie?.path === undefined) {
+            e.reported.differences.push({ id: 'session-cookie-path', message: 'the affinity cookie\'s Path is the rule\'s regular expression, where nginx sends the Ingress path as written', action: 'set session-cookie-path (the RoutePolicy\'s cookie.path)' });
+          }
+        }
+      }
       if (routes.slice(routesBefore).some((r) => r.kind === 'GRPCRoute')) {
         for (const e of entries) {
           if (e.reported.policy === undefined && e.reported.route !== undefined) {

@@ -11,6 +11,7 @@ import { namespaceOf } from '../shared/kinds.js';
 import type { Ingress, RoutePolicy, Secret, Service } from '../shared/kube-objects.js';
 import { parseCidrList, splitList } from '../ingress/annotation-values.js';
 import { nginxAnnotationPrefix } from '../ingress/nginx/catalog.js';
+import { nginxAffinityAnnotations, readNginxAffinity } from '../ingress/nginx/nginx-affinity.js';
 import { readNginxAuth } from '../ingress/nginx/nginx-auth.js';
 import type { ReportedDifference } from './gateway-migration-report.js';
 
@@ -107,6 +108,25 @@ export function routePolicyConversion(ingress: Ingress, services: ReadonlyMap<st
     if (auth.satisfyAny === true || (auth.anyWithAllowList === true && spec.sourceRanges?.allow !== undefined && spec.basicAuth !== undefined)) {
       differences.push({ id: 'satisfy', message: 'satisfy "any" (one check passing is enough) is not carried: the RoutePolicy requires every check it holds', action: 'none, unless clients pass one check only' });
     }
+  }
+  // Cookie affinity, read as nginx-affinity.ts reads it (a bad value is left out on both sides).
+  const affinity = readNginxAffinity(ingress, []);
+  if (affinity !== undefined) {
+    const { name, path, expiresSeconds, maxAgeSeconds, domain, sameSite, conditionalSameSiteNone, secure, persistent } = affinity;
+    spec.sessionAffinity = {
+      ...(persistent === true ? { mode: 'persistent' } : {}),
+      cookie: {
+        name,
+        ...(path === undefined ? {} : { path }),
+        ...(expiresSeconds === undefined ? {} : { expiresSeconds }),
+        ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }),
+        ...(domain === undefined ? {} : { domain }),
+        ...(sameSite === undefined ? {} : { sameSite }),
+        ...(conditionalSameSiteNone === true ? { conditionalSameSiteNone } : {}),
+        ...(secure === true ? { secure } : {}),
+      },
+    };
+    for (const annotation of nginxAffinityAnnotations) carried.add(annotation);
   }
   if (closed) return { spec: { sourceRanges: { deny: [...everybody] } }, carried: new Set([...carried, 'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-response-headers']), differences };
   return { ...(Object.keys(spec).length === 0 ? {} : { spec }), carried, differences };
