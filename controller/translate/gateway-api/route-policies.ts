@@ -20,6 +20,7 @@ import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type ObjectRef, type RoutePolicy, type Secret, objectsOf, refOf } from '../shared/kube-objects.js';
 import { compareByAge } from '../shared/ordering.js';
 import { Reason } from '../shared/reasons.js';
+import { GatewayReason } from './reasons.js';
 import { type PolicyAncestorStatusData, type PolicyStatusData, type StatusCondition, condition, generationOf } from './status-data.js';
 
 /** The RoutePolicy fields a rule gets. */
@@ -261,6 +262,12 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
       if (read.users !== undefined) verdict.users = read.users;
     }
     if (verdict.applied !== undefined) for (const k of keys) winners.set(k, verdict);
+  }
+
+  // Said on the policy itself too (Events, render, validate), not only in its status.
+  const refusalReasons = { Invalid: GatewayReason.RoutePolicyInvalid, TargetNotFound: GatewayReason.RoutePolicyTargetNotFound, Conflicted: GatewayReason.RoutePolicyConflicted } as const;
+  for (const v of verdicts) {
+    if (v.refusal !== undefined) diagnostics.push({ object: refOf(v.policy), severity: 'Warning', reason: refusalReasons[v.refusal.reason], message: `not accepted: ${v.refusal.message}` });
   }
 
   const lookup: RoutePolicyLookup = (namespace, route, ruleName) =>
