@@ -6,7 +6,7 @@ import type { EnvoyOptions } from '../envoy/resource-types.js';
 import { defaultTranslateOptions, type TranslateOptions } from '../controller/translate/shared/options.js';
 import { parsePort } from './address.js';
 import { parseAddressPool } from './gateway-address-flags.js';
-import { defaultNamespaceRouteBudget } from '../controller/translate/ingress/namespace-route-budget.js';
+import { defaultNamespaceRouteBudget } from '../controller/translate/shared/options.js';
 
 export interface TranslationFlags {
   ingressClass: string;
@@ -120,7 +120,7 @@ export function addTranslationFlags(cmd: Command): Command {
       "merge every namespace's rules, TLS entries and host-wide annotations into a host (ingress-nginx's behaviour, for single-tenant clusters); off: the namespace of the oldest Ingress routing a host owns it",
     )
     .option('--default-backend-namespace <namespace>', 'the namespace whose rule-less Ingresses may give the default backend of every host (a tenant default backend answers only its namespace\'s hosts); default: the controller\'s own namespace (POD_NAMESPACE) when set', process.env['POD_NAMESPACE'])
-    .option('--namespace-route-budget <paths>', `paths the Ingresses of one namespace may have; past it its newest Ingresses are not served (default: ${defaultNamespaceRouteBudget})`)
+    .option('--namespace-route-budget <paths>', `paths the Ingresses of one namespace may have, and again the routes its HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes write; past it the newest are not served (default: ${defaultNamespaceRouteBudget})`)
     .option('--nginx-annotations', 'also honour ingress-nginx annotations (nginx.ingress.kubernetes.io/*); ours win where both are set')
     .option(
       '--nginx-configmap <namespace/name>',

@@ -150,7 +150,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     : undefined;
 
   const gatewayServices = o.gatewayServices
-    ? new GatewayServiceManager(store, createServiceApi(o.kubeConfig, o.gatewayServices.namespace, { timeoutMs: 10_000 }), {
+    ? new GatewayServiceManager(store, createServiceApi(o.kubeConfig, { timeoutMs: 10_000 }), {
         ...o.gatewayServices,
         controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
         reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),

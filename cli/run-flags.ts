@@ -70,9 +70,9 @@ export function addRunFlags(cmd: Command): Command {
     .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
     .option(
       '--gateway-port-range <first-last>',
-      "Kubernetes mode: give every Gateway Envoy ports of its own from this range and one Service in --leader-election-namespace (the controller's) mapping its listener ports onto them; its addresses are the Gateway's",
+      "Kubernetes mode: give every Gateway Envoy ports of its own from this range and one Service in the Gateway's namespace mapping its listener ports onto them (its EndpointSlice: the Envoy pods of --leader-election-namespace); its addresses are the Gateway's",
     )
-    .option('--gateway-service-selector <labels>', 'with --gateway-port-range: the labels of the Envoy pods the Gateway Services select', 'app.kubernetes.io/name=envoy-ingress')
+    .option('--gateway-service-selector <labels>', 'with --gateway-port-range: the selector of the Service in --leader-election-namespace whose ready endpoints are the Envoy pods (deploy/\'s envoy-ingress Service); the Gateway Services\' EndpointSlices list them', 'app.kubernetes.io/name=envoy-ingress')
     .option(
       '--gateway-load-balancer-addresses <ips>',
       "with --gateway-port-range: comma-separated IPs and IPv4 CIDRs the cluster's load balancer gives a Service on request; a Gateway's spec.addresses outside them is AddressNotUsable (not asked for)",
@@ -145,9 +145,10 @@ export function runOptionsOf(flags: RunFlags): RunOptions {
           ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }),
         };
   if (gatewayServices !== undefined) {
-    // The Gateway Services live in the controller's namespace: the store must see them (they record the ports).
+    // The Envoy pods (the EndpointSlices of their Service) and the Gateway Services kept before (they record the
+    // ports) are in the controller's namespace: the store must see it.
     if (flags.watchNamespace !== undefined && flags.watchNamespace !== flags.leaderElectionNamespace) {
-      throw new Error(`--gateway-port-range keeps the Gateway Services in --leader-election-namespace (${flags.leaderElectionNamespace}), which --watch-namespace ${flags.watchNamespace} does not watch`);
+      throw new Error(`--gateway-port-range reads the Envoy pods from --leader-election-namespace (${flags.leaderElectionNamespace}), which --watch-namespace ${flags.watchNamespace} does not watch`);
     }
     const { first, last } = gatewayServices.portRange;
     const { httpPort, httpsPort } = translation.envoy;

@@ -202,6 +202,12 @@ test('controller.gatewayPortRange adds the flag and exactly the RBAC of deploy/o
   t.deepEqual(asSet(added), asSet(optional));
   const args = (objects: KubeObject[]) => container(find(objects, 'Deployment', 'envoy-ingress'), 'controller').args as string[];
   t.deepEqual(args(ranged), [...args(plain), '--gateway-port-range=20000-20999']);
+  // The Gateway Services' EndpointSlices list the ready endpoints of the Service whose selector is exactly
+  // --gateway-service-selector: in the split variant the Envoy Service's (the DaemonSet's pods), not the controller's.
+  const split = (await render({ set: { 'controller.gatewayPortRange': '20000-20999', variant: 'split' } })).objects;
+  const flag = (container(find(split, 'Deployment', 'envoy-ingress-controller'), 'controller').args as string[]).find((a) => a.startsWith('--gateway-service-selector='));
+  const selector = Object.fromEntries((flag ?? '').slice('--gateway-service-selector='.length).split(',').map((pair) => pair.split('=')));
+  t.deepEqual(selector, find(split, 'Service', 'envoy-ingress').spec.selector);
 });
 
 test('controller.nginxConfigMap adds the flag and exactly the Role of deploy/optional/nginx-configmap/, in the ConfigMap\'s namespace', async (t) => {

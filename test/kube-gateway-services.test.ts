@@ -1,16 +1,20 @@
 /**
  * The Gateway Service manager against a real API server with the Gateway API CRDs (v1.6.3, standard channel), fed
  * by the real ClusterSource and ObjectStore, acting as a ServiceAccount with only list/watch on what the source
- * reads and deploy/optional/gateway-services-rbac.yaml as shipped (create/update/delete on Services of the
- * controller's namespace). One Service per Gateway, Envoy ports of its own, followed, deleted with the Gateway; a restarted manager
- * finds the same ports recorded; the test-side load balancer's addresses (one asked for in spec.addresses, then
- * another) reach the Gateways' addresses through the store.
+ * reads and deploy/optional/gateway-services-rbac.yaml as shipped (create/update/delete on Services and
+ * EndpointSlices). One Service per Gateway in the Gateway's namespace, owned by it, without a selector, with Envoy
+ * ports of its own, and its EndpointSlice of the ready Envoy pods (those of the controller namespace's envoy-ingress
+ * Service; no node here, so that Service's EndpointSlice is written by the test as Kubernetes would); followed,
+ * deleted with the Gateway; a restarted manager finds the same ports recorded; a Service the old code kept in the
+ * controller namespace gives the new one its ports and goes; a tenant's Service under the name is left alone; the
+ * test-side load balancer's addresses (one asked for in spec.addresses, then another) reach the Gateways' addresses
+ * through the store. (No garbage collector runs here: the deletions seen are the manager's own.)
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, PatchStrategy, setHeaderOptions, type V1EndpointSlice, type V1Service } from '@kubernetes/client-node';
 import { GatewayServiceManager, type GatewayServiceOutcome } from '../controller/gateway-services/gateway-service-manager.js';
 import { createServiceApi } from '../controller/gateway-services/service-api.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
@@ -109,7 +113,7 @@ async function startManager(t: ExecutionContext): Promise<Setup> {
   const source = new ClusterSource(controller, store, log, { minBackoffMs: 200, discoveryIntervalMs: 500 });
   void source.start();
   await source.whenSynced();
-  const manager = new GatewayServiceManager(store, createServiceApi(controller, controllerNamespace, { timeoutMs: 5000 }), {
+  const manager = new GatewayServiceManager(store, createServiceApi(controller, { timeoutMs: 5000 }), {
     ...settings,
     isLeader: () => true,
     storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
@@ -141,18 +145,47 @@ function gatewayBody(namespace: string, name: string, ports: number[], infrastru
 
 const slow = { timeoutMs: 30_000 };
 
-function admin(): { core: CoreV1Api; custom: CustomObjectsApi } {
+function admin(): { core: CoreV1Api; custom: CustomObjectsApi; discovery: DiscoveryV1Api } {
   const kc = kube.kubeConfig(kube.cluster.adminToken);
-  return { core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+  return { core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi), discovery: kc.makeApiClient(DiscoveryV1Api) };
 }
 
-async function readService(name: string): Promise<V1Service | undefined> {
+async function orMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await admin().core.readNamespacedService({ namespace: controllerNamespace, name });
+    return await read();
   } catch (error) {
     if ((error as { code?: unknown }).code === 404) return undefined;
     throw error;
   }
+}
+
+/** A Gateway's Service: in the Gateway's namespace (apps). */
+function readService(name: string, namespace = 'apps'): Promise<V1Service | undefined> {
+  return orMissing(() => admin().core.readNamespacedService({ namespace, name }));
+}
+
+function readSlice(name: string, namespace = 'apps'): Promise<V1EndpointSlice | undefined> {
+  return orMissing(() => admin().discovery.readNamespacedEndpointSlice({ namespace, name }));
+}
+
+/** deploy/'s envoy-ingress Service and the EndpointSlice Kubernetes would keep for it (no node, no pods here). */
+async function envoyPods(ips: string[]): Promise<void> {
+  const { core, discovery } = admin();
+  if ((await orMissing(() => core.readNamespacedService({ namespace: controllerNamespace, name: 'envoy-ingress' }))) === undefined) {
+    await core.createNamespacedService({
+      namespace: controllerNamespace,
+      body: { metadata: { name: 'envoy-ingress' }, spec: { type: 'ClusterIP', selector: settings.selector, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
+    });
+  }
+  const body: V1EndpointSlice = {
+    metadata: { name: 'envoy-ingress-abcde', labels: { 'kubernetes.io/service-name': 'envoy-ingress', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
+    addressType: 'IPv4',
+    endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  };
+  const existing = await orMissing(() => discovery.readNamespacedEndpointSlice({ namespace: controllerNamespace, name: 'envoy-ingress-abcde' }));
+  if (existing === undefined) await discovery.createNamespacedEndpointSlice({ namespace: controllerNamespace, body });
+  else await discovery.replaceNamespacedEndpointSlice({ namespace: controllerNamespace, name: 'envoy-ingress-abcde', body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion ?? '' } } });
 }
 
 const portsOfStored = (store: ObjectStore, key: string): unknown[] =>
@@ -160,10 +193,29 @@ const portsOfStored = (store: ObjectStore, key: string): unknown[] =>
 
 const portsOf = (svc: V1Service | undefined): [number, unknown][] => (svc?.spec?.ports ?? []).map((p) => [p.port, p.targetPort]);
 
-test('each Gateway gets a Service of its own in the controller namespace, follows it, goes with it; a restarted manager keeps the ports', async (t) => {
+test("each Gateway gets a Service of its own in its namespace and that Service's EndpointSlice of the Envoy pods, follows it, goes with it; the old Service moves; a restarted manager keeps the ports", async (t) => {
   showLogsOnFailure(t, 'Kubernetes', kube.cluster);
   const { core, custom } = admin();
   await core.createNamespace({ body: { metadata: { name: 'apps' } } });
+  await envoyPods(['10.244.0.7', '10.244.0.8']);
+  // What the old code wrote for Gateway m: a Service in the controller's namespace selecting the Envoy pods, with
+  // Envoy port 20050 for m's port 80.
+  const m = gatewayBody('apps', 'm', [80]);
+  await core.createNamespacedService({
+    namespace: controllerNamespace,
+    body: {
+      metadata: {
+        name: gatewayServiceName(m),
+        labels: { 'app.kubernetes.io/managed-by': 'envoy-ingress', 'gateway.networking.k8s.io/gateway-name': 'm', 'envoy-ingress.io/gateway-namespace': 'apps' },
+        annotations: { 'envoy-ingress.io/gateway': 'apps/m' },
+      },
+      spec: { type: 'ClusterIP', selector: settings.selector, ports: [{ name: 'port-80', protocol: 'TCP', port: 80, targetPort: 20050 }] },
+    },
+  });
+  await custom.createNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', body: m });
+  // A tenant's own Service under the name Gateway t's Service would have.
+  const tenantsGateway = gatewayBody('apps', 't', [80]);
+  await core.createNamespacedService({ namespace: 'apps', body: { metadata: { name: gatewayServiceName(tenantsGateway), labels: { mine: 'yes' } }, spec: { selector: { app: 'mine' }, ports: [{ port: 80 }] } } });
   const s = await startManager(t);
   const create = (g: Gateway): Promise<unknown> =>
     custom.createNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', body: g });
@@ -175,8 +227,37 @@ test('each Gateway gets a Service of its own in the controller namespace, follow
   await create(b);
   const svcB = await waitFor(() => readService(gatewayServiceName(b)), { description: "Gateway b's Service", ...slow });
 
+  const gatewayA = (await custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', name: 'a' })) as Gateway;
   t.is(svcA.spec?.type, 'LoadBalancer');
-  t.deepEqual(svcA.spec?.selector, settings.selector);
+  t.is(svcA.spec?.selector, undefined);
+  t.like(svcA.metadata?.ownerReferences?.[0], { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', name: 'a', uid: gatewayA.metadata.uid, controller: true });
+  // Its EndpointSlice: the ready Envoy pods on the Envoy ports, port names as the Service's; not the EndpointSlice
+  // controller's (managed-by), owned by the Gateway.
+  const sliceA = await waitFor(() => readSlice(gatewayServiceName(a)), { description: "Gateway a's EndpointSlice", ...slow });
+  t.like(sliceA.metadata?.labels, { 'kubernetes.io/service-name': gatewayServiceName(a), 'endpointslice.kubernetes.io/managed-by': 'gateway-services.envoy-ingress.io' });
+  t.is(sliceA.metadata?.ownerReferences?.[0]?.uid, gatewayA.metadata.uid);
+  t.deepEqual(sliceA.endpoints?.map((e) => e.addresses), [['10.244.0.7'], ['10.244.0.8']]);
+  t.deepEqual(sliceA.ports?.map((p) => [p.name, p.port]), (svcA.spec?.ports ?? []).map((p) => [p.name, p.targetPort]));
+  // An Envoy pod goes, another comes: the EndpointSlice follows.
+  await envoyPods(['10.244.0.8', '10.244.0.9']);
+  await waitFor(async () => JSON.stringify((await readSlice(gatewayServiceName(a)))?.endpoints?.map((e) => e.addresses[0])) === JSON.stringify(['10.244.0.8', '10.244.0.9']), {
+    description: "Gateway a's EndpointSlice to follow the Envoy pods",
+    ...slow,
+  });
+
+  // The move: m's Service in apps keeps Envoy port 20050; the old one goes once the new one exists.
+  const svcM = await waitFor(() => readService(gatewayServiceName(m)), { description: "Gateway m's Service in its namespace", ...slow });
+  t.deepEqual(portsOf(svcM), [[80, 20050]]);
+  await waitFor(async () => (await readService(gatewayServiceName(m), controllerNamespace)) === undefined, { description: "m's old Service deleted", ...slow });
+  t.deepEqual((await readSlice(gatewayServiceName(m)))?.ports?.map((p) => p.port), [20050]);
+
+  // The tenant's Service is left alone; the manager says so.
+  await create(tenantsGateway);
+  await waitFor(() => s.outcomes.some((o) => o.key === 'apps/t' && o.outcome === 'collision'), { description: "the manager to find t's Service name taken", ...slow });
+  const tenants = await readService(gatewayServiceName(tenantsGateway));
+  t.deepEqual(tenants?.spec?.selector, { app: 'mine' });
+  t.deepEqual(tenants?.metadata?.labels, { mine: 'yes' });
+  t.is(await readSlice(gatewayServiceName(tenantsGateway)), undefined);
   // Envoy ports of the range (gateway-ports.ts: each listener port's own slot, or the next free one), one per
   // listener port, none shared: port 80 of b maps onto an Envoy port of its own.
   const inRange = (p: unknown): boolean => typeof p === 'number' && p >= settings.portRange.first && p <= settings.portRange.last;
@@ -252,12 +333,18 @@ test('each Gateway gets a Service of its own in the controller namespace, follow
   const again = await startManager(t);
   // Its store gets the Services before the Gateways (optional kinds start after discovery): it must not take the
   // Services for orphans meanwhile.
-  await waitFor(() => again.outcomes.filter((o) => o.outcome === 'unchanged').length >= 2, { description: 'the second manager to look at both Gateways', ...slow });
+  await waitFor(() => again.outcomes.filter((o) => o.outcome === 'unchanged').length >= 3, { description: 'the second manager to look at the Gateways', ...slow });
   await again.manager.idle();
-  t.deepEqual(again.outcomes.filter((o) => o.outcome !== 'unchanged' && o.outcome !== 'store-incomplete'), []);
+  t.deepEqual(again.outcomes.filter((o) => o.outcome !== 'unchanged' && o.outcome !== 'store-incomplete' && o.outcome !== 'collision'), []);
 
-  // Gateway a goes: its Service goes (no owner reference can cross namespaces), b's stays.
+  // Gateway a goes: its Service and EndpointSlice go (here by the manager; in a cluster the garbage collector too), b's stay.
   await custom.deleteNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', namespace: 'apps', plural: 'gateways', name: 'a' });
-  await waitFor(async () => (await readService(gatewayServiceName(a))) === undefined, { description: "Gateway a's Service deleted", ...slow });
+  await waitFor(async () => (await readService(gatewayServiceName(a))) === undefined && (await readSlice(gatewayServiceName(a))) === undefined, {
+    description: "Gateway a's Service and EndpointSlice deleted",
+    ...slow,
+  });
   t.truthy(await readService(gatewayServiceName(b)));
+  t.truthy(await readSlice(gatewayServiceName(b)));
+  // The tenant's Service is still theirs.
+  t.deepEqual((await readService(gatewayServiceName(tenantsGateway)))?.metadata?.labels, { mine: 'yes' });
 });

@@ -1,17 +1,20 @@
 // The Gateway Service manager (cluster mode, --gateway-port-range): one Service per Gateway of our class, in the
-// controller's namespace, selecting the Envoy pods and mapping the Gateway's listener ports onto the Envoy ports
-// gateway-ports.ts gives it; its load balancer's addresses become the Gateway's status.addresses. A Gateway in
-// another namespace cannot own a Service here (owner references do not cross namespaces), so this manager also
-// deletes the Service when its Gateway goes. Store changes (Gateways, GatewayClasses, ListenerSets and Namespaces:
-// a taken set's ports are its Gateway's; Services of this namespace)
-// and a periodic resync enqueue Gateway keys; a keyed work queue runs one operation per Gateway at a time;
-// failures retry with exponential backoff. Only the leader writes. What to do is the pure plan's
-// (gateway-service-plan.ts); this file schedules and retries.
+// Gateway's namespace and owned by it, mapping the Gateway's listener ports onto the Envoy ports gateway-ports.ts
+// gives it, without a selector: the manager keeps its EndpointSlice, the ready Envoy pods of the controller's
+// namespace on those ports. Its load balancer's addresses become the Gateway's status.addresses. The garbage
+// collector deletes both with the Gateway; this manager does too (and when the Gateway leaves our class), and deletes
+// the Service it kept in the controller's namespace before once the new one exists. Store changes (Gateways,
+// GatewayClasses, ListenerSets and Namespaces: a taken set's ports are its Gateway's; Services and EndpointSlices of
+// this namespace, of ours, or of a Gateway's namespace) and a periodic resync enqueue Gateway keys; a keyed work
+// queue runs one operation per Gateway at a time; failures retry with exponential backoff (work-queue/). Only the
+// leader writes. What to do is the pure plan's (gateway-service-plan.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
 import { describeError } from '../service-ingress/ingress-api.js';
-import { KeyedWorkQueue } from '../service-ingress/keyed-work-queue.js';
+import { RetryingWorkQueue, type WorkFailure } from '../work-queue/retrying-work-queue.js';
 import type { ObjectStore, StoreChange } from '../store.js';
-import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings } from './gateway-service-plan.js';
+import type { KubeObject } from '../translate/shared/kube-objects.js';
+import { gatewayServiceAnnotation } from '../translate/gateway-api/gateway-service.js';
+import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings, type GatewayServiceView } from './gateway-service-plan.js';
 import type { ServiceApi } from './service-api.js';
 
 export interface GatewayServiceLog {
@@ -36,7 +39,8 @@ export interface GatewayServiceManagerOptions extends GatewayServiceSettings {
   log?: GatewayServiceLog;
 }
 
-export type GatewayServiceOutcome = 'created' | 'updated' | 'deleted' | 'unchanged' | 'not-leader' | 'store-incomplete';
+/** `written`: at least one create, update or delete; `collision`: a name taken by an object not ours (left alone). */
+export type GatewayServiceOutcome = 'written' | 'unchanged' | 'collision' | 'not-leader' | 'store-incomplete';
 
 export interface GatewayServiceManagerEvents {
   /** One Gateway key (`namespace/name`) was looked at and this is what happened. */
@@ -50,18 +54,22 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   readonly #settings: GatewayServiceSettings;
   readonly #isLeader: () => boolean;
   readonly #storeComplete: () => boolean;
-  readonly #baseBackoffMs: number;
-  readonly #maxBackoffMs: number;
   readonly #resyncIntervalMs: number;
   readonly #log: GatewayServiceLog;
-  readonly #queue: KeyedWorkQueue;
-  readonly #failures = new Map<string, number>();
-  readonly #retryTimers = new Map<string, NodeJS.Timeout>();
+  /** Failures retry for ever (a Gateway without its Service has no address). */
+  readonly #queue: RetryingWorkQueue;
+  /** The last view and the store's lists it was made from (the store keeps a kind's list while it has no write). */
+  #view: { lists: unknown[]; view: GatewayServiceView } | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
   #completeTimer: NodeJS.Timeout | undefined;
   #started = false;
   readonly #onChange = (changes: StoreChange[]): void => {
-    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || c.kind === 'ListenerSet' || c.kind === 'Namespace' || (c.kind === 'Service' && c.namespace === this.#settings.namespace))) this.resync();
+    if (changes.some((c) => c.kind === 'Gateway' || c.kind === 'GatewayClass' || c.kind === 'ListenerSet' || c.kind === 'Namespace')) return this.resync();
+    const serviceChanges = changes.filter((c) => c.kind === 'Service' || c.kind === 'EndpointSlice');
+    if (serviceChanges.length === 0) return;
+    const gatewayNamespaces = new Set(this.store.list('Gateway').map((g) => g.metadata.namespace));
+    const ours = (o: KubeObject | undefined): boolean => o?.metadata.annotations?.[gatewayServiceAnnotation] !== undefined;
+    if (serviceChanges.some((c) => c.namespace === this.#settings.namespace || gatewayNamespaces.has(c.namespace) || ours(c.object) || ours(c.previous))) this.resync();
   };
 
   constructor(
@@ -70,15 +78,17 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     options: GatewayServiceManagerOptions,
   ) {
     super();
-    const { controllerName, namespace, selector, portRange, reservedPorts } = options;
-    this.#settings = { controllerName, namespace, selector, portRange, reservedPorts };
+    const { controllerName, namespace, selector, portRange, reservedPorts, loadBalancerAddresses } = options;
+    this.#settings = { controllerName, namespace, selector, portRange, reservedPorts, ...(loadBalancerAddresses === undefined ? {} : { loadBalancerAddresses }) };
     this.#isLeader = options.isLeader;
     this.#storeComplete = options.storeComplete;
-    this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.#resyncIntervalMs = options.resyncIntervalMs ?? 5 * 60_000;
     this.#log = options.log ?? silentLog;
-    this.#queue = new KeyedWorkQueue((key) => this.#process(key), 2);
+    this.#queue = new RetryingWorkQueue((key) => this.#process(key), (failure) => this.#failed(failure), {
+      baseBackoffMs: options.baseBackoffMs ?? 1000,
+      maxBackoffMs: options.maxBackoffMs ?? 60_000,
+      concurrency: 2,
+    });
   }
 
   /** Subscribes to the store and looks at every Gateway once (call after the informers synced). */
@@ -98,9 +108,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
    * kept by their Services), but looking at all is cheap and catches a Service someone else edited.
    */
   resync(): void {
-    for (const key of viewKeys(gatewayServiceView(this.store.state(), this.#settings))) {
-      if (!this.#retryTimers.has(key)) this.#queue.add(key);
-    }
+    for (const key of viewKeys(this.#currentView())) this.#queue.add(key);
   }
 
   /** Resolves when no operation is queued or running (retries waiting on their backoff do not count). */
@@ -113,29 +121,19 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     clearInterval(this.#resyncTimer);
     clearTimeout(this.#completeTimer);
     this.#completeTimer = undefined;
-    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
-    this.#retryTimers.clear();
     await this.#queue.stop();
     this.#started = false;
   }
 
+  /** Throws when a write failed: the queue retries the key. */
   async #process(key: string): Promise<void> {
-    try {
-      const outcome = await this.#reconcile(key);
-      this.#failures.delete(key);
-      this.emit('reconciled', { key, outcome });
-    } catch (error) {
-      const attempt = (this.#failures.get(key) ?? 0) + 1;
-      this.#failures.set(key, attempt);
-      const retryInMs = Math.min(this.#baseBackoffMs * 2 ** (attempt - 1), this.#maxBackoffMs);
-      this.#log.warn({ gateway: key, attempt, err: describeError(error), retryInMs }, "managing the Gateway's Service failed; will retry");
-      this.emit('failed', { key, error, attempt, retryInMs });
-      const timer = setTimeout(() => {
-        this.#retryTimers.delete(key);
-        this.#queue.add(key);
-      }, retryInMs);
-      this.#retryTimers.set(key, timer);
-    }
+    const outcome = await this.#reconcile(key);
+    this.emit('reconciled', { key, outcome });
+  }
+
+  #failed({ key, error, attempt, retryInMs = 0 }: WorkFailure): void {
+    this.#log.warn({ gateway: key, attempt, err: describeError(error), retryInMs }, "managing the Gateway's Service failed; will retry");
+    this.emit('failed', { key, error, attempt, retryInMs });
   }
 
   async #reconcile(key: string): Promise<GatewayServiceOutcome> {
@@ -147,7 +145,17 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
     }
     // A write against a stale store fails (409 on a changed resourceVersion, or on create of an existing name) and
     // is retried after a backoff, when the store has caught up.
-    return this.#execute(key, planGatewayService(key, gatewayServiceView(this.store.state(), this.#settings), this.#settings));
+    return this.#execute(key, planGatewayService(key, this.#currentView(), this.#settings));
+  }
+
+  /** The view of the store as it is now; made once per store change, not once per Gateway. */
+  #currentView(): GatewayServiceView {
+    const state = this.store.state();
+    const lists = Object.values(state);
+    if (this.#view !== undefined && lists.length === this.#view.lists.length && lists.every((list, i) => list === this.#view?.lists[i])) return this.#view.view;
+    const view = gatewayServiceView(state, this.#settings);
+    this.#view = { lists, view };
+    return view;
   }
 
   /** Looks again shortly: the informers' sync marks the store complete without a change of its own. */
@@ -160,23 +168,21 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
   }
 
   async #execute(key: string, plan: GatewayServicePlan): Promise<GatewayServiceOutcome> {
-    if (plan.action !== 'none' && !this.#isLeader()) return 'not-leader';
-    if (plan.action !== 'none' && !this.#storeComplete()) return 'store-incomplete';
-    switch (plan.action) {
-      case 'create':
-        await this.api.create(plan.service);
-        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'created the Service of a Gateway');
-        return 'created';
-      case 'update':
-        await this.api.replace(plan.service);
-        this.#log.info({ gateway: key, service: plan.service.metadata.name }, 'updated the Service of a Gateway');
-        return 'updated';
-      case 'delete':
-        await this.api.delete(plan.name, { uid: plan.uid, resourceVersion: plan.resourceVersion });
-        this.#log.info({ gateway: key, service: plan.name }, 'deleted the Service of a Gateway that is gone (or has no port)');
-        return 'deleted';
-      case 'none':
-        return 'unchanged';
+    if (plan.collision !== undefined) this.#log.warn({ gateway: key, problem: plan.collision }, 'left an object alone that is not ours (the Gateway says so in its status)');
+    if (plan.steps.length === 0) return plan.collision === undefined ? 'unchanged' : 'collision';
+    if (!this.#isLeader()) return 'not-leader';
+    if (!this.#storeComplete()) return 'store-incomplete';
+    // In order: the Service and its EndpointSlice first, the Service kept before last (it serves until then).
+    for (const step of plan.steps) {
+      if (step.action === 'delete') {
+        await this.api.delete(step.kind, step.namespace, step.name, { uid: step.uid, resourceVersion: step.resourceVersion });
+        this.#log.info({ gateway: key, kind: step.kind, namespace: step.namespace, name: step.name }, 'deleted an object of a Gateway (gone, moved, or without a port)');
+      } else {
+        const { kind, metadata } = step.object;
+        await (step.action === 'create' ? this.api.create(step.object) : this.api.replace(step.object));
+        this.#log.info({ gateway: key, kind, namespace: metadata.namespace, name: metadata.name }, `${step.action === 'create' ? 'created' : 'updated'} an object of a Gateway`);
+      }
     }
+    return 'written';
   }
 }

@@ -1,42 +1,54 @@
-// The effects of the Gateway Service manager against Kubernetes: create, replace and delete one Service in
-// the controller's namespace, with the API server's status codes kept on the errors. No reads: the store has the
-// Services (a stale one fails the write with 409, retried once the store caught up), so RBAC needs no `get`.
-import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+// The effects of the Gateway Service manager against Kubernetes: create, replace and delete a Service or an
+// EndpointSlice in a Gateway's namespace (or the controller's, for the Services kept there before), with the API
+// server's status codes kept on the errors. No reads: the store has them (a stale one fails the write with 409,
+// retried once the store caught up), so RBAC needs no `get`.
+import { CoreV1Api, DiscoveryV1Api, type KubeConfig, type V1EndpointSlice, type V1Service } from '@kubernetes/client-node';
 import { requestTimeoutOptions } from '../leader-election.js';
 import { statusOf } from '../service-ingress/ingress-api.js';
 import { normalizeObject } from '../sources/normalize.js';
-import type { Service } from '../translate/shared/kube-objects.js';
+import { namespaceOf } from '../translate/shared/kinds.js';
+import type { EndpointSlice, Service } from '../translate/shared/kube-objects.js';
+
+export type GatewayServiceObject = Service | EndpointSlice;
 
 export interface ServiceApi {
-  create(service: Service): Promise<Service>;
+  create(object: GatewayServiceObject): Promise<void>;
   /** Full update; fails with 409 unless metadata.resourceVersion is current. */
-  replace(service: Service): Promise<Service>;
-  /** Deletes only if the Service still has this uid and resourceVersion (else 409); a missing one is fine. */
-  delete(name: string, preconditions: { uid: string; resourceVersion: string }): Promise<void>;
+  replace(object: GatewayServiceObject): Promise<void>;
+  /** Deletes only if the object still has this uid and resourceVersion (else 409); a missing one is fine. */
+  delete(kind: GatewayServiceObject['kind'], namespace: string, name: string, preconditions: { uid: string; resourceVersion: string }): Promise<void>;
 }
 
-/** A client for Services of `namespace` only: the manager's RBAC is a Role there. */
-export function createServiceApi(kubeConfig: KubeConfig, namespace: string, options: { timeoutMs?: number } = {}): ServiceApi {
-  const api = kubeConfig.makeApiClient(CoreV1Api);
+/** A client for Services and EndpointSlices of any namespace (the manager's RBAC is a ClusterRole). */
+export function createServiceApi(kubeConfig: KubeConfig, options: { timeoutMs?: number } = {}): ServiceApi {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const discovery = kubeConfig.makeApiClient(DiscoveryV1Api);
   const timeout = (): ReturnType<typeof requestTimeoutOptions> => requestTimeoutOptions(options.timeoutMs ?? 10_000);
-  const plain = (service: V1Service): Service => {
-    const n = normalizeObject({ ...service, kind: 'Service', apiVersion: 'v1' });
-    if (!n.ok || n.object.kind !== 'Service') throw new Error('the API server returned an unreadable Service');
-    return n.object;
+  const check = (object: object, kind: string, apiVersion: string): void => {
+    if (!normalizeObject({ ...object, kind, apiVersion }).ok) throw new Error(`the API server returned an unreadable ${kind}`);
   };
-  // Our plain objects already have the API's JSON shape.
-  const body = (service: Omit<Service, 'status'>): V1Service => service as unknown as V1Service;
+  // Our plain objects already have the API's JSON shape; a Service's status is not written here.
+  const service = (object: Service): V1Service => {
+    const { status: _status, ...rest } = object;
+    return rest as unknown as V1Service;
+  };
+  const slice = (object: EndpointSlice): V1EndpointSlice => object as unknown as V1EndpointSlice;
   return {
-    async create(service) {
-      return plain(await api.createNamespacedService({ namespace, body: body(service) }, timeout()));
+    async create(object) {
+      const namespace = namespaceOf(object.metadata);
+      if (object.kind === 'Service') check(await core.createNamespacedService({ namespace, body: service(object) }, timeout()), 'Service', 'v1');
+      else check(await discovery.createNamespacedEndpointSlice({ namespace, body: slice(object) }, timeout()), 'EndpointSlice', 'discovery.k8s.io/v1');
     },
-    async replace(service) {
-      const { status: _status, ...rest } = service;
-      return plain(await api.replaceNamespacedService({ namespace, name: service.metadata.name, body: body(rest) }, timeout()));
+    async replace(object) {
+      const namespace = namespaceOf(object.metadata);
+      const name = object.metadata.name;
+      if (object.kind === 'Service') check(await core.replaceNamespacedService({ namespace, name, body: service(object) }, timeout()), 'Service', 'v1');
+      else check(await discovery.replaceNamespacedEndpointSlice({ namespace, name, body: slice(object) }, timeout()), 'EndpointSlice', 'discovery.k8s.io/v1');
     },
-    async delete(name, preconditions) {
+    async delete(kind, namespace, name, preconditions) {
       try {
-        await api.deleteNamespacedService({ namespace, name, body: { preconditions } }, timeout());
+        if (kind === 'Service') await core.deleteNamespacedService({ namespace, name, body: { preconditions } }, timeout());
+        else await discovery.deleteNamespacedEndpointSlice({ namespace, name, body: { preconditions } }, timeout());
       } catch (error) {
         if (statusOf(error) === 404) return;
         throw error;

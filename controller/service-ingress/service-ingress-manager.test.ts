@@ -8,7 +8,7 @@ import { ObjectStore } from '../store.js';
 import type { Diagnostic } from '../translate/shared/diagnostics.js';
 import type { Ingress, OwnerReference, Service, ServicePort } from '../translate/shared/kube-objects.js';
 import type { IngressApi } from './ingress-api.js';
-import { KeyedWorkQueue } from './keyed-work-queue.js';
+import { KeyedWorkQueue } from '../work-queue/keyed-work-queue.js';
 import { planServiceIngress, ServiceIngressReason, validateHostTemplate } from './plan.js';
 import { ServiceIngressManager, type ReconcileOutcome, type ServiceIngressManagerOptions } from './service-ingress-manager.js';
 

@@ -2,16 +2,16 @@
 // gets an Ingress of the same name, owned by it, routing `/` on a host made from a template to the Service's
 // first port. Removing the annotation deletes that Ingress, but only if the Service owns it; an Ingress of the
 // same name that the Service does not own is never touched. Deleting the Service leaves the Ingress to the
-// garbage collector (through the ownerReference). Store changes and a periodic resync enqueue Service keys; a
-// keyed work queue runs at most one operation per Service at a time; failures retry with exponential backoff up
-// to a limit, after which the Service is left alone until it changes. Only the leader acts. What to do is decided
+// garbage collector (through the ownerReference). Store changes and a periodic resync enqueue Service keys; the
+// retrying work queue (work-queue/) runs at most one operation per Service at a time; failures retry with
+// exponential backoff up to a limit, after which the Service is left alone until it changes. Only the leader acts. What to do is decided
 // by the pure plan (plan.ts) and done through the API client (ingress-api.ts); this file schedules and retries.
 import { EventEmitter } from 'node:events';
 import type { ObjectStore, StoreChange } from '../store.js';
 import type { Diagnostic } from '../translate/shared/diagnostics.js';
 import type { Ingress, Service } from '../translate/shared/kube-objects.js';
 import { describeError, statusOf, type IngressApi } from './ingress-api.js';
-import { KeyedWorkQueue } from './keyed-work-queue.js';
+import { RetryingWorkQueue, type WorkFailure } from '../work-queue/retrying-work-queue.js';
 import { planServiceIngress, ServiceIngressReason, validateHostTemplate, type ServiceIngressPlan, type ServiceIngressSettings } from './plan.js';
 
 export interface ServiceIngressLog {
@@ -60,17 +60,10 @@ const silentLog: ServiceIngressLog = { info: () => undefined, warn: () => undefi
 export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEvents> {
   readonly #settings: ServiceIngressSettings;
   readonly #isLeader: () => boolean;
-  readonly #maxRetries: number;
-  readonly #baseBackoffMs: number;
-  readonly #maxBackoffMs: number;
   readonly #resyncIntervalMs: number;
   readonly #log: ServiceIngressLog;
-  readonly #queue: KeyedWorkQueue;
-  /** Failures in a row per key. */
-  readonly #failures = new Map<string, number>();
-  readonly #retryTimers = new Map<string, NodeJS.Timeout>();
-  /** Keys given up on: skipped until their Service changes. */
-  readonly #gaveUp = new Set<string>();
+  /** Keys given up on are skipped until their Service changes (`forget`). */
+  readonly #queue: RetryingWorkQueue;
   /** The last warning per key, so a resync does not repeat it. */
   readonly #reported = new Map<string, string>();
   #resyncTimer: NodeJS.Timeout | undefined;
@@ -86,12 +79,14 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
     validateHostTemplate(options.hostTemplate);
     this.#settings = { ingressClassName: options.ingressClassName, hostTemplate: options.hostTemplate };
     this.#isLeader = options.isLeader;
-    this.#maxRetries = options.maxRetries ?? 5;
-    this.#baseBackoffMs = options.baseBackoffMs ?? 1000;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.#resyncIntervalMs = options.resyncIntervalMs ?? 5 * 60_000;
     this.#log = options.log ?? silentLog;
-    this.#queue = new KeyedWorkQueue((key) => this.#process(key), options.concurrency ?? 4);
+    this.#queue = new RetryingWorkQueue((key) => this.#process(key), (failure) => this.#failed(failure), {
+      maxRetries: options.maxRetries ?? 5,
+      baseBackoffMs: options.baseBackoffMs ?? 1000,
+      maxBackoffMs: options.maxBackoffMs ?? 60_000,
+      concurrency: options.concurrency ?? 4,
+    });
   }
 
   /** Subscribes to the store and looks at every Service once (call after the informers synced). */
@@ -108,7 +103,7 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
 
   /** Enqueues every Service (e.g. on becoming leader); Services given up on stay skipped until they change. */
   resync(): void {
-    for (const service of this.store.list('Service')) this.#enqueue(keyOf(service.metadata.namespace, service.metadata.name));
+    for (const service of this.store.list('Service')) this.#queue.add(keyOf(service.metadata.namespace, service.metadata.name));
   }
 
   /** Resolves when no operation is queued or running (retries waiting on their backoff do not count). */
@@ -119,8 +114,6 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
   async stop(): Promise<void> {
     this.store.off('change', this.#onChange);
     clearInterval(this.#resyncTimer);
-    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
-    this.#retryTimers.clear();
     await this.#queue.stop();
     this.#started = false;
   }
@@ -130,36 +123,19 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
       const key = keyOf(change.namespace, change.name);
       if (change.kind === 'Service') {
         // A changed Service gets a fresh start: no backoff, no give-up.
-        this.#gaveUp.delete(key);
-        this.#failures.delete(key);
-        this.#cancelRetry(key);
+        this.#queue.forget(key);
         if (change.type === 'deleted') this.#reported.delete(key);
-        this.#enqueue(key);
+        this.#queue.add(key);
       } else if (change.kind === 'Ingress' && this.store.get('Service', change.namespace, change.name)) {
-        this.#enqueue(key);
+        this.#queue.add(key);
       }
     }
   }
 
-  #enqueue(key: string): void {
-    if (this.#gaveUp.has(key) || this.#retryTimers.has(key)) return; // a pending retry will look anyway
-    this.#queue.add(key);
-  }
-
-  #cancelRetry(key: string): void {
-    const timer = this.#retryTimers.get(key);
-    if (timer) clearTimeout(timer);
-    this.#retryTimers.delete(key);
-  }
-
+  /** Throws when the operation failed: the queue retries it. */
   async #process(key: string): Promise<void> {
-    try {
-      const outcome = await this.#reconcile(key);
-      this.#failures.delete(key);
-      this.emit('reconciled', { key, outcome });
-    } catch (error) {
-      this.#failed(key, error);
-    }
+    const outcome = await this.#reconcile(key);
+    this.emit('reconciled', { key, outcome });
   }
 
   async #reconcile(key: string): Promise<ReconcileOutcome> {
@@ -217,13 +193,9 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
     this.emit('diagnostic', diagnostic);
   }
 
-  #failed(key: string, error: unknown): void {
-    const attempt = (this.#failures.get(key) ?? 0) + 1;
-    this.#failures.set(key, attempt);
+  #failed({ key, error, attempt, retryInMs }: WorkFailure): void {
     const err = describeError(error);
-    if (attempt > this.#maxRetries) {
-      this.#failures.delete(key);
-      this.#gaveUp.add(key);
+    if (retryInMs === undefined) {
       this.#log.warn({ key, attempts: attempt, err }, 'giving up on this Service until it changes');
       this.emit('failed', { key, error, attempt });
       const [namespace, name] = splitKey(key);
@@ -235,14 +207,8 @@ export class ServiceIngressManager extends EventEmitter<ServiceIngressManagerEve
       });
       return;
     }
-    const retryInMs = Math.min(this.#baseBackoffMs * 2 ** (attempt - 1), this.#maxBackoffMs);
     this.#log.warn({ key, attempt, err, retryInMs }, 'managing the Service Ingress failed; will retry');
     this.emit('failed', { key, error, attempt, retryInMs });
-    const timer = setTimeout(() => {
-      this.#retryTimers.delete(key);
-      this.#queue.add(key);
-    }, retryInMs);
-    this.#retryTimers.set(key, timer);
   }
 }
 

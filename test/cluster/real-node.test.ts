@@ -195,7 +195,7 @@ serial('Gateways on the real node: deploy/ with --gateway-port-range, two Gatewa
   const n = must();
   const ns = 'gw-test';
   const host = 'shop.gw.test';
-  // The install as shipped, the Gateway API CRDs, and the optional Role the Service manager needs.
+  // The install as shipped, the Gateway API CRDs, and the optional ClusterRole the Service manager needs.
   await n.kubectlOk(['apply', '-f', path.join(root, 'deploy')]);
   await n.kubectlOk(['apply', '--server-side', '-f', path.join(root, 'deploy/gateway-api')]);
   await n.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gateways.gateway.networking.k8s.io', 'crd/httproutes.gateway.networking.k8s.io']);
@@ -226,10 +226,17 @@ serial('Gateways on the real node: deploy/ with --gateway-port-range, two Gatewa
     ];
     await n.kubectlOk(['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n---\n') });
     const addressOf = async (g: string): Promise<string | undefined> =>
-      (await n.kubectlOk(['get', 'service', '-n', NS, '-l', `gateway.networking.k8s.io/gateway-name=${g},envoy-ingress.io/gateway-namespace=${ns}`, '-o', 'jsonpath={.items[0].status.loadBalancer.ingress[0].ip}'])).trim() || undefined;
+      (await n.kubectlOk(['get', 'service', '-n', ns, '-l', `gateway.networking.k8s.io/gateway-name=${g}`, '-o', 'jsonpath={.items[0].status.loadBalancer.ingress[0].ip}'])).trim() || undefined;
     const ipA = await waitFor(() => addressOf('a'), { timeoutMs: 120_000, intervalMs: 500, description: "Gateway a's Service address" });
     const ipB = await waitFor(() => addressOf('b'), { timeoutMs: 60_000, intervalMs: 500, description: "Gateway b's Service address" });
     t.not(ipA, ipB);
+    // The Service is in the Gateway's namespace without a selector; kube-proxy sends its traffic to the EndpointSlice
+    // the controller keeps (the ready Envoy pods of the controller's namespace).
+    t.is((await n.kubectlOk(['get', 'service', '-n', ns, '-l', 'gateway.networking.k8s.io/gateway-name=a', '-o', 'jsonpath={.items[0].spec.selector}'])).trim(), '');
+    t.regex(
+      (await n.kubectlOk(['get', 'endpointslice', '-n', ns, '-l', 'endpointslice.kubernetes.io/managed-by=gateway-services.envoy-ingress.io,gateway.networking.k8s.io/gateway-name=a', '-o', 'jsonpath={.items[0].endpoints[*].addresses[0]}'])).trim(),
+      /^\d+\.\d+\.\d+\.\d+/,
+    );
     await waitServes(ipA, 80, host, 'app-a', 120_000);
     await waitServes(ipB, 80, host, 'app-b', 60_000);
     for (let i = 0; i < 10; i++) {

@@ -105,6 +105,25 @@ test('past the end of the range a listener port gets none and is reported', (t) 
   t.deepEqual([...result.exhausted], [['apps/b', [81]]]);
 });
 
+test('the record of ports moves with the Service: one in the controller namespace (before) counts until one in the Gateway namespace exists, which wins', (t) => {
+  const a = gateway('a', 1, [80]);
+  const legacy = serviceOf(a, [[80, 20003]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [legacy], settings, new Set()))['apps/a'], [[80, 20003]]);
+  // The Service in the Gateway's namespace the manager wrote from that record: the same ports, before and after the old one goes.
+  const moved = serviceOf(a, [[80, 20003]], 'apps');
+  t.deepEqual(ports(allocateGatewayPorts([a], [legacy, moved], settings, new Set()))['apps/a'], [[80, 20003]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [moved], settings, new Set()))['apps/a'], [[80, 20003]]);
+  // Both present and disagreeing: the Gateway's namespace wins.
+  t.deepEqual(ports(allocateGatewayPorts([a], [serviceOf(a, [[80, 20001]]), moved], settings, new Set()))['apps/a'], [[80, 20003]]);
+});
+
+test("a Service in a tenant's namespace cannot record ports for another namespace's Gateway", (t) => {
+  const a = gateway('a', 2, [80]);
+  const free = ports(allocateGatewayPorts([a], [], settings, new Set()))['apps/a'];
+  const claim = serviceOf(a, [[80, (free?.[0]?.[1] ?? 20000) === 20004 ? 20000 : 20004]], 'tenant');
+  t.deepEqual(ports(allocateGatewayPorts([a], [claim], settings, new Set()))['apps/a'], free);
+});
+
 test('Service names fit a DNS label and differ for look-alike keys', (t) => {
   const long = gateway('x'.repeat(200), 1, [80], 'n'.repeat(60));
   t.true(gatewayServiceName(long).length <= 63);
@@ -122,5 +141,5 @@ test("cluster mode: a Gateway's Service is referenced before it exists, so its c
     { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], endpoints: [], secrets: [], gatewayClasses: [ourClass], gateways: [a] },
     { ...defaultTranslateOptions, gatewayAddressing: { mode: 'service', ...settings } },
   );
-  t.true(result.references.services.includes(`${settings.namespace}/${gatewayServiceName(a)}`));
+  t.true(result.references.services.includes(`apps/${gatewayServiceName(a)}`));
 });

@@ -1,15 +1,22 @@
-// The Service the controller keeps for each Gateway in cluster mode (--gateway-port-range): its name, the labels and
-// the annotation that tie it to its Gateway, its type, and the addresses it gives the Gateway's status. Pure: the
+// The Service the controller keeps for each Gateway in cluster mode (--gateway-port-range), in the Gateway's own
+// namespace: its name, the labels and the annotation that tie it to its Gateway, its type, and the addresses it gives
+// the Gateway's status. (Before, it lived in the controller's namespace; such a Service still counts as the record
+// until the manager replaced it.) Pure: the
 // translator reads it to keep Envoy ports stable (gateway-ports.ts) and to compute status.addresses; the Service
 // manager (controller/gateway-services/) writes what gateway-service-plan.ts derives from the same functions.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { namespaceOf } from '../shared/kinds.js';
-import type { Gateway, GatewayClass, Service } from '../shared/kube-objects.js';
+import type { EndpointSlice, Gateway, GatewayClass, Service } from '../shared/kube-objects.js';
 import { canonicalIp } from './canonical-ip.js';
 
 /** Annotation on a managed Service naming its Gateway (`namespace/name`): the record the ports and the manager read. */
 export const gatewayServiceAnnotation = 'envoy-ingress.io/gateway';
+/**
+ * Annotation on a managed Service or EndpointSlice naming the GatewayClass controllerName it was written for: with
+ * several installs (controllerNames) keeping Services in the same Gateway namespaces, each deletes only its own.
+ */
+export const gatewayControllerAnnotation = 'envoy-ingress.io/gateway-controller';
 /** The Gateway API's well-known label for resources generated for a Gateway. */
 export const gatewayNameLabel = 'gateway.networking.k8s.io/gateway-name';
 export const gatewayNamespaceLabel = 'envoy-ingress.io/gateway-namespace';
@@ -42,21 +49,94 @@ export function gatewayServiceName(gateway: Gateway): string {
   return `${readable}-${hash}`;
 }
 
-/** Whether `service` is one the controller manages for a Gateway, and for which (`namespace/name`). */
+/**
+ * Whether `service` is one the controller manages for a Gateway, and for which (`namespace/name`). Only where the
+ * controller puts them counts: the Gateway's own namespace (a tenant's Service cannot claim another namespace's
+ * Gateway) or, from before, the controller's `namespace`.
+ */
 export function managedGatewayKey(service: Service, namespace: string): string | undefined {
-  if (namespaceOf(service.metadata) !== namespace) return undefined;
   if (service.metadata.labels?.[managedByLabel] !== managedByValue) return undefined;
-  return service.metadata.annotations?.[gatewayServiceAnnotation];
+  const key = service.metadata.annotations?.[gatewayServiceAnnotation];
+  if (key === undefined) return undefined;
+  const own = namespaceOf(service.metadata);
+  return own === namespace || own === key.slice(0, key.indexOf('/')) ? key : undefined;
 }
 
-/** The managed Service of each Gateway key, among `services` (those of the controller's namespace count). */
-export function managedServicesByGateway(services: Iterable<Service>, namespace: string): Map<string, Service> {
-  const byGateway = new Map<string, Service>();
+/** Whether `service` is the one a Gateway's Service is now: in the Gateway's namespace, under its name. */
+export function isCurrentGatewayService(service: Service, gateway: Gateway): boolean {
+  return namespaceOf(service.metadata) === namespaceOf(gateway.metadata) && service.metadata.name === gatewayServiceName(gateway);
+}
+
+/** Every managed Service of each Gateway key, among `services` (the Gateway's namespace and the controller's count). */
+export function managedServicesOfGateways(services: Iterable<Service>, namespace: string): Map<string, Service[]> {
+  const byGateway = new Map<string, Service[]>();
   for (const service of services) {
     const key = managedGatewayKey(service, namespace);
-    if (key !== undefined) byGateway.set(key, service);
+    if (key !== undefined) byGateway.set(key, [...(byGateway.get(key) ?? []), service]);
   }
   return byGateway;
+}
+
+/**
+ * The managed Service of each Gateway key that is its record (its ports, its addresses): the one in the Gateway's
+ * namespace, else one the controller kept in its own `namespace` before (until the manager moved it).
+ */
+export function managedServicesByGateway(services: Iterable<Service>, namespace: string): Map<string, Service> {
+  const byGateway = new Map<string, Service>();
+  for (const [key, all] of managedServicesOfGateways(services, namespace)) {
+    const inGatewayNamespace = all.find((s) => namespaceOf(s.metadata) === key.slice(0, key.indexOf('/')));
+    byGateway.set(key, inGatewayNamespace ?? (all[0] as Service));
+  }
+  return byGateway;
+}
+
+/**
+ * The Service under a Gateway's Service name in its namespace when it is not the controller's (a tenant's own, or
+ * another Gateway's): the controller leaves it alone, and the Gateway has no Service. Undefined when free or ours.
+ */
+export function foreignServiceAt(gateway: Gateway, services: Iterable<Service>, namespace: string): Service | undefined {
+  for (const service of services) {
+    if (!isCurrentGatewayService(service, gateway)) continue;
+    return managedGatewayKey(service, namespace) === gatewayKey(gateway) ? undefined : service;
+  }
+  return undefined;
+}
+
+/**
+ * The EndpointSlice the controller keeps for a Gateway's Service (which has no selector): the ready Envoy pods, on
+ * the Envoy ports. This managed-by value (not the EndpointSlice controller's) makes Kubernetes leave it alone.
+ */
+export const endpointSliceManagedByLabel = 'endpointslice.kubernetes.io/managed-by';
+export const endpointSliceManagedByValue = 'gateway-services.envoy-ingress.io';
+export const endpointSliceServiceNameLabel = 'kubernetes.io/service-name';
+
+/** Whether `slice` is the one the controller keeps for `gateway`. */
+export function isGatewayEndpointSlice(slice: EndpointSlice, gateway: Gateway): boolean {
+  return slice.metadata.labels?.[endpointSliceManagedByLabel] === endpointSliceManagedByValue && slice.metadata.annotations?.[gatewayServiceAnnotation] === gatewayKey(gateway);
+}
+
+/** The EndpointSlice under a Gateway Service's name in its namespace when it is not the controller's one for it. */
+export function foreignEndpointSliceAt(gateway: Gateway, slices: Iterable<EndpointSlice>): EndpointSlice | undefined {
+  for (const slice of slices) {
+    if (namespaceOf(slice.metadata) !== namespaceOf(gateway.metadata) || slice.metadata.name !== gatewayServiceName(gateway)) continue;
+    return isGatewayEndpointSlice(slice, gateway) ? undefined : slice;
+  }
+  return undefined;
+}
+
+/**
+ * Why the controller cannot keep a Gateway's Service or EndpointSlice: the name is taken by an object it does not
+ * manage for this Gateway (left alone). Undefined when free or ours.
+ */
+export function gatewayServiceCollision(gateway: Gateway, services: Iterable<Service>, slices: Iterable<EndpointSlice>, namespace: string): string | undefined {
+  const where = `${namespaceOf(gateway.metadata)}/${gatewayServiceName(gateway)}`;
+  if (foreignServiceAt(gateway, services, namespace) !== undefined) {
+    return `the Service ${where} exists and is not managed by envoy-ingress for this Gateway; it is left alone, so the Gateway has no Service (delete or rename it)`;
+  }
+  if (foreignEndpointSliceAt(gateway, slices) !== undefined) {
+    return `the EndpointSlice ${where} exists and is not managed by envoy-ingress for this Gateway; it is left alone, so the Gateway's Service has no endpoints (delete or rename it)`;
+  }
+  return undefined;
 }
 
 /** The Service type the Gateway asks for, or a problem with what it wrote (LoadBalancer is used then). */

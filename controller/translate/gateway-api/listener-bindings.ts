@@ -13,6 +13,7 @@ import { allocateGatewayPorts } from './gateway-ports.js';
 import {
   type GatewayStatusAddress,
   gatewayKey,
+  gatewayServiceCollision,
   gatewayServiceName,
   managedServicesByGateway,
   serviceAddresses,
@@ -174,6 +175,7 @@ function modeBindings(
   }
 
   const services = objectsOf(state, 'Service');
+  const slices = objectsOf(state, 'EndpointSlice');
   const ingressPorts = options.listenerPorts ?? defaultListenerPorts;
   const unsupported = new Map<string, string>();
   for (const gateway of gateways) {
@@ -206,6 +208,8 @@ function modeBindings(
         const where = addressing.loadBalancerAddresses === undefined ? '' : ' (not one of --gateway-load-balancer-addresses)';
         return { reason: GatewayReason.AddressNotUsable, message: `spec.addresses ${unusable.join(', ')}: the load balancer cannot give it${where}`, blocking: false };
       }
+      const collision = gatewayServiceCollision(gateway, services, slices, addressing.namespace);
+      if (collision !== undefined) return { reason: GatewayReason.AddressNotAssigned, message: collision, blocking: false };
       const have = serviceAddresses(serviceOf(gateway));
       const wanted = (gateway.spec?.addresses ?? []).map((a) => a.value).filter((v): v is string => v !== undefined && v !== '');
       const missing = wanted.filter((ip) => !have.some((a) => canonicalIp(a.value) === canonicalIp(ip)));
@@ -221,7 +225,7 @@ function modeBindings(
     services: [
       ...new Set([
         ...[...byGateway.values()].map((s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`),
-        ...gateways.map((g) => `${addressing.namespace}/${gatewayServiceName(g)}`),
+        ...gateways.map((g) => `${g.metadata.namespace ?? 'default'}/${gatewayServiceName(g)}`),
       ]),
     ].sort(),
   };

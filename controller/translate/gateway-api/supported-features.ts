@@ -5,9 +5,8 @@
 // addressing modes only, and are claimed there only (supportedFeaturesFor).
 //
 // Not claimed yet, and why: HTTPRouteRetryBackendTimeout and HTTPRouteRetryConnectionError (no conformance test in
-// v1.6.3; retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them);
-// GatewayInfrastructure (labels, annotations and parametersRef are served, but the managed Service lives in the
-// controller's namespace, where its conformance test does not look); the mode-dependent ones where they do not hold.
+// v1.6.3; retries on a try's timeout are not configured: Envoy's retriable-status-codes does not cover them); the
+// mode-dependent ones where they do not hold.
 import { compareStrings } from '../../../ir/index.js';
 import type { GatewayAddressing } from '../shared/options.js';
 
@@ -68,9 +67,12 @@ export const supportedFeatures: readonly string[] = [
 /**
  * Claimed in cluster mode only. GatewayPort8080: a Gateway's listener ports map onto Envoy ports of its own, so 8080
  * is free for it; elsewhere Envoy itself binds the Ingress HTTP port (8080 by default) on --listen-address, so a
- * Gateway listener there joins it (HTTP) or is refused (PortUnavailable).
+ * Gateway listener there joins it (HTTP) or is refused (PortUnavailable). GatewayInfrastructure: spec.infrastructure
+ * labels and annotations go onto the Gateway's Service, which lives in the Gateway's namespace labelled
+ * gateway.networking.k8s.io/gateway-name (controller/gateway-services/), and a parametersRef is InvalidParameters;
+ * elsewhere no object is generated for a Gateway to carry them.
  */
-export const gatewayServiceFeatures: readonly string[] = ['GatewayPort8080'];
+export const gatewayServiceFeatures: readonly string[] = ['GatewayInfrastructure', 'GatewayPort8080'];
 
 /**
  * Claimed with addresses of its own per Gateway (cluster or pool mode). GatewayAddressEmpty: an IPAddress without a

@@ -7,7 +7,8 @@ import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, refOf } from '../shared/kube-objects.js';
 import { GatewayReason } from './reasons.js';
-import { type TranslateOptions, defaultGatewayControllerName } from '../shared/options.js';
+import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
+import { Reason } from '../shared/reasons.js';
 import { compareByAge } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
@@ -22,6 +23,7 @@ import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
 import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { routeBudget } from './route-budget.js';
 import { resolveRoutePolicies } from './route-policies.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
@@ -92,7 +94,10 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     if ('problem' in resolved) diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: resolved.problem.reason === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef, message: resolved.problem.message });
   }
   const servicesIndex = indexServices(state.services);
-  const routePolicies = resolveRoutePolicies(state, new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s])), servicesIndex, diagnostics);
+  const policyDiagnostics: Diagnostic[] = [];
+  const routePolicies = resolveRoutePolicies(state, new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s])), servicesIndex, policyDiagnostics);
+  // Without a GatewayClass of ours no route is ours and nothing of the Gateway API is ours to report on.
+  if (classes.names.size > 0) diagnostics.push(...policyDiagnostics);
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
@@ -103,17 +108,18 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
   const byBinding = new Map<string, PortHosts>();
   const chains = tcpChains(accepted);
 
+  const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
-    const attachmentResult = attachRoute(route, attachment, report);
-    if (!attachmentResult.ours) continue;
+    const asAttached = attachRoute(route, attachment, report);
+    if (!asAttached.ours) continue;
     servedRoutes.push(refOf(route));
     // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
     // rules are translated once for all its parents.
-    const clientCertificate = attachmentResult.parents
+    const clientCertificate = asAttached.parents
       .map((p) => clientCertificates.get(p.gateway))
       .find((c): c is { certificate: TlsSecretIR } => c !== undefined && 'certificate' in c)?.certificate;
     const routeContext: RouteTranslationContext = {
@@ -122,11 +128,13 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       backendTls: { lookup: backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
       routePolicies: routePolicies.lookup,
     };
+    const rules = kind.translate(route, routeContext);
+    const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
+    if (attachmentResult !== asAttached) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
     if (route.kind === 'HTTPRoute') {
       const gatewayKeys = new Set(attachmentResult.parents.map((p) => `${namespaceOf(p.gateway.metadata)}/${p.gateway.metadata.name}`));
       if (gatewayKeys.size > 0) gatewaysByRoute.set(`${namespaceOf(route.metadata)}/${route.metadata.name}`, gatewayKeys);
     }
-    const rules = kind.translate(route, routeContext);
     for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));

@@ -10,13 +10,13 @@
 import type { HostIndex } from './host-index.js';
 import { isServedByUs } from './ingress-class.js';
 import type { ClusterState, Ingress } from '../shared/kube-objects.js';
-import type { TranslateOptions } from '../shared/options.js';
+import { type TranslateOptions, defaultNamespaceRouteBudget } from '../shared/options.js';
 import { unchangedBeyond } from '../shared/unchanged-inputs.js';
 import { translateIngresses, type TranslationResult } from './translate-ingresses.js';
 import { ingressListenersOf, withIngressServing } from './ingress-listeners.js';
 import { clusterUsesAfter, recordClusterUses, spliceClusters } from './cluster-uses.js';
 import { hostClosure, updateHostIndex } from './host-closure.js';
-import { defaultNamespaceRouteBudget, exceedsRouteBudget } from './namespace-route-budget.js';
+import { exceedsRouteBudget } from './namespace-route-budget.js';
 import { type Changed, type Changes, changedObjects, maxChanged, reachesBeyondHosts, type Served } from './splice-changes.js';
 import { spliceDiagnostics, spliceReferences, spliceSecrets, spliceServedIngresses, spliceTables } from './table-splice.js';
 

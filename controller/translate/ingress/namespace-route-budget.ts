@@ -7,9 +7,6 @@ import { namespaceOf } from '../shared/kinds.js';
 import { type Ingress, refOf } from '../shared/kube-objects.js';
 import { Reason } from '../shared/reasons.js';
 
-/** The budget when none is given (--namespace-route-budget): generous for a team, far below what hurts Envoy. */
-export const defaultNamespaceRouteBudget = 10_000;
-
 /** Paths an Ingress writes (holes left by host ownership do not count). */
 export function pathsOf(ingress: Ingress): number {
   let paths = 0;

@@ -62,7 +62,8 @@ export interface TranslateOptions {
   defaultBackendNamespace?: string;
   /**
    * Paths (as written) the served Ingresses of one namespace may have (--namespace-route-budget); past it the newest
-   * Ingresses of that namespace are refused whole. Absent: defaultNamespaceRouteBudget (namespace-route-budget.ts).
+   * Ingresses of that namespace are refused whole. The namespace's Gateway API routes have the same budget again, for
+   * the Envoy routes they write (gateway-api/route-budget.ts). Absent: defaultNamespaceRouteBudget.
    */
   namespaceRouteBudget?: number;
   /**
@@ -116,3 +117,7 @@ export const defaultTranslateOptions: TranslateOptions = {
 
 /** Prefix of this controller's own annotations. */
 export const annotationPrefix = 'envoy-ingress.io/';
+
+/** The route budget per namespace when none is given (--namespace-route-budget): generous for a team, far below what
+ * hurts Envoy. */
+export const defaultNamespaceRouteBudget = 10_000;

@@ -55,7 +55,8 @@ export const Reason = {
    * default backend of every host; ignored.
    */
   DefaultBackendNotClusterWide: 'DefaultBackendNotClusterWide',
-  /** An Ingress whose paths would take its namespace past --namespace-route-budget: not served (namespace-route-budget.ts). */
+  /** An Ingress, or a Gateway API route, that would take its namespace past --namespace-route-budget: not served
+   * (ingress/namespace-route-budget.ts, gateway-api/route-budget.ts). */
   NamespaceRouteBudgetExceeded: 'NamespaceRouteBudgetExceeded',
   /**
    * An HTTPRoute is served on a host this Ingress routes, on an Ingress port (a Gateway HTTP listener on the HTTP

@@ -82,7 +82,10 @@ class flag only when it differs from the controller's default, so the default re
 {{- end }}
 {{- with .Values.controller.gatewayPortRange }}
 - --gateway-port-range={{ . }}
-{{- if ne (include "envoy-ingress.name" $) "envoy-ingress" }}
+{{- /* The selector of the Envoy Service (service.yaml): its ready endpoints are the Envoy pods. */}}
+{{- if eq $.Values.variant "split" }}
+- --gateway-service-selector=app.kubernetes.io/name={{ include "envoy-ingress.name" $ }},app.kubernetes.io/component=envoy
+{{- else if ne (include "envoy-ingress.name" $) "envoy-ingress" }}
 - --gateway-service-selector=app.kubernetes.io/name={{ include "envoy-ingress.name" $ }}
 {{- end }}
 {{- end }}

@@ -1,5 +1,5 @@
-// The work queue of the Service-annotation Ingress manager: keyed by Service, so one Service's operations never
-// overlap, and coalescing, so a Service that changed several times while waiting is looked at once.
+// The work queue of the managers (Service-annotation Ingresses, Gateway Services): keyed by object, so one key's
+// operations never overlap, and coalescing, so a key added several times while waiting is looked at once.
 /**
  * At most one operation per key at a time: a key added while it is being processed runs once more afterwards;
  * a key added several times while waiting runs once.
