@@ -385,3 +385,17 @@ test('cookie affinity becomes the RoutePolicy sessionAffinity (session-cookie-* 
   t.deepEqual(policy?.spec, { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'sticky' }], sessionAffinity: { cookie: { name: 'SERVERID', maxAgeSeconds: 172800 } } });
   t.deepEqual(result.report.ingresses[0]?.paths.map((p) => [p.result, p.policy]), [['same', 'default/sticky-policy']]);
 });
+
+test('gRPC paths of an Ingress with source ranges stay on the HTTPRoute (a RoutePolicy cannot target a GRPCRoute), reported as backend-protocol', (t) => {
+  const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state([ingress('grpc', { rules: [{ host: 'g.test', http: { paths: [path('/', 'web')] } }] }, { [n('backend-protocol')]: 'GRPC', [n('whitelist-source-range')]: '10.0.0.0/8' })], [service('web')]),
+    options,
+  );
+  t.deepEqual(result.objects.filter((o) => o.kind === 'GRPCRoute'), []);
+  const policy = result.objects.find((o) => o.kind === 'RoutePolicy');
+  t.deepEqual((policy?.spec as { targetRefs: { name: string }[] }).targetRefs.map((r) => r.name), ['grpc']);
+  const [reported] = result.report.ingresses[0]?.paths ?? [];
+  t.is(reported?.route, 'default/grpc');
+  t.true(reported?.differences.some((d) => d.id === 'backend-protocol' && d.message.includes('RoutePolicy')));
+});

@@ -549,6 +549,10 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     // Source ranges and authentication: a RoutePolicy on the Ingress's HTTPRoutes (written once they are named).
     const policyConversion = reading === undefined ? undefined : routePolicyConversion(ingress, services, state.secrets);
     const routesBefore = routes.length;
+    // A RoutePolicy restricting access cannot target a GRPCRoute: the Ingress's gRPC paths stay on the HTTPRoute
+    // (reported as backend-protocol) rather than lose their protection.
+    const restrictedSpec = policyConversion?.spec;
+    const restrictedByPolicy = restrictedSpec !== undefined && (restrictedSpec.sourceRanges !== undefined || restrictedSpec.basicAuth !== undefined || restrictedSpec.externalAuth !== undefined);
     if (reading !== undefined) {
       ingressDifferences.push(...(policyConversion?.differences ?? []));
       ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics, policyConversion?.carried));
@@ -694,7 +698,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
             const methods = grpcMatches(path, nginx, regexPaths(ingress, host));
             const unfit = nonGrpcFilters(ruleFilters);
             const canaryHere = canaries.has(canaryKey(host, path));
-            if ('matches' in methods && unfit.length === 0 && !canaryHere) {
+            if ('matches' in methods && unfit.length === 0 && !canaryHere && !restrictedByPolicy) {
               grpcRules.push({ ...(methods.matches.length === 0 ? {} : { matches: methods.matches }), ...(ruleFilters.length > 0 ? { filters: ruleFilters } : {}), ...(ref === undefined ? {} : { backendRefs: [ref] }) });
               reported.route = `${namespace}/${grpcRouteName}`;
               reported.rule = grpcRules.length - 1;
@@ -704,7 +708,14 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
               entries.push({ ingress, host, path, match, regex: converted.regex, reported });
               continue;
             }
-            const why = 'problem' in methods ? methods.problem : unfit.length > 0 ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter` : 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)';
+            const why =
+              'problem' in methods
+                ? methods.problem
+                : unfit.length > 0
+                  ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter`
+                  : canaryHere
+                    ? 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)'
+                    : 'the Ingress\'s source ranges or authentication are a RoutePolicy, which targets HTTPRoutes only: on a GRPCRoute the path would be open';
             reported.differences.push({ id: 'backend-protocol', message: `backend-protocol ${grpcProtocol}: this path stays on the HTTPRoute, whose backend is spoken to over HTTP/1.1, not gRPC (${why})`, action: 'write a GRPCRoute for this path by hand (a path / or /<service>, or Exact /<service>/<method>), or give the Service port appProtocol kubernetes.io/h2c' });
           }
           // An ingress-nginx canary of this host and path (as written): its header and cookie rules first (rule
@@ -828,7 +839,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     }
     if (policyConversion?.spec !== undefined) {
       // One policy per 16 HTTPRoutes of the Ingress (targetRefs' limit), as old as the Ingress. GRPCRoutes, which a
-      // RoutePolicy cannot target, are reported.
+      // RoutePolicy cannot target, exist here only when the policy restricts nobody (restrictedByPolicy): reported.
       const targets = routes.slice(routesBefore).filter((r) => r.kind === 'HTTPRoute').map((r) => r.metadata.name);
       for (let i = 0; i * maxRulesPerRoute < targets.length; i++) {
         const name = truncateName(i === 0 ? `${ingress.metadata.name}-policy` : `${ingress.metadata.name}-policy-${i + 1}`);
@@ -858,7 +869,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       if (routes.slice(routesBefore).some((r) => r.kind === 'GRPCRoute')) {
         for (const e of entries) {
           if (e.reported.policy === undefined && e.reported.route !== undefined) {
-            e.reported.differences.push({ id: 'route-policy', message: 'the source ranges and authentication of the Ingress are not on this GRPCRoute: a RoutePolicy targets HTTPRoutes only', action: 'keep the gRPC paths on an HTTPRoute, or protect them in front of the backend' });
+            e.reported.differences.push({ id: 'route-policy', message: 'the cookie affinity of the Ingress is not on this GRPCRoute: a RoutePolicy targets HTTPRoutes only', action: 'none, unless gRPC clients must stay on one endpoint' });
           }
         }
       }
