@@ -134,3 +134,24 @@ test('sessionAffinity: the cookie settings as ingress-nginx reads them; an inval
   t.is(result.lookup('team', 'web', 'admin'), applied);
   t.deepEqual(statusOf(result, 'bad'), ['Gateway infra/gw: Accepted=False/Invalid@0']);
 });
+
+test('an HTTPRoute created after its RoutePolicy gets the policy in the incremental translation too (never served open)', async (t) => {
+  const { translateGatewayApi, translateGatewayApiIncrementally } = await import('./translate-gateway-api.js');
+  const { defaultTranslateOptions } = await import('../shared/options.js');
+  const options = { ...defaultTranslateOptions };
+  const gatewayObjects = {
+    gatewayClasses: [{ kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } }],
+    gateways: [{ kind: 'Gateway', metadata: { name: 'gw', namespace: 'team' }, spec: { gatewayClassName: 'envoy', listeners: [{ name: 'http', port: 8081, protocol: 'HTTP' }] } }],
+  };
+  const web: Service = { kind: 'Service', metadata: { name: 'web', namespace: 'team' }, spec: { ports: [{ port: 80 }] } } as Service;
+  const late: HTTPRoute = { kind: 'HTTPRoute', metadata: { name: 'late', namespace: 'team' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['late.test'], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } };
+  const base = { ingresses: [], ingressClasses: [], services: [web], endpointSlices: [], endpoints: [], secrets: [], ...gatewayObjects, routePolicies: [policy('deny', [{ name: 'late' }], { sourceRanges: { deny: ['0.0.0.0/0'] } })] };
+  const before = { ...base, httpRoutes: [] } as unknown as ClusterState;
+  const after = { ...base, httpRoutes: [late] } as unknown as ClusterState;
+  const previous = translateGatewayApi(before, options);
+  const incremental = translateGatewayApiIncrementally(previous, before, after, options);
+  t.not(incremental, undefined, 'only an HTTPRoute changed: the incremental translation is used');
+  const routeOf = (translation: ReturnType<typeof translateGatewayApi> | undefined) => translation?.listeners.flatMap((l) => l.routeTable?.virtualHosts ?? []).flatMap((v) => v.routes).find((r) => r.name.includes('/late/'));
+  t.deepEqual(JSON.stringify(incremental), JSON.stringify(translateGatewayApi(after, options)));
+  t.deepEqual((routeOf(incremental)?.policy as { deniedSourceCidrs?: unknown } | undefined)?.deniedSourceCidrs, [{ address: '0.0.0.0', prefixLength: 0 }]);
+});
