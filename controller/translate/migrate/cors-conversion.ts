@@ -164,8 +164,8 @@ export function corsConversion(ingress: Ingress, cors: CorsResponseIR | undefine
   differences.push({
     id: CorsDifferenceIds.responseHeaders,
     message: anyOrigin
-      ? 'a ResponseHeaderModifier puts ingress-nginx\'s fixed CORS headers on the backend\'s answers, as nginx does; the answers the Gateway makes itself (redirects, its errors, a policy\'s 401 or 403) get none, where nginx adds them to its own answers too'
-      : 'ingress-nginx sends Access-Control-Allow-Methods, -Allow-Headers and -Max-Age on every answer to an allowed Origin, and on its own answers (401, 403, redirects) too; the CORS filter sends them only in its preflight answers, and the answers the Gateway makes itself (redirects, errors, a policy\'s 401 or 403) get no CORS headers',
+      ? 'a ResponseHeaderModifier puts ingress-nginx\'s fixed CORS headers on the rule\'s answers (the backend\'s, and a RoutePolicy\'s 401 too), as nginx does; the CORS filter\'s own preflight answers and the https redirects (a rule of their own) get none, where nginx adds them to every answer of the location'
+      : 'ingress-nginx sends Access-Control-Allow-Methods, -Allow-Headers and -Max-Age on every answer to an allowed Origin, its own 401/403 and redirects included; the CORS filter sends them only in its preflight answers, and the https redirects (a rule of their own, without the filter) get no CORS headers',
     action: 'none for browsers (they read those headers only from preflight answers, and a redirect or error is not read by the page)',
   });
   if (anyOrigin) {
