@@ -191,7 +191,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         ...accepted.flatMap((l) => (l.certificateAuthority === undefined ? [] : [[l.certificateAuthority.name, l.certificateAuthority] as const])),
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
-    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames])].sort(compareStrings),
+    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames, ...bindings.configMaps])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
       gateways: [...gatewayStatuses.values()].sort(byKey),
