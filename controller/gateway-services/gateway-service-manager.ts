@@ -128,7 +128,7 @@ export class GatewayServiceManager extends EventEmitter<GatewayServiceManagerEve
 
   /**
    * Enqueues every Gateway and managed Service. A change to one Gateway can change no other's Service (ports are
-   * kept by their Services), but looking at all is cheap and catches a Service someone else edited.
+   * kept by the port record), but looking at all is cheap and catches a Service someone else edited.
    */
   resync(): void {
     for (const key of viewKeys(this.#currentView())) this.#queue.add(key);
