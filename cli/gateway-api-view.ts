@@ -25,6 +25,8 @@ export interface GatewayView {
   listeners: GatewayListenerView[];
   /** `Kind namespace/name` of the routes Accepted by this Gateway, sorted. */
   attachedRoutes: string[];
+  /** `Kind namespace/name` of the routes Accepted by a ListenerSet of this Gateway (its listeners are the Gateway's sockets), sorted. */
+  attachedThroughListenerSets: string[];
 }
 
 export interface ListenerSetView {
@@ -108,6 +110,19 @@ export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: r
       )
       .map((r) => `${r.ref.kind} ${r.ref.namespace}/${r.ref.name}`)
       .sort();
+    const setKeys = new Set(
+      listenerSets
+        .filter((set) => set.spec?.parentRef !== undefined && (set.spec.parentRef.namespace ?? namespaceOf(set.metadata)) === namespace && set.spec.parentRef.name === name)
+        .map((set) => `${namespaceOf(set.metadata)}/${set.metadata.name}`),
+    );
+    const throughSets = status.routes
+      .filter((r) =>
+        r.parents.some(
+          (p) => p.parentRef.kind === 'ListenerSet' && setKeys.has(`${p.parentRef.namespace ?? r.ref.namespace}/${p.parentRef.name}`) && conditionStatus(p.conditions, 'Accepted') === 'True',
+        ),
+      )
+      .map((r) => `${r.ref.kind} ${r.ref.namespace}/${r.ref.name}`)
+      .sort();
     return {
       namespace,
       name,
@@ -115,6 +130,7 @@ export function gatewayApiView(status: GatewayApiStatus | undefined, gateways: r
       conditions: g.conditions,
       listeners: listenerViews(g.listeners, spec),
       attachedRoutes: [...new Set(attached)],
+      attachedThroughListenerSets: [...new Set(throughSets)],
     };
   });
   const sets = (status.listenerSets ?? []).map((l): ListenerSetView => {

@@ -1,6 +1,7 @@
 // Gateways and HTTPRoutes on /debug/gateway-api, the status page and the per-Gateway metrics, from a real standalone
 // controller reading Gateway API manifests: a Gateway with a served and a refused listener, a route attached to it,
-// a route refused (no such listener), a ListenerSet it takes with a route attached to the set.
+// a route refused (no such listener), a ListenerSet it takes with a route attached to the set (counted in the
+// Gateway's metrics).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -106,6 +107,7 @@ test('Gateways (listeners, attached routes, conditions) and routes (parents\' co
     [['default', 'team', 'default/gw', 'True', [['team', 19082, 1]]]],
   );
   t.is(view.routes.find((r) => r.name === 'team')?.parents[0]?.parent, 'ListenerSet default/team');
+  t.deepEqual(gw.attachedThroughListenerSets, ['HTTPRoute default/team']);
 
   const page = await get('/debug/ui');
   t.regex(page, /<h2 id="gateways">Gateways \(1\)<\/h2>/);
@@ -116,7 +118,8 @@ test('Gateways (listeners, attached routes, conditions) and routes (parents\' co
   t.regex(page, /<td>HTTPRoute default\/shop<\/td><\/tr>/, 'the route table names the HTTPRoute behind a route');
 
   const m = await get('/metrics');
-  t.is(sample(m, metricNames.gatewayAttachedRoutes, 'namespace="default",name="gw"'), 1);
-  t.is(sample(m, metricNames.gatewayListeners, 'namespace="default",name="gw",programmed="true"'), 1);
+  // Per Gateway, its ListenerSet's listener and the route attached through the set count too.
+  t.is(sample(m, metricNames.gatewayAttachedRoutes, 'namespace="default",name="gw"'), 2);
+  t.is(sample(m, metricNames.gatewayListeners, 'namespace="default",name="gw",programmed="true"'), 2);
   t.is(sample(m, metricNames.gatewayListeners, 'namespace="default",name="gw",programmed="false"'), 1);
 });

@@ -91,7 +91,7 @@ export class ControllerMetrics {
     this.#nacks = new Counter({ name: metricNames.nacks, help: 'xDS responses Envoy rejected (NACK), by type URL', labelNames: ['type_url'], registers });
     this.#duration = new Histogram({
       name: metricNames.translationDuration,
-      help: 'Time to build Envoy config from the watched objects; build="full" (translate + resources), "routes" (the Ingresses around a change), "secrets" (SDS only) or "endpoints" (EDS only)',
+      help: 'Time to build Envoy config from the watched objects; build="full" (translate + resources), "routes" (the Ingresses around a change, or the changed HTTPRoutes and the virtual hosts they touch), "secrets" (SDS only) or "endpoints" (EDS only)',
       labelNames: ['build'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
@@ -121,27 +121,31 @@ export class ControllerMetrics {
     // Per Gateway of our classes (one series each, two for listeners): bounded by the Gateways, never per route.
     new Gauge({
       name: metricNames.gatewayAttachedRoutes,
-      help: 'Routes Accepted by a Gateway of our classes, by the Gateway\'s namespace and name',
+      help: 'Routes Accepted by a Gateway of our classes or one of its ListenerSets, by the Gateway\'s namespace and name',
       labelNames: ['namespace', 'name'],
       registers,
       collect() {
         this.reset();
         const s = sources();
-        for (const g of s ? gatewayApiDebugView(s).gateways : []) this.set({ namespace: g.namespace, name: g.name }, g.attachedRoutes.length);
+        // Through the Gateway's own listeners or its ListenerSets' (served on its sockets): each route once.
+        for (const g of s ? gatewayApiDebugView(s).gateways : []) this.set({ namespace: g.namespace, name: g.name }, new Set([...g.attachedRoutes, ...g.attachedThroughListenerSets]).size);
       },
     });
     new Gauge({
       name: metricNames.gatewayListeners,
-      help: 'Listeners of a Gateway of our classes, by the Gateway\'s namespace and name and whether they are programmed (served)',
+      help: 'Listeners of a Gateway of our classes and of the ListenerSets naming it, by the Gateway\'s namespace and name and whether they are programmed (served)',
       labelNames: ['namespace', 'name', 'programmed'],
       registers,
       collect() {
         this.reset();
         const s = sources();
-        for (const g of s ? gatewayApiDebugView(s).gateways : []) {
-          const programmed = g.listeners.filter((l) => l.programmed === 'True').length;
+        const view = s ? gatewayApiDebugView(s) : undefined;
+        for (const g of view?.gateways ?? []) {
+          // Its own listeners and those of the ListenerSets naming it, as each set's status lists them.
+          const listeners = [...g.listeners, ...(view?.listenerSets ?? []).filter((set) => set.gateway === `${g.namespace}/${g.name}`).flatMap((set) => set.listeners)];
+          const programmed = listeners.filter((l) => l.programmed === 'True').length;
           this.set({ namespace: g.namespace, name: g.name, programmed: 'true' }, programmed);
-          this.set({ namespace: g.namespace, name: g.name, programmed: 'false' }, g.listeners.length - programmed);
+          this.set({ namespace: g.namespace, name: g.name, programmed: 'false' }, listeners.length - programmed);
         }
       },
     });

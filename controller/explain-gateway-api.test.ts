@@ -169,3 +169,15 @@ test('without --port or --gateway the Ingress listeners answer, not a Gateway li
   t.is(e.routeTable, 'ingress_http');
   t.is(e.status, 404);
 });
+
+test('a ListenerSet\'s listener is chosen by its parent Gateway and its name; a name the Gateway has is the Gateway\'s', (t) => {
+  const sets = golden('gateway-api-listener-sets');
+  const own = explain(sets, { host: 'a.example.com', path: '/', gateway: { namespace: 'infra', name: 'shared', listener: 'own-port' } });
+  t.is(own.gatewayListener?.port, 9081);
+  t.is(own.route?.source?.name, 'team-a');
+  const shared = explain(sets, { host: 'a2.example.com', path: '/', gateway: { namespace: 'infra', name: 'shared', listener: 'shared-port' } });
+  t.is(shared.gatewayListener?.port, 9080);
+  t.is(shared.route?.source?.name, 'team-a');
+  t.is(explain(sets, { host: 'www.example.com', path: '/', gateway: { namespace: 'infra', name: 'shared', listener: 'main' } }).route?.source?.name, 'site');
+  t.throws(() => explain(sets, { host: 'x', path: '/', gateway: { namespace: 'infra', name: 'shared', listener: 'nope' } }), { message: /Gateway infra\/shared has no listener nope/ });
+});

@@ -280,7 +280,8 @@ test('a Gateway API object whose status alone changed (a status write coming bac
   put(route({}, ['a.example.test']));
   await turn();
   await reconciler.idle();
-  t.deepEqual(builds.map((b) => b.kind), ['full']);
+  // A new or changed HTTPRoute is a routes build (controller/translate/incremental-translate.ts).
+  t.deepEqual(builds.map((b) => b.kind), ['routes']);
   builds.length = 0;
   put(route({ parents: [{ controllerName: 'envoy-ingress.io/gateway-controller', parentRef: { name: 'gw' }, conditions: [] }] }, ['a.example.test']));
   await turn();
@@ -289,7 +290,7 @@ test('a Gateway API object whose status alone changed (a status write coming bac
   put(route({ parents: [] }, ['b.example.test']));
   await turn();
   await reconciler.idle();
-  t.deepEqual(builds.map((b) => b.kind), ['full']);
+  t.deepEqual(builds.map((b) => b.kind), ['routes']);
 });
 
 test('a TLSRoute or TCPRoute whose status alone changed triggers no build either', async (t) => {

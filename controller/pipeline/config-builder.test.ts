@@ -177,7 +177,7 @@ test('a certificate-only Secret change together with an object of a kind a secre
   t.is(b.build(replaceSecret(changed, syntheticSecret(10, pem(certA))), (u) => updates.push(u)).built.kind, 'secrets');
 });
 
-test('while a GatewayClass of ours exists, an Ingress change is a full build (the splice knows only Ingresses); with none, or only other controllers\' Gateway API objects, a routes build equal to a full build', (t) => {
+test('an Ingress change is a routes build equal to a full build, with or without a GatewayClass of ours; a Service change is one only while nothing of the Gateway API is ours', (t) => {
   const ours = { kind: 'GatewayClass' as const, metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } };
   const theirs = { kind: 'GatewayClass' as const, metadata: { name: 'other' }, spec: { controllerName: 'example.com/other-controller' } };
   const theirGateway = { kind: 'Gateway' as const, metadata: { name: 'edge', namespace: 'bench' }, spec: { gatewayClassName: 'other', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } };
@@ -189,13 +189,15 @@ test('while a GatewayClass of ours exists, an Ingress change is a full build (th
   };
   const change = (s: ClusterState): ClusterState => ({ ...s, ingresses: s.ingresses.map((x, i) => (i === 0 ? syntheticIngress(0, seededRandom(7), false, '-changed') : x)) });
   const changeService = (s: ClusterState): ClusterState => ({ ...s, services: s.services.map((x, i) => (i === 0 ? { ...x, spec: { ports: [{ name: 'http', port: 80, targetPort: 8081, protocol: 'TCP' }] } } : x)) });
-  for (const [label, extra, kind] of [
-    ['no Gateway API objects', {}, 'routes'],
-    ['another controller\'s GatewayClass, Gateway and HTTPRoute', { gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] }, 'routes'],
-    ['a GatewayClass of ours', { gatewayClasses: [ours] }, 'full'],
-    ['a GatewayClass of ours beside another controller\'s objects', { gatewayClasses: [theirs, ours], gateways: [theirGateway], httpRoutes: [theirRoute] }, 'full'],
+  // With a GatewayClass of ours, a Service change is a full build: the Gateway API translation reads Services
+  // (backendRefs, managed Gateway Services) and is incremental for HTTPRoute changes only (route-work.ts).
+  for (const [label, extra, kinds] of [
+    ['no Gateway API objects', {}, ['routes', 'routes']],
+    ['another controller\'s GatewayClass, Gateway and HTTPRoute', { gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] }, ['routes', 'routes']],
+    ['a GatewayClass of ours', { gatewayClasses: [ours] }, ['routes', 'full']],
+    ['a GatewayClass of ours beside another controller\'s objects', { gatewayClasses: [theirs, ours], gateways: [theirGateway], httpRoutes: [theirRoute] }, ['routes', 'full']],
   ] as const) {
-    for (const [what, edit] of [['Ingress', change], ['Service', changeService]] as const) {
+    for (const [what, edit, kind] of [['Ingress', change, kinds[0]], ['Service', changeService, kinds[1]]] as const) {
       const { builder: b, updates } = builder();
       const state: ClusterState = { ...baseState(), ...extra };
       b.build(state, (u) => updates.push(u));
@@ -207,9 +209,13 @@ test('while a GatewayClass of ours exists, an Ingress change is a full build (th
       t.is(sortedResources(published(updates)), sortedResources(fullUpdate(full.resources)), `${label}, ${what} changed`);
     }
   }
-  // Another controller's objects changing is a full build (the splice does not know their kinds).
+  // Another controller's HTTPRoute going with an Ingress change: a routes build (HTTPRoutes are), equal to a full
+  // build; its Gateway going is a full build (the splices do not know Gateways).
   const { builder: b, updates } = builder();
   const state: ClusterState = { ...baseState(), gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] };
   b.build(state, (u) => updates.push(u));
-  t.is(b.build(change({ ...state, httpRoutes: [] }), (u) => updates.push(u)).built.kind, 'full');
+  const next = change({ ...state, httpRoutes: [] });
+  t.is(b.build(next, (u) => updates.push(u)).built.kind, 'routes');
+  t.is(sortedResources(published(updates)), sortedResources(fullUpdate(buildConfig(next, benchReconcileOptions).resources)));
+  t.is(b.build(change({ ...next, gateways: [] }), (u) => updates.push(u)).built.kind, 'full');
 });

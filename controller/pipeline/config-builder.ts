@@ -9,11 +9,11 @@ import { buildConfig, endpointsOf, fullUpdate, translateOptionsOf, type BuildOpt
 import { serviceKey } from '../translate/shared/backend.js';
 import { endpointsForCluster, indexEndpointSources } from '../translate/shared/endpoints.js';
 import { HostIndex } from '../translate/ingress/host-index.js';
-import { translateIncrementally } from '../translate/ingress/incremental-translate.js';
+import { translateIncrementally } from '../translate/incremental-translate.js';
 import { isServedByUs } from '../translate/ingress/ingress-class.js';
 import type { ClusterState } from '../translate/shared/kube-objects.js';
 import { unchangedBeyond } from '../translate/shared/unchanged-inputs.js';
-import type { TranslationResult } from '../translate/translate.js';
+import { carryPartsAfterSecrets, type TranslationResult } from '../translate/translate.js';
 import { certificateOnlyChanges } from './certificate-only-changes.js';
 import { changedEndpointServices, sameEndpointObjects } from './changed-endpoint-services.js';
 
@@ -23,8 +23,9 @@ export interface IncrementalBuild {
   endpoints: Map<string, ClusterEndpointsIR>;
   /**
    * `full`: everything was translated and built; `routes`: only some Ingresses, Services or Secrets changed, and only
-   * the Ingresses sharing hosts with them (or naming them) were translated (incremental-translate.ts), unchanged
-   * parts reused as they were;
+   * the Ingresses sharing hosts with them (or naming them) were translated (ingress/incremental-translate.ts), or only
+   * HTTPRoutes changed and only they and the virtual hosts they touch were (translate/incremental-translate.ts),
+   * unchanged parts reused as they were;
    * `secrets`: only Secrets changed, only SDS was rebuilt.
    */
   kind: 'full' | 'routes' | 'secrets';
@@ -65,7 +66,8 @@ function serviceOf(cluster: ClusterIR): string {
  * Secrets changed and no TLS host's outcome can change (see certificateOnlyChanges), the translation is reused
  * with the new certificates swapped in and only the SDS resources are built and handed to the cache: listeners,
  * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses, Services and
- * Secrets changed, only the Ingresses around them (or naming them) are translated (`routes`). Anything else is a full build. Endpoint
+ * Secrets changed, only the Ingresses around them (or naming them) are translated, and when only HTTPRoutes changed,
+ * only they and the virtual hosts they touch (`routes`). Anything else is a full build. Endpoint
  * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
  * only if they changed since the last build.
  */
@@ -124,13 +126,9 @@ export class ConfigBuilder {
     const last = this.#last;
     if (last === undefined) return undefined;
     const before = last.state;
-    // The splice knows only the Ingress translation: it runs only while the Gateway API translation is empty (no
-    // GatewayClass of ours, so no Gateway or route of ours, no diagnostics: translate() then returns no Gateway API
-    // status). That stays so: the Gateway API objects, `full` kinds, are unchanged (translateIncrementally declines
-    // otherwise), and without a class of ours no Service, Secret or Ingress change can give them anything to serve.
-    // Other controllers' Gateway API objects thus no longer make every Ingress change a full build; with a class of
-    // ours every build is full (a routes build for HTTPRoutes is later work).
-    if (last.translation.gatewayApiStatus !== undefined || last.translation.servedGatewayApi !== undefined) return undefined;
+    // Both translators' parts are made incrementally where their inputs allow (translate/incremental-translate.ts:
+    // the Ingress splice for Ingresses, Services and Secrets; the Gateway API translation for HTTPRoutes, reusing
+    // every untouched virtual host) and joined again as a full translation joins them; anything else declines.
     // Services whose endpoint objects changed since the last build (also by the pipeline's endpoints builds).
     const stale = changedEndpointServices(before, state);
     if (stale === undefined) return undefined;
@@ -190,6 +188,7 @@ export class ConfigBuilder {
     });
     const endpointsUnchanged = sameEndpointObjects(before, state);
     const nextTranslation: TranslationResult = { ...translation, ir: { ...translation.ir, secrets } };
+    carryPartsAfterSecrets(translation, nextTranslation, (secret) => changed.get(secret.name) ?? secret);
     return {
       translation: nextTranslation,
       endpoints: endpointsUnchanged ? last.endpoints : endpointsOf(state, nextTranslation),

@@ -4,20 +4,82 @@
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
 import { compareStrings, type CertificateAuthorityIR, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
 import { joinSharedPorts } from './coexistence.js';
-import { translateGatewayApi } from './gateway-api/translate-gateway-api.js';
+import { type GatewayApiTranslation, translateGatewayApi } from './gateway-api/translate-gateway-api.js';
 import type { GatewayApiStatus } from './gateway-api/status-data.js';
 import { type TranslationResult as IngressTranslationResult, translateIngresses } from './ingress/translate-ingresses.js';
 import { frozenInTests } from './shared/freeze-in-tests.js';
 import { type ClusterState, refKey } from './shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from './shared/options.js';
 import { mergeByKey, mergeSorted } from './shared/sorted-merge.js';
+import { sameObjects } from './shared/same-objects.js';
 
 /** Both translators' result: the Ingress one's, plus the Gateway API objects' status as data when there are any. */
 export type TranslationResult = IngressTranslationResult & { gatewayApiStatus?: GatewayApiStatus };
 
+/** Each translator's own result behind a joined one, for the next incremental translation (incremental-translate.ts). */
+const parts = new WeakMap<TranslationResult, TranslationParts>();
+
+export interface TranslationParts {
+  ingress: IngressTranslationResult;
+  gateway: GatewayApiTranslation;
+}
+
+export function translationPartsOf(result: TranslationResult): TranslationParts | undefined {
+  return parts.get(result);
+}
+
 export function translate(state: ClusterState, options: TranslateOptions): TranslationResult {
-  const ingress = translateIngresses(state, options);
-  const gateway = translateGatewayApi(state, options);
+  return joinTranslations(state, translateIngresses(state, options), translateGatewayApi(state, options), options);
+}
+
+/**
+ * Carries the parts of `previous` to `next`, its copy with some certificates' bytes replaced (a secrets build,
+ * controller/pipeline/certificate-only-changes.ts): the Ingress part with the same replaced, the Gateway API part
+ * as it was when it names no Secret.
+ */
+export function carryPartsAfterSecrets(previous: TranslationResult, next: TranslationResult, replaced: (secret: TlsSecretIR) => TlsSecretIR): void {
+  const known = parts.get(previous);
+  if (known === undefined) return;
+  // A Gateway API part naming a Secret holds its old bytes (listener and client certificates): no parts, the next
+  // translation is a full one.
+  if (known.gateway.secrets.length > 0 || known.gateway.secretNames.length > 0) return;
+  const ingress = known.ingress === previous ? next : { ...known.ingress, ir: { ...known.ingress.ir, secrets: known.ingress.ir.secrets.map(replaced) } };
+  parts.set(next, { ingress, gateway: known.gateway });
+}
+
+/** Both translators' results as one data plane (and the parts remembered beside it). */
+export function joinTranslations(state: ClusterState, ingress: IngressTranslationResult, gateway: GatewayApiTranslation, options: TranslateOptions, previous?: TranslationResult): TranslationResult {
+  const result = withListsOf(previous, joined(state, ingress, gateway, options));
+  parts.set(result, { ingress, gateway });
+  return result;
+}
+
+/**
+ * `result` with `previous`'s cluster, certificate and CA lists where they hold the same objects: the builders and
+ * the config builder (config-builder.ts) recognise an unchanged list by identity (CDS, EDS and SDS not built again).
+ */
+function withListsOf(previous: TranslationResult | undefined, result: TranslationResult): TranslationResult {
+  if (previous === undefined || result === previous) return result;
+  const same = <T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean => a === b || (a !== undefined && b !== undefined && sameObjects(a, b));
+  const { clusters, secrets, certificateAuthorities } = result.ir;
+  const keep = {
+    clusters: same(previous.ir.clusters, clusters) && clusters !== previous.ir.clusters,
+    secrets: same(previous.ir.secrets, secrets) && secrets !== previous.ir.secrets,
+    certificateAuthorities: same(previous.ir.certificateAuthorities, certificateAuthorities) && certificateAuthorities !== previous.ir.certificateAuthorities,
+  };
+  if (!keep.clusters && !keep.secrets && !keep.certificateAuthorities) return result;
+  return {
+    ...result,
+    ir: frozenInTests({
+      ...result.ir,
+      ...(keep.clusters ? { clusters: previous.ir.clusters } : {}),
+      ...(keep.secrets ? { secrets: previous.ir.secrets } : {}),
+      ...(keep.certificateAuthorities && previous.ir.certificateAuthorities !== undefined ? { certificateAuthorities: previous.ir.certificateAuthorities } : {}),
+    }),
+  };
+}
+
+function joined(state: ClusterState, ingress: IngressTranslationResult, gateway: GatewayApiTranslation, options: TranslateOptions): TranslationResult {
   // Nothing of the Gateway API served: the Ingress result, with the status data still (a GatewayClass of ours is
   // Accepted, with its supportedFeatures, before any Gateway exists: the conformance suite reads them first).
   if (gateway.served.length === 0 && gateway.diagnostics.length === 0) {

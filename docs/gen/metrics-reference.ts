@@ -30,9 +30,9 @@ const notes: Readonly<Record<string, string>> = {
   [metricNames.envoyOverloadActionScale]: '`envoy.overload_actions.stop_accepting_requests` at 1: new requests get 503.',
   [metricNames.envoyOverloaded]: 'A monitor at 0.9 or more, until all are below 0.85, or requests refused.',
   [metricNames.gatewayAttachedRoutes]:
-    'One series per Gateway of our GatewayClasses (cardinality: the number of Gateways, never routes); a route counts once however many of its parentRefs or listeners take it.',
+    'One series per Gateway of our GatewayClasses (cardinality: the number of Gateways, never routes); a route counts once however many of its parentRefs or listeners take it, also one attached through a ListenerSet of the Gateway.',
   [metricNames.gatewayListeners]:
-    '`programmed`: `true` (served) or `false` (refused: see the listener\'s conditions on /debug/gateway-api or the Gateway\'s status). Two series per Gateway; alert on `programmed="false"` above 0.',
+    '`programmed`: `true` (served) or `false` (refused: see the listener\'s conditions on /debug/gateway-api or the Gateway\'s status). Two series per Gateway, counting the listeners of its ListenerSets too; alert on `programmed="false"` above 0.',
 };
 
 export function metricsReferencePage(): string {

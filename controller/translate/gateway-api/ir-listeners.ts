@@ -42,19 +42,40 @@ function socketListenerName(family: string, binding: ListenerBinding, listeners:
   return `gateway/${namespaceOf(binding.owner.metadata)}/${binding.owner.metadata.name}/${family}/${listenerPort}`;
 }
 
-/** One protocol's IR listeners on one socket, from the served listeners there (oldest Gateway first). */
-type ListenerJoin = (binding: ListenerBinding, listeners: readonly AcceptedListener[], hosts: PortHosts, chains: TcpChains) => ListenerIR[];
+/**
+ * The virtual hosts of the last translation to reuse (route-work.ts): per binding key and host, the virtual host
+ * made then, which is what would be made again unless a changed route touches the host on that socket (its
+ * matches are those of the same routes, in the same precedence; the listener's port and scheme are the context's).
+ * `made` collects this translation's, for the next one. The 421 virtual hosts of several HTTPS listeners on a socket
+ * (httpsListenerTable) are made every time: one route each.
+ */
+export interface VirtualHostReuse {
+  previous: ReadonlyMap<string, ReadonlyMap<string, VirtualHostIR>> | undefined;
+  /** Per binding key, the hosts to make again; undefined: make every host (a full translation). */
+  touched: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+  made: Map<string, Map<string, VirtualHostIR>>;
+}
 
-function routeTable(name: string, hosts: PortHosts, listener: { port: number; scheme: 'http' | 'https' }): RouteTableIR {
-  const virtualHosts: VirtualHostIR[] = [...hosts]
-    .map(([host, matches]) => ({
+/** One protocol's IR listeners on one socket, from the served listeners there (oldest Gateway first). */
+type ListenerJoin = (binding: ListenerBinding, listeners: readonly AcceptedListener[], hosts: PortHosts, chains: TcpChains, reuse: VirtualHostReuse) => ListenerIR[];
+
+function routeTable(name: string, hosts: PortHosts, listener: { port: number; scheme: 'http' | 'https' }, binding: ListenerBinding, reuse: VirtualHostReuse): RouteTableIR {
+  const previous = reuse.touched === undefined ? undefined : reuse.previous?.get(binding.key);
+  const touched = reuse.touched?.get(binding.key);
+  let made = reuse.made.get(binding.key);
+  if (made === undefined) reuse.made.set(binding.key, (made = new Map()));
+  const virtualHosts: VirtualHostIR[] = [];
+  for (const [host, matches] of hosts) {
+    const vhost: VirtualHostIR = (touched?.has(host) === true ? undefined : previous?.get(host)) ?? {
       name: host,
       hostnames: [host],
       routes: [...matches.values()].sort(compareMatches).map((m) => onListener(m.ir, listener)),
       wildcardLabels: 'one-or-more' as const,
-    }))
-    .sort(compareVirtualHosts);
-  return { name, virtualHosts };
+    };
+    made.set(host, vhost);
+    virtualHosts.push(vhost);
+  }
+  return { name, virtualHosts: virtualHosts.sort(compareVirtualHosts) };
 }
 
 function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
@@ -71,7 +92,7 @@ function sourcesOf(listeners: readonly AcceptedListener[]): SourceRef[] {
 /** The Gateway API forwards the Host header unchanged, port included (the conformance suite checks it). */
 const gatewayListenerSettings: ListenerSettingsIR = { forwardHostPort: true };
 
-const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
+const joinHttp: ListenerJoin = (binding, listeners, hosts, _chains, reuse) => {
   const listenerPort = listeners[0]?.listener.port ?? binding.port;
   const name = binding.owner === undefined ? gatewayHttpListenerName(binding.port) : ownGatewayHttpListenerName(binding.owner, listenerPort);
   return [
@@ -80,7 +101,7 @@ const joinHttp: ListenerJoin = (binding, listeners, hosts) => {
       port: binding.port,
       ...(binding.address === undefined ? {} : { address: binding.address }),
       protocol: 'HTTP',
-      routeTable: routeTable(name, hosts, { port: listenerPort, scheme: 'http' }),
+      routeTable: routeTable(name, hosts, { port: listenerPort, scheme: 'http' }, binding, reuse),
       routeConfiguration: name,
       settings: gatewayListenerSettings,
       sources: sourcesOf(listeners),
@@ -103,9 +124,9 @@ function ownerOf(host: string, listeners: readonly AcceptedListener[]): Accepted
 /** Prefix of the names of the virtual hosts answering 421 (httpsListenerTable). */
 export const misdirectedHostPrefix = 'misdirected:';
 
-function httpsListenerTable(name: string, own: AcceptedListener, onSocket: readonly AcceptedListener[], hosts: PortHosts, listener: { port: number; scheme: 'https' }): RouteTableIR {
+function httpsListenerTable(name: string, own: AcceptedListener, onSocket: readonly AcceptedListener[], hosts: PortHosts, listener: { port: number; scheme: 'https' }, binding: ListenerBinding, reuse: VirtualHostReuse): RouteTableIR {
   const ownHosts: PortHosts = new Map([...hosts].filter(([host]) => ownerOf(host, onSocket) === own));
-  const table = routeTable(name, ownHosts, listener);
+  const table = routeTable(name, ownHosts, listener, binding, reuse);
   const misdirected = (hostname: string): VirtualHostIR => ({
     name: `${misdirectedHostPrefix}${hostname}`,
     hostnames: [hostname],
@@ -124,7 +145,7 @@ function httpsListenerTable(name: string, own: AcceptedListener, onSocket: reado
  * whose TLS name chose one listener is answered 421 for another listener's host (httpsListenerTable); the first
  * carries the socket's name and its TLSRoute chains.
  */
-const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
+const joinTls: ListenerJoin = (binding, listeners, hosts, chains, reuse) => {
   const name = socketListenerName('tls', binding, listeners);
   const https = listeners.filter((l) => l.listener.protocol === 'HTTPS' && l.certificate !== undefined);
   const serverOf = (l: AcceptedListener): TlsServerIR => ({
@@ -139,7 +160,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
   const tail = { ...(tcpChains.length > 0 ? { tcpChains } : {}), sources: sourcesOf(listeners) };
   if (https.length === 0) return [{ name, ...where, protocol: 'TLS', ...tail }];
   if (https.length === 1) {
-    const routes = routeTable(name, hosts, listenerPort);
+    const routes = routeTable(name, hosts, listenerPort, binding, reuse);
     return [{ name, ...where, protocol: 'HTTPS', routeTable: routes, routeConfiguration: name, tlsServers: https.map(serverOf), settings: gatewayListenerSettings, ...tail }];
   }
   return https.map((l, index): ListenerIR => {
@@ -149,7 +170,7 @@ const joinTls: ListenerJoin = (binding, listeners, hosts, chains) => {
       name: irName,
       ...where,
       protocol: 'HTTPS',
-      routeTable: httpsListenerTable(irName, l, https, hosts, listenerPort),
+      routeTable: httpsListenerTable(irName, l, https, hosts, listenerPort, binding, reuse),
       routeConfiguration: irName,
       tlsServers: [server],
       settings: gatewayListenerSettings,
@@ -176,7 +197,12 @@ const joinTcp: ListenerJoin = (binding, listeners, _hosts, chains) => {
 export const listenerJoins: Readonly<Partial<Record<string, ListenerJoin>>> = { HTTP: joinHttp, HTTPS: joinTls, TLS: joinTls, TCP: joinTcp };
 
 /** IR listeners for every socket a served listener is on, by binding key. */
-export function joinIrListeners(listeners: readonly AcceptedListener[], byBinding: ReadonlyMap<string, PortHosts>, chains: TcpChains): ListenerIR[] {
+export function joinIrListeners(
+  listeners: readonly AcceptedListener[],
+  byBinding: ReadonlyMap<string, PortHosts>,
+  chains: TcpChains,
+  reuse: VirtualHostReuse = { previous: undefined, touched: undefined, made: new Map() },
+): ListenerIR[] {
   const out: ListenerIR[] = [];
   const bindings = [...new Set(listeners.map((l) => l.binding))].sort((a, b) => a.port - b.port || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const binding of bindings) {
@@ -184,7 +210,7 @@ export function joinIrListeners(listeners: readonly AcceptedListener[], byBindin
     // One family per socket (listener-acceptance.ts refuses the others: ProtocolConflict).
     const protocol = onSocket[0]?.listener.protocol ?? 'HTTP';
     const join = listenerJoins[protocol];
-    if (join !== undefined) out.push(...join(binding, onSocket, byBinding.get(binding.key) ?? new Map(), chains));
+    if (join !== undefined) out.push(...join(binding, onSocket, byBinding.get(binding.key) ?? new Map(), chains, reuse));
   }
   return out;
 }

@@ -16,13 +16,14 @@ import { type GatewayClientCertificate, resolveGatewayClientCertificate } from '
 import { indexSecrets } from './listener-certificates.js';
 import { ourGatewayClasses } from './gateway-classes.js';
 import { gatewayStatus, listenerSetStatus } from './gateway-status.js';
-import { type PortHosts, joinIrListeners } from './ir-listeners.js';
+import { type PortHosts, type VirtualHostReuse, joinIrListeners } from './ir-listeners.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
-import { type RouteTranslationContext, routeKinds } from './route-kinds.js';
+import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, touch, workOf } from './route-work.js';
+import { type RouteKind, type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeBudget } from './route-budget.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
@@ -54,6 +55,26 @@ export interface GatewayApiTranslation {
 }
 
 export function translateGatewayApi(state: ClusterState, options: TranslateOptions): GatewayApiTranslation {
+  return translateWith(state, options, undefined);
+}
+
+/**
+ * The translation of `state` from `previous` (the translation of `before`), when only HTTPRoutes changed among the
+ * inputs it reads (route-work.ts): everything that does not depend on routes (classes, Gateways, ListenerSets,
+ * listeners, bindings, certificates, ReferenceGrants, BackendTLSPolicies) is reused, as are the attachment, rules and
+ * status of every route object met before; virtual hosts no changed route touches (before or after the change) are
+ * the very objects of `previous`. Undefined when another input changed: the caller translates in full. Equal to
+ * translateGatewayApi(state, options) by construction (the same code runs, with memoised steps whose inputs are the
+ * same objects), which incremental-translate.test.ts checks against random edits.
+ */
+export function translateGatewayApiIncrementally(previous: GatewayApiTranslation, before: ClusterState, state: ClusterState, options: TranslateOptions): GatewayApiTranslation | undefined {
+  const work = workOf(previous);
+  if (work === undefined || work.options !== options || !onlyRoutesChanged(before, state)) return undefined;
+  return translateWith(state, options, work);
+}
+
+/** What does not depend on routes: our classes, Gateways, ListenerSets, served listeners and what they read. */
+function gatewayContextOf(state: ClusterState, options: TranslateOptions): GatewayContext {
   const diagnostics: Diagnostic[] = [];
   const controllerName = options.gatewayControllerName ?? defaultGatewayControllerName;
   const classes = ourGatewayClasses(state, controllerName, options.gatewayAddressing);
@@ -88,7 +109,37 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     clientCertificates.set(gateway, resolved);
     if ('problem' in resolved) diagnostics.push({ object: refOf(gateway), severity: 'Warning', reason: resolved.problem.reason === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef, message: resolved.problem.message });
   }
-  const servicesIndex = indexServices(state.services);
+  return {
+    diagnostics,
+    controllerName,
+    classes,
+    gateways,
+    gatewaysByKey,
+    listenerSets,
+    bindings,
+    accepted,
+    verdicts,
+    secretNames,
+    configMapNames,
+    attachment,
+    grants,
+    backendTlsPolicies,
+    clientCertificates,
+    clientCertificateSecrets,
+    servicesIndex: indexServices(state.services),
+  };
+}
+
+function translateWith(state: ClusterState, options: TranslateOptions, last: GatewayApiWork | undefined): GatewayApiTranslation {
+  const context = last?.context ?? gatewayContextOf(state, options);
+  const { controllerName, classes, gateways, listenerSets, bindings, accepted, verdicts, secretNames, configMapNames, attachment, grants, backendTlsPolicies, clientCertificates, clientCertificateSecrets, servicesIndex } = context;
+  const diagnostics: Diagnostic[] = [...context.diagnostics];
+  /** Each route's attachment, rules and status, for the next incremental translation. */
+  const routeWork = new Map<AttachableRoute, RouteWork>();
+  /** Routes within their namespace's route budget (route-budget.ts). */
+  const admittedRoutes = new Set<AttachableRoute>();
+  /** Per binding key, the hosts whose virtual hosts a route that changed touches (before or after the change). */
+  const touched = new Map<string, Set<string>>();
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
@@ -105,22 +156,21 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
-    const asAttached = attachRoute(route, attachment, report);
+    const known = last?.routes.get(route);
+    const work = known ?? translateRoute(route, kind, context);
+    routeWork.set(route, work);
+    if (known === undefined && last !== undefined) touch(touched, work.attachment);
+    for (const [reason, message] of work.attachmentProblems) report(reason, message);
+    const { attachment: asAttached, rules } = work;
     if (!asAttached.ours) continue;
     servedRoutes.push(refOf(route));
-    // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
-    // rules are translated once for all its parents.
-    const clientCertificate = asAttached.parents
-      .map((p) => clientCertificates.get(p.gateway))
-      .find((c): c is { certificate: TlsSecretIR } => c !== undefined && 'certificate' in c)?.certificate;
-    const routeContext: RouteTranslationContext = {
-      services: servicesIndex,
-      grants,
-      backendTls: { lookup: backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
-    };
-    const rules = kind.translate(route, routeContext);
+    // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
+    // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
-    if (attachmentResult !== asAttached) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
+    const admitted = attachmentResult === asAttached;
+    if (admitted) admittedRoutes.add(route);
+    if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
+    if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
     for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
@@ -134,7 +184,7 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
         set.add(routeKey);
       }
     }
-    routeStatuses.push(routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
+    routeStatuses.push(admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
     if (attachmentResult.hostsByBinding.size === 0) continue;
     for (const problem of rules.problems) report(problem.reason, problem.message);
@@ -156,6 +206,9 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
     }
   }
 
+  // Routes gone or replaced since the last translation: their hosts' virtual hosts are made again too.
+  if (last !== undefined) for (const [route, work] of last.routes) if (!routeWork.has(route)) touch(touched, work.attachment);
+  const virtualHosts: VirtualHostReuse = { previous: last?.virtualHosts, touched: last === undefined ? undefined : touched, made: new Map() };
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
   const served = [...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
   const gatewayStatuses = new Map(
@@ -166,9 +219,9 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       return [g, gatewayStatus(g, verdicts.get(g) ?? [], attached, { addresses: bindings.addresses(g), problem: bindings.addressProblem(g) }, clientCertificates.get(g), attachedSets)];
     }),
   );
-  return {
-    listeners: joinIrListeners(accepted, byBinding, chains),
-    clusters: [...clusters.values()].sort((a, b) => compareStrings(a.name, b.name)),
+  const translation: GatewayApiTranslation = {
+    listeners: joinIrListeners(accepted, byBinding, chains, virtualHosts),
+    clusters: [...clusters.values()].map((c) => sameCluster(c, last)).sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
     services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
@@ -202,4 +255,35 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
+  recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
+  return translation;
+}
+
+/**
+ * The last translation's cluster of that name when it is the same data (a changed route's rules make their clusters
+ * anew): the same object is not built or encoded again (CDS, EDS), and the cluster list stays the same list.
+ */
+function sameCluster(cluster: ClusterIR, last: GatewayApiWork | undefined): ClusterIR {
+  const previous = last?.clusters.get(cluster.name);
+  return previous === undefined || previous === cluster || JSON.stringify(previous) !== JSON.stringify(cluster) ? cluster : previous;
+}
+
+/** One route's attachment (with the problems it reported), rules and status: what depends on the route alone. */
+function translateRoute(route: AttachableRoute, kind: RouteKind, context: GatewayContext): RouteWork {
+  const attachmentProblems: [string, string][] = [];
+  const attachment = attachRoute(route, context.attachment, (reason, message) => attachmentProblems.push([reason, message]));
+  // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
+  // rules are translated once for all its parents.
+  const clientCertificate = attachment.parents
+    .map((p) => context.clientCertificates.get(p.gateway))
+    .find((c): c is { certificate: TlsSecretIR } => c !== undefined && 'certificate' in c)?.certificate;
+  const routeContext: RouteTranslationContext = {
+    services: context.servicesIndex,
+    grants: context.grants,
+    backendTls: { lookup: context.backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
+  };
+  // Not ours: neither rules nor status (the loop skips it).
+  if (!attachment.ours) return { attachment, attachmentProblems, rules: noRules, status: { ref: refOf(route), parents: [] } };
+  const rules = kind.translate(route, routeContext);
+  return { attachment, attachmentProblems, rules, status: routeStatus(refOf(route), generationOf(route), attachment, rules.problems, context.controllerName) };
 }

@@ -203,10 +203,11 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
 };
 
 // The kinds whose changes the kind table lets a routes build take, besides endpoint objects (the config builder
-// recomputes those), are exactly those the splice looks at (changesBetween): a kind given `routes` or `secrets` in
-// the table without being taught to the splice does not compile.
+// recomputes those), are exactly those the splices look at: this one's (changesBetween) and HTTPRoutes, which the
+// Gateway API translation takes (../incremental-translate.ts; the Ingress translation does not read them). A kind
+// given `routes` or `secrets` in the table without being taught to a splice does not compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const spliceTakes: Same<KindsWithBuild<'routes' | 'secrets'>, 'Ingress' | 'Service' | 'Secret'> = true;
+const spliceTakes: Same<KindsWithBuild<'routes' | 'secrets'>, 'Ingress' | 'Service' | 'Secret' | 'HTTPRoute'> = true;
 void spliceTakes;
 
 /** Whether a routes build can take a change of `kind` (kinds.ts); a kind the table does not have never. */

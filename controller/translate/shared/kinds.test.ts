@@ -9,7 +9,7 @@ const empty: ClusterState = { ingresses: [], ingressClasses: [], services: [], e
 test('each build takes the changes the cheaper builds take, and a full build takes every kind', (t) => {
   t.deepEqual(kindNames.filter((kind) => buildTakes('endpoints', kind)), ['EndpointSlice', 'Endpoints']);
   t.deepEqual(kindNames.filter((kind) => buildTakes('secrets', kind)), ['EndpointSlice', 'Endpoints', 'Secret']);
-  t.deepEqual(kindNames.filter((kind) => buildTakes('routes', kind)), ['Ingress', 'Service', 'EndpointSlice', 'Endpoints', 'Secret']);
+  t.deepEqual(kindNames.filter((kind) => buildTakes('routes', kind)), ['Ingress', 'Service', 'EndpointSlice', 'Endpoints', 'Secret', 'HTTPRoute']);
   t.deepEqual(kindNames.filter((kind) => buildTakes('full', kind)), kindNames);
   t.deepEqual([...stateFieldsTakenBy('secrets')], ['endpointSlices', 'endpoints', 'secrets']);
 });

@@ -59,11 +59,12 @@ export const kindTable = {
   // state (translations without it, goldens before it) though always watched; `full`, as a label change may admit
   // or refuse routes anywhere.
   Namespace: { state: 'namespaces', apiVersions: ['v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
-  // The Gateway API: CRDs that may not be installed. `full` for now: correct, not fast (no incremental routes build
-  // knows them yet, and the routes build declines while a GatewayClass of ours exists: config-builder.ts).
+  // The Gateway API: CRDs that may not be installed. HTTPRoutes are `routes` (controller/translate/incremental-translate.ts:
+  // the routes and virtual hosts a changed one touches are translated again); the other kinds are `full`: correct,
+  // not fast (no incremental build knows them yet).
   GatewayClass: { state: 'gatewayClasses', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: false, optional: true, build: 'full', reads: 'all' },
   Gateway: { state: 'gateways', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
-  HTTPRoute: { state: 'httpRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
+  HTTPRoute: { state: 'httpRoutes', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'routes', reads: 'all' },
   TLSRoute: {
     state: 'tlsRoutes',
     apiVersions: ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1alpha3', 'gateway.networking.k8s.io/v1alpha2'],

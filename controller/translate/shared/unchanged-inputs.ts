@@ -17,11 +17,19 @@ export function unchangedBeyond(build: Build, before: ClusterState, after: Clust
     understood = stateFieldsTakenBy(build);
     taken.set(build, understood);
   }
+  return unchangedBesides(understood, before, after);
+}
+
+/**
+ * True when every list of `after` but those of `fields` holds the same objects as in `before` (an absent list is an
+ * empty one; a list no kind of the table names counts too).
+ */
+export function unchangedBesides(fields: ReadonlySet<string>, before: ClusterState, after: ClusterState): boolean {
   const a = before as Readonly<Record<string, unknown>>;
   const b = after as Readonly<Record<string, unknown>>;
-  const fields = new Set([...kindNames.map((kind) => kindTable[kind].state), ...Object.keys(a), ...Object.keys(b)]);
-  for (const field of fields) {
-    if (understood.has(field)) continue;
+  const all = new Set([...kindNames.map((kind) => kindTable[kind].state), ...Object.keys(a), ...Object.keys(b)]);
+  for (const field of all) {
+    if (fields.has(field)) continue;
     if (!sameObjects(listAt(a, field), listAt(b, field))) return false;
   }
   return true;

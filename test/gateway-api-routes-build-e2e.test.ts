@@ -1,0 +1,101 @@
+// End to end: HTTPRoute edits, and an Ingress edit beside them, are routes builds (controller/translate/
+// incremental-translate.ts) that a real Envoy serves: a path added, a backend changed, a host moved from one route to
+// another, a route deleted, an Ingress path added, on a Gateway listener joined to the Ingress port and on one of its
+// own; every other host keeps answering as before.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { useEchoBackend } from './harness/ava-fixtures.js';
+import { httpGet } from './harness/http-client.js';
+import { createTempDir } from './harness/temp-dir.js';
+import { waitFor } from './harness/wait.js';
+import { ingress, ingressClass, serviceWithEndpoints, toYaml } from './fixtures/manifests.js';
+import { freePort, startStack } from './fixtures/standalone-stack.js';
+
+const gatewayApi = 'gateway.networking.k8s.io/v1';
+
+test('HTTPRoute and Ingress edits beside our Gateways are routes builds, served by Envoy as a full build would', async (t) => {
+  const tmp = await createTempDir();
+  t.teardown(() => tmp.remove());
+  const backends = { web: await useEchoBackend(t, { service: 'web' }), api: await useEchoBackend(t, { service: 'api' }) };
+  const services = Object.entries(backends).flatMap(([name, b]) => serviceWithEndpoints(name, [{ address: b.address, port: b.port }]));
+  await writeFile(path.join(tmp.path, 'base.yaml'), toYaml([ingressClass()]));
+  const stack = await startStack(t, { manifestsDir: tmp.path });
+  const ownPort = await freePort();
+  const route = (name: string, hostnames: string[], rules: { path: string; service: string }[], created: string): object => ({
+    apiVersion: gatewayApi,
+    kind: 'HTTPRoute',
+    metadata: { name, namespace: 'default', creationTimestamp: created },
+    spec: {
+      parentRefs: [{ name: 'gw' }],
+      hostnames,
+      rules: rules.map((r) => ({ matches: [{ path: { type: 'PathPrefix', value: r.path } }], backendRefs: [{ name: r.service, port: 80 }] })),
+    },
+  });
+  const fixed = [
+    ingressClass(),
+    ...services,
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    {
+      apiVersion: gatewayApi,
+      kind: 'Gateway',
+      metadata: { name: 'gw', namespace: 'default' },
+      spec: {
+        gatewayClassName: 'envoy',
+        listeners: [
+          { name: 'shared', port: stack.httpPort, protocol: 'HTTP' },
+          { name: 'own', port: ownPort, protocol: 'HTTP' },
+        ],
+      },
+    },
+  ];
+  // The manifest source upserts every object of a changed file: the routes and the Ingress have files of their own,
+  // so an edit changes no GatewayClass, Gateway or Service.
+  const writeRoutes = (routes: object[]): Promise<void> => writeFile(path.join(tmp.path, 'routes.yaml'), toYaml(routes));
+  const writeIngress = (ingress: object): Promise<void> => writeFile(path.join(tmp.path, 'ingress.yaml'), toYaml([ingress]));
+  const legacy = (paths: { path: string; service: string }[]): object => ingress('legacy', { rules: [{ host: 'legacy.example.test', paths }] });
+  let shop = route('shop', ['shop.example.test'], [{ path: '/', service: 'web' }], '2026-01-01T00:00:00Z');
+  let other = route('other', ['other.example.test'], [{ path: '/', service: 'api' }], '2026-01-02T00:00:00Z');
+  let ing = legacy([{ path: '/', service: 'web' }]);
+  await writeRoutes([shop, other]);
+  await writeIngress(ing);
+  await writeFile(path.join(tmp.path, 'base.yaml'), toYaml(fixed));
+
+  const at = async (port: number, host: string, p: string): Promise<string> => {
+    const res = await httpGet({ port, hostHeader: host, path: p });
+    return res.status === 200 ? String(res.json?.service) : `status ${res.status}`;
+  };
+  const answers = async (): Promise<string[]> => [
+    await at(stack.httpPort, 'shop.example.test', '/api/x'),
+    await at(ownPort, 'shop.example.test', '/api/x'),
+    await at(stack.httpPort, 'other.example.test', '/'),
+    await at(ownPort, 'other.example.test', '/'),
+    await at(stack.httpPort, 'legacy.example.test', '/x'),
+  ];
+  const expect = async (want: string[], description: string): Promise<void> => {
+    await waitFor(async () => JSON.stringify(await answers()) === JSON.stringify(want), { description, timeoutMs: 15_000 });
+    t.deepEqual(await answers(), want, description);
+  };
+  const routesBuilds = (): number => stack.logs().split('\n').filter((l) => l.includes('config built') && l.includes('"kind":"routes"')).length;
+  await expect(['web', 'web', 'api', 'api', 'web'], 'the first build');
+
+  const steps: [string, () => object[] | object, string[]][] = [
+    ['a path added to shop', () => [(shop = route('shop', ['shop.example.test'], [{ path: '/', service: 'web' }, { path: '/api', service: 'api' }], '2026-01-01T00:00:00Z')), other], ['api', 'api', 'api', 'api', 'web']],
+    ['other sends to web', () => [shop, (other = route('other', ['other.example.test'], [{ path: '/', service: 'web' }], '2026-01-02T00:00:00Z'))], ['api', 'api', 'web', 'web', 'web']],
+    // other.example.test moves to shop (its /api path to api); other keeps no host.
+    ['a host moved from other to shop', () => {
+      shop = route('shop', ['shop.example.test', 'other.example.test'], [{ path: '/', service: 'web' }, { path: '/api', service: 'api' }], '2026-01-01T00:00:00Z');
+      other = route('other', ['gone.example.test'], [{ path: '/', service: 'web' }], '2026-01-02T00:00:00Z');
+      return [shop, other];
+    }, ['api', 'api', 'web', 'web', 'web']],
+    ['an Ingress path added', () => (ing = legacy([{ path: '/', service: 'web' }, { path: '/x', service: 'api' }])), ['api', 'api', 'web', 'web', 'api']],
+    ['shop deleted', () => [other], ['status 404', 'status 404', 'status 404', 'status 404', 'api']],
+  ];
+  for (const [label, change, want] of steps) {
+    const before = routesBuilds();
+    const changed = change();
+    await (Array.isArray(changed) ? writeRoutes(changed) : writeIngress(changed));
+    await expect(want, label);
+    t.true(routesBuilds() > before, `${label}: a routes build`);
+  }
+});
