@@ -155,7 +155,8 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
         controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
         reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
         isLeader,
-        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
+        // And the ConfigMaps: without the port record the manager would record the Envoy ports anew.
+        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass') && source.gatewayConfigMapsSynced,
         log,
       })
     : undefined;

@@ -270,6 +270,14 @@ export class ClusterSource {
     return this.#informers.has(kind) && this.#synced.has(kind);
   }
 
+  /**
+   * Whether the Gateway API's ConfigMap informer runs and has listed: the store holds the ConfigMaps of the watched
+   * namespaces, the Gateway port record among them (the Gateway Service manager writes nothing until then).
+   */
+  get gatewayConfigMapsSynced(): boolean {
+    return this.#informers.has(gatewayConfigMapsInformerId) && this.#synced.has(gatewayConfigMapsInformerId);
+  }
+
   async start(): Promise<void> {
     if (typeof this.options.opaqueSecrets === 'function') {
       const onChange = (changes: readonly { kind: KubeKind }[]): void => {

@@ -262,7 +262,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         ...accepted.flatMap((l) => (l.certificateAuthority === undefined ? [] : [[l.certificateAuthority.name, l.certificateAuthority] as const])),
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
-    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames])].sort(compareStrings),
+    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames, ...bindings.configMaps])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
       gateways: [...gatewayStatuses.values()].sort(byKey),
