@@ -49,6 +49,7 @@ import { configMapReport } from '../ingress/nginx/nginx-configmap-report.js';
 import { nginxRegexPaths } from '../ingress/nginx/nginx-regex-hosts.js';
 import { regexMatchesPath } from '../ingress/path-match-regex.js';
 import { ConversionDifferences as D, type ConversionDifference } from './conversion-differences.js';
+import { uncarriedOwnAnnotations } from './own-annotations.js';
 import type { GatewayMigrationReport, ReportedDifference, ReportedIngress, ReportedPath } from './gateway-migration-report.js';
 import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxReading } from './nginx-conversion.js';
 import { convertPath } from './path-conversion.js';
@@ -536,7 +537,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     const created = ingress.metadata.creationTimestamp;
     const stamp = created === undefined || new Date(created).getTime() === 0 ? {} : { creationTimestamp: created };
     const reading = nginx ? readNginx(ingress) : undefined;
-    const ingressDifferences: ReportedDifference[] = [];
+    const ingressDifferences: ReportedDifference[] = uncarriedOwnAnnotations(ingress);
     const entries: PathEntry[] = [];
 
     // Hosts in rule order, each with its paths.
