@@ -9,7 +9,7 @@ import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, ref
 import { GatewayReason } from './reasons.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
 import { Reason } from '../shared/reasons.js';
-import { compareByAge } from '../shared/ordering.js';
+import { compareByAge, sortedByAge, sortedByKey } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
 import { type GatewayClientCertificate, resolveGatewayClientCertificate } from './gateway-client-certificate.js';
@@ -152,7 +152,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
 
   const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
-  for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
+  for (const { kind, route } of sortedByAge(routes, (r) => r.route.metadata)) {
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
@@ -210,7 +210,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   if (last !== undefined) for (const [route, work] of last.routes) if (!routeWork.has(route)) touch(touched, work.attachment);
   const virtualHosts: VirtualHostReuse = { previous: last?.virtualHosts, touched: last === undefined ? undefined : touched, made: new Map() };
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
-  const served = [...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const served = sortedByKey([...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes], refKey);
   const gatewayStatuses = new Map(
     gateways.map((g) => {
       const sets = (listenerSets.taken.get(g) ?? []).map((set) => ({ set, verdicts: verdicts.get(set) ?? [] }));
@@ -251,7 +251,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(listenerSets.all.length === 0
         ? {}
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
-      routes: routeStatuses.sort(byKey),
+      routes: sortedByKey(routeStatuses, (s) => refKey(s.ref)),
       ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
