@@ -45,6 +45,8 @@ export interface GatewayContext {
 
 /** One route's work: its attachment (and the problems attachment reported, in order), rules and status (as admitted by the route budget). */
 export interface RouteWork {
+  /** refKey of the route (attachedRoutes counts routes by it). */
+  key: string;
   attachment: RouteAttachment;
   attachmentProblems: readonly (readonly [reason: string, message: string])[];
   rules: TranslatedRules;

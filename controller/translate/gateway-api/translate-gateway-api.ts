@@ -150,6 +150,8 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const byBinding = new Map<string, PortHosts>();
   const chains = tcpChains(accepted);
 
+  // Only BackendTLSPolicies' ancestors read it: not gathered per route when there are none.
+  const withPolicies = objectsOf(state, 'BackendTLSPolicy').length > 0;
   const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of sortedByAge(routes, (r) => r.route.metadata)) {
@@ -163,7 +165,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
     const { attachment: asAttached, rules } = work;
     if (!asAttached.ours) continue;
-    servedRoutes.push(refOf(route));
+    servedRoutes.push(work.status.ref);
     // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
     // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
@@ -171,18 +173,15 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     if (admitted) admittedRoutes.add(route);
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
-    for (const service of rules.services) {
+    if (withPolicies) for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
       for (const parent of attachmentResult.parents) set.add(`${namespaceOf(parent.gateway.metadata)}/${parent.gateway.metadata.name}`);
     }
-    const routeKey = refKey(refOf(route));
+    const routeKey = work.key;
     for (const parent of attachmentResult.parents) {
-      for (const listener of [...parent.listeners.map((l) => l.listener), ...parent.attachedUnserved]) {
-        let set = attached.get(listener);
-        if (set === undefined) attached.set(listener, (set = new Set()));
-        set.add(routeKey);
-      }
+      for (const { listener } of parent.listeners) countAttached(attached, listener, routeKey);
+      for (const listener of parent.attachedUnserved) countAttached(attached, listener, routeKey);
     }
     routeStatuses.push(admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
@@ -199,9 +198,9 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       let portHosts = byBinding.get(binding);
       if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
       for (const host of hosts) {
-        let matches = portHosts.get(host);
-        if (matches === undefined) portHosts.set(host, (matches = new Map()));
-        for (const m of rules.matches) matches.set(m.ir.name, m);
+        const lists = portHosts.get(host);
+        if (lists === undefined) portHosts.set(host, [rules.matches]);
+        else lists.push(rules.matches);
       }
     }
   }
@@ -252,11 +251,17 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         ? {}
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
       routes: sortedByKey(routeStatuses, (s) => refKey(s.ref)),
-      ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
+      ...(!withPolicies ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };
   recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
   return translation;
+}
+
+function countAttached(attached: Map<AcceptedListener, Set<string>>, listener: AcceptedListener, routeKey: string): void {
+  let set = attached.get(listener);
+  if (set === undefined) attached.set(listener, (set = new Set()));
+  set.add(routeKey);
 }
 
 /**
@@ -283,7 +288,8 @@ function translateRoute(route: AttachableRoute, kind: RouteKind, context: Gatewa
     backendTls: { lookup: context.backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
   };
   // Not ours: neither rules nor status (the loop skips it).
-  if (!attachment.ours) return { attachment, attachmentProblems, rules: noRules, status: { ref: refOf(route), parents: [] } };
+  const key = refKey(refOf(route));
+  if (!attachment.ours) return { key, attachment, attachmentProblems, rules: noRules, status: { ref: refOf(route), parents: [] } };
   const rules = kind.translate(route, routeContext);
-  return { attachment, attachmentProblems, rules, status: routeStatus(refOf(route), generationOf(route), attachment, rules.problems, context.controllerName) };
+  return { key, attachment, attachmentProblems, rules, status: routeStatus(refOf(route), generationOf(route), attachment, rules.problems, context.controllerName) };
 }
