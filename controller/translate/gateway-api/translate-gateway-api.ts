@@ -9,7 +9,7 @@ import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, ref
 import { GatewayReason } from './reasons.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
 import { Reason } from '../shared/reasons.js';
-import { compareByAge, sortedByAge, sortedByKey } from '../shared/ordering.js';
+import { compareByAge, sortedByAge, sortedKeyed } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
 import { type GatewayClientCertificate, resolveGatewayClientCertificate } from './gateway-client-certificate.js';
@@ -144,8 +144,8 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
   const referenced = new Set<string>();
-  const servedRoutes: ObjectRef[] = [];
-  const routeStatuses: RouteStatusData[] = [];
+  const servedRoutes: { key: string; value: ObjectRef }[] = [];
+  const routeStatuses: { key: string; value: RouteStatusData }[] = [];
   const attached = new Map<AcceptedListener, Set<string>>();
   const byBinding = new Map<string, PortHosts>();
   const chains = tcpChains(accepted);
@@ -165,7 +165,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
     const { attachment: asAttached, rules } = work;
     if (!asAttached.ours) continue;
-    servedRoutes.push(work.status.ref);
+    servedRoutes.push({ key: work.key, value: work.status.ref });
     // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
     // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
@@ -183,7 +183,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       for (const { listener } of parent.listeners) countAttached(attached, listener, routeKey);
       for (const listener of parent.attachedUnserved) countAttached(attached, listener, routeKey);
     }
-    routeStatuses.push(admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
+    routeStatuses.push({ key: work.key, value: admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName) });
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
     if (attachmentResult.hostsByBinding.size === 0) continue;
     for (const problem of rules.problems) report(problem.reason, problem.message);
@@ -209,7 +209,8 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   if (last !== undefined) for (const [route, work] of last.routes) if (!routeWork.has(route)) touch(touched, work.attachment);
   const virtualHosts: VirtualHostReuse = { previous: last?.virtualHosts, touched: last === undefined ? undefined : touched, made: new Map() };
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
-  const served = sortedByKey([...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes], refKey);
+  const keyed = (ref: ObjectRef): { key: string; value: ObjectRef } => ({ key: refKey(ref), value: ref });
+  const served = sortedKeyed([...gateways.map((g) => keyed(refOf(g))), ...listenerSets.all.map((p) => keyed(refOf(p.set))), ...servedRoutes]);
   const gatewayStatuses = new Map(
     gateways.map((g) => {
       const sets = (listenerSets.taken.get(g) ?? []).map((set) => ({ set, verdicts: verdicts.get(set) ?? [] }));
@@ -250,7 +251,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(listenerSets.all.length === 0
         ? {}
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
-      routes: sortedByKey(routeStatuses, (s) => refKey(s.ref)),
+      routes: sortedKeyed(routeStatuses),
       ...(!withPolicies ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
     },
   };

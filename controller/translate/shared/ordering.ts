@@ -37,7 +37,10 @@ export function sortedByAge<T>(items: readonly T[], metaOf: (item: T) => ObjectM
 
 /** `items` sorted (stably) by compareStrings on `keyOf(item)`, each key made once. */
 export function sortedByKey<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
-  const keyed = items.map((item, index) => ({ item, index, key: keyOf(item) }));
-  keyed.sort((a, b) => compareStrings(a.key, b.key) || a.index - b.index);
-  return keyed.map((k) => k.item);
+  return sortedKeyed(items.map((value) => ({ key: keyOf(value), value })));
+}
+
+/** The values of `entries` sorted (stably) by compareStrings on their keys. */
+export function sortedKeyed<T>(entries: { key: string; value: T }[]): T[] {
+  return entries.sort((a, b) => compareStrings(a.key, b.key)).map((e) => e.value);
 }
