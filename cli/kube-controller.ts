@@ -19,7 +19,7 @@ import { GatewayApiStatusWriter } from '../controller/status/gateway-api-status-
 import type { GatewayStatusAddress } from '../controller/translate/gateway-api/gateway-service.js';
 import type { ObjectStore } from '../controller/store.js';
 import type { ObjectRef, Service } from '../controller/translate/shared/kube-objects.js';
-import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
+import { opaqueSecretsWanted } from '../controller/sources/opaque-secrets.js';
 import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -155,7 +155,8 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
         controllerName: o.translate.gatewayControllerName ?? defaultGatewayControllerName,
         reservedPorts: new Set([o.envoy.httpPort, o.envoy.httpsPort]),
         isLeader,
-        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
+        // And the ConfigMaps: without the port record the manager would record the Envoy ports anew.
+        storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass') && source.gatewayConfigMapsSynced,
         log,
       })
     : undefined;
@@ -173,9 +174,10 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   const source = new ClusterSource(o.kubeConfig, store, log, {
     ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
     ...(o.metrics ? { onRestart: o.metrics.onWatchRestart } : {}),
-    // ingress-nginx basic auth reads its users from Opaque Secrets (auth-secret): watched with --nginx-annotations,
-    // else while one of our IngressClasses opts in (envoy-ingress.io/nginx-annotations: "true").
-    opaqueSecrets: o.translate.nginxAnnotations === true ? true : (classes) => nginxAnnotationsInUse(classes, o.translate),
+    // Basic auth reads its users from Opaque Secrets (auth-secret, RoutePolicy basicAuth): watched with
+    // --nginx-annotations, else while one of our IngressClasses opts in (envoy-ingress.io/nginx-annotations: "true")
+    // or a RoutePolicy asks for basic auth.
+    opaqueSecrets: o.translate.nginxAnnotations === true ? true : opaqueSecretsWanted(o.translate),
     ...(o.translate.nginxConfigMap !== undefined ? { nginxConfigMap: o.translate.nginxConfigMap } : {}),
   });
   o.metrics?.attach({ server, reconciler, store, cache, isLeader: () => elector.isLeader(), lists: () => source.lists });

@@ -70,7 +70,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--service-ingress-host <template>', 'host of managed Ingresses; {name} and {namespace} are replaced', defaultServiceIngressHostTemplate)
     .option(
       '--gateway-port-range <first-last>',
-      "Kubernetes mode: give every Gateway Envoy ports of its own from this range and one Service in the Gateway's namespace mapping its listener ports onto them (its EndpointSlice: the Envoy pods of --leader-election-namespace); its addresses are the Gateway's",
+      "Kubernetes mode: give every Gateway Envoy ports of its own from this range (recorded in a ConfigMap of --leader-election-namespace) and one Service in the Gateway's namespace mapping its listener ports onto them (its EndpointSlice: the Envoy pods of --leader-election-namespace); its addresses are the Gateway's",
     )
     .option('--gateway-service-selector <labels>', 'with --gateway-port-range: the selector of the Service in --leader-election-namespace whose ready endpoints are the Envoy pods (deploy/\'s envoy-ingress Service); the Gateway Services\' EndpointSlices list them', 'app.kubernetes.io/name=envoy-ingress')
     .option(

@@ -107,7 +107,17 @@ test.before(async (t) => {
   world = { ...stack, web, xdsPort: await freePort(), gatewayPort: await freePort() };
   // As the install guide says: server-side (the HTTPRoute CRD is too large for client-side apply's annotation).
   await stack.cluster.kubectlOk(['apply', '--server-side', '-f', path.join(findRepoRoot(), 'deploy/gateway-api/')]);
-  await stack.cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gatewayclasses.gateway.networking.k8s.io', 'crd/gateways.gateway.networking.k8s.io', 'crd/httproutes.gateway.networking.k8s.io']);
+  // envoy-ingress's own RoutePolicy CRD (optional, as the install guide says).
+  await stack.cluster.kubectlOk(['apply', '--server-side', '-f', path.join(findRepoRoot(), 'deploy/crds/')]);
+  await stack.cluster.kubectlOk([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/gatewayclasses.gateway.networking.k8s.io',
+    'crd/gateways.gateway.networking.k8s.io',
+    'crd/httproutes.gateway.networking.k8s.io',
+    'crd/routepolicies.gateway.envoy-ingress.io',
+  ]);
   await stack.cluster.kubectlOk(['create', 'namespace', ns]);
   await apply(backendServiceObjects(ns, 'web', web));
   world.controller = startControllerProcess([
@@ -374,6 +384,39 @@ test.serial('BackendTLSPolicy status.ancestors: the Gateway of the routes that u
   await waitFor(async () => (await policyConditions()) !== undefined, { description: 'BackendTLSPolicy status written', timeoutMs: 30_000 });
   // The ConfigMap exists (watched) but has no ca.crt.
   t.deepEqual(await policyConditions(), ['Accepted=False/NoValidCACertificate@1', 'ResolvedRefs=False/InvalidCACertificateRef@1']);
+});
+
+test.serial('RoutePolicy status.ancestors: the Gateway its HTTPRoute attaches to, Accepted; a second policy on the route is Conflicted', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const policy = (name: string): object => ({
+    apiVersion: 'gateway.envoy-ingress.io/v1alpha1',
+    kind: 'RoutePolicy',
+    metadata: { name, namespace: ns },
+    spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'policy-target' }], sourceRanges: { allow: ['0.0.0.0/0', '::/0'] } },
+  });
+  await apply([
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'policy-target', namespace: ns },
+      spec: { parentRefs: [ourParent], hostnames: ['policy.example.test'], rules: [{ backendRefs: [webBackend] }] },
+    },
+    policy('first'),
+  ]);
+  // Created later: newer by creationTimestamp (whole seconds), so Conflicted.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await apply([policy('second')]);
+  const policyConditions = async (name: string): Promise<string[] | undefined> => {
+    const found = JSON.parse(await w().cluster.kubectlOk(['get', 'routepolicy', name, '-n', ns, '-o', 'json'])) as {
+      status?: { ancestors?: { ancestorRef: { name: string; kind: string }; controllerName: string; conditions: Condition[] }[] };
+    };
+    const ours = found.status?.ancestors?.find((a) => a.controllerName === controllerName && a.ancestorRef.kind === 'Gateway' && a.ancestorRef.name === 'edge');
+    return ours?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`);
+  };
+  await waitFor(async () => (await policyConditions('first')) !== undefined && (await policyConditions('second')) !== undefined, { description: 'RoutePolicy status written', timeoutMs: 30_000 });
+  t.deepEqual(await policyConditions('first'), ['Accepted=True/Accepted@1']);
+  t.deepEqual(await policyConditions('second'), ['Accepted=False/Conflicted@1']);
 });
 
 test.serial('client-certificate validation: the CA ConfigMap a Gateway names is watched; the listener is served once it exists', async (t) => {

@@ -19,8 +19,9 @@ import { GatewayServiceManager, type GatewayServiceOutcome } from '../controller
 import { createServiceApi } from '../controller/gateway-services/service-api.js';
 import { ClusterSource } from '../controller/sources/cluster-source.js';
 import { ObjectStore } from '../controller/store.js';
+import { gatewayPortRecordName, readGatewayPortRecord } from '../controller/translate/gateway-api/gateway-port-record.js';
 import { gatewayServiceName, managedServicesByGateway, serviceAddresses } from '../controller/translate/gateway-api/gateway-service.js';
-import type { Gateway, Service } from '../controller/translate/shared/kube-objects.js';
+import type { ConfigMap, Gateway, Service } from '../controller/translate/shared/kube-objects.js';
 import { showLogsOnFailure } from './harness/ava-fixtures.js';
 import { addressRange, startLoadBalancerAllocator } from './harness/load-balancer-allocator.js';
 import { createTempDir } from './harness/temp-dir.js';
@@ -55,7 +56,7 @@ kind: ClusterRole
 metadata: {name: gateway-services-test}
 rules:
   - apiGroups: [""]
-    resources: [services, endpoints, secrets, namespaces]
+    resources: [services, endpoints, secrets, namespaces, configmaps]
     verbs: [list, watch]
   - apiGroups: [discovery.k8s.io]
     resources: [endpointslices]
@@ -80,7 +81,8 @@ metadata: {name: envoy-ingress}
 spec: {controllerName: ${controllerName}}
 `,
     });
-    // The writes: exactly the shipped optional RBAC (a Role on Services of the controller's namespace).
+    // The writes: exactly the shipped optional RBAC (a ClusterRole on Services and EndpointSlices, a Role on the
+    // ConfigMaps of the controller's namespace for the port record).
     await cluster.kubectlOk(['apply', '-f', path.join(findRepoRoot(), 'deploy/optional/gateway-services-rbac.yaml')]);
     controllerToken = await cluster.serviceAccountToken(controllerNamespace, 'envoy-ingress');
   },
@@ -116,7 +118,7 @@ async function startManager(t: ExecutionContext): Promise<Setup> {
   const manager = new GatewayServiceManager(store, createServiceApi(controller, { timeoutMs: 5000 }), {
     ...settings,
     isLeader: () => true,
-    storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass'),
+    storeComplete: () => source.kindSynced('Gateway') && source.kindSynced('GatewayClass') && source.gatewayConfigMapsSynced,
     baseBackoffMs: 200,
     log,
   });
@@ -193,6 +195,13 @@ const portsOfStored = (store: ObjectStore, key: string): unknown[] =>
 
 const portsOf = (svc: V1Service | undefined): [number, unknown][] => (svc?.spec?.ports ?? []).map((p) => [p.port, p.targetPort]);
 
+/** What the port record (the ConfigMap of the controller's namespace) says of a Gateway key: [listener, Envoy port]s. */
+async function recordedPorts(key: string): Promise<[number, number][]> {
+  const record = await orMissing(() => admin().core.readNamespacedConfigMap({ namespace: controllerNamespace, name: gatewayPortRecordName(controllerName) }));
+  const ports = readGatewayPortRecord(record === undefined ? undefined : ({ ...record, kind: 'ConfigMap' } as unknown as ConfigMap)).get(key)?.ports;
+  return [...(ports ?? [])];
+}
+
 test("each Gateway gets a Service of its own in its namespace and that Service's EndpointSlice of the Envoy pods, follows it, goes with it; the old Service moves; a restarted manager keeps the ports", async (t) => {
   showLogsOnFailure(t, 'Kubernetes', kube.cluster);
   const { core, custom } = admin();
@@ -245,9 +254,10 @@ test("each Gateway gets a Service of its own in its namespace and that Service's
     ...slow,
   });
 
-  // The move: m's Service in apps keeps Envoy port 20050; the old one goes once the new one exists.
+  // The move: m's Service in apps keeps Envoy port 20050 (recorded first); the old one goes once the new one exists.
   const svcM = await waitFor(() => readService(gatewayServiceName(m)), { description: "Gateway m's Service in its namespace", ...slow });
   t.deepEqual(portsOf(svcM), [[80, 20050]]);
+  t.deepEqual(await recordedPorts('apps/m'), [[80, 20050]]);
   await waitFor(async () => (await readService(gatewayServiceName(m), controllerNamespace)) === undefined, { description: "m's old Service deleted", ...slow });
   t.deepEqual((await readSlice(gatewayServiceName(m)))?.ports?.map((p) => p.port), [20050]);
 
@@ -324,6 +334,29 @@ test("each Gateway gets a Service of its own in its namespace and that Service's
   t.is(for81?.[0], 81);
   t.true(inRange(for81?.[1]) && !given.includes(for81?.[1]), JSON.stringify(for81));
   t.deepEqual(portsOf(await readService(gatewayServiceName(b))), portsOf(svcB));
+
+  // The port record, in the controller's namespace, says the Services' ports.
+  t.deepEqual(await recordedPorts('apps/a'), portsOf(updated));
+  t.deepEqual(await recordedPorts('apps/b'), portsOf(svcB));
+
+  // A tenant (who may write Services in apps) rewrites the older Gateway a's Service to target b's Envoy port for
+  // port 80: a Service is no record, so b keeps its port and a's Service is put back.
+  const bsPort80 = portsOf(svcB)[0]?.[1] as number;
+  const current = await readService(gatewayServiceName(a));
+  if (current?.spec?.ports === undefined) return t.fail("a's Service is gone");
+  await core.replaceNamespacedService({
+    namespace: 'apps',
+    name: gatewayServiceName(a),
+    body: { ...current, spec: { ...current.spec, ports: current.spec.ports.map((p) => (p.port === 80 ? { ...p, targetPort: bsPort80 } : p)) } },
+  });
+  await waitFor(async () => JSON.stringify(portsOf(await readService(gatewayServiceName(a)))) === JSON.stringify(portsOf(updated)), {
+    description: "the tenant's edit of a's Service put back",
+    ...slow,
+  });
+  t.deepEqual(portsOf(await readService(gatewayServiceName(b))), portsOf(svcB));
+  t.deepEqual((await readSlice(gatewayServiceName(b)))?.ports?.map((p) => p.port), portsOf(svcB).map(([, target]) => target));
+  t.deepEqual(await recordedPorts('apps/b'), portsOf(svcB));
+  t.deepEqual(await recordedPorts('apps/a'), portsOf(updated));
 
   // A new manager (a restart, a new leader) with a fresh store finds every port recorded: nothing to write.
   // The first one stops first (one leader at a time); its store must have caught up with its own last write.

@@ -14,6 +14,9 @@ import { startKubeCluster, type KubeCluster } from './harness/kube-cluster.js';
 import { waitFor } from './harness/wait.js';
 import { nginxAnnotationsInUse } from '../controller/translate/ingress/nginx/nginx-annotations-in-use.js';
 import { ingressHttpTableOf } from '../controller/translate/ingress/ingress-listeners.js';
+import path from 'node:path';
+import { opaqueSecretsWanted } from '../controller/sources/opaque-secrets.js';
+import { findRepoRoot } from './harness/repo-root.js';
 
 let cluster: KubeCluster | undefined;
 
@@ -80,18 +83,22 @@ test.before(async (t) => {
   t.timeout(180_000);
   cluster = await startKubeCluster();
   await cluster.kubectlOk(['apply', '-f', '-'], { input: objects });
+  // Our RoutePolicy CRD (deploy/crds/): its basicAuth reads users from Opaque Secrets too.
+  await cluster.kubectlOk(['apply', '--server-side', '-f', path.join(findRepoRoot(), 'deploy/crds/')]);
+  await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/routepolicies.gateway.envoy-ingress.io']);
 });
 
 test.after.always(async () => {
   await cluster?.stop();
 });
 
-async function startSource(t: import('ava').ExecutionContext, opaqueSecrets: boolean | 'per-class'): Promise<{ store: ObjectStore; source: ClusterSource }> {
+async function startSource(t: import('ava').ExecutionContext, opaqueSecrets: boolean | 'per-class' | 'wanted'): Promise<{ store: ObjectStore; source: ClusterSource }> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster!.adminKubeconfigPath);
   const store = new ObjectStore();
   const source = new ClusterSource(kubeConfig, store, silent, {
-    opaqueSecrets: opaqueSecrets === 'per-class' ? (classes) => nginxAnnotationsInUse(classes, defaultTranslateOptions) : opaqueSecrets,
+    opaqueSecrets: opaqueSecrets === 'per-class' ? (classes) => nginxAnnotationsInUse(classes, defaultTranslateOptions) : opaqueSecrets === 'wanted' ? opaqueSecretsWanted(defaultTranslateOptions) : opaqueSecrets,
+    discoveryIntervalMs: 500,
   });
   t.teardown(() => source.stop());
   void source.start();
@@ -162,4 +169,21 @@ test.serial('without the flag, Opaque Secrets are watched exactly while an Ingre
   // Leave the cluster as the other tests of this file expect it (serial tests run first).
   await cluster!.kubectlOk(['delete', 'secret', 'later-auth', '-n', 'default']);
   await setOptIn('-');
+});
+
+test.serial('a RoutePolicy asking for basic auth starts the Opaque Secrets informer (kube-controller\'s rule), and its removal stops it', async (t) => {
+  const { store, source } = await startSource(t, 'wanted');
+  t.false(source.watchingOpaqueSecrets);
+  const policy = {
+    apiVersion: 'gateway.envoy-ingress.io/v1alpha1',
+    kind: 'RoutePolicy',
+    metadata: { name: 'users', namespace: 'default' },
+    spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'web' }], basicAuth: { secretRef: { name: 'basic-auth' } } },
+  };
+  await cluster!.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(policy) });
+  await waitFor(() => secretNames(store).includes('basic-auth'), { description: 'the RoutePolicy starts the Opaque informer', timeoutMs: 30_000 });
+  t.true(source.watchingOpaqueSecrets);
+  await cluster!.kubectlOk(['delete', 'routepolicy', 'users', '-n', 'default']);
+  await waitFor(() => !source.watchingOpaqueSecrets, { description: 'removing the RoutePolicy stops the informer', timeoutMs: 30_000 });
+  t.deepEqual(secretNames(store), ['site-tls']);
 });

@@ -15,7 +15,7 @@ import { type BasicAuthDecision, decideBasicAuth } from './basic-auth-decision.j
 import type { BasicAuthUsers } from './basic-auth-users.js';
 import { verifyPassword } from './password-hash.js';
 import { PasswordWorkerPool, type PoolVerdict } from './password-worker-pool.js';
-import { isSlowScheme, passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
+import { isSlowScheme, passwordScheme } from '../translate/shared/password-scheme.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 
 const servicePath = '/envoy.service.auth.v3.Authorization';

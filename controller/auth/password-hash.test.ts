@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import bcrypt from 'bcryptjs';
 import { verifyPassword } from './password-hash.js';
-import { passwordCostProblem, passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
+import { passwordCostProblem, passwordScheme } from '../translate/shared/password-scheme.js';
 
 // dist/controller/auth/ -> repository root.
 const fixture = readFileSync(new URL('../../../test/fixtures/htpasswd/htpasswd-2.4.txt', import.meta.url), 'utf8');

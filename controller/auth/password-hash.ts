@@ -1,4 +1,4 @@
-// Verifies a password against an htpasswd hash of any scheme ingress-nginx accepts (translate/ingress/nginx/password-scheme.ts), with
+// Verifies a password against an htpasswd hash of any scheme ingress-nginx accepts (translate/shared/password-scheme.ts), with
 // well-kept libraries: bcryptjs, apache-md5 ($apr1$, $1$), apache-crypt (DES), unixcrypt ($5$, $6$) and node:crypto
 // ({SHA}, {SSHA}). Verification costs what the scheme costs (bcrypt: milliseconds per try, by design).
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -6,7 +6,7 @@ import apacheCrypt from 'apache-crypt';
 import apacheMd5 from 'apache-md5';
 import bcrypt from 'bcryptjs';
 import { encrypt as shaCrypt } from 'unixcrypt';
-import { passwordScheme } from '../translate/ingress/nginx/password-scheme.js';
+import { passwordScheme } from '../translate/shared/password-scheme.js';
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');

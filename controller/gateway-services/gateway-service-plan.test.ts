@@ -2,10 +2,11 @@
 // when they are created, updated or deleted, and the move from the controller's namespace.
 // (Against a real API server: test/kube-gateway-services.test.ts.)
 import test from 'ava';
-import type { ClusterState, EndpointSlice, Gateway, GatewayClass, ListenerSet, Service } from '../translate/shared/kube-objects.js';
-import { allocateGatewayPorts } from '../translate/gateway-api/gateway-ports.js';
+import type { ClusterState, ConfigMap, EndpointSlice, Gateway, GatewayClass, ListenerSet, Service } from '../translate/shared/kube-objects.js';
+import { allocateGatewayPorts, recordedGatewayPorts } from '../translate/gateway-api/gateway-ports.js';
+import { gatewayPortRecordName } from '../translate/gateway-api/gateway-port-record.js';
 import { gatewayServiceCollision, gatewayServiceName } from '../translate/gateway-api/gateway-service.js';
-import { gatewayServiceView, planGatewayService, viewKeys, type GatewayServicePlan, type GatewayServiceSettings, type GatewayServiceStep } from './gateway-service-plan.js';
+import { gatewayServiceView, planGatewayService, planPortRecord, storedPortRecord, viewKeys, type GatewayServicePlan, type GatewayServiceSettings, type GatewayServiceStep } from './gateway-service-plan.js';
 
 const settings: GatewayServiceSettings = {
   controllerName: 'envoy-ingress.io/gateway-controller',
@@ -51,7 +52,7 @@ function state(gateways: Gateway[], services: Service[] = [], endpointSlices: En
 
 /** The Envoy port the translator gives `gateway`'s listener `port` (gateway-ports.ts), with `services` as the record. */
 function envoyPort(gateway: Gateway, port: number, services: Service[] = []): number {
-  return allocateGatewayPorts([gateway], services, settings, settings.reservedPorts).ports.get('apps/web')?.get(port) ?? -1;
+  return allocateGatewayPorts([gateway], recordedGatewayPorts(undefined, services, settings.namespace), settings, settings.reservedPorts).ports.get('apps/web')?.get(port) ?? -1;
 }
 
 function plan(key: string, s: ClusterState, options: GatewayServiceSettings = settings): GatewayServicePlan {
@@ -70,7 +71,7 @@ const summary = (p: GatewayServicePlan): string[] => p.steps.map((x) => `${x.act
 
 let version = 100;
 /** `object` as the API server stores it: a uid and resourceVersion added (a Service gets a ClusterIP). */
-function stored<T extends Service | EndpointSlice>(object: T): T {
+function stored<T extends Service | EndpointSlice | ConfigMap>(object: T): T {
   version++;
   const metadata = { ...object.metadata, uid: object.metadata.uid ?? `u-${object.metadata.name}`, resourceVersion: String(version) };
   return object.kind === 'Service' ? ({ ...object, metadata, spec: { clusterIP: '10.96.0.20', ...object.spec } } as T) : ({ ...object, metadata } as T);
@@ -92,6 +93,20 @@ function apply(s: ClusterState, steps: readonly GatewayServiceStep[]): ClusterSt
     else slices = [...slices.filter(at(o.metadata.namespace, o.metadata.name)), o];
   }
   return { ...s, services, endpointSlices: slices };
+}
+
+/** The manager's first write: the port record made to say the view's ports (as the API server stores it). */
+function recorded(s: ClusterState, options: GatewayServiceSettings = settings): ClusterState {
+  const step = planPortRecord(gatewayServiceView(s, options), options);
+  if (step === undefined) return s;
+  const others = (s.configMaps ?? []).filter((c) => c.metadata.name !== step.object.metadata.name);
+  return { ...s, configMaps: [...others, stored(step.object)] };
+}
+
+/** One pass of the manager for `key`: the record, then the Service steps. */
+function pass(key: string, s: ClusterState, options: GatewayServiceSettings = settings): ClusterState {
+  const withRecord = recorded(s, options);
+  return apply(withRecord, plan(key, withRecord, options).steps);
 }
 
 test('a Gateway of our class gets a Service in its own namespace, owned by it, without a selector, and an EndpointSlice of the ready Envoy pods', (t) => {
@@ -236,14 +251,16 @@ test('the move: a Service kept in the controller namespace before gives the new 
   t.deepEqual(summary(first), ['create Service apps', 'create EndpointSlice apps']);
   t.deepEqual(written(first, 'create', 'Service')?.spec?.ports?.map((p) => p.targetPort), [20090, 20091]);
   t.deepEqual(written(first, 'create', 'EndpointSlice')?.ports?.map((p) => p.port), [20090, 20091]);
-  const afterCreate = apply(before, first.steps);
+  const afterCreate = apply(recorded(before), first.steps);
+  // The record says the old Service's ports before the new Service is written.
+  t.deepEqual([...(gatewayServiceView({ ...before, services: [envoyService], configMaps: afterCreate.configMaps } as ClusterState, settings).allocation.ports.get('apps/web') ?? [])], [[80, 20090], [8080, 20091]]);
   const second = plan('apps/web', afterCreate);
   t.deepEqual(second.steps, [{ action: 'delete', kind: 'Service', namespace: 'envoy-ingress', name: old.metadata.name, uid: old.metadata.uid ?? '', resourceVersion: old.metadata.resourceVersion ?? '' }]);
   const moved = apply(afterCreate, second.steps);
   t.deepEqual(plan('apps/web', moved), { steps: [] });
   // The Envoy ports never changed on the way.
   for (const s of [before, afterCreate, moved]) {
-    t.deepEqual([...(allocateGatewayPorts([web], s.services, settings, settings.reservedPorts).ports.get('apps/web') ?? [])], [[80, 20090], [8080, 20091]]);
+    t.deepEqual([...(gatewayServiceView(s, settings).allocation.ports.get('apps/web') ?? [])], [[80, 20090], [8080, 20091]]);
   }
   t.deepEqual(moved.services.filter((x) => x.metadata.namespace === 'envoy-ingress').map((x) => x.metadata.name), ['envoy-ingress']);
 });
@@ -365,4 +382,56 @@ test("a ListenerSet the Gateway takes adds its listener ports to the Gateway's S
   });
   const s = { ...state([web]), listenerSets: [set('taken', 'apps', 81), set('refused', 'other', 82)] } as ClusterState;
   t.deepEqual(written(plan('apps/web', s), 'create', 'Service')?.spec?.ports?.map((port) => port.port), [80, 81, 8080]);
+});
+
+test('the port record in the controller namespace says every Gateway of ours and its Envoy ports; written once, then up to date; an update starts from what was read', (t) => {
+  const web = gateway('web');
+  const other = gateway('other', {}, 'ours', undefined, 'shop');
+  const s = state([web, other, gateway('theirs', {}, 'theirs')]);
+  const first = planPortRecord(gatewayServiceView(s, settings), settings);
+  if (first?.action !== 'create') return t.fail(JSON.stringify(first));
+  t.like(first.object.metadata, { name: gatewayPortRecordName(settings.controllerName), namespace: 'envoy-ingress', labels: { 'app.kubernetes.io/managed-by': 'envoy-ingress' }, annotations: { 'envoy-ingress.io/gateway-controller': settings.controllerName } });
+  const entries = JSON.parse(first.object.data?.['gateways.json'] ?? '') as Record<string, { uid: string; ports: Record<string, number> }>;
+  t.deepEqual(Object.keys(entries), ['apps/web', 'shop/other']);
+  t.deepEqual(entries['apps/web'], { uid: 'uid-web', ports: { '80': envoyPort(web, 80), '8080': envoyPort(web, 8080) } });
+  const done = recorded(s);
+  t.is(planPortRecord(gatewayServiceView(done, settings), settings), undefined);
+  // A Gateway goes: its entry goes, in an update of what was read.
+  const gone = { ...done, gateways: [web] };
+  const update = planPortRecord(gatewayServiceView(gone, settings), settings);
+  const read = storedPortRecord(done, settings);
+  t.is(update?.action, 'update');
+  t.is(update?.object.metadata.resourceVersion, read?.metadata.resourceVersion);
+  t.deepEqual(Object.keys(JSON.parse(update?.object.data?.['gateways.json'] ?? '{}') as object), ['apps/web']);
+  // Another controllerName's record is another ConfigMap, never read here.
+  const second = { ...settings, controllerName: 'example.com/second-install' };
+  t.is(storedPortRecord(done, second), undefined);
+});
+
+test("a tenant who rewrites its Gateway's Service (targetPort to another Gateway's Envoy port) gets it put back; the other Gateway keeps its port", (t) => {
+  const mine = gateway('mine', { listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] }, 'ours', undefined, 'tenant-a');
+  const victim = { ...gateway('victim', { listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] }, 'ours', undefined, 'tenant-b') };
+  victim.metadata = { ...victim.metadata, creationTimestamp: '2024-01-02T00:00:00Z' };
+  let s = state([mine, victim]);
+  s = pass('tenant-a/mine', s);
+  s = pass('tenant-b/victim', s);
+  t.deepEqual(plan('tenant-a/mine', s), { steps: [] });
+  const portOf = (st: ClusterState, namespace: string): number | undefined => st.services.find((x) => x.metadata.namespace === namespace)?.spec?.ports?.[0]?.targetPort as number | undefined;
+  const victimsPort = portOf(s, 'tenant-b');
+  const minePort = portOf(s, 'tenant-a');
+  t.not(victimsPort, minePort);
+  // The attack: the older Gateway's Service in the tenant's own namespace now targets the younger one's Envoy port.
+  const attacked = {
+    ...s,
+    services: s.services.map((x) => (x.metadata.namespace === 'tenant-a' ? { ...x, spec: { ...x.spec, ports: (x.spec?.ports ?? []).map((p) => ({ ...p, targetPort: victimsPort ?? -1 })) } } : x)),
+  };
+  const view = gatewayServiceView(attacked, settings);
+  t.is(view.allocation.ports.get('tenant-b/victim')?.get(80), victimsPort);
+  t.is(planPortRecord(view, settings), undefined, 'the record does not move');
+  t.deepEqual(plan('tenant-b/victim', attacked), { steps: [] });
+  const putBack = written(plan('tenant-a/mine', attacked), 'update', 'Service');
+  t.is(putBack?.spec?.ports?.[0]?.targetPort, minePort);
+  // Deleting it gets it back with the same ports.
+  const deleted = { ...s, services: s.services.filter((x) => x.metadata.namespace !== 'tenant-a') };
+  t.is(written(plan('tenant-a/mine', deleted), 'create', 'Service')?.spec?.ports?.[0]?.targetPort, minePort);
 });

@@ -1,12 +1,14 @@
 // What the Gateway Service manager should do for one Gateway key: the Service it wants in the Gateway's namespace
 // (from the Gateway, its class, and the Envoy ports gateway-ports.ts gives it) and that Service's EndpointSlice (the
 // ready Envoy pods, on those Envoy ports), against what exists: the steps that create, update or delete them, and
-// that delete the Service the controller kept in its own namespace before, once the new one exists. Pure:
-// gateway-service-manager.ts carries the steps out through service-api.ts.
+// that delete the Service the controller kept in its own namespace before, once the new one exists. And the port
+// record (gateway-port-record.ts, in the controller's namespace) that must say those Envoy ports before any Service
+// does. Pure: gateway-service-manager.ts carries the steps out through service-api.ts.
 import { namespaceOf } from '../translate/shared/kinds.js';
-import { type ClusterState, type EndpointSlice, type EndpointSliceEndpoint, type Gateway, type GatewayClass, type OwnerReference, type Service, objectsOf } from '../translate/shared/kube-objects.js';
+import { type ClusterState, type ConfigMap, type EndpointSlice, type EndpointSliceEndpoint, type Gateway, type GatewayClass, type OwnerReference, type Service, objectsOf } from '../translate/shared/kube-objects.js';
 import { compareByAge } from '../translate/shared/ordering.js';
-import { allocateGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
+import { findGatewayPortRecord, gatewayPortRecordData, gatewayPortRecordKey, gatewayPortRecordName } from '../translate/gateway-api/gateway-port-record.js';
+import { allocateGatewayPorts, recordedGatewayPorts, type GatewayPortAllocation } from '../translate/gateway-api/gateway-ports.js';
 import { invalidParameters } from '../translate/gateway-api/listener-bindings.js';
 import { listenerSetsOf } from '../translate/gateway-api/listener-sets.js';
 import {
@@ -202,9 +204,20 @@ export interface GatewayServiceView {
   allSlices: readonly EndpointSlice[];
   allocation: GatewayPortAllocation;
   envoy: EnvoyEndpoints;
+  /** The port record the allocation was read from (absent: none yet). */
+  record: ConfigMap | undefined;
 }
 
-export function gatewayServiceView(state: ClusterState, settings: GatewayServiceSettings): GatewayServiceView {
+/** The port record of this controller in the store (the manager may know a newer one it wrote: gatewayServiceView's `record`). */
+export function storedPortRecord(state: ClusterState, settings: Pick<GatewayServiceSettings, 'controllerName' | 'namespace'>): ConfigMap | undefined {
+  return findGatewayPortRecord(objectsOf(state, 'ConfigMap'), settings.namespace, settings.controllerName);
+}
+
+/**
+ * `record`: the port record to read, when the manager wrote one the store has not caught up with; by default the
+ * store's.
+ */
+export function gatewayServiceView(state: ClusterState, settings: GatewayServiceSettings, record: ConfigMap | undefined = storedPortRecord(state, settings)): GatewayServiceView {
   const ours = ourGateways(state, settings.controllerName);
   const services = objectsOf(state, 'Service');
   const allSlices = objectsOf(state, 'EndpointSlice');
@@ -224,14 +237,34 @@ export function gatewayServiceView(state: ClusterState, settings: GatewayService
     services,
     allSlices,
     envoy: envoyEndpoints(state, settings),
+    record,
     allocation: allocateGatewayPorts(
       ours.map((g) => g.gateway),
-      services,
+      recordedGatewayPorts(record, services, settings.namespace),
       settings,
       settings.reservedPorts,
       listenerSets.taken,
     ),
   };
+}
+
+/**
+ * The write that makes the port record say the view's allocation (every Gateway's Envoy ports), or undefined when it
+ * does. Carried out before any Service step, so a crash between leaves the record saying what the Services will.
+ */
+export function planPortRecord(view: GatewayServiceView, settings: Pick<GatewayServiceSettings, 'controllerName' | 'namespace'>): { action: 'create' | 'update'; object: ConfigMap } | undefined {
+  const data = gatewayPortRecordData(view.allocation.ports, new Map([...view.gateways].map(([key, g]) => [key, g.gateway])));
+  const current = view.record;
+  if (current !== undefined && current.data?.[gatewayPortRecordKey] === data[gatewayPortRecordKey]) return undefined;
+  const metadata = {
+    name: gatewayPortRecordName(settings.controllerName),
+    namespace: settings.namespace,
+    labels: { ...current?.metadata.labels, [managedByLabel]: managedByValue },
+    annotations: { ...current?.metadata.annotations, [gatewayControllerAnnotation]: settings.controllerName },
+  };
+  if (current === undefined) return { action: 'create', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data } };
+  // Its resourceVersion makes the write fail if anyone changed it since.
+  return { action: 'update', object: { ...current, metadata: { ...current.metadata, ...metadata }, data: { ...current.data, ...data } } };
 }
 
 /** The Gateway keys a view has work for: every Gateway of ours, every managed Service and EndpointSlice. */

@@ -11,7 +11,7 @@
 import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectStore } from '../store.js';
 import { isKindName, keyNamespaceOf, kindTable, namespaceOf, type NamedKind } from '../translate/shared/kinds.js';
-import type { IngressClass, KubeKind } from '../translate/shared/kube-objects.js';
+import type { IngressClass, KubeKind, RoutePolicy } from '../translate/shared/kube-objects.js';
 import { type AnyList, collectionPath, isServed, listKind, sourceKind, sourceKinds, type SourceKind } from './kinds.js';
 import { normalizeObject } from './normalize.js';
 
@@ -27,12 +27,12 @@ export interface ClusterSourceOptions {
   /** Called whenever an informer restarts after an error (for metrics). */
   onRestart?: (kind: KubeKind, error: unknown) => void;
   /**
-   * Also watch Opaque Secrets, in a second informer: ingress-nginx basic auth reads its users from them
-   * (auth-secret). true: always; a function: while it returns true for the IngressClasses in the store
-   * (re-asked on every IngressClass change; when it turns false the informer stops and its Secrets leave the
-   * store). Off, only kubernetes.io/tls Secrets are watched.
+   * Also watch Opaque Secrets, in a second informer: ingress-nginx basic auth (auth-secret) and RoutePolicy
+   * basicAuth read their users from them. true: always; a function: while it returns true for the IngressClasses and
+   * RoutePolicies in the store (re-asked on every change of either; when it turns false the informer stops and its
+   * Secrets leave the store). Off, only kubernetes.io/tls Secrets are watched.
    */
-  opaqueSecrets?: boolean | ((ingressClasses: readonly IngressClass[]) => boolean);
+  opaqueSecrets?: boolean | ((ingressClasses: readonly IngressClass[], routePolicies: readonly RoutePolicy[]) => boolean);
   /**
    * The ingress-nginx ConfigMap (--nginx-configmap): that one ConfigMap is watched (a field selector on its name,
    * so RBAC can grant get/list/watch on it alone), whatever `namespace` says.
@@ -96,7 +96,7 @@ export class ClusterSource {
 
   #opaqueWanted(): boolean {
     const want = this.options.opaqueSecrets;
-    if (typeof want === 'function') return want(this.store.list('IngressClass') as IngressClass[]);
+    if (typeof want === 'function') return want(this.store.list('IngressClass') as IngressClass[], this.store.list('RoutePolicy') as RoutePolicy[]);
     return want === true;
   }
 
@@ -270,10 +270,18 @@ export class ClusterSource {
     return this.#informers.has(kind) && this.#synced.has(kind);
   }
 
+  /**
+   * Whether the Gateway API's ConfigMap informer runs and has listed: the store holds the ConfigMaps of the watched
+   * namespaces, the Gateway port record among them (the Gateway Service manager writes nothing until then).
+   */
+  get gatewayConfigMapsSynced(): boolean {
+    return this.#informers.has(gatewayConfigMapsInformerId) && this.#synced.has(gatewayConfigMapsInformerId);
+  }
+
   async start(): Promise<void> {
     if (typeof this.options.opaqueSecrets === 'function') {
       const onChange = (changes: readonly { kind: KubeKind }[]): void => {
-        if (changes.some((c) => c.kind === 'IngressClass')) this.#reconcileOpaque();
+        if (changes.some((c) => c.kind === 'IngressClass' || c.kind === 'RoutePolicy')) this.#reconcileOpaque();
       };
       this.store.on('change', onChange);
       this.#stopStoreListener = () => this.store.off('change', onChange);

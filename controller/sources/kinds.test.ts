@@ -24,6 +24,7 @@ test('every kind of the table is a source kind, watched at its API path', (t) =>
     ReferenceGrant: ['/apis/gateway.networking.k8s.io/v1/referencegrants', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/referencegrants'],
     ListenerSet: ['/apis/gateway.networking.k8s.io/v1/listenersets', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/listenersets'],
     BackendTLSPolicy: ['/apis/gateway.networking.k8s.io/v1/backendtlspolicies', '/apis/gateway.networking.k8s.io/v1/namespaces/shop/backendtlspolicies'],
+    RoutePolicy: ['/apis/gateway.envoy-ingress.io/v1alpha1/routepolicies', '/apis/gateway.envoy-ingress.io/v1alpha1/namespaces/shop/routepolicies'],
   });
 });
 
@@ -34,7 +35,7 @@ test('a source kind takes its group, version and scope from the table', (t) => {
     t.is(apiVersion, kindTable[kind].apiVersions[0]);
     t.is(source.namespaced, kindTable[kind].namespaced);
     // Built-in kinds are always served; the Gateway API's CRDs may not be installed.
-    t.is(source.optional, kind.startsWith('Gateway') || kind.endsWith('Route') || kind === 'ReferenceGrant' || kind === 'ListenerSet' || kind === 'BackendTLSPolicy');
+    t.is(source.optional, kind.startsWith('Gateway') || kind.endsWith('Route') || kind === 'ReferenceGrant' || kind === 'ListenerSet' || kind === 'BackendTLSPolicy' || kind === 'RoutePolicy');
   }
   t.throws(() => sourceKind('Widget'));
 });

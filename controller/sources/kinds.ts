@@ -115,6 +115,7 @@ const customPlurals: Partial<Record<(typeof kindNames)[number], string>> = {
   ReferenceGrant: 'referencegrants',
   ListenerSet: 'listenersets',
   BackendTLSPolicy: 'backendtlspolicies',
+  RoutePolicy: 'routepolicies',
 };
 
 /** Every kind of the table as the sources find it in the API. */

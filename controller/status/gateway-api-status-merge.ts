@@ -13,7 +13,7 @@ import type {
   StatusCondition,
 } from '../translate/gateway-api/status-data.js';
 import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-service.js';
-import type { BackendTLSPolicy, GatewayClass, Gateway, GRPCRoute, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, RoutePolicy, GatewayClass, Gateway, GRPCRoute, HTTPRoute, ListenerSet, ParentReference, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 
 /** A metav1.Condition as written. */
 export interface WrittenCondition extends StatusCondition {
@@ -164,10 +164,10 @@ export function desiredRouteStatus(obj: HTTPRoute | GRPCRoute | TLSRoute | TCPRo
 }
 
 /**
- * A policy's status.ancestors (BackendTLSPolicy): other controllers' entries untouched and in place, ours as `data`
+ * A policy's status.ancestors (BackendTLSPolicy, RoutePolicy): other controllers' entries untouched and in place, ours as `data`
  * says (none when `data` is undefined or names no Gateway).
  */
-export function desiredPolicyStatus(obj: BackendTLSPolicy, controllerName: string, data: PolicyStatusData | undefined, now: string): Json {
+export function desiredPolicyStatus(obj: BackendTLSPolicy | RoutePolicy, controllerName: string, data: PolicyStatusData | undefined, now: string): Json {
   const existing = (obj.status?.ancestors ?? []).filter(isRecord);
   const others = existing.filter((a) => a['controllerName'] !== controllerName);
   const ours = (data?.ancestors ?? []).map((a) => {

@@ -1,4 +1,4 @@
-// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, routes, BackendTLSPolicy) from the translator's status
+// Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, routes, BackendTLSPolicy, and our RoutePolicy) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
 // parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
@@ -9,7 +9,7 @@ import type { GatewayStatusAddress } from '../translate/gateway-api/gateway-serv
 import type { GatewayApiStatus } from '../translate/gateway-api/status-data.js';
 import { keyNamespaceOf } from '../translate/shared/kinds.js';
 import { kindTable } from '../translate/shared/kinds.js';
-import type { BackendTLSPolicy, GRPCRoute, Gateway, GatewayClass, HTTPRoute, ListenerSet, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
+import type { BackendTLSPolicy, RoutePolicy, GRPCRoute, Gateway, GatewayClass, HTTPRoute, ListenerSet, ObjectRef, TCPRoute, TLSRoute } from '../translate/shared/kube-objects.js';
 import {
   type AppliedGateways,
   desiredGatewayClassStatus,
@@ -22,10 +22,9 @@ import {
 import { StatusQueue, type StatusQueueStats } from './status-queue.js';
 import type { StatusLog } from './status-writer.js';
 
-type StatusObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute | BackendTLSPolicy;
+type StatusObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | TCPRoute | BackendTLSPolicy | RoutePolicy;
 type StatusKind = StatusObject['kind'];
 
-const group = 'gateway.networking.k8s.io';
 const plurals: Record<StatusKind, string> = {
   GatewayClass: 'gatewayclasses',
   Gateway: 'gateways',
@@ -35,10 +34,12 @@ const plurals: Record<StatusKind, string> = {
   TLSRoute: 'tlsroutes',
   TCPRoute: 'tcproutes',
   BackendTLSPolicy: 'backendtlspolicies',
+  RoutePolicy: 'routepolicies',
 };
 /** The version watched (the kind table's first), which the status is written through. */
-function versionOf(kind: StatusKind): string {
-  return kindTable[kind].apiVersions[0].slice(`${group}/`.length);
+function groupVersionOf(kind: StatusKind): { group: string; version: string } {
+  const apiVersion = kindTable[kind].apiVersions[0];
+  return { group: apiVersion.slice(0, apiVersion.indexOf('/')), version: apiVersion.slice(apiVersion.indexOf('/') + 1) };
 }
 const statusKinds = Object.keys(plurals) as StatusKind[];
 
@@ -201,8 +202,8 @@ export class GatewayApiStatusWriter {
     } else if (obj.kind === 'ListenerSet') {
       const data = latest.listenerSets?.find((l) => refKeyOf(l.ref) === key);
       if (data !== undefined) status = desiredListenerSetStatus(obj, key, data, this.#applied, now);
-    } else if (obj.kind === 'BackendTLSPolicy') {
-      const data = latest.backendTlsPolicies?.find((p) => refKeyOf(p.ref) === key);
+    } else if (obj.kind === 'BackendTLSPolicy' || obj.kind === 'RoutePolicy') {
+      const data = (obj.kind === 'RoutePolicy' ? latest.routePolicies : latest.backendTlsPolicies)?.find((p) => refKeyOf(p.ref) === key);
       const hasOurs = (obj.status?.ancestors ?? []).some((a) => a['controllerName'] === this.options.controllerName);
       if ((data?.ancestors.length ?? 0) > 0 || hasOurs) status = desiredPolicyStatus(obj, this.options.controllerName, data, now);
     } else {
@@ -217,7 +218,7 @@ export class GatewayApiStatusWriter {
 
   async #write(key: string, obj: StatusObject, body: StatusObject): Promise<void> {
     const { kind, namespace, name } = parseKey(key);
-    const common = { group, version: versionOf(kind), plural: plurals[kind], name, body };
+    const common = { ...groupVersionOf(kind), plural: plurals[kind], name, body };
     const result: unknown =
       kind === 'GatewayClass'
         ? await this.#api.replaceClusterCustomObjectStatus(common)

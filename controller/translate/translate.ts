@@ -2,7 +2,7 @@
 // deterministic. Each input API has a translator of its own, in a sibling folder that imports only shared/ and the
 // IR (ingress/: Ingress with its ingress-nginx layer; gateway-api/: the Gateway API); this file runs them and joins
 // what they give into one data plane, whose listeners the Envoy builders group by address and port.
-import { compareStrings, type CertificateAuthorityIR, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
+import { compareStrings, type BasicAuthUsersIR, type CertificateAuthorityIR, type ClusterIR, type TlsSecretIR } from '../../ir/index.js';
 import { joinSharedPorts } from './coexistence.js';
 import { type GatewayApiTranslation, translateGatewayApi } from './gateway-api/translate-gateway-api.js';
 import type { GatewayApiStatus } from './gateway-api/status-data.js';
@@ -105,9 +105,19 @@ function joined(state: ClusterState, ingress: IngressTranslationResult, gateway:
     gateway.certificateAuthorities.length === 0
       ? ingress.ir.certificateAuthorities
       : mergeByKey<CertificateAuthorityIR>(ingress.ir.certificateAuthorities ?? [], gateway.certificateAuthorities, (c) => c.name);
+  // RoutePolicies' basic-auth users: one Secret read the same way by both is one entry (its id names Secret and type).
+  const basicAuthUsers =
+    gateway.basicAuthUsers.length === 0 ? ingress.ir.basicAuthUsers : mergeByKey<BasicAuthUsersIR>(ingress.ir.basicAuthUsers ?? [], gateway.basicAuthUsers.filter((u) => !(ingress.ir.basicAuthUsers ?? []).some((i) => i.id === u.id)), (u) => u.id);
   return {
     ...ingress,
-    ir: frozenInTests({ ...ingress.ir, listeners, clusters, secrets, ...(certificateAuthorities === undefined ? {} : { certificateAuthorities }) }),
+    ir: frozenInTests({
+      ...ingress.ir,
+      listeners,
+      clusters,
+      secrets,
+      ...(certificateAuthorities === undefined ? {} : { certificateAuthorities }),
+      ...(basicAuthUsers === undefined ? {} : { basicAuthUsers }),
+    }),
     // Stable: each object's diagnostics keep the order they were found in.
     diagnostics: sortedByKey([...ingress.diagnostics, ...gateway.diagnostics, ...joined.diagnostics], (d) => refKey(d.object)),
     references: {

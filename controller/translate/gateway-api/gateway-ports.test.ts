@@ -1,9 +1,30 @@
 import test from 'ava';
-import type { Gateway, Service } from '../shared/kube-objects.js';
-import { allocateGatewayPorts } from './gateway-ports.js';
-import { gatewayServiceAnnotation, gatewayServiceName, managedByLabel, managedByValue } from './gateway-service.js';
+import type { ConfigMap, Gateway, Service } from '../shared/kube-objects.js';
+import { gatewayPortRecordData, gatewayPortRecordName, readGatewayPortRecord } from './gateway-port-record.js';
+import { allocateGatewayPorts as allocateFromRecord, recordedGatewayPorts } from './gateway-ports.js';
+import { gatewayKey, gatewayServiceAnnotation, gatewayServiceName, managedByLabel, managedByValue } from './gateway-service.js';
 
 const settings = { namespace: 'envoy-ingress', portRange: { first: 20000, last: 20004 } };
+const controllerName = 'envoy-ingress.io/gateway-controller';
+
+/** The port record (in the controller's namespace) saying `entries`: Gateway -> listener port -> Envoy port. */
+function recordOf(entries: [Gateway, [number, number][]][]): ConfigMap {
+  const ports = new Map(entries.map(([g, mapped]) => [gatewayKey(g), new Map(mapped)]));
+  const data = gatewayPortRecordData(ports, new Map(entries.map(([g]) => [gatewayKey(g), g])));
+  return { kind: 'ConfigMap', metadata: { name: gatewayPortRecordName(controllerName), namespace: settings.namespace }, data };
+}
+
+/** allocateGatewayPorts reading `sources` as the translator and the manager do: the record, then Services. */
+function allocateGatewayPorts(
+  gateways: readonly Gateway[],
+  sources: readonly (Service | ConfigMap)[],
+  range: { namespace: string; portRange: { first: number; last: number } },
+  reserved: ReadonlySet<number>,
+): ReturnType<typeof allocateFromRecord> {
+  const record = sources.find((o): o is ConfigMap => o.kind === 'ConfigMap');
+  const services = sources.filter((o): o is Service => o.kind === 'Service');
+  return allocateFromRecord(gateways, recordedGatewayPorts(record, services, range.namespace), range, reserved);
+}
 
 function gateway(name: string, day: number, ports: number[], namespace = 'apps'): Gateway {
   return {
@@ -50,18 +71,18 @@ test('Gateways seen one at a time, in either order, or together get the same por
   const b = gateway('b', 1, [80]);
   const c = gateway('c', 1, [80, 443]);
   const together = ports(allocateGatewayPorts([a, b, c], [], wide, new Set()));
-  // b alone first (its Service written back), then all three while a's and c's Services are not yet in the store.
+  // b alone first (its ports recorded), then all three while a's and c's are not yet recorded.
   const bAlone = allocateGatewayPorts([b], [], wide, new Set());
-  const later = ports(allocateGatewayPorts([a, b, c], [serviceOf(b, [...(bAlone.ports.get('apps/b') ?? [])])], wide, new Set()));
+  const later = ports(allocateGatewayPorts([a, b, c], [recordOf([[b, [...(bAlone.ports.get('apps/b') ?? [])]]])], wide, new Set()));
   t.deepEqual(later, together);
   t.deepEqual(ports(allocateGatewayPorts([c], [], wide, new Set()))['apps/c'], together['apps/c']);
 });
 
-test('a Gateway keeps the ports its Service records: a new older-looking Gateway does not move them', (t) => {
+test('a Gateway keeps the ports the record says: a new older-looking Gateway does not move them', (t) => {
   const b = gateway('b', 2, [80]);
   // A Gateway created with an earlier timestamp than b (clock skew, restore) but new to the controller.
   const a = gateway('a', 1, [80]);
-  const result = allocateGatewayPorts([a, b], [serviceOf(b, [[80, 20000]])], settings, new Set());
+  const result = allocateGatewayPorts([a, b], [recordOf([[b, [[80, 20000]]]])], settings, new Set());
   t.deepEqual(ports(result)['apps/b'], [[80, 20000]]);
   t.not(ports(result)['apps/a']?.[0]?.[1], 20000);
 });
@@ -71,16 +92,19 @@ test('deleting a Gateway does not move the others', (t) => {
   const b = gateway('b', 2, [80]);
   const c = gateway('c', 3, [80]);
   const before = allocateGatewayPorts([a, b, c], [], settings, new Set());
-  const services = [serviceOf(b, [...(before.ports.get('apps/b') ?? [])]), serviceOf(c, [...(before.ports.get('apps/c') ?? [])])];
-  const after = allocateGatewayPorts([b, c], services, settings, new Set());
+  const record = recordOf([b, c].map((g) => [g, [...(before.ports.get(gatewayKey(g)) ?? [])]]));
+  const after = allocateGatewayPorts([b, c], [record], settings, new Set());
   t.deepEqual(ports(after), { 'apps/b': ports(before)['apps/b'], 'apps/c': ports(before)['apps/c'] });
 });
 
 test('a recorded port outside the range, reserved, or kept by an older Gateway is given anew', (t) => {
   const a = gateway('a', 1, [80]);
   const b = gateway('b', 2, [80, 81, 82]);
-  const services = [serviceOf(a, [[80, 20003]]), serviceOf(b, [[80, 20003], [81, 30000], [82, 20001]])];
-  const result = allocateGatewayPorts([a, b], services, settings, new Set([20001]));
+  const record = recordOf([
+    [a, [[80, 20003]]],
+    [b, [[80, 20003], [81, 30000], [82, 20001]]],
+  ]);
+  const result = allocateGatewayPorts([a, b], [record], settings, new Set([20001]));
   t.deepEqual(ports(result)['apps/a'], [[80, 20003]]);
   const given = allPorts(result);
   t.is(new Set(given).size, 4);
@@ -105,16 +129,56 @@ test('past the end of the range a listener port gets none and is reported', (t) 
   t.deepEqual([...result.exhausted], [['apps/b', [81]]]);
 });
 
-test('the record of ports moves with the Service: one in the controller namespace (before) counts until one in the Gateway namespace exists, which wins', (t) => {
+test('the upgrade: a Service the controller kept in its own namespace before the record existed still gives its ports; the record wins over it', (t) => {
   const a = gateway('a', 1, [80]);
   const legacy = serviceOf(a, [[80, 20003]]);
   t.deepEqual(ports(allocateGatewayPorts([a], [legacy], settings, new Set()))['apps/a'], [[80, 20003]]);
-  // The Service in the Gateway's namespace the manager wrote from that record: the same ports, before and after the old one goes.
-  const moved = serviceOf(a, [[80, 20003]], 'apps');
-  t.deepEqual(ports(allocateGatewayPorts([a], [legacy, moved], settings, new Set()))['apps/a'], [[80, 20003]]);
-  t.deepEqual(ports(allocateGatewayPorts([a], [moved], settings, new Set()))['apps/a'], [[80, 20003]]);
-  // Both present and disagreeing: the Gateway's namespace wins.
-  t.deepEqual(ports(allocateGatewayPorts([a], [serviceOf(a, [[80, 20001]]), moved], settings, new Set()))['apps/a'], [[80, 20003]]);
+  // The manager records them: the same ports, with or without the old Service (it goes once the new one exists).
+  const record = recordOf([[a, [[80, 20003]]]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [legacy, record], settings, new Set()))['apps/a'], [[80, 20003]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [record], settings, new Set()))['apps/a'], [[80, 20003]]);
+  // Both present and disagreeing: the record wins.
+  t.deepEqual(ports(allocateGatewayPorts([a], [serviceOf(a, [[80, 20001]]), record], settings, new Set()))['apps/a'], [[80, 20003]]);
+});
+
+test("a tenant rewriting its own Gateway's Service to a younger Gateway's Envoy port takes nothing: the Services in Gateway namespaces are not read", (t) => {
+  const attacker = gateway('attacker', 1, [80], 'tenant-a');
+  const victim = gateway('victim', 2, [80], 'tenant-b');
+  const before = allocateGatewayPorts([attacker, victim], [], wide, new Set());
+  const victimsPort = before.ports.get('tenant-b/victim')?.get(80) ?? -1;
+  const record = recordOf([attacker, victim].map((g) => [g, [...(before.ports.get(gatewayKey(g)) ?? [])]]));
+  // The attacker's Service (in its namespace, marked as ours for its own Gateway) now targets the victim's port.
+  const rewritten = serviceOf(attacker, [[80, victimsPort]], 'tenant-a');
+  const after = allocateGatewayPorts([attacker, victim], [record, rewritten], wide, new Set());
+  t.deepEqual(ports(after), ports(before));
+  t.is(after.ports.get('tenant-b/victim')?.get(80), victimsPort);
+  // Not even before the record exists (an old Gateway-namespace Service is no record at all).
+  t.deepEqual(ports(allocateGatewayPorts([attacker, victim], [rewritten], wide, new Set())), ports(before));
+});
+
+test("a recorded entry of another uid (a deleted Gateway's, same name) is not kept; one without a uid is", (t) => {
+  const a: Gateway = { ...gateway('a', 1, [80]), metadata: { ...gateway('a', 1, [80]).metadata, uid: 'new' } };
+  const free = ports(allocateGatewayPorts([a], [], settings, new Set()))['apps/a'];
+  const elsewhere = free?.[0]?.[1] === 20004 ? 20003 : 20004;
+  const stale = recordOf([[{ ...a, metadata: { ...a.metadata, uid: 'old' } }, [[80, elsewhere]]]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [stale], settings, new Set()))['apps/a'], free);
+  const same = recordOf([[a, [[80, elsewhere]]]]);
+  t.deepEqual(ports(allocateGatewayPorts([a], [same], settings, new Set()))['apps/a'], [[80, elsewhere]]);
+  const { uid: _uid, ...withoutUid } = a.metadata;
+  t.deepEqual(ports(allocateGatewayPorts([a], [recordOf([[{ ...a, metadata: withoutUid }, [[80, elsewhere]]]])], settings, new Set()))['apps/a'], [[80, elsewhere]]);
+});
+
+test('the record reads what it wrote, and skips what a hand edit broke', (t) => {
+  const a = gateway('a', 1, [80, 443]);
+  const record = recordOf([[a, [[443, 20002], [80, 20001]]]]);
+  t.deepEqual([...(readGatewayPortRecord(record).get('apps/a')?.ports ?? [])], [[80, 20001], [443, 20002]]);
+  t.regex(record.data?.['gateways.json'] ?? '', /^\{\n"apps\/a": \{"ports":\{"80":20001,"443":20002\}\}\n\}\n$/);
+  const broken = (text: string): ConfigMap => ({ ...record, data: { 'gateways.json': text } });
+  t.is(readGatewayPortRecord(broken('not json')).size, 0);
+  t.deepEqual([...readGatewayPortRecord(broken('{"apps/a": {"ports": {"80": "x", "81": 20001}}, "bad": {"ports": {}}, "apps/b": 3}'))].map(([k, v]) => [k, [...v.ports]]), [['apps/a', [[81, 20001]]]]);
+  // Two controllerNames, two records.
+  t.not(gatewayPortRecordName(controllerName), gatewayPortRecordName('example.com/second'));
+  t.regex(gatewayPortRecordName(controllerName), /^envoy-ingress-gateway-ports-[0-9a-f]{8}$/);
 });
 
 test("a Service in a tenant's namespace cannot record ports for another namespace's Gateway", (t) => {
@@ -142,4 +206,6 @@ test("cluster mode: a Gateway's Service is referenced before it exists, so its c
     { ...defaultTranslateOptions, gatewayAddressing: { mode: 'service', ...settings } },
   );
   t.true(result.references.services.includes(`apps/${gatewayServiceName(a)}`));
+  // And the port record, so an edit of it (or its creation) moves the ports served.
+  t.true(result.references.configMaps?.includes(`envoy-ingress/${gatewayPortRecordName(controllerName)}`));
 });

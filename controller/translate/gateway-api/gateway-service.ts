@@ -1,16 +1,17 @@
 // The Service the controller keeps for each Gateway in cluster mode (--gateway-port-range), in the Gateway's own
 // namespace: its name, the labels and the annotation that tie it to its Gateway, its type, and the addresses it gives
-// the Gateway's status. (Before, it lived in the controller's namespace; such a Service still counts as the record
-// until the manager replaced it.) Pure: the
-// translator reads it to keep Envoy ports stable (gateway-ports.ts) and to compute status.addresses; the Service
-// manager (controller/gateway-services/) writes what gateway-service-plan.ts derives from the same functions.
+// the Gateway's status. Its targetPorts follow the port record (gateway-port-record.ts), never the other way: its
+// tenant may write it. (Before, it lived in the controller's namespace; such a Service still gives its Envoy ports
+// to a Gateway the record does not have yet, gateway-ports.ts.) Pure: the translator reads it for status.addresses;
+// the Service manager (controller/gateway-services/) writes what gateway-service-plan.ts derives from the same
+// functions.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { namespaceOf } from '../shared/kinds.js';
 import type { EndpointSlice, Gateway, GatewayClass, Service } from '../shared/kube-objects.js';
 import { canonicalIp } from './canonical-ip.js';
 
-/** Annotation on a managed Service naming its Gateway (`namespace/name`): the record the ports and the manager read. */
+/** Annotation on a managed Service naming its Gateway (`namespace/name`), which the manager reads. */
 export const gatewayServiceAnnotation = 'envoy-ingress.io/gateway';
 /**
  * Annotation on a managed Service or EndpointSlice naming the GatewayClass controllerName it was written for: with
@@ -78,8 +79,8 @@ export function managedServicesOfGateways(services: Iterable<Service>, namespace
 }
 
 /**
- * The managed Service of each Gateway key that is its record (its ports, its addresses): the one in the Gateway's
- * namespace, else one the controller kept in its own `namespace` before (until the manager moved it).
+ * The managed Service of each Gateway key whose addresses are the Gateway's: the one in the Gateway's namespace, else
+ * one the controller kept in its own `namespace` before (until the manager moved it). Not its ports' record.
  */
 export function managedServicesByGateway(services: Iterable<Service>, namespace: string): Map<string, Service> {
   const byGateway = new Map<string, Service>();

@@ -6,10 +6,11 @@
 // (standalone) an IP of its own (gateway-address-pool.ts). Pure; also gives each Gateway its status.addresses.
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { type ClusterState, type Gateway, type ListenerSet, type Service, objectsOf, refOf } from '../shared/kube-objects.js';
-import { type TranslateOptions, defaultListenerPorts } from '../shared/options.js';
+import { type TranslateOptions, defaultGatewayControllerName, defaultListenerPorts } from '../shared/options.js';
 import { canonicalIp } from './canonical-ip.js';
 import { allocatePoolAddresses, type GatewayAddressProblem } from './gateway-address-pool.js';
-import { allocateGatewayPorts } from './gateway-ports.js';
+import { findGatewayPortRecord, gatewayPortRecordName } from './gateway-port-record.js';
+import { allocateGatewayPorts, recordedGatewayPorts } from './gateway-ports.js';
 import {
   type GatewayStatusAddress,
   gatewayKey,
@@ -56,6 +57,8 @@ export interface GatewayBindings {
   joinsIngressPorts: boolean;
   /** `namespace/name` of the Services read (the Gateways' Services), sorted: a change to one means a new build. */
   services: string[];
+  /** `namespace/name` of the ConfigMaps read (the port record, gateway-port-record.ts): a change means a new build. */
+  configMaps: string[];
 }
 
 /**
@@ -126,6 +129,7 @@ function modeBindings(
       sharesIngressPorts: true,
       joinsIngressPorts: true,
       services: [],
+      configMaps: [],
     };
   }
   const own = (gateway: Gateway, port: number, envoyPort: number, address?: string): ListenerBinding => ({
@@ -171,6 +175,7 @@ function modeBindings(
       sharesIngressPorts: true,
       joinsIngressPorts: false,
       services: [],
+      configMaps: [],
     };
   }
 
@@ -184,9 +189,11 @@ function modeBindings(
     unsupported.set(gatewayKey(gateway), message);
     report(gateway, GatewayReason.UnsupportedAddress, `${message}; the Gateway is not served`);
   }
+  const controllerName = options.gatewayControllerName ?? defaultGatewayControllerName;
+  const record = findGatewayPortRecord(objectsOf(state, 'ConfigMap'), addressing.namespace, controllerName);
   const allocation = allocateGatewayPorts(
     gateways.filter((g) => !unsupported.has(gatewayKey(g))),
-    services,
+    recordedGatewayPorts(record, services, addressing.namespace),
     addressing,
     new Set([ingressPorts.http, ingressPorts.https]),
     listenerSets,
@@ -228,5 +235,7 @@ function modeBindings(
         ...gateways.map((g) => `${g.metadata.namespace ?? 'default'}/${gatewayServiceName(g)}`),
       ]),
     ].sort(),
+    // The record, as it is or will be (the manager writes it): edited by hand, it moves ports.
+    configMaps: [`${addressing.namespace}/${gatewayPortRecordName(controllerName)}`],
   };
 }

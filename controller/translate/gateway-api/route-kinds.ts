@@ -9,12 +9,15 @@ import { translateGrpcRouteRules } from './grpcroute-rules.js';
 import { type TranslatedRules, translateHttpRouteRules } from './httproute-rules.js';
 import { translateL4RouteRules } from './l4-route-rules.js';
 import type { AttachableRoute } from './route-attachment.js';
+import type { RoutePolicyLookup } from './route-policies.js';
 
 export interface RouteTranslationContext {
   services: ServiceIndex;
   grants: readonly ReferenceGrant[];
   /** BackendTLSPolicies, and the client certificate of the route's Gateway (HTTP and gRPC backends). */
   backendTls?: BackendTlsContext;
+  /** RoutePolicies (HTTPRoute rules). */
+  routePolicies?: RoutePolicyLookup;
 }
 
 export interface RouteKind<Route extends AttachableRoute = AttachableRoute> {
@@ -27,7 +30,7 @@ export interface RouteKind<Route extends AttachableRoute = AttachableRoute> {
 const httpRoute: RouteKind<HTTPRoute> = {
   kind: 'HTTPRoute',
   routes: (state) => objectsOf(state, 'HTTPRoute'),
-  translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants, context.backendTls),
+  translate: (route, context) => translateHttpRouteRules(route, context.services, context.grants, context.backendTls, context.routePolicies),
 };
 
 const grpcRoute: RouteKind<GRPCRoute> = {

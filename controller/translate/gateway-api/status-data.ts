@@ -79,8 +79,8 @@ export interface PolicyAncestorStatusData {
 }
 
 export interface PolicyStatusData {
-  ref: ObjectRef<'BackendTLSPolicy'>;
-  /** Our entries only, sorted by Gateway; other controllers' entries are the writer's to keep. */
+  ref: ObjectRef<'BackendTLSPolicy' | 'RoutePolicy'>;
+  /** Our entries only, sorted by Gateway (a RoutePolicy whose routes attach to none of ours: by HTTPRoute); other controllers' entries are the writer's to keep. */
   ancestors: PolicyAncestorStatusData[];
 }
 
@@ -95,6 +95,8 @@ export interface GatewayApiStatus {
   routes: RouteStatusData[];
   /** Every BackendTLSPolicy, sorted by namespace/name (absent: none). */
   backendTlsPolicies?: PolicyStatusData[];
+  /** Every RoutePolicy, sorted by namespace/name (absent: none). */
+  routePolicies?: PolicyStatusData[];
 }
 
 export function condition(type: string, status: ConditionStatus, reason: string, message: string, observedGeneration: number): StatusCondition {

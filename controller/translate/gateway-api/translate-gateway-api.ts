@@ -1,7 +1,7 @@
 // The Gateway API translator: GatewayClasses of our controllerName -> their Gateways -> served listeners -> the
 // routes attached to them, as listeners of the one DataPlaneIR, with status as data next to it. Pure and
 // deterministic. Each concern has its file (README.md lists them and the extension points).
-import { type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
+import { type BasicAuthUsersIR, type CertificateAuthorityIR, type ClusterIR, type ListenerIR, type TlsSecretIR, compareStrings } from '../../../ir/index.js';
 import { indexServices } from '../shared/backend.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { namespaceOf } from '../shared/kinds.js';
@@ -25,6 +25,7 @@ import { type AttachableRoute, type AttachmentContext, attachRoute } from './rou
 import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, touch, workOf } from './route-work.js';
 import { type RouteKind, type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeBudget } from './route-budget.js';
+import { type RoutePolicyLookup, resolveRoutePolicies } from './route-policies.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -50,6 +51,8 @@ export interface GatewayApiTranslation {
   certificateAuthorities: CertificateAuthorityIR[];
   /** `namespace/name` of every ConfigMap a BackendTLSPolicy or a Gateway's caCertificateRefs (permitted ones) name, sorted. */
   configMapNames: string[];
+  /** The users of the RoutePolicies' basic-auth Secrets (DataPlaneIR.basicAuthUsers), sorted by id. */
+  basicAuthUsers: BasicAuthUsersIR[];
   /** What the status subresources of our GatewayClasses, Gateways and routes say (controller/status/ writes it). */
   status: GatewayApiStatus;
 }
@@ -140,6 +143,16 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const admittedRoutes = new Set<AttachableRoute>();
   /** Per binding key, the hosts whose virtual hosts a route that changed touches (before or after the change). */
   const touched = new Map<string, Set<string>>();
+  // Resolved on every translation, not kept with the route-independent context: which rules a policy reaches
+  // depends on the routes that exist (a route created later must get its policy, never be served without it).
+  const policyDiagnostics: Diagnostic[] = [];
+  // The Secret index only when there are policies: this runs on every HTTPRoute change too.
+  const secretsByKey = objectsOf(state, 'RoutePolicy').length === 0 ? new Map() : new Map(state.secrets.map((s) => [`${namespaceOf(s.metadata)}/${s.metadata.name}`, s]));
+  const routePolicies = resolveRoutePolicies(state, secretsByKey, servicesIndex, policyDiagnostics);
+  // Without a GatewayClass of ours no route is ours and nothing of the Gateway API is ours to report on.
+  if (classes.names.size > 0) diagnostics.push(...policyDiagnostics);
+  /** Per HTTPRoute (`namespace/name`) the Gateways (`namespace/name`) it attaches to: RoutePolicy ancestors. */
+  const gatewaysByRoute = new Map<string, Set<string>>();
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
@@ -152,6 +165,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
 
   // Only BackendTLSPolicies' ancestors read it: not gathered per route when there are none.
   const withPolicies = objectsOf(state, 'BackendTLSPolicy').length > 0;
+  const withRoutePolicies = objectsOf(state, 'RoutePolicy').length > 0;
   const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
   for (const { kind, route } of sortedByAge(routes, (r) => r.route.metadata)) {
@@ -159,7 +173,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
     const known = last?.routes.get(route);
-    const work = known ?? translateRoute(route, kind, context);
+    const work = known ?? translateRoute(route, kind, context, routePolicies.lookup);
     routeWork.set(route, work);
     if (known === undefined && last !== undefined) touch(touched, work.attachment);
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
@@ -173,6 +187,10 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     if (admitted) admittedRoutes.add(route);
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
+    if (withRoutePolicies && route.kind === 'HTTPRoute') {
+      const gatewayKeys = new Set(attachmentResult.parents.map((p) => `${namespaceOf(p.gateway.metadata)}/${p.gateway.metadata.name}`));
+      if (gatewayKeys.size > 0) gatewaysByRoute.set(`${namespaceOf(route.metadata)}/${route.metadata.name}`, gatewayKeys);
+    }
     if (withPolicies) for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
@@ -224,7 +242,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     clusters: [...clusters.values()].map((c) => sameCluster(c, last)).sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
-    services: [...new Set([...referenced, ...bindings.services])].sort(compareStrings),
+    services: [...new Set([...referenced, ...bindings.services, ...routePolicies.services])].sort(compareStrings),
     secrets: [
       ...new Map([
         ...accepted.flatMap((l) => (l.certificate === undefined ? [] : [[l.certificate.name, l.certificate] as const])),
@@ -236,7 +254,8 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         }),
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
-    secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets])].sort(compareStrings),
+    secretNames: [...new Set([...secretNames, ...clientCertificateSecrets, ...backendTlsPolicies.secrets, ...routePolicies.secrets])].sort(compareStrings),
+    basicAuthUsers: routePolicies.basicAuthUsers,
     certificateAuthorities: [
       ...new Map([
         // Only the CAs a served cluster verifies with.
@@ -244,7 +263,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         ...accepted.flatMap((l) => (l.certificateAuthority === undefined ? [] : [[l.certificateAuthority.name, l.certificateAuthority] as const])),
       ]).values(),
     ].sort((a, b) => compareStrings(a.name, b.name)),
-    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames])].sort(compareStrings),
+    configMapNames: [...new Set([...backendTlsPolicies.configMaps, ...configMapNames, ...bindings.configMaps])].sort(compareStrings),
     status: {
       gatewayClasses: classes.status,
       gateways: [...gatewayStatuses.values()].sort(byKey),
@@ -253,6 +272,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
       routes: sortedKeyed(routeStatuses),
       ...(!withPolicies ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
+      ...(!withRoutePolicies ? {} : { routePolicies: routePolicies.status(gatewaysByRoute, controllerName) }),
     },
   };
   recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
@@ -275,7 +295,7 @@ function sameCluster(cluster: ClusterIR, last: GatewayApiWork | undefined): Clus
 }
 
 /** One route's attachment (with the problems it reported), rules and status: what depends on the route alone. */
-function translateRoute(route: AttachableRoute, kind: RouteKind, context: GatewayContext): RouteWork {
+function translateRoute(route: AttachableRoute, kind: RouteKind, context: GatewayContext, routePolicies: RoutePolicyLookup): RouteWork {
   const attachmentProblems: [string, string][] = [];
   const attachment = attachRoute(route, context.attachment, (reason, message) => attachmentProblems.push([reason, message]));
   // A route's backends present the client certificate of its first Gateway (parentRef order) that has one: its
@@ -287,6 +307,7 @@ function translateRoute(route: AttachableRoute, kind: RouteKind, context: Gatewa
     services: context.servicesIndex,
     grants: context.grants,
     backendTls: { lookup: context.backendTlsPolicies.lookup, ...(clientCertificate === undefined ? {} : { clientCertificate: clientCertificate.name }) },
+    routePolicies,
   };
   // Not ours: neither rules nor status (the loop skips it).
   const key = refKey(refOf(route));

@@ -1,7 +1,7 @@
 // Parsers for annotation values. Each returns the parsed value or undefined when the text is not of the accepted
 // form; the caller reports it (naming the annotation and the form) and falls back to the default.
 import type { CidrIR, HashPolicyIR, HeaderIR } from '../../../ir/index.js';
-import { isIP } from 'node:net';
+import { parseCidr } from '../shared/cidr.js';
 
 /** Longest duration accepted: a year, far beyond any sensible proxy timeout, well within Envoy's Duration. */
 const maxDurationMs = 365 * 24 * 3600 * 1000;
@@ -82,17 +82,7 @@ export function parseHeaderNames(text: string): string[] | undefined {
   return names.length > 0 ? names : undefined;
 }
 
-/** `10.0.0.0/8`, `192.168.1.7` (one address), `2001:db8::/32`. */
-export function parseCidr(text: string): CidrIR | undefined {
-  const [address = '', length, ...rest] = text.split('/');
-  if (rest.length > 0) return undefined;
-  const family = isIP(address);
-  if (family === 0) return undefined;
-  const maxLength = family === 4 ? 32 : 128;
-  if (length === undefined) return { address, prefixLength: maxLength };
-  const prefixLength = parseInteger(length, 0, maxLength);
-  return prefixLength === undefined ? undefined : { address, prefixLength };
-}
+export { parseCidr };
 
 /** A list of CIDRs; undefined when any item is not one, or there is none. */
 export function parseCidrList(text: string): CidrIR[] | undefined {

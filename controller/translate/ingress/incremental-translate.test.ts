@@ -199,6 +199,10 @@ const otherChanges: Record<OtherKind, (state: ClusterState) => ClusterState> = {
     ...state,
     backendTlsPolicies: (state.backendTlsPolicies ?? []).length > 0 ? [] : [{ kind: 'BackendTLSPolicy', metadata: { name: 'unused', namespace }, spec: { targetRefs: [{ group: '', kind: 'Service', name: 'nothing' }], validation: { hostname: 'a.example' } } }],
   }),
+  RoutePolicy: (state) => ({
+    ...state,
+    routePolicies: (state.routePolicies ?? []).length > 0 ? [] : [{ kind: 'RoutePolicy', metadata: { name: 'unused', namespace }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'nothing' }], sourceRanges: { allow: ['10.0.0.0/8'] } } }],
+  }),
   Unknown: (state) => ({ ...state, [unknownField]: [{ kind: 'Widget', metadata: { name: 'w', namespace } }] }) as ClusterState,
 };
 

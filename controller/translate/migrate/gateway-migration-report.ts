@@ -22,6 +22,8 @@ export interface ReportedPath {
   /** The HTTPRoute (namespace/name) and rule index that carry it; absent when nothing does. */
   route?: string;
   rule?: number;
+  /** The RoutePolicy (namespace/name) that carries the Ingress's source ranges and authentication on that route. */
+  policy?: string;
 }
 
 export interface ReportedIngress {

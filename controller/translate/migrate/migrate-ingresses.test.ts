@@ -329,3 +329,73 @@ test('proxy-read-timeout / proxy-send-timeout become timeouts.backendRequest (th
   t.true(ids.includes('proxy-connect-timeout'), 'the connect timeout has no Gateway API field: still reported');
   t.false(ids.includes('proxy-send-timeout'));
 });
+
+test('source ranges and authentication become a RoutePolicy on the Ingress\'s HTTPRoutes, named in the report; an authentication that cannot be set up denies every client instead of opening the route', (t) => {
+  const users = { kind: 'Secret', type: 'Opaque', metadata: { name: 'users', namespace: 'default' }, data: { auth: Buffer.from('alice:{SHA}KqYKj72gdPXGUqeMVjFl78OQGCA=\n').toString('base64') } } as Secret;
+  const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state(
+      [
+        ingress('guarded', { rules: [{ host: 'a.test', http: { paths: [path('/', 'web')] } }, { host: 'b.test', http: { paths: [path('/', 'web')] } }] }, {
+          [n('whitelist-source-range')]: '10.0.0.0/8, 192.168.1.7',
+          [n('denylist-source-range')]: '10.9.0.0/16',
+          [n('auth-type')]: 'basic',
+          [n('auth-secret')]: 'users',
+          [n('auth-realm')]: 'Team area',
+          [n('auth-url')]: 'http://authz.default.svc.cluster.local:80/verify',
+          [n('auth-response-headers')]: 'X-Auth-User',
+        }),
+        ingress('elsewhere', { rules: [{ host: 'c.test', http: { paths: [path('/', 'web')] } }] }, { [n('auth-url')]: 'http://authz.other.svc/verify' }),
+      ],
+      [service('web'), service('authz')],
+      [users],
+    ),
+    options,
+  );
+  const policies = result.objects.filter((o) => o.kind === 'RoutePolicy');
+  t.deepEqual(
+    policies.map((p) => ({ name: p.metadata.name, spec: p.spec })).sort((a, b) => (a.name < b.name ? 1 : -1)),
+    [
+      {
+        name: 'guarded-policy',
+        spec: {
+          targetRefs: ['guarded-a-test', 'guarded-b-test'].map((name) => ({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name })),
+          sourceRanges: { allow: ['10.0.0.0/8', '192.168.1.7'], deny: ['10.9.0.0/16'] },
+          basicAuth: { secretRef: { name: 'users' }, realm: 'Team area' },
+          externalAuth: { backendRef: { name: 'authz', port: 80 }, path: '/verify', responseHeaders: ['x-auth-user'] },
+        },
+      },
+      { name: 'elsewhere-policy', spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'elsewhere' }], sourceRanges: { deny: ['0.0.0.0/0', '::/0'] } } },
+    ],
+  );
+  const guarded = result.report.ingresses.find((i) => i.name === 'guarded');
+  t.deepEqual(guarded?.paths.map((p) => [p.result, p.policy]), [['same', 'default/guarded-policy'], ['same', 'default/guarded-policy']]);
+  const elsewhere = result.report.ingresses.find((i) => i.name === 'elsewhere');
+  t.deepEqual(elsewhere?.paths.flatMap((p) => p.differences.map((d) => d.id)), ['auth-url']);
+});
+
+test('cookie affinity becomes the RoutePolicy sessionAffinity (session-cookie-* as the nginx layer reads them)', (t) => {
+  const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state([ingress('sticky', { rules: [{ host: 's.test', http: { paths: [path('/app', 'web')] } }] }, { [n('affinity')]: 'cookie', [n('session-cookie-name')]: 'SERVERID', [n('session-cookie-max-age')]: '172800', [n('session-cookie-samesite')]: 'bogus' })], [service('web')]),
+    options,
+  );
+  const policy = result.objects.find((o) => o.kind === 'RoutePolicy');
+  // The invalid samesite is left out on both sides.
+  t.deepEqual(policy?.spec, { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'sticky' }], sessionAffinity: { cookie: { name: 'SERVERID', maxAgeSeconds: 172800 } } });
+  t.deepEqual(result.report.ingresses[0]?.paths.map((p) => [p.result, p.policy]), [['same', 'default/sticky-policy']]);
+});
+
+test('gRPC paths of an Ingress with source ranges stay on the HTTPRoute (a RoutePolicy cannot target a GRPCRoute), reported as backend-protocol', (t) => {
+  const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const result = migrateIngresses(
+    state([ingress('grpc', { rules: [{ host: 'g.test', http: { paths: [path('/', 'web')] } }] }, { [n('backend-protocol')]: 'GRPC', [n('whitelist-source-range')]: '10.0.0.0/8' })], [service('web')]),
+    options,
+  );
+  t.deepEqual(result.objects.filter((o) => o.kind === 'GRPCRoute'), []);
+  const policy = result.objects.find((o) => o.kind === 'RoutePolicy');
+  t.deepEqual((policy?.spec as { targetRefs: { name: string }[] }).targetRefs.map((r) => r.name), ['grpc']);
+  const [reported] = result.report.ingresses[0]?.paths ?? [];
+  t.is(reported?.route, 'default/grpc');
+  t.true(reported?.differences.some((d) => d.id === 'backend-protocol' && d.message.includes('RoutePolicy')));
+});

@@ -30,6 +30,7 @@ import {
   type Service,
   type TLSRoute,
   type BackendTLSPolicy,
+  type RoutePolicy,
   refOf,
 } from '../shared/kube-objects.js';
 import { compareByAge } from '../shared/ordering.js';
@@ -53,6 +54,7 @@ import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { mirrorFilter } from './mirror-conversion.js';
 import { backendTlsPolicies } from './backend-tls-conversion.js';
+import { routePolicyConversion } from './route-policy-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
 
 export interface MigrateOptions {
@@ -77,7 +79,7 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy;
+export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy | RoutePolicy;
 
 export interface MigrationResult {
   /** GatewayClass, Gateways, ReferenceGrants, BackendTLSPolicies, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
@@ -88,6 +90,7 @@ export interface MigrationResult {
 }
 
 const gatewayApiVersion = 'gateway.networking.k8s.io/v1';
+const routePolicyApiVersion = 'gateway.envoy-ingress.io/v1alpha1';
 
 const httpListenerName = 'http';
 /** The Gateway API CRDs' limits: rules per HTTPRoute, listeners per Gateway. */
@@ -508,6 +511,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
   const routes: (HTTPRoute | GRPCRoute | TLSRoute)[] = [];
   // By namespace/name: the oldest Ingress's policy for a Service port.
   const tlsPolicies = new Map<string, BackendTLSPolicy>();
+  const routePolicies: RoutePolicy[] = [];
   const reports: ReportedIngress[] = [];
   const allEntries: PathEntry[] = [];
   for (const ingress of served) {
@@ -542,8 +546,16 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     let appRoot: string | undefined;
     let captureTarget: string | undefined;
     let timeouts: HTTPRouteRule['timeouts'];
+    // Source ranges and authentication: a RoutePolicy on the Ingress's HTTPRoutes (written once they are named).
+    const policyConversion = reading === undefined ? undefined : routePolicyConversion(ingress, services, state.secrets);
+    const routesBefore = routes.length;
+    // A RoutePolicy restricting access cannot target a GRPCRoute: the Ingress's gRPC paths stay on the HTTPRoute
+    // (reported as backend-protocol) rather than lose their protection.
+    const restrictedSpec = policyConversion?.spec;
+    const restrictedByPolicy = restrictedSpec !== undefined && (restrictedSpec.sourceRanges !== undefined || restrictedSpec.basicAuth !== undefined || restrictedSpec.externalAuth !== undefined);
     if (reading !== undefined) {
-      ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics));
+      ingressDifferences.push(...(policyConversion?.differences ?? []));
+      ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics, policyConversion?.carried));
       const headers = nginxRequestHeaders(reading.mapping);
       if (headers.length > 0) filters.push({ type: 'RequestHeaderModifier', requestHeaderModifier: { set: headers } });
       const rewrite: HTTPRouteFilter['urlRewrite'] = {};
@@ -686,7 +698,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
             const methods = grpcMatches(path, nginx, regexPaths(ingress, host));
             const unfit = nonGrpcFilters(ruleFilters);
             const canaryHere = canaries.has(canaryKey(host, path));
-            if ('matches' in methods && unfit.length === 0 && !canaryHere) {
+            if ('matches' in methods && unfit.length === 0 && !canaryHere && !restrictedByPolicy) {
               grpcRules.push({ ...(methods.matches.length === 0 ? {} : { matches: methods.matches }), ...(ruleFilters.length > 0 ? { filters: ruleFilters } : {}), ...(ref === undefined ? {} : { backendRefs: [ref] }) });
               reported.route = `${namespace}/${grpcRouteName}`;
               reported.rule = grpcRules.length - 1;
@@ -696,7 +708,14 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
               entries.push({ ingress, host, path, match, regex: converted.regex, reported });
               continue;
             }
-            const why = 'problem' in methods ? methods.problem : unfit.length > 0 ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter` : 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)';
+            const why =
+              'problem' in methods
+                ? methods.problem
+                : unfit.length > 0
+                  ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter`
+                  : canaryHere
+                    ? 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)'
+                    : 'the Ingress\'s source ranges or authentication are a RoutePolicy, which targets HTTPRoutes only: on a GRPCRoute the path would be open';
             reported.differences.push({ id: 'backend-protocol', message: `backend-protocol ${grpcProtocol}: this path stays on the HTTPRoute, whose backend is spoken to over HTTP/1.1, not gRPC (${why})`, action: 'write a GRPCRoute for this path by hand (a path / or /<service>, or Exact /<service>/<method>), or give the Service port appProtocol kubernetes.io/h2c' });
           }
           // An ingress-nginx canary of this host and path (as written): its header and cookie rules first (rule
@@ -818,6 +837,43 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       // Not served by the Ingress translator either (DefaultBackendNotClusterWide or DefaultBackendConflict).
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported: { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [] } });
     }
+    if (policyConversion?.spec !== undefined) {
+      // One policy per 16 HTTPRoutes of the Ingress (targetRefs' limit), as old as the Ingress. GRPCRoutes, which a
+      // RoutePolicy cannot target, exist here only when the policy restricts nobody (restrictedByPolicy): reported.
+      const targets = routes.slice(routesBefore).filter((r) => r.kind === 'HTTPRoute').map((r) => r.metadata.name);
+      for (let i = 0; i * maxRulesPerRoute < targets.length; i++) {
+        const name = truncateName(i === 0 ? `${ingress.metadata.name}-policy` : `${ingress.metadata.name}-policy-${i + 1}`);
+        const part = targets.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute);
+        routePolicies.push({
+          apiVersion: routePolicyApiVersion,
+          kind: 'RoutePolicy',
+          metadata: { name, namespace, ...stamp },
+          spec: { targetRefs: part.map((route) => ({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route })), ...policyConversion.spec },
+        });
+        for (const e of entries) if (e.reported.route !== undefined && part.includes(e.reported.route.slice(namespace.length + 1))) e.reported.policy = `${namespace}/${name}`;
+      }
+      if (policyConversion.spec.sessionAffinity !== undefined) {
+        for (const e of entries) {
+          const route = routes.slice(routesBefore).find((r): r is HTTPRoute => r.kind === 'HTTPRoute' && `${namespace}/${r.metadata.name}` === e.reported.route);
+          const rule = e.reported.rule === undefined ? undefined : route?.spec?.rules?.[e.reported.rule];
+          if ((rule?.backendRefs?.length ?? 0) > 1) {
+            e.reported.differences.push({ id: 'affinity', message: 'a RoutePolicy\'s sessionAffinity applies to rules with one backendRef: this rule\'s split (a canary) is served without affinity', action: 'none, unless clients must stay on one side of the canary' });
+          }
+          // nginx's cookie Path is the location's path as written; a regex rule's first path is its expression.
+          const regex = rule?.matches?.[0]?.path?.type === 'RegularExpression';
+          if (regex && policyConversion.spec.sessionAffinity.cookie?.path === undefined) {
+            e.reported.differences.push({ id: 'session-cookie-path', message: 'the affinity cookie\'s Path is the rule\'s regular expression, where nginx sends the Ingress path as written', action: 'set session-cookie-path (the RoutePolicy\'s cookie.path)' });
+          }
+        }
+      }
+      if (routes.slice(routesBefore).some((r) => r.kind === 'GRPCRoute')) {
+        for (const e of entries) {
+          if (e.reported.policy === undefined && e.reported.route !== undefined) {
+            e.reported.differences.push({ id: 'route-policy', message: 'the cookie affinity of the Ingress is not on this GRPCRoute: a RoutePolicy targets HTTPRoutes only', action: 'none, unless gRPC clients must stay on one endpoint' });
+          }
+        }
+      }
+    }
     reports.push({ namespace, name: ingress.metadata.name, gateway: `${options.gatewayNamespace}/${gw.gateway.metadata.name}`, paths: entries.map((e) => e.reported) });
     allEntries.push(...entries);
   }
@@ -869,6 +925,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     ...serviceReferenceGrants(serviceGrants),
     ...tlsPolicies.values(),
     ...routes,
+    ...routePolicies,
   ];
   const paths = reports.flatMap((r) => r.paths);
   const written: Record<string, number> = {};

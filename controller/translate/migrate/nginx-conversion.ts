@@ -58,12 +58,12 @@ const actions: Readonly<Record<string, string>> = {
   'proxy-body-size': 'no Gateway API field; keep the limit in the backend',
   'enable-cors': 'an HTTPRoute CORS filter answers preflights as Envoy\'s CORS filter does, not with nginx\'s CORS block: check the preflight answers before switching',
   canary: 'express the canary as weighted backendRefs or a header-matched rule on the main HTTPRoute',
-  'auth-url': 'no Gateway API field: keep external authentication in front of the backend',
-  'auth-type': 'no Gateway API field: keep authentication in front of the backend',
+  'auth-url': 'name the authorization Service in a RoutePolicy externalAuth (gateway.envoy-ingress.io), or keep external authentication in front of the backend',
+  'auth-type': 'write the users into a RoutePolicy basicAuth (gateway.envoy-ingress.io), or keep authentication in front of the backend',
 };
 
 /** The differences of an Ingress's honoured nginx annotations that the converted routes do not carry. */
-export function uncarriedNginxAnnotations(ingress: Ingress, diagnostics: readonly Diagnostic[]): ReportedDifference[] {
+export function uncarriedNginxAnnotations(ingress: Ingress, diagnostics: readonly Diagnostic[], alsoCarried: ReadonlySet<string> = new Set()): ReportedDifference[] {
   const differences: ReportedDifference[] = [];
   for (const key of Object.keys(ingress.metadata.annotations ?? {}).sort()) {
     const entry = nginxCatalogEntry(key);
@@ -72,7 +72,8 @@ export function uncarriedNginxAnnotations(ingress: Ingress, diagnostics: readonl
     // Not honoured by the Ingress either (unsupported, refused, or an invalid value the layer reported).
     if (entry.status !== 'supported' && entry.status !== 'supported-with-difference') continue;
     if (diagnostics.some((d) => d.message.startsWith(`annotation ${key} `))) continue;
-    if (carriedNginxAnnotations.has(name)) continue;
+    // alsoCarried: what this Ingress's RoutePolicy carries (route-policy-conversion.ts).
+    if (carriedNginxAnnotations.has(name) || alsoCarried.has(name)) continue;
     differences.push({
       id: name,
       message: `${name} is not carried by the HTTPRoute: the Gateway API has no field for what it does here (${entry.equivalent ?? entry.note ?? 'see the nginx catalog'})`,

@@ -92,13 +92,15 @@ export const kindTable = {
   },
   ListenerSet: { state: 'listenerSets', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
   BackendTLSPolicy: { state: 'backendTlsPolicies', apiVersions: ['gateway.networking.k8s.io/v1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
+  // Our own CRD (deploy/00-crds.yaml): HTTPRoute access control, authentication and affinity (route-policies.ts).
+  RoutePolicy: { state: 'routePolicies', apiVersions: ['gateway.envoy-ingress.io/v1alpha1'], namespaced: true, optional: true, build: 'full', reads: 'all' },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof kindTable;
 export const kindNames = Object.keys(kindTable) as KindName[];
 
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
-export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet', 'BackendTLSPolicy'] as const satisfies readonly KindName[];
+export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet', 'BackendTLSPolicy', 'RoutePolicy'] as const satisfies readonly KindName[];
 
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];

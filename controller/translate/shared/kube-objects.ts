@@ -185,7 +185,8 @@ export type KubeObject =
   | TCPRoute
   | ReferenceGrant
   | ListenerSet
-  | BackendTLSPolicy;
+  | BackendTLSPolicy
+  | RoutePolicy;
 export type KubeKind = KubeObject['kind'];
 export type ObjectOfKind<K extends KubeKind> = Extract<KubeObject, { kind: K }>;
 
@@ -469,6 +470,29 @@ export interface BackendTLSPolicy {
       subjectAltNames?: { type?: string; hostname?: string; uri?: string }[];
     };
     options?: Record<string, string>;
+  };
+  /** Read only by the status writer (controller/status/), never by the translator. */
+  status?: { ancestors?: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/**
+ * Our own policy (gateway.envoy-ingress.io/v1alpha1, GEP-713 direct policy attachment) for what the Gateway API has
+ * no field for: client address ranges, basic authentication, external authorization and cookie session affinity of
+ * HTTPRoutes (or of one named rule) of its own namespace (gateway-api/route-policies.ts).
+ */
+export interface RoutePolicy {
+  apiVersion?: string;
+  kind: 'RoutePolicy';
+  metadata: ObjectMeta;
+  spec?: {
+    targetRefs?: LocalPolicyTargetReferenceWithSectionName[];
+    sourceRanges?: { allow?: string[]; deny?: string[] };
+    basicAuth?: { secretRef?: { name?: string }; secretType?: string; realm?: string };
+    externalAuth?: { backendRef?: { name?: string; port?: number }; path?: string; responseHeaders?: string[] };
+    sessionAffinity?: {
+      cookie?: { name?: string; path?: string; maxAgeSeconds?: number; expiresSeconds?: number; domain?: string; sameSite?: string; secure?: boolean; conditionalSameSiteNone?: boolean };
+      mode?: string;
+    };
   };
   /** Read only by the status writer (controller/status/), never by the translator. */
   status?: { ancestors?: Record<string, unknown>[] } & Record<string, unknown>;

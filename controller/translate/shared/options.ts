@@ -80,7 +80,8 @@ export interface TranslateOptions {
 
 /**
  * `service` (in a cluster, --gateway-port-range): each Gateway's listener ports map onto Envoy ports of its own from
- * `portRange`, and one Service per Gateway in `namespace` (the controller's) maps them back and gives the addresses.
+ * `portRange`, recorded in a ConfigMap of `namespace` (the controller's; gateway-api/gateway-port-record.ts), and one
+ * Service per Gateway in the Gateway's namespace maps them back and gives the addresses.
  * `pool` (standalone, --gateway-address-pool): each Gateway gets an IP of `pool` that Envoy binds its listener
  * ports on.
  */

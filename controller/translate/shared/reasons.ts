@@ -153,6 +153,22 @@ export const GatewayReason = {
    */
   BackendTLSPolicyNotAccepted: 'BackendTLSPolicyNotAccepted',
   /**
+   * A RoutePolicy asking for access control or authentication (sourceRanges, basicAuth, externalAuth) targets the
+   * rule but cannot be honoured (a bad CIDR, its Secret or authorization Service missing): the rule answers 500
+   * until it is fixed, never served open; the policy's status says what is wrong.
+   */
+  RoutePolicyNotAccepted: 'RoutePolicyNotAccepted',
+  /**
+   * On a RoutePolicy: a field cannot be honoured (a value that is not a CIDR, its Secret or authorization Service
+   * missing, targetRefs naming something other than HTTPRoutes): Accepted=False/Invalid; access control it asked for
+   * closes its rules (500).
+   */
+  RoutePolicyInvalid: 'RoutePolicyInvalid',
+  /** On a RoutePolicy: no HTTPRoute (or named rule) it targets exists in its namespace: Accepted=False/TargetNotFound. */
+  RoutePolicyTargetNotFound: 'RoutePolicyTargetNotFound',
+  /** On a RoutePolicy: an older policy (then the first by namespace/name) targets the same route or rule: Accepted=False/Conflicted, not applied. */
+  RoutePolicyConflicted: 'RoutePolicyConflicted',
+  /**
    * A Gateway's tls.backend.clientCertificateRef is not a Secret, not found, or not a usable kubernetes.io/tls
    * certificate: the Gateway's ResolvedRefs is False, TLS backends get no client certificate.
    */
