@@ -16,6 +16,7 @@ import type { GatewayClientCertificate } from './gateway-client-certificate.js';
 import type { ourGatewayClasses } from './gateway-classes.js';
 import type { TranslatedRules } from './httproute-rules.js';
 import type { GatewayBindings } from './listener-bindings.js';
+import type { PortHosts } from './ir-listeners.js';
 import type { AcceptedListener, ListenerAcceptance } from './listener-acceptance.js';
 import type { listenerSetsOf } from './listener-sets.js';
 import type { AttachableRoute, AttachmentContext, RouteAttachment } from './route-attachment.js';
@@ -56,6 +57,8 @@ export interface RouteWork {
 export interface GatewayApiWork {
   options: TranslateOptions;
   context: GatewayContext;
+  /** Per binding key and host, the match lists placed there (host-placement.ts). */
+  byBinding: ReadonlyMap<string, PortHosts>;
   /** Its attachment before the namespace route budget (route-budget.ts), which is applied across routes each time. */
   routes: ReadonlyMap<AttachableRoute, RouteWork>;
   /** The routes of `routes` within their namespace's route budget. */

@@ -16,7 +16,8 @@ import { type GatewayClientCertificate, resolveGatewayClientCertificate } from '
 import { indexSecrets } from './listener-certificates.js';
 import { ourGatewayClasses } from './gateway-classes.js';
 import { gatewayStatus, listenerSetStatus } from './gateway-status.js';
-import { type PortHosts, type VirtualHostReuse, joinIrListeners } from './ir-listeners.js';
+import { type VirtualHostReuse, joinIrListeners } from './ir-listeners.js';
+import { HostPlacement } from './host-placement.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { listenerSetsOf } from './listener-sets.js';
@@ -160,7 +161,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const servedRoutes: { key: string; value: ObjectRef }[] = [];
   const routeStatuses: { key: string; value: RouteStatusData }[] = [];
   const attached = new Map<AcceptedListener, Set<string>>();
-  const byBinding = new Map<string, PortHosts>();
+  const placement = new HostPlacement(last?.byBinding);
   const chains = tcpChains(accepted);
 
   // Only BackendTLSPolicies' ancestors read it: not gathered per route when there are none.
@@ -175,16 +176,26 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     const known = last?.routes.get(route);
     const work = known ?? translateRoute(route, kind, context, routePolicies.lookup);
     routeWork.set(route, work);
+    // Placed on its hosts last time: a route met before whose placement does not change is left where it is.
+    const wasPlaced = known !== undefined && placesMatches(route, known, last!.admitted.has(route));
     if (known === undefined && last !== undefined) touch(touched, work.attachment);
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
     const { attachment: asAttached, rules } = work;
-    if (!asAttached.ours) continue;
+    if (!asAttached.ours) {
+      if (wasPlaced) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
+      continue;
+    }
     servedRoutes.push({ key: work.key, value: work.status.ref });
     // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
     // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
     const admitted = attachmentResult === asAttached;
     if (admitted) admittedRoutes.add(route);
+    const placed = placesMatches(route, work, admitted);
+    if (last === undefined || placed !== wasPlaced) {
+      if (placed) placement.add(work.attachment.hostsByBinding, rules.matches);
+      else if (wasPlaced) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
+    }
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
     if (withRoutePolicies && route.kind === 'HTTPRoute') {
@@ -212,19 +223,16 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       chains.place(route, attachmentResult.parents.flatMap((p) => p.listeners), rules.stream, report);
       continue;
     }
-    for (const [binding, hosts] of attachmentResult.hostsByBinding) {
-      let portHosts = byBinding.get(binding);
-      if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
-      for (const host of hosts) {
-        const lists = portHosts.get(host);
-        if (lists === undefined) portHosts.set(host, [rules.matches]);
-        else lists.push(rules.matches);
-      }
-    }
   }
 
   // Routes gone or replaced since the last translation: their hosts' virtual hosts are made again too.
-  if (last !== undefined) for (const [route, work] of last.routes) if (!routeWork.has(route)) touch(touched, work.attachment);
+  if (last !== undefined) {
+    for (const [route, work] of last.routes) {
+      if (routeWork.has(route)) continue;
+      touch(touched, work.attachment);
+      if (placesMatches(route, work, last.admitted.has(route))) placement.remove(work.attachment.hostsByBinding, work.rules.matches);
+    }
+  }
   const virtualHosts: VirtualHostReuse = { previous: last?.virtualHosts, touched: last === undefined ? undefined : touched, made: new Map() };
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
   const keyed = (ref: ObjectRef): { key: string; value: ObjectRef } => ({ key: refKey(ref), value: ref });
@@ -238,7 +246,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     }),
   );
   const translation: GatewayApiTranslation = {
-    listeners: joinIrListeners(accepted, byBinding, chains, virtualHosts),
+    listeners: joinIrListeners(accepted, placement.byBinding, chains, virtualHosts),
     clusters: [...clusters.values()].map((c) => sameCluster(c, last)).sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
@@ -275,8 +283,13 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(!withRoutePolicies ? {} : { routePolicies: routePolicies.status(gatewaysByRoute, controllerName) }),
     },
   };
-  recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
+  recordWork(translation, { options, context, byBinding: placement.byBinding, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
   return translation;
+}
+
+/** Whether a route's matches are on its hosts (ir-listeners.ts): ours, within its namespace's budget, served somewhere, HTTP. */
+function placesMatches(route: AttachableRoute, work: RouteWork, admitted: boolean): boolean {
+  return work.attachment.ours && admitted && work.attachment.hostsByBinding.size > 0 && !(work.rules.stream !== undefined && (route.kind === 'TLSRoute' || route.kind === 'TCPRoute'));
 }
 
 function countAttached(attached: Map<AcceptedListener, Set<string>>, listener: AcceptedListener, routeKey: string): void {
