@@ -176,25 +176,23 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     const known = last?.routes.get(route);
     const work = known ?? translateRoute(route, kind, context, routePolicies.lookup);
     routeWork.set(route, work);
-    // Placed on its hosts last time: a route met before whose placement does not change is left where it is.
-    const wasPlaced = known !== undefined && placesMatches(route, known, last!.admitted.has(route));
     if (known === undefined && last !== undefined) touch(touched, work.attachment);
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
     const { attachment: asAttached, rules } = work;
-    if (!asAttached.ours) {
-      if (wasPlaced) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
-      continue;
-    }
+    // A route object met before has the same work: not ours then either (never placed).
+    if (!asAttached.ours) continue;
     servedRoutes.push({ key: work.key, value: work.status.ref });
     // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
     // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
     const admitted = attachmentResult === asAttached;
     if (admitted) admittedRoutes.add(route);
-    const placed = placesMatches(route, work, admitted);
-    if (last === undefined || placed !== wasPlaced) {
-      if (placed) placement.add(work.attachment.hostsByBinding, rules.matches);
-      else if (wasPlaced) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
+    // A route met before stays where it was placed unless the budget now admits or refuses it.
+    if (known === undefined) {
+      if (placesMatches(route, work, admitted)) placement.add(work.attachment.hostsByBinding, rules.matches);
+    } else if (last!.admitted.has(route) !== admitted) {
+      if (placesMatches(route, work, admitted)) placement.add(work.attachment.hostsByBinding, rules.matches);
+      else if (placesMatches(route, known, true)) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
     }
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
