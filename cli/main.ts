@@ -160,9 +160,10 @@ program
   .option('--default-backend-namespace <namespace>', 'as for run: the namespace whose rule-less Ingresses give the default backend of every host')
   .option('--allow-cross-namespace-hosts', 'as for run: default backends (and hosts) are not owned by namespaces')
   .option('--https-redirect-port <port>', 'port the https redirects name (where clients reach the HTTPS listeners; default: --https-port)')
+  .option('--listener-sets', 'put each TLS host\'s HTTPS listener in a ListenerSet of its certificate\'s namespace (no ReferenceGrant; the namespace owns its listeners) instead of the Gateway')
   .addOption(new Option('--output <format>', 'what is printed: the table, or the report as JSON').choices(['text', 'json']).default('text'))
   .action(
-    async (flags: { manifests?: string; fromCluster?: boolean; kubeconfig?: string; context?: string; out: string; gatewayClass: string; gatewayNamespace: string; httpPort: string; httpsPort: string; ingressClass: string; controllerName: string; nginxAnnotations?: boolean; nginxConfigmap?: string; httpsRedirectPort?: string; defaultBackendNamespace?: string; allowCrossNamespaceHosts?: boolean; output: 'text' | 'json' }) => {
+    async (flags: { manifests?: string; fromCluster?: boolean; kubeconfig?: string; context?: string; out: string; gatewayClass: string; gatewayNamespace: string; httpPort: string; httpsPort: string; ingressClass: string; controllerName: string; nginxAnnotations?: boolean; nginxConfigmap?: string; httpsRedirectPort?: string; defaultBackendNamespace?: string; allowCrossNamespaceHosts?: boolean; listenerSets?: boolean; output: 'text' | 'json' }) => {
       const { runMigrate } = await import('./migrate-command.js');
       const { parsePort } = await import('./address.js');
       const { report, output } = await runMigrate({
@@ -175,6 +176,7 @@ program
         httpsPort: parsePort(flags.httpsPort, '--https-port'),
         ...(flags.httpsRedirectPort === undefined ? {} : { httpsRedirectPort: parsePort(flags.httpsRedirectPort, '--https-redirect-port') }),
         ...(flags.nginxConfigmap === undefined ? {} : { nginxConfigmap: flags.nginxConfigmap }),
+        ...(flags.listenerSets === true ? { listenerSets: true } : {}),
         classes: {
           ingressClassName: flags.ingressClass,
           controllerName: flags.controllerName,

@@ -92,6 +92,8 @@ export interface MigrateFlags {
   classes: MigrateOptions['classes'];
   /** NAMESPACE/NAME of the ingress-nginx ConfigMap the Ingresses are served with (run's --nginx-configmap). */
   nginxConfigmap?: string;
+  /** TLS hosts' HTTPS listeners in ListenerSets of their certificates' namespaces (MigrateOptions.listenerSets). */
+  listenerSets?: boolean;
 }
 
 /** What migrate reads from a cluster: list and get calls only. */
@@ -142,6 +144,7 @@ export async function runMigrate(flags: MigrateFlags): Promise<{ report: Gateway
     httpPort: flags.httpPort ?? defaultMigrateOptions.httpPort,
     httpsPort: flags.httpsPort ?? defaultMigrateOptions.httpsPort,
     ...(flags.httpsRedirectPort === undefined ? {} : { httpsRedirectPort: flags.httpsRedirectPort }),
+    ...(flags.listenerSets === true ? { listenerSets: true } : {}),
     classes: flags.classes,
     ...(ref === undefined ? {} : { nginxConfigMap: { ref, configMap: state.configMaps?.find((c) => (c.metadata.namespace ?? 'default') === ref.namespace && c.metadata.name === ref.name) } }),
   });

@@ -17,7 +17,7 @@ import { limiter } from './harness/limiter.js';
 import { waitFor } from './harness/wait.js';
 import { ingressClass } from './fixtures/manifests.js';
 import { describeRow, nginxConfigMapRef, parityTableFiles, readParityTable, rowMismatch, rowsByConfigMap, type ParityRow } from './fixtures/nginx-parity-tables.js';
-import { phasesOf, readCaseFile, secretOf, semanticsCaseFiles, type CertificateSpec, type RequestRow } from './fixtures/semantics-cases.js';
+import { phasesOf, readCaseFile, secretOf, semanticsCaseFiles, type CaseFile, type CertificateSpec, type RequestRow } from './fixtures/semantics-cases.js';
 import { freePort, startStack, type Stack } from './fixtures/standalone-stack.js';
 import { bodyMismatch, expectMismatch, inBatches, send, startBackends, writeManifest, type Outcome } from './fixtures/table-requests.js';
 import { sendRows, withListenerPorts } from './fixtures/parity-rows.js';
@@ -174,9 +174,15 @@ function describeSemanticsRow(row: RequestRow): string {
   return `${row.scheme ?? 'http'}://${row.host}${row.path} -> ${row.expect}${row.note ? ` (${row.note})` : ''}`;
 }
 
+/** Tables with certificates are replayed once more with `migrate --listener-sets`: the TLS hosts' HTTPS listeners in
+ * ListenerSets of their certificates' namespaces, the Gateway in a namespace of its own. */
+const usesCertificates = (spec: CaseFile): boolean => phasesOf(spec).some((p) => (p.certificates ?? []).length > 0);
+
 for (const file of semanticsCaseFiles) {
   const spec = readCaseFile(file);
-  test(`semantics ${file}: ${spec.title}`, async (t) => {
+  for (const listenerSets of usesCertificates(spec) ? [false, true] : [false]) {
+  const variant = listenerSets ? ' --listener-sets' : '';
+  test(`semantics ${file}${variant}: ${spec.title}`, async (t) => {
     // Waiting for a turn counts too: the table's own time starts when it runs.
     t.timeout(1_800_000);
     await oneAtATime(async () => {
@@ -195,6 +201,7 @@ for (const file of semanticsCaseFiles) {
       let before: Stack | undefined;
       let after: Stack | undefined;
       const totals = { rows: 0, same: 0, named: 0 };
+      let listenerSetsWritten = 0;
       const unnamed: string[] = [];
       const baselineFailures: string[] = [];
       for (const [index, phase] of phasesOf(spec).entries()) {
@@ -212,6 +219,7 @@ for (const file of semanticsCaseFiles) {
           out: migrated.path,
           httpPort: gatewayHttp,
           httpsPort: gatewayHttps,
+          ...(listenerSets ? { listenerSets: true, gatewayNamespace: 'gateways' } : {}),
           classes: {
             ingressClassName: defaultTranslateOptions.ingressClassName,
             controllerName: defaultTranslateOptions.controllerName,
@@ -219,6 +227,7 @@ for (const file of semanticsCaseFiles) {
             ...(spec.options?.allowCrossNamespaceHosts === true ? { allowCrossNamespaceHosts: true } : {}),
           },
         });
+        listenerSetsWritten += report.summary.written['ListenerSet'] ?? 0;
         if (before === undefined || after === undefined) {
           before = await startStack(t, { manifestsDir: original.path, ...(spec.options ? { translate: spec.options } : {}) });
           after = await startStack(t, { manifestsDir: migrated.path, ...(spec.options ? { translate: spec.options } : {}) });
@@ -267,9 +276,11 @@ for (const file of semanticsCaseFiles) {
         }
         if (unnamed.length > 0) t.log(output);
       }
-      t.log(`TOTALS semantics/${path.basename(file, '.yaml')}: ${totals.rows} rows, ${totals.same} same, ${totals.rows - totals.same} differing (${totals.named} named by the report)`);
+      t.log(`TOTALS semantics/${path.basename(file, '.yaml')}${variant}: ${totals.rows} rows, ${totals.same} same, ${totals.rows - totals.same} differing (${totals.named} named by the report)`);
       t.deepEqual(baselineFailures, [], `${file}: the original Ingresses do not answer as the table says`);
       t.deepEqual(unnamed, [], `${file}: rows that differ after migration on paths the report calls same`);
+      if (listenerSets) t.true(listenerSetsWritten > 0, `${file}: --listener-sets wrote no ListenerSet`);
     });
   });
+  }
 }

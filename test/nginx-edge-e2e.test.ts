@@ -175,7 +175,10 @@ test('ssl-passthrough: plain HTTP keeps serving the rules; other SNI names are s
 // `envoy-ingress migrate` on the same objects: ssl-passthrough becomes a TLS listener in Passthrough mode and a
 // TLSRoute, served by the Gateway through the real Envoy (without them the Gateway terminates nothing for pass.test:
 // no listener claims its SNI, and the handshake fails).
-test('migrate: ssl-passthrough becomes a Passthrough TLS listener and a TLSRoute; the client completes TLS with the backend, plain HTTP keeps the rules', async (t) => {
+// With --listener-sets the terminated host's HTTPS listener is in a ListenerSet beside the Gateway's Passthrough
+// listener on the same port: both are served.
+for (const listenerSets of [false, true]) {
+test(`migrate${listenerSets ? ' --listener-sets' : ''}: ssl-passthrough becomes a Passthrough TLS listener and a TLSRoute; the client completes TLS with the backend, plain HTTP keeps the rules, another TLS host is terminated`, async (t) => {
   const w = await world(t);
   const out = await createTempDir('nginx-edge-migrated-');
   t.teardown(() => out.remove());
@@ -187,8 +190,10 @@ test('migrate: ssl-passthrough becomes a Passthrough TLS listener and a TLSRoute
     httpPort,
     httpsPort,
     httpsRedirectPort: 443,
+    ...(listenerSets ? { listenerSets: true } : {}),
     classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
   });
+  t.is((report.summary.written['ListenerSet'] ?? 0) > 0, listenerSets);
   const pass = report.ingresses.find((i) => i.name === 'pass');
   t.deepEqual(pass?.paths.map((p) => p.result), ['same', 'same'], 'ssl-passthrough is carried');
   const after = await startStack(t, { manifestsDir: out.path, translate: { nginxAnnotations: true } });
@@ -208,7 +213,11 @@ test('migrate: ssl-passthrough becomes a Passthrough TLS listener and a TLSRoute
   const plain = await httpGet({ port: httpPort, hostHeader: 'pass.test', path: '/plain' });
   t.is(plain.status, 200);
   t.is(plain.json?.service, 'web', 'plain HTTP keeps serving the rules');
+  const terminated = await httpsGet({ port: httpsPort, servername: 'term.test', hostHeader: 'term.test', path: '/', ca: w.ca.certPem });
+  t.is(terminated.peerCertificate?.serialNumber, w.envoyCert.serialNumber, 'the Gateway terminates another TLS host with its own certificate');
+  t.is(terminated.json?.service, 'web');
 });
+}
 
 test('default-backend: a Service with no endpoints is answered by the default backend; others are not', async (t) => {
   const w = await world(t);

@@ -94,6 +94,11 @@ export const ConversionDifferences = {
     message: 'another Ingress (of another class) already claims this host on the same Gateway port: the converted route attaches to both Gateways, the older Gateway serves the host',
     action: 'move one of the classes to another port (--http-port, --https-port) or merge the classes',
   },
+  listenerSetNamespace: {
+    id: 'listener-set-namespace',
+    message: 'with --listener-sets, the host is covered by an HTTPS listener of another namespace\'s ListenerSet, which takes only routes of its own namespace: over HTTPS this route is not served there, where the Gateway\'s listener served it',
+    action: 'give the host a TLS entry (a certificate) of its own namespace, or migrate with --allow-cross-namespace-hosts as run is given it',
+  },
   tlsRedirectNoCertificate: {
     id: 'force-ssl-redirect-without-tls',
     message: 'force-ssl-redirect on a host without a TLS entry: the redirect is carried, but no HTTPS listener serves the host on the Gateway, so the https request finds nothing',

@@ -399,3 +399,18 @@ test('gRPC paths of an Ingress with source ranges stay on the HTTPRoute (a Route
   t.is(reported?.route, 'default/grpc');
   t.true(reported?.differences.some((d) => d.id === 'backend-protocol' && d.message.includes('RoutePolicy')));
 });
+
+test("this controller's own annotations migrate does not carry are named on every path; the https redirects are carried", (t) => {
+  const annotated = ingress('own', { rules: [{ host: 'own.test', http: { paths: [path('/', 'web'), path('/api', 'web')] } }] }, {
+    'envoy-ingress.io/request-timeout': '5s',
+    'envoy-ingress.io/cors-allow-origins': 'https://a.test',
+    'envoy-ingress.io/ssl-redirect': 'false',
+  });
+  const result = migrateIngresses(state([annotated], [service('web')]), { ...options, classes: { ...options.classes, nginxAnnotations: false } });
+  for (const reported of result.report.ingresses[0]?.paths ?? []) {
+    t.is(reported.result, 'different');
+    t.deepEqual(reported.differences.filter((d) => d.id === 'own-annotation').map((d) => d.message.split(' ')[0]), ['envoy-ingress.io/cors-allow-origins', 'envoy-ingress.io/request-timeout']);
+  }
+  const plain = migrateIngresses(state([ingress('plain', { rules: [{ host: 'own.test', http: { paths: [path('/', 'web')] } }] }, { 'envoy-ingress.io/ssl-redirect': 'false' })], [service('web')]), options);
+  t.deepEqual(plain.report.ingresses[0]?.paths.map((p) => p.result), ['same']);
+});

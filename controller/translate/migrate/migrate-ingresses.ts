@@ -23,6 +23,7 @@ import {
   type HTTPRouteRule,
   type Ingress,
   type IngressBackend,
+  type ListenerSet,
   type ObjectRef,
   type ParentReference,
   type ReferenceGrant,
@@ -48,11 +49,14 @@ import { configMapReport } from '../ingress/nginx/nginx-configmap-report.js';
 import { nginxRegexPaths } from '../ingress/nginx/nginx-regex-hosts.js';
 import { regexMatchesPath } from '../ingress/path-match-regex.js';
 import { ConversionDifferences as D, type ConversionDifference } from './conversion-differences.js';
+import { uncarriedOwnAnnotations } from './own-annotations.js';
 import type { GatewayMigrationReport, ReportedDifference, ReportedIngress, ReportedPath } from './gateway-migration-report.js';
 import { nginxRequestHeaders, readNginx, uncarriedNginxAnnotations, type NginxReading } from './nginx-conversion.js';
 import { convertPath } from './path-conversion.js';
 import { parseSslPassthrough, sslPassthroughAnnotation } from '../ingress/nginx/nginx-passthrough.js';
 import { mirrorFilter } from './mirror-conversion.js';
+import { corsConversion } from './cors-conversion.js';
+import { listenerSetPlan, type ListenerSetPlan } from './listener-set-conversion.js';
 import { backendTlsPolicies } from './backend-tls-conversion.js';
 import { routePolicyConversion } from './route-policy-conversion.js';
 import { grpcBackendProtocols, grpcMatches, nonGrpcFilters } from './grpc-conversion.js';
@@ -70,6 +74,8 @@ export interface MigrateOptions {
   nginxConfigMap?: { ref: { namespace: string; name: string }; configMap: ConfigMap | undefined };
   /** Which Ingresses are ours, and whether their nginx annotations are read: as `run` is given them. */
   classes: ClassOptions & Pick<TranslateOptions, 'nginxAnnotations' | 'gatewayControllerName' | 'defaultBackendNamespace' | 'allowCrossNamespaceHosts'>;
+  /** TLS hosts' HTTPS listeners in ListenerSets of their certificates' namespaces, not on the Gateway (listener-set-conversion.ts). */
+  listenerSets?: boolean;
 }
 
 export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
@@ -79,10 +85,10 @@ export const defaultMigrateOptions: Omit<MigrateOptions, 'classes'> = {
   httpsPort: 443,
 };
 
-export type GatewayApiObject = GatewayClass | Gateway | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy | RoutePolicy;
+export type GatewayApiObject = GatewayClass | Gateway | ListenerSet | HTTPRoute | GRPCRoute | TLSRoute | ReferenceGrant | BackendTLSPolicy | RoutePolicy;
 
 export interface MigrationResult {
-  /** GatewayClass, Gateways, ReferenceGrants, BackendTLSPolicies, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
+  /** GatewayClass, Gateways, ListenerSets, ReferenceGrants, BackendTLSPolicies, then HTTPRoutes, GRPCRoutes and TLSRoutes. */
   objects: GatewayApiObject[];
   /** The Ingresses the objects replace (every other object is kept as it is). */
   converted: ObjectRef[];
@@ -158,6 +164,8 @@ interface ClassGateway {
   defaultHttps?: string;
   /** Secret namespace -> Secret names the Gateway refers to there (for ReferenceGrants). */
   secretsByNamespace: Map<string, Set<string>>;
+  /** With --listener-sets: where the TLS hosts' HTTPS listeners are instead. */
+  listenerSets?: ListenerSetPlan;
 }
 
 function className(ingress: Ingress, options: MigrateOptions, ingressClasses: ClusterState['ingressClasses']): string {
@@ -187,8 +195,14 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
   }
   const httpsListeners = new Map<string, string>();
   const secretsByNamespace = new Map<string, Set<string>>();
+  const sets = options.listenerSets === true ? listenerSetPlan({ name, namespace: options.gatewayNamespace }, options.classes.allowCrossNamespaceHosts === true, truncateName) : undefined;
   const tlsListener = (listenerName: string, hostname: string | undefined, secretResource: string): void => {
     const [secretNamespace = 'default', secretName = ''] = secretResource.split('/', 2);
+    if (sets !== undefined && hostname !== undefined) {
+      // The set's own namespace: its certificateRef needs no namespace and no ReferenceGrant.
+      sets.add(secretNamespace, hostname, { name: listenerName, hostname, port: options.httpsPort, protocol: 'HTTPS', tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: secretName }] } } as GatewayListener);
+      return;
+    }
     const ref = { group: '', kind: 'Secret', name: secretName, ...(secretNamespace === options.gatewayNamespace ? {} : { namespace: secretNamespace }) };
     listeners.push({
       name: listenerName,
@@ -229,9 +243,9 @@ function classGateway(name: string, ingresses: readonly Ingress[], secrets: read
     apiVersion: gatewayApiVersion,
     kind: 'Gateway',
     metadata: { name, namespace: options.gatewayNamespace },
-    spec: { gatewayClassName: options.gatewayClassName, listeners },
+    spec: { gatewayClassName: options.gatewayClassName, listeners, ...(sets === undefined || sets.sets().length === 0 ? {} : { allowedListeners: { namespaces: { from: 'All' as const } } }) },
   };
-  return { className: name, gateway, httpListeners, httpsListeners, passthroughListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace };
+  return { className: name, gateway, httpListeners, httpsListeners, passthroughListeners, ...(defaultHttps === undefined ? {} : { defaultHttps }), secretsByNamespace, ...(sets === undefined ? {} : { listenerSets: sets }) };
 }
 
 /**
@@ -523,7 +537,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     const created = ingress.metadata.creationTimestamp;
     const stamp = created === undefined || new Date(created).getTime() === 0 ? {} : { creationTimestamp: created };
     const reading = nginx ? readNginx(ingress) : undefined;
-    const ingressDifferences: ReportedDifference[] = [];
+    const ingressDifferences: ReportedDifference[] = uncarriedOwnAnnotations(ingress);
     const entries: PathEntry[] = [];
 
     // Hosts in rule order, each with its paths.
@@ -606,6 +620,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       const mirror = mirrorFilter(ingress, services);
       if (mirror.filter !== undefined) filters.push(mirror.filter);
       ingressDifferences.push(...mirror.differences);
+      const cors = corsConversion(ingress, reading.mapping.cors);
+      filters.push(...cors.filters);
+      ingressDifferences.push(...cors.differences);
       if (configMapDifference !== undefined) ingressDifferences.push(configMapDifference);
     }
 
@@ -649,6 +666,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       if (redirectsHttp && nginx && !preserveTrailingSlash) hostDifferences.push(diff(D.httpsRedirectTrailingSlash));
       // Several HTTPS listeners: each serves only its own hosts over its connections (421 for the others).
       if (httpsListener !== undefined && gw.httpsListeners.size + (gw.defaultHttps === undefined ? 0 : 1) > 1) hostDifferences.push(diff(D.misdirectedRequest));
+      // --listener-sets: the set listeners covering the host (a Gateway parentRef reached them on the Gateway).
+      const setParents = gw.listenerSets?.parentsFor(host, namespace) ?? { parents: [], foreign: [] };
+      if (!redirectsHttp && host !== '*' && setParents.foreign.length > 0) hostDifferences.push(diff(D.listenerSetNamespace, setParents.foreign.map((r) => `ListenerSet ${r.namespace}/${r.name} listener ${r.sectionName}`).join(', ')));
 
       const rules: HTTPRouteRule[] = [];
       const grpcRules: GRPCRouteRule[] = [];
@@ -775,13 +795,15 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       }
       if (rules.length === 0 && grpcRules.length === 0) continue;
       const hostnames = host === '*' ? [] : [host, ...(aliasesByHost.get(host) ?? [])];
+      // A host's HTTPS listener in a ListenerSet is reached through the set only (a Gateway parentRef never reaches it).
+      const setParent = gw.listenerSets?.parentOf(host);
       const mainParents: ParentReference[] = redirectsHttp
         ? httpsListener === undefined
           ? []
-          : [{ ...gatewayRef, sectionName: httpsListener }]
+          : [setParent ?? { ...gatewayRef, sectionName: httpsListener }]
         : host === '*'
           ? catchAllParents(gw, gatewayRef)
-          : [gatewayRef];
+          : [gatewayRef, ...setParents.parents];
       // An HTTPRoute holds at most 16 rules (the CRD's limit): more paths go to routes `<name>-2`, `-3`... of the
       // same age, which the Gateway API ranks like one route's rules (path first; ties by name, then rule order).
       const chunks = (list: HTTPRouteRule[]): HTTPRouteRule[][] => Array.from({ length: Math.ceil(list.length / maxRulesPerRoute) }, (_, i) => list.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute));
@@ -921,6 +943,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
   const objects: GatewayApiObject[] = [
     ...(gatewayObjects.length > 0 ? [gatewayClass] : []),
     ...gatewayObjects.map((g) => g.gateway),
+    ...gatewayObjects.flatMap((g) => g.listenerSets?.sets() ?? []),
     ...gatewayObjects.flatMap((g) => referenceGrants(g, options)),
     ...serviceReferenceGrants(serviceGrants),
     ...tlsPolicies.values(),

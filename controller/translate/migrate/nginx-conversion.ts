@@ -41,6 +41,14 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   // timeouts.backendRequest; the difference in meaning is reported by migrate-ingresses.ts.
   'proxy-read-timeout',
   'proxy-send-timeout',
+  // A CORS filter (cors-conversion.ts reports what it does otherwise).
+  'enable-cors',
+  'cors-allow-origin',
+  'cors-allow-methods',
+  'cors-allow-headers',
+  'cors-expose-headers',
+  'cors-allow-credentials',
+  'cors-max-age',
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
@@ -56,7 +64,6 @@ const actions: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'Gateway API timeouts (request, backendRequest) bound the whole request, not the time between two reads: set rules[].timeouts if a bound on the whole request fits',
   'proxy-send-timeout': 'as proxy-read-timeout: rules[].timeouts bounds the whole request',
   'proxy-body-size': 'no Gateway API field; keep the limit in the backend',
-  'enable-cors': 'an HTTPRoute CORS filter answers preflights as Envoy\'s CORS filter does, not with nginx\'s CORS block: check the preflight answers before switching',
   canary: 'express the canary as weighted backendRefs or a header-matched rule on the main HTTPRoute',
   'auth-url': 'name the authorization Service in a RoutePolicy externalAuth (gateway.envoy-ingress.io), or keep external authentication in front of the backend',
   'auth-type': 'write the users into a RoutePolicy basicAuth (gateway.envoy-ingress.io), or keep authentication in front of the backend',
