@@ -12,6 +12,7 @@ import { type ClusterState, refKey } from './shared/kube-objects.js';
 import { type TranslateOptions, defaultListenerPorts } from './shared/options.js';
 import { mergeByKey, mergeSorted } from './shared/sorted-merge.js';
 import { sameObjects } from './shared/same-objects.js';
+import { sortedByKey } from './shared/ordering.js';
 
 /** Both translators' result: the Ingress one's, plus the Gateway API objects' status as data when there are any. */
 export type TranslationResult = IngressTranslationResult & { gatewayApiStatus?: GatewayApiStatus };
@@ -118,7 +119,7 @@ function joined(state: ClusterState, ingress: IngressTranslationResult, gateway:
       ...(basicAuthUsers === undefined ? {} : { basicAuthUsers }),
     }),
     // Stable: each object's diagnostics keep the order they were found in.
-    diagnostics: [...ingress.diagnostics, ...gateway.diagnostics, ...joined.diagnostics].sort((a, b) => compareStrings(refKey(a.object), refKey(b.object))),
+    diagnostics: sortedByKey([...ingress.diagnostics, ...gateway.diagnostics, ...joined.diagnostics], (d) => refKey(d.object)),
     references: {
       ...ingress.references,
       services: mergeSorted([...ingress.references.services], gateway.services),

@@ -16,8 +16,19 @@ import { redirectOnListener } from './route-filters.js';
 import { compareMatches } from './route-precedence.js';
 import type { TcpChains } from './tcp-chains.js';
 
-/** Per host name on one socket: the matches served there, by IR route name (a route reached twice is served once). */
-export type PortHosts = Map<string, Map<string, PlacedMatch>>;
+/**
+ * Per host name on one socket: the match lists of the routes served there, in the translator's route order. Flattened
+ * (placedMatchesOf) only when the host's virtual host is made: an incremental translation reuses most virtual hosts,
+ * so it should not index every route's matches.
+ */
+export type PortHosts = Map<string, (readonly PlacedMatch[])[]>;
+
+/** The matches of one host, by IR route name (a route reached twice is served once, where it was first placed). */
+function placedMatchesOf(lists: readonly (readonly PlacedMatch[])[]): PlacedMatch[] {
+  const byName = new Map<string, PlacedMatch>();
+  for (const list of lists) for (const m of list) byName.set(m.ir.name, m);
+  return [...byName.values()];
+}
 
 /** IR listener name of the Gateway HTTP listeners on `port` (one per port, whichever Gateways share it). */
 export function gatewayHttpListenerName(port: number): string {
@@ -69,7 +80,7 @@ function routeTable(name: string, hosts: PortHosts, listener: { port: number; sc
     const vhost: VirtualHostIR = (touched?.has(host) === true ? undefined : previous?.get(host)) ?? {
       name: host,
       hostnames: [host],
-      routes: [...matches.values()].sort(compareMatches).map((m) => onListener(m.ir, listener)),
+      routes: placedMatchesOf(matches).sort(compareMatches).map((m) => onListener(m.ir, listener)),
       wildcardLabels: 'one-or-more' as const,
     };
     made.set(host, vhost);

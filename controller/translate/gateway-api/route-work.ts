@@ -16,6 +16,7 @@ import type { GatewayClientCertificate } from './gateway-client-certificate.js';
 import type { ourGatewayClasses } from './gateway-classes.js';
 import type { TranslatedRules } from './httproute-rules.js';
 import type { GatewayBindings } from './listener-bindings.js';
+import type { PortHosts } from './ir-listeners.js';
 import type { AcceptedListener, ListenerAcceptance } from './listener-acceptance.js';
 import type { listenerSetsOf } from './listener-sets.js';
 import type { AttachableRoute, AttachmentContext, RouteAttachment } from './route-attachment.js';
@@ -45,6 +46,8 @@ export interface GatewayContext {
 
 /** One route's work: its attachment (and the problems attachment reported, in order), rules and status (as admitted by the route budget). */
 export interface RouteWork {
+  /** refKey of the route (attachedRoutes counts routes by it). */
+  key: string;
   attachment: RouteAttachment;
   attachmentProblems: readonly (readonly [reason: string, message: string])[];
   rules: TranslatedRules;
@@ -54,6 +57,8 @@ export interface RouteWork {
 export interface GatewayApiWork {
   options: TranslateOptions;
   context: GatewayContext;
+  /** Per binding key and host, the match lists placed there (host-placement.ts). */
+  byBinding: ReadonlyMap<string, PortHosts>;
   /** Its attachment before the namespace route budget (route-budget.ts), which is applied across routes each time. */
   routes: ReadonlyMap<AttachableRoute, RouteWork>;
   /** The routes of `routes` within their namespace's route budget. */

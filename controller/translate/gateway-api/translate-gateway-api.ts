@@ -9,14 +9,15 @@ import { type ClusterState, type Gateway, type ObjectRef, objectsOf, refKey, ref
 import { GatewayReason } from './reasons.js';
 import { type TranslateOptions, defaultGatewayControllerName, defaultNamespaceRouteBudget } from '../shared/options.js';
 import { Reason } from '../shared/reasons.js';
-import { compareByAge } from '../shared/ordering.js';
+import { compareByAge, sortedByAge, sortedKeyed } from '../shared/ordering.js';
 import { gatewayGroup } from './backend-refs.js';
 import { resolveBackendTlsPolicies } from './backend-tls-policies.js';
 import { type GatewayClientCertificate, resolveGatewayClientCertificate } from './gateway-client-certificate.js';
 import { indexSecrets } from './listener-certificates.js';
 import { ourGatewayClasses } from './gateway-classes.js';
 import { gatewayStatus, listenerSetStatus } from './gateway-status.js';
-import { type PortHosts, type VirtualHostReuse, joinIrListeners } from './ir-listeners.js';
+import { type VirtualHostReuse, joinIrListeners } from './ir-listeners.js';
+import { HostPlacement } from './host-placement.js';
 import { gatewayBindings } from './listener-bindings.js';
 import { type AcceptedListener, acceptListeners } from './listener-acceptance.js';
 import { listenerSetsOf } from './listener-sets.js';
@@ -157,15 +158,18 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const gatewaysByService = new Map<string, Set<string>>();
   const clusters = new Map<string, ClusterIR>();
   const referenced = new Set<string>();
-  const servedRoutes: ObjectRef[] = [];
-  const routeStatuses: RouteStatusData[] = [];
+  const servedRoutes: { key: string; value: ObjectRef }[] = [];
+  const routeStatuses: { key: string; value: RouteStatusData }[] = [];
   const attached = new Map<AcceptedListener, Set<string>>();
-  const byBinding = new Map<string, PortHosts>();
+  const placement = new HostPlacement(last?.byBinding);
   const chains = tcpChains(accepted);
 
+  // Only BackendTLSPolicies' ancestors read it: not gathered per route when there are none.
+  const withPolicies = objectsOf(state, 'BackendTLSPolicy').length > 0;
+  const withRoutePolicies = objectsOf(state, 'RoutePolicy').length > 0;
   const budget = routeBudget(options.namespaceRouteBudget ?? defaultNamespaceRouteBudget);
   const routes = routeKinds.flatMap((kind) => kind.routes(state).map((route) => ({ kind, route: route as AttachableRoute })));
-  for (const { kind, route } of routes.sort((a, b) => compareByAge(a.route, b.route))) {
+  for (const { kind, route } of sortedByAge(routes, (r) => r.route.metadata)) {
     const report = (reason: string, message: string): void => {
       diagnostics.push({ object: refOf(route), severity: 'Warning', reason, message });
     };
@@ -175,33 +179,38 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     if (known === undefined && last !== undefined) touch(touched, work.attachment);
     for (const [reason, message] of work.attachmentProblems) report(reason, message);
     const { attachment: asAttached, rules } = work;
+    // A route object met before has the same work: not ours then either (never placed).
     if (!asAttached.ours) continue;
-    servedRoutes.push(refOf(route));
+    servedRoutes.push({ key: work.key, value: work.status.ref });
     // The budget counts routes across a namespace: a route met before whose admission changed (an older route of its
     // namespace grew or shrank) has its hosts made again.
     const attachmentResult = budget.admit(route, asAttached, rules.matches.length);
     const admitted = attachmentResult === asAttached;
     if (admitted) admittedRoutes.add(route);
+    // A route met before stays where it was placed unless the budget now admits or refuses it.
+    if (known === undefined) {
+      if (placesMatches(route, work, admitted)) placement.add(work.attachment.hostsByBinding, rules.matches);
+    } else if (last!.admitted.has(route) !== admitted) {
+      if (placesMatches(route, work, admitted)) placement.add(work.attachment.hostsByBinding, rules.matches);
+      else if (placesMatches(route, known, true)) placement.remove(known.attachment.hostsByBinding, known.rules.matches);
+    }
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
-    if (route.kind === 'HTTPRoute') {
+    if (withRoutePolicies && route.kind === 'HTTPRoute') {
       const gatewayKeys = new Set(attachmentResult.parents.map((p) => `${namespaceOf(p.gateway.metadata)}/${p.gateway.metadata.name}`));
       if (gatewayKeys.size > 0) gatewaysByRoute.set(`${namespaceOf(route.metadata)}/${route.metadata.name}`, gatewayKeys);
     }
-    for (const service of rules.services) {
+    if (withPolicies) for (const service of rules.services) {
       let set = gatewaysByService.get(service);
       if (set === undefined) gatewaysByService.set(service, (set = new Set()));
       for (const parent of attachmentResult.parents) set.add(`${namespaceOf(parent.gateway.metadata)}/${parent.gateway.metadata.name}`);
     }
-    const routeKey = refKey(refOf(route));
+    const routeKey = work.key;
     for (const parent of attachmentResult.parents) {
-      for (const listener of [...parent.listeners.map((l) => l.listener), ...parent.attachedUnserved]) {
-        let set = attached.get(listener);
-        if (set === undefined) attached.set(listener, (set = new Set()));
-        set.add(routeKey);
-      }
+      for (const { listener } of parent.listeners) countAttached(attached, listener, routeKey);
+      for (const listener of parent.attachedUnserved) countAttached(attached, listener, routeKey);
     }
-    routeStatuses.push(admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName));
+    routeStatuses.push({ key: work.key, value: admitted ? work.status : routeStatus(refOf(route), generationOf(route), attachmentResult, rules.problems, controllerName) });
     // A route served nowhere adds nothing to the data plane (nor diagnostics about its rules).
     if (attachmentResult.hostsByBinding.size === 0) continue;
     for (const problem of rules.problems) report(problem.reason, problem.message);
@@ -212,22 +221,20 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       chains.place(route, attachmentResult.parents.flatMap((p) => p.listeners), rules.stream, report);
       continue;
     }
-    for (const [binding, hosts] of attachmentResult.hostsByBinding) {
-      let portHosts = byBinding.get(binding);
-      if (portHosts === undefined) byBinding.set(binding, (portHosts = new Map()));
-      for (const host of hosts) {
-        let matches = portHosts.get(host);
-        if (matches === undefined) portHosts.set(host, (matches = new Map()));
-        for (const m of rules.matches) matches.set(m.ir.name, m);
-      }
-    }
   }
 
   // Routes gone or replaced since the last translation: their hosts' virtual hosts are made again too.
-  if (last !== undefined) for (const [route, work] of last.routes) if (!routeWork.has(route)) touch(touched, work.attachment);
+  if (last !== undefined) {
+    for (const [route, work] of last.routes) {
+      if (routeWork.has(route)) continue;
+      touch(touched, work.attachment);
+      if (placesMatches(route, work, last.admitted.has(route))) placement.remove(work.attachment.hostsByBinding, work.rules.matches);
+    }
+  }
   const virtualHosts: VirtualHostReuse = { previous: last?.virtualHosts, touched: last === undefined ? undefined : touched, made: new Map() };
   const byKey = (a: { ref: ObjectRef }, b: { ref: ObjectRef }): number => compareStrings(refKey(a.ref), refKey(b.ref));
-  const served = [...gateways.map(refOf), ...listenerSets.all.map((p) => refOf(p.set)), ...servedRoutes].sort((a, b) => compareStrings(refKey(a), refKey(b)));
+  const keyed = (ref: ObjectRef): { key: string; value: ObjectRef } => ({ key: refKey(ref), value: ref });
+  const served = sortedKeyed([...gateways.map((g) => keyed(refOf(g))), ...listenerSets.all.map((p) => keyed(refOf(p.set))), ...servedRoutes]);
   const gatewayStatuses = new Map(
     gateways.map((g) => {
       const sets = (listenerSets.taken.get(g) ?? []).map((set) => ({ set, verdicts: verdicts.get(set) ?? [] }));
@@ -237,7 +244,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     }),
   );
   const translation: GatewayApiTranslation = {
-    listeners: joinIrListeners(accepted, byBinding, chains, virtualHosts),
+    listeners: joinIrListeners(accepted, placement.byBinding, chains, virtualHosts),
     clusters: [...clusters.values()].map((c) => sameCluster(c, last)).sort((a, b) => compareStrings(a.name, b.name)),
     diagnostics,
     served,
@@ -269,13 +276,24 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
       ...(listenerSets.all.length === 0
         ? {}
         : { listenerSets: listenerSets.all.map(({ set, gateway, notAllowed }) => listenerSetStatus(set, verdicts.get(set) ?? [], attached, notAllowed, gatewayStatuses.get(gateway))).sort(byKey) }),
-      routes: routeStatuses.sort(byKey),
-      ...(objectsOf(state, 'BackendTLSPolicy').length === 0 ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
-      ...(objectsOf(state, 'RoutePolicy').length === 0 ? {} : { routePolicies: routePolicies.status(gatewaysByRoute, controllerName) }),
+      routes: sortedKeyed(routeStatuses),
+      ...(!withPolicies ? {} : { backendTlsPolicies: backendTlsPolicies.status(gatewaysByService, controllerName) }),
+      ...(!withRoutePolicies ? {} : { routePolicies: routePolicies.status(gatewaysByRoute, controllerName) }),
     },
   };
-  recordWork(translation, { options, context, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
+  recordWork(translation, { options, context, byBinding: placement.byBinding, routes: routeWork, admitted: admittedRoutes, virtualHosts: virtualHosts.made, clusters: new Map(translation.clusters.map((c) => [c.name, c])) });
   return translation;
+}
+
+/** Whether a route's matches are on its hosts (ir-listeners.ts): ours, within its namespace's budget, served somewhere, HTTP. */
+function placesMatches(route: AttachableRoute, work: RouteWork, admitted: boolean): boolean {
+  return work.attachment.ours && admitted && work.attachment.hostsByBinding.size > 0 && !(work.rules.stream !== undefined && (route.kind === 'TLSRoute' || route.kind === 'TCPRoute'));
+}
+
+function countAttached(attached: Map<AcceptedListener, Set<string>>, listener: AcceptedListener, routeKey: string): void {
+  let set = attached.get(listener);
+  if (set === undefined) attached.set(listener, (set = new Set()));
+  set.add(routeKey);
 }
 
 /**
@@ -303,7 +321,8 @@ function translateRoute(route: AttachableRoute, kind: RouteKind, context: Gatewa
     routePolicies,
   };
   // Not ours: neither rules nor status (the loop skips it).
-  if (!attachment.ours) return { attachment, attachmentProblems, rules: noRules, status: { ref: refOf(route), parents: [] } };
+  const key = refKey(refOf(route));
+  if (!attachment.ours) return { key, attachment, attachmentProblems, rules: noRules, status: { ref: refOf(route), parents: [] } };
   const rules = kind.translate(route, routeContext);
-  return { attachment, attachmentProblems, rules, status: routeStatus(refOf(route), generationOf(route), attachment, rules.problems, context.controllerName) };
+  return { key, attachment, attachmentProblems, rules, status: routeStatus(refOf(route), generationOf(route), attachment, rules.problems, context.controllerName) };
 }
