@@ -177,7 +177,7 @@ test('a certificate-only Secret change together with an object of a kind a secre
   t.is(b.build(replaceSecret(changed, syntheticSecret(10, pem(certA))), (u) => updates.push(u)).built.kind, 'secrets');
 });
 
-test('an Ingress change is a routes build equal to a full build, with or without a GatewayClass of ours; a Service change is one only while nothing of the Gateway API is ours', (t) => {
+test('an Ingress change and a backend Service change are routes builds equal to a full build, with or without a GatewayClass of ours', (t) => {
   const ours = { kind: 'GatewayClass' as const, metadata: { name: 'envoy' }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } };
   const theirs = { kind: 'GatewayClass' as const, metadata: { name: 'other' }, spec: { controllerName: 'example.com/other-controller' } };
   const theirGateway = { kind: 'Gateway' as const, metadata: { name: 'edge', namespace: 'bench' }, spec: { gatewayClassName: 'other', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } };
@@ -189,13 +189,13 @@ test('an Ingress change is a routes build equal to a full build, with or without
   };
   const change = (s: ClusterState): ClusterState => ({ ...s, ingresses: s.ingresses.map((x, i) => (i === 0 ? syntheticIngress(0, seededRandom(7), false, '-changed') : x)) });
   const changeService = (s: ClusterState): ClusterState => ({ ...s, services: s.services.map((x, i) => (i === 0 ? { ...x, spec: { ports: [{ name: 'http', port: 80, targetPort: 8081, protocol: 'TCP' }] } } : x)) });
-  // With a GatewayClass of ours, a Service change is a full build: the Gateway API translation reads Services
-  // (backendRefs, managed Gateway Services) and is incremental for HTTPRoute changes only (route-work.ts).
+  // With a GatewayClass of ours, a backend Service's change is a routes build too: the Gateway API translation
+  // remakes the routes naming it (route-work.ts servicesChanged; a managed Gateway Service's change is full).
   for (const [label, extra, kinds] of [
     ['no Gateway API objects', {}, ['routes', 'routes']],
     ['another controller\'s GatewayClass, Gateway and HTTPRoute', { gatewayClasses: [theirs], gateways: [theirGateway], httpRoutes: [theirRoute] }, ['routes', 'routes']],
-    ['a GatewayClass of ours', { gatewayClasses: [ours] }, ['routes', 'full']],
-    ['a GatewayClass of ours beside another controller\'s objects', { gatewayClasses: [theirs, ours], gateways: [theirGateway], httpRoutes: [theirRoute] }, ['routes', 'full']],
+    ['a GatewayClass of ours', { gatewayClasses: [ours] }, ['routes', 'routes']],
+    ['a GatewayClass of ours beside another controller\'s objects', { gatewayClasses: [theirs, ours], gateways: [theirGateway], httpRoutes: [theirRoute] }, ['routes', 'routes']],
   ] as const) {
     for (const [what, edit, kind] of [['Ingress', change, kinds[0]], ['Service', changeService, kinds[1]]] as const) {
       const { builder: b, updates } = builder();

@@ -17,6 +17,7 @@ import { isServedByUs } from './ingress/ingress-class.js';
 import { translateIncrementally } from './incremental-translate.js';
 import type { ClusterState, Gateway, GatewayListener, HTTPRoute, Ingress, ParentReference, Secret, Service } from './shared/kube-objects.js';
 import { defaultGatewayControllerName, defaultTranslateOptions, type TranslateOptions } from './shared/options.js';
+import { gatewayServiceAnnotation, gatewayServiceName } from './gateway-api/gateway-service.js';
 import { Reason } from './shared/reasons.js';
 import { translate, type TranslationResult } from './translate.js';
 
@@ -138,6 +139,21 @@ function services(apiPort = 80): Service[] {
   }));
 }
 
+/** A backend Service's spec in a Service edit: deleted, its port 80, another port too, or an appProtocol. */
+type ServiceSpecModel = 'deleted' | 'port-80' | 'ports-80-81' | 'h2c';
+const serviceSpecs: readonly ServiceSpecModel[] = ['deleted', 'port-80', 'ports-80-81', 'h2c'];
+
+/** `services` with the Service `name` as `spec` says (created when missing, a new object when it exists). */
+function withService(list: readonly Service[], name: string, spec: ServiceSpecModel): Service[] {
+  const others = list.filter((s) => s.metadata.name !== name);
+  if (spec === 'deleted') return others;
+  const ports = [
+    { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP', ...(spec === 'h2c' ? { appProtocol: 'kubernetes.io/h2c' } : {}) },
+    ...(spec === 'ports-80-81' ? [{ name: 'alt', port: 81, targetPort: 8081, protocol: 'TCP' }] : []),
+  ];
+  return [...others, { kind: 'Service', metadata: { name, namespace }, spec: { ports } }];
+}
+
 async function gatewayCertificate(): Promise<Secret> {
   const ca = await createTestCA({ commonName: 'gateway incremental test CA' });
   const pem = await ca.issue({ dnsNames: ['a.test', '*.w.test'] });
@@ -176,7 +192,7 @@ type Edit =
   | { kind: 'ingress-delete'; target: number }
   | { kind: 'ingress-add'; ingress: IngressModel }
   | { kind: 'route+ingress'; target: number; route: RouteModel; ingress: IngressModel }
-  | { kind: 'service'; apiPort: number }
+  | { kind: 'service'; name: string; spec: ServiceSpecModel }
   | { kind: 'gateway' };
 
 const editArb: fc.Arbitrary<Edit> = fc.oneof(
@@ -191,7 +207,7 @@ const editArb: fc.Arbitrary<Edit> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('ingress-delete' as const), target: fc.nat() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('ingress-add' as const), ingress: ingressArb }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('route+ingress' as const), target: fc.nat(), route: routeArb, ingress: ingressArb }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('service' as const), apiPort: fc.constantFrom(80, 81) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('service' as const), name: fc.constantFrom(...servicePool), spec: fc.constantFrom(...serviceSpecs) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('gateway' as const) }), weight: 1 },
 );
 
@@ -274,13 +290,15 @@ interface Counts {
   routeIncremental: number;
   ingressIncremental: number;
   declinedExpected: number;
+  serviceEdits: number;
+  serviceIncremental: number;
   /** Incremental translations whose full translation refused a route for its namespace's route budget. */
   overBudget: number;
 }
 
 /** Runs the random edits with `options`; false (and a log) at the first incremental translation unlike a full one. */
 function checkEdits(t: ExecutionContext, base0: Omit<ClusterState, 'ingresses' | 'httpRoutes'>, options: TranslateOptions, seed: number): Counts {
-  const counts: Counts = { edits: 0, routeEdits: 0, routeIncremental: 0, ingressIncremental: 0, declinedExpected: 0, overBudget: 0 };
+  const counts: Counts = { edits: 0, routeEdits: 0, routeIncremental: 0, ingressIncremental: 0, declinedExpected: 0, serviceEdits: 0, serviceIncremental: 0, overBudget: 0 };
   const servedOf = (state: ClusterState): Ingress[] => state.ingresses.filter((i) => isServedByUs(i, state.ingressClasses, options));
   fc.assert(
     fc.property(fc.array(routeArb, { minLength: 1, maxLength: 8 }), fc.array(ingressArb, { maxLength: 5 }), fc.array(editArb, { minLength: 1, maxLength: 10 }), (initialRoutes, initialIngresses, script) => {
@@ -296,14 +314,17 @@ function checkEdits(t: ExecutionContext, base0: Omit<ClusterState, 'ingresses' |
       for (const edit of script) {
         counts.edits += 1;
         objects = edited(objects, edit);
-        if (edit.kind === 'service') base = { ...base, services: [base.services[0]!, ...services(edit.apiPort).slice(1)] };
+        if (edit.kind === 'service') base = { ...base, services: withService(base.services, edit.name, edit.spec) };
         if (edit.kind === 'gateway') base = { ...base, gateways: base.gateways!.map((g, i) => (i === 1 ? structuredClone(g) : g)) };
         const after = stateOf(base, objects);
         const full = translate(after, options);
         const incremental = translateIncrementally({ state, result, index }, after, options);
-        // A Gateway or, with Gateway API objects of ours, a Service change: never incremental.
-        if ((edit.kind === 'gateway' || edit.kind === 'service') && incremental !== undefined) return false;
-        if (edit.kind === 'gateway' || edit.kind === 'service') counts.declinedExpected += 1;
+        // A Gateway change: never incremental. A backend Service's (created, deleted, its ports or appProtocol
+        // changed) may be: the routes naming it are made again.
+        if (edit.kind === 'gateway' && incremental !== undefined) return false;
+        if (edit.kind === 'gateway') counts.declinedExpected += 1;
+        if (edit.kind === 'service') counts.serviceEdits += 1;
+        if (edit.kind === 'service' && incremental !== undefined) counts.serviceIncremental += 1;
         const routeEdit = edit.kind.startsWith('route');
         if (routeEdit) counts.routeEdits += 1;
         if (incremental !== undefined) {
@@ -335,6 +356,7 @@ test('incremental translation of HTTPRoutes and Ingresses beside our Gateways eq
   // declines is not); Ingress edits beside our Gateways too.
   t.true(counts.routeIncremental > counts.routeEdits * 0.8, `route edits made incrementally: ${counts.routeIncremental} of ${counts.routeEdits}`);
   t.true(counts.ingressIncremental > 50, `Ingress edits made incrementally: ${counts.ingressIncremental}`);
+  t.true(counts.serviceIncremental > counts.serviceEdits * 0.5, `Service edits made incrementally: ${counts.serviceIncremental} of ${counts.serviceEdits}`);
 });
 
 test('with a small namespace route budget (a route\'s admission depends on the older routes of its namespace), incremental translation equals full translation after every edit', async (t) => {
@@ -342,6 +364,39 @@ test('with a small namespace route budget (a route\'s admission depends on the o
   t.log(counts);
   t.true(counts.overBudget > 50, `incremental translations with a route over its budget: ${counts.overBudget}`);
   t.true(counts.routeIncremental > counts.routeEdits * 0.8, `route edits made incrementally: ${counts.routeIncremental} of ${counts.routeEdits}`);
+});
+
+test('a Service change the Gateway API context reads (a Gateway\'s Service, a BackendTLSPolicy target, a RoutePolicy\'s externalAuth backend) is a full translation; a backend Service\'s is incremental and equal', async (t) => {
+  const options: TranslateOptions = { ...defaultTranslateOptions, gatewayAddressing: { mode: 'service', namespace: 'envoy-ingress', portRange: { first: 20000, last: 20099 } } };
+  const model: RouteModel = { parents: [0], hostnames: ['a.test'], rules: [{ paths: [{ path: '/', exact: false }], backends: [{ service: 'web', weight: 1 }, { service: 'missing', weight: 1 }] }], tenant: false };
+  const base: ClusterState = {
+    ...baseOf(await gatewayCertificate()),
+    ingresses: [],
+    httpRoutes: [routeOf(0, model, 1)],
+    backendTlsPolicies: [{ kind: 'BackendTLSPolicy', metadata: { name: 'tls', namespace }, spec: { targetRefs: [{ group: '', kind: 'Service', name: 'api' }], validation: { wellKnownCACertificates: 'System', hostname: 'api.test' } } }],
+    routePolicies: [{ kind: 'RoutePolicy', metadata: { name: 'auth', namespace }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'route-0' }], externalAuth: { backendRef: { name: 'auth', port: 80 } } } }],
+  };
+  const before = translate(base, options);
+  const shared = base.gateways!.find((g) => g.metadata.name === 'shared')!;
+  const service = (name: string, ns = namespace, annotations?: Record<string, string>): Service => ({
+    kind: 'Service',
+    metadata: { name, namespace: ns, ...(annotations === undefined ? {} : { annotations }) },
+    spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  });
+  const cases: [string, ClusterState, boolean][] = [
+    ['a backend Service gains a port', { ...base, services: withService(base.services, 'web', 'ports-80-81') }, true],
+    ['a missing backend Service is created', { ...base, services: withService(base.services, 'missing', 'port-80') }, true],
+    ['a backend Service is deleted', { ...base, services: withService(base.services, 'web', 'deleted') }, true],
+    ['a Service under a Gateway\'s Service name', { ...base, services: [...base.services, service(gatewayServiceName(shared))] }, false],
+    ['a managed Gateway Service in the controller namespace', { ...base, services: [...base.services, service('gw-old', 'envoy-ingress', { [gatewayServiceAnnotation]: `${namespace}/shared` })] }, false],
+    ['a BackendTLSPolicy\'s target', { ...base, services: withService(base.services, 'api', 'h2c') }, false],
+    ['a RoutePolicy\'s externalAuth backend', { ...base, services: [...base.services, service('auth')] }, false],
+  ];
+  for (const [what, after, incremental] of cases) {
+    const made = translateIncrementally({ state: base, result: before, index: HostIndex.of([]) }, after, options);
+    t.is(made !== undefined, incremental, what);
+    if (made !== undefined) t.is(comparable(made), comparable(translate(after, options)), what);
+  }
 });
 
 test('ConfigBuilder: HTTPRoute and Ingress edits beside our Gateways are routes builds giving a full build\'s resources, reusing the virtual hosts they do not touch', async (t) => {

@@ -7,8 +7,9 @@
 // the join is the same function, so an Ingress and an HTTPRoute sharing a host and port need no fallback; the join
 // itself walks the listeners (and, on a shared port, the Ingress virtual hosts by name), keeping every unchanged
 // virtual host, cluster and certificate object. Undefined (the caller translates in full) whenever a part cannot be
-// made incrementally: a change of a Gateway API kind other than HTTPRoute, of a Service, Secret, ConfigMap or
-// Namespace while a Gateway API part has anything of ours, or whatever the Ingress splice declines.
+// made incrementally: a change of a Gateway API kind other than HTTPRoute, of a Secret, ConfigMap, Namespace or a
+// Service the Gateway API context reads (gateway-api/route-work.ts servicesChanged; a backend Service's change
+// remakes the routes naming it) while a Gateway API part has anything of ours, or whatever the Ingress splice declines.
 import type { ClusterState } from './shared/kube-objects.js';
 import { gatewayApiKinds, kindTable } from './shared/kinds.js';
 import type { TranslateOptions } from './shared/options.js';

@@ -23,7 +23,7 @@ import { type AcceptedListener, acceptListeners } from './listener-acceptance.js
 import { listenerSetsOf } from './listener-sets.js';
 import { namespaceAdmission } from './namespace-selection.js';
 import { type AttachableRoute, type AttachmentContext, attachRoute } from './route-attachment.js';
-import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, touch, workOf } from './route-work.js';
+import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, servicesChanged, touch, workOf } from './route-work.js';
 import { type RouteKind, type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeBudget } from './route-budget.js';
 import { type RoutePolicyLookup, resolveRoutePolicies } from './route-policies.js';
@@ -63,8 +63,9 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
 }
 
 /**
- * The translation of `state` from `previous` (the translation of `before`), when only HTTPRoutes changed among the
- * inputs it reads (route-work.ts): everything that does not depend on routes (classes, Gateways, ListenerSets,
+ * The translation of `state` from `previous` (the translation of `before`), when only HTTPRoutes (and Services no
+ * route-independent input reads: route-work.ts servicesChanged, which remakes the routes naming them) changed among
+ * the inputs it reads (route-work.ts): everything that does not depend on routes (classes, Gateways, ListenerSets,
  * listeners, bindings, certificates, ReferenceGrants, BackendTLSPolicies) is reused, as are the attachment, rules and
  * status of every route object met before; virtual hosts no changed route touches (before or after the change) are
  * the very objects of `previous`. Undefined when another input changed: the caller translates in full. Equal to
@@ -73,8 +74,10 @@ export function translateGatewayApi(state: ClusterState, options: TranslateOptio
  */
 export function translateGatewayApiIncrementally(previous: GatewayApiTranslation, before: ClusterState, state: ClusterState, options: TranslateOptions): GatewayApiTranslation | undefined {
   const work = workOf(previous);
-  if (work === undefined || work.options !== options || !onlyRoutesChanged(before, state)) return undefined;
-  return translateWith(state, options, work);
+  if (work === undefined || work.options !== options) return undefined;
+  if (onlyRoutesChanged(before, state)) return translateWith(state, options, work);
+  const afterServices = servicesChanged(work, before, state);
+  return afterServices === undefined ? undefined : translateWith(state, options, afterServices);
 }
 
 /** What does not depend on routes: our classes, Gateways, ListenerSets, served listeners and what they read. */
@@ -227,6 +230,11 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   if (last !== undefined) {
     for (const [route, work] of last.routes) {
       if (routeWork.has(route)) continue;
+      touch(touched, work.attachment);
+      if (placesMatches(route, work, last.admitted.has(route))) placement.remove(work.attachment.hostsByBinding, work.rules.matches);
+    }
+    // Routes made again for a changed Service: their last placement goes, as a replaced route's.
+    for (const [route, work] of last.redone ?? []) {
       touch(touched, work.attachment);
       if (placesMatches(route, work, last.admitted.has(route))) placement.remove(work.attachment.hostsByBinding, work.rules.matches);
     }
