@@ -1,7 +1,7 @@
 // End to end: HTTPRoute edits, and an Ingress edit beside them, are routes builds (controller/translate/
 // incremental-translate.ts) that a real Envoy serves: a path added, a backend changed, a host moved from one route to
-// another, a route deleted, an Ingress path added, on a Gateway listener joined to the Ingress port and on one of its
-// own; every other host keeps answering as before.
+// another, a route deleted, an Ingress path added, a missing backend Service created, on a Gateway listener joined to
+// the Ingress port and on one of its own; every other host keeps answering as before.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -98,4 +98,23 @@ test('HTTPRoute and Ingress edits beside our Gateways are routes builds, served 
     await expect(want, label);
     t.true(routesBuilds() > before, `${label}: a routes build`);
   }
+
+  // A backend Service created for a route that named it before it existed (500 until then): a routes build too
+  // (route-work.ts servicesChanged remakes the routes naming it), in a file of its own.
+  const late = route('late', ['late.example.test'], [{ path: '/', service: 'late' }], '2026-01-03T00:00:00Z');
+  const lateAnswer = async (want: string, label: string): Promise<void> => {
+    const before = routesBuilds();
+    await waitFor(async () => (await at(ownPort, 'late.example.test', '/')) === want, { description: label, timeoutMs: 15_000 });
+    t.is(await at(ownPort, 'late.example.test', '/'), want, label);
+    t.true(routesBuilds() >= before, label);
+  };
+  let before = routesBuilds();
+  await writeRoutes([other, late]);
+  await lateAnswer('status 500', 'a route to a missing Service');
+  t.true(routesBuilds() > before, 'a route to a missing Service: a routes build');
+  before = routesBuilds();
+  await writeFile(path.join(tmp.path, 'late.yaml'), toYaml(serviceWithEndpoints('late', [{ address: backends.api.address, port: backends.api.port }])));
+  await lateAnswer('api', 'its Service created');
+  t.true(routesBuilds() > before, 'its Service created: a routes build');
+  t.is(await at(stack.httpPort, 'legacy.example.test', '/x'), 'api', 'the Ingress keeps answering');
 });
