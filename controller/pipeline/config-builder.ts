@@ -66,8 +66,8 @@ function serviceOf(cluster: ClusterIR): string {
  * Secrets changed and no TLS host's outcome can change (see certificateOnlyChanges), the translation is reused
  * with the new certificates swapped in and only the SDS resources are built and handed to the cache: listeners,
  * routes and clusters are neither translated, built nor encoded (`secrets`). When only Ingresses, Services and
- * Secrets changed, only the Ingresses around them (or naming them) are translated, and when only HTTPRoutes changed,
- * only they and the virtual hosts they touch (`routes`). Anything else is a full build. Endpoint
+ * Secrets changed, only the Ingresses around them (or naming them) are translated, and when only HTTPRoutes (or
+ * backend Services) changed, only they (the routes naming them) and the virtual hosts they touch (`routes`). Anything else is a full build. Endpoint
  * objects are not compared (endpoint changes are patched by the pipeline's endpoints build); they are recomputed
  * only if they changed since the last build.
  */
@@ -127,8 +127,8 @@ export class ConfigBuilder {
     if (last === undefined) return undefined;
     const before = last.state;
     // Both translators' parts are made incrementally where their inputs allow (translate/incremental-translate.ts:
-    // the Ingress splice for Ingresses, Services and Secrets; the Gateway API translation for HTTPRoutes, reusing
-    // every untouched virtual host) and joined again as a full translation joins them; anything else declines.
+    // the Ingress splice for Ingresses, Services and Secrets; the Gateway API translation for HTTPRoutes and backend
+    // Services, reusing every untouched virtual host) and joined again as a full translation joins them; anything else declines.
     // Services whose endpoint objects changed since the last build (also by the pipeline's endpoints builds).
     const stale = changedEndpointServices(before, state);
     if (stale === undefined) return undefined;
