@@ -361,12 +361,7 @@ function merged(existing: Service, desired: Service): Service {
   });
   return {
     ...existing,
-    metadata: {
-      ...existing.metadata,
-      labels: { ...existing.metadata.labels, ...desired.metadata.labels },
-      annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
-      ...withOwners(existing, desired),
-    },
+    metadata: mergedMetadata(existing, desired),
     spec: spec as NonNullable<Service['spec']>,
   };
 }
@@ -374,6 +369,16 @@ function merged(existing: Service, desired: Service): Service {
 /** The uids of the Gateways owning `object`, sorted. */
 function ownerUids(object: Service | EndpointSlice): string[] {
   return (object.metadata.ownerReferences ?? []).filter((r) => r.kind === 'Gateway').map((r) => r.uid).sort();
+}
+
+/** `existing`'s metadata with `desired`'s labels, annotations and Gateway owner on top (what others set is kept). */
+function mergedMetadata<T extends Service | EndpointSlice>(existing: T, desired: T): T['metadata'] {
+  return {
+    ...existing.metadata,
+    labels: { ...existing.metadata.labels, ...desired.metadata.labels },
+    annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
+    ...withOwners(existing, desired),
+  };
 }
 
 /** The owner references of `existing` others set, and ours in place of any Gateway's. */
@@ -401,12 +406,7 @@ function sliceUpToDate(existing: EndpointSlice, desired: EndpointSlice): boolean
 function mergedSlice(existing: EndpointSlice, desired: EndpointSlice): EndpointSlice {
   return {
     ...existing,
-    metadata: {
-      ...existing.metadata,
-      labels: { ...existing.metadata.labels, ...desired.metadata.labels },
-      annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
-      ...withOwners(existing, desired),
-    },
+    metadata: mergedMetadata(existing, desired),
     endpoints: desired.endpoints ?? [],
     ports: desired.ports ?? [],
   };

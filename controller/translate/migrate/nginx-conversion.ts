@@ -7,6 +7,7 @@ import type { Ingress } from '../shared/kube-objects.js';
 import { Annotation } from '../ingress/annotations.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry } from '../ingress/nginx/catalog.js';
 import { mapNginxAnnotations, type NginxMapping } from '../ingress/nginx/nginx-annotations.js';
+import { nginxCorsAnnotations } from '../ingress/nginx/nginx-cors.js';
 import type { ReportedDifference } from './gateway-migration-report.js';
 
 /** nginx annotations (after the prefix) whose meaning the converted routes carry, whole or with a named difference. */
@@ -42,13 +43,7 @@ export const carriedNginxAnnotations: ReadonlySet<string> = new Set([
   'proxy-read-timeout',
   'proxy-send-timeout',
   // A CORS filter (cors-conversion.ts reports what it does otherwise).
-  'enable-cors',
-  'cors-allow-origin',
-  'cors-allow-methods',
-  'cors-allow-headers',
-  'cors-expose-headers',
-  'cors-allow-credentials',
-  'cors-max-age',
+  ...nginxCorsAnnotations,
   // A canary Ingress's own: merged into the main Ingress's rules as header / cookie matches and weights.
   'canary',
   'canary-by-header',
