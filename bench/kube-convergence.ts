@@ -7,7 +7,7 @@
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { startKubeCluster, type KubeCluster } from '../test/harness/kube-cluster.js';
 import { createLogger } from '../cli/logger.js';
-import { startKubeController } from '../cli/kube-controller.js';
+import { startKubeController, type KubeController } from '../cli/kube-controller.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { appObjects, envoysInSync, pluralOf, ingressManifest, ingressesForRoutes, progress, summarizeStages, timeApplies, until, withApiVersion, type RouteKind, type RouteManifest } from './convergence.js';
 import { createTestHost, type RemoteEcho } from '../test/harness/netns-host.js';
@@ -61,7 +61,7 @@ export async function createAll(api: KubernetesObjectApi, objects: readonly Kube
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-export const controllerIn = (cluster: KubeCluster): StartController => async ({ httpPort, httpsPort }) => {
+export const controllerIn = (cluster: KubeCluster) => async ({ httpPort, httpsPort }: Parameters<StartController>[0]): Promise<KubeController> => {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster.adminKubeconfigPath);
   return startKubeController({
@@ -141,6 +141,24 @@ export async function untilServed(controller: BenchController, n: number, kind: 
   await until(() => controller.store.count(kind) >= n, `the informers to list every ${kind}`);
   await controller.reconciler.idle();
   await until(() => envoysInSync(controller), 'Envoy to ACK the initial config');
+}
+
+/**
+ * Resolves once the controller leads and its status writers have nothing queued or in flight, after its builds:
+ * the measures start from a quiet controller. Without this the first applies ran while the status of every existing
+ * HTTPRoute was still being written (a thousand writes and their watch events, seconds), which Ingresses in this
+ * bench do not have (no published address: no Ingress status to write).
+ */
+export async function untilStatusWritten(controller: Pick<KubeController, 'elector' | 'reconciler' | 'statusWriter' | 'gatewayStatus'>): Promise<void> {
+  await until(() => controller.elector.isLeader(), 'the controller to lead (it writes status only then)');
+  // A write's watch event may queue another write (a Gateway's counts, Programmed after an ACK): until two rounds agree.
+  for (let quiet = 0; quiet < 2; ) {
+    const before = controller.gatewayStatus.stats.writes + controller.statusWriter.stats.writes;
+    await controller.reconciler.idle();
+    await Promise.all([controller.statusWriter.idle(), controller.gatewayStatus.idle()]);
+    await new Promise((r) => setTimeout(r, 50));
+    quiet = controller.gatewayStatus.stats.writes + controller.statusWriter.stats.writes === before ? quiet + 1 : 0;
+  }
 }
 
 /** One size of a Kubernetes-mode scenario: its loaded API server and what every size shares. */
@@ -243,9 +261,12 @@ export async function measureKubeConvergence<Extra = object>(
   return withKubeTools(backendNames, (tools) => forEachKubeSize(label, routeCounts, workload, tools, async (size) => {
     const { cluster, n, loadSeconds, backends, poller } = size;
     const backend = backends[0]!;
-    const stack = await startEnvoyStack({ controller: controllerIn(cluster) });
+    let kube: KubeController | undefined;
+    const stack = await startEnvoyStack({ controller: async (ports) => (kube = await controllerIn(cluster)(ports)) });
     try {
       await untilServed(stack.controller, n, workload.kind);
+      const statusWritten = (): Promise<void> => untilStatusWritten(kube!);
+      await statusWritten();
       const served = { controller: stack.controller, httpPort: workload.port(stack) };
       progress(`${label}: config with ${n} ${pluralOf(workload.kind)} served; creating new ${pluralOf(workload.kind)} through the API`);
       // The new objects come from another process, as from kubectl: here they would queue behind the builds.
@@ -254,18 +275,19 @@ export async function measureKubeConvergence<Extra = object>(
         const applies = await timeApplies(served, poller, runs, async (name, host) => {
           const { startMs, doneMs } = await creator.create(appObjects(name, host, backend, workload.route).map(asKubernetesObject));
           return { startMs, handedMs: doneMs };
-        }, '', workload.kind);
+        }, '', workload.kind, statusWritten);
         // One route object per apply, routing a new host to a Service Envoy already has (served by one route first).
         const target = 'one-route-target';
         const targetOk = poller.firstOk(served.httpPort, `${target}.converge.test`);
         await creator.create(appObjects(target, `${target}.converge.test`, backend, workload.route).map(asKubernetesObject));
         await targetOk;
-        await stack.controller.reconciler.idle();
+        await statusWritten();
         progress(`${label}: creating one ${workload.kind} per apply for a served Service`);
         const oneRoute = await timeApplies(served, poller, runs, async (name, host) => {
           const { startMs, doneMs } = await creator.create([asKubernetesObject(workload.route(name, host, target))]);
           return { startMs, handedMs: doneMs };
-        }, 'one-', workload.kind);
+        }, 'one-', workload.kind, statusWritten);
+        await statusWritten();
         const extra = await more?.({ ...size, httpPort: served.httpPort, creator });
         const stagesOf = (timed: typeof applies): Record<keyof KubeApplyStages, Summary> => summarizeStages(timed.map((a): KubeApplyStages => ({ api: a.handOverMs, ...a.stages })));
         return {
