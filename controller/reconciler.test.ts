@@ -314,3 +314,45 @@ test('a TLSRoute or TCPRoute whose status alone changed triggers no build either
     t.is(builds.length, 0, kind);
   }
 });
+
+test('an HTTPRoute created after our status writes came back (its Gateway\'s, the routes\') is a routes build, equal to translating the store afresh', async (t) => {
+  const { store, reconciler, builds, put } = setUp();
+  const gatewayApi = 'gateway.networking.k8s.io/v1';
+  const gateway = (status: object, resourceVersion: string) => ({
+    apiVersion: gatewayApi,
+    kind: 'Gateway',
+    metadata: { name: 'gw', namespace: 'default', generation: 1, resourceVersion },
+    spec: { gatewayClassName: 'ours', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
+    status,
+  });
+  const route = (name: string, status: object, resourceVersion: string) => ({
+    apiVersion: gatewayApi,
+    kind: 'HTTPRoute',
+    metadata: { name, namespace: 'default', generation: 1, resourceVersion },
+    spec: { parentRefs: [{ name: 'gw' }], hostnames: [`${name}.example.test`], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] },
+    status,
+  });
+  put(
+    { apiVersion: gatewayApi, kind: 'GatewayClass', metadata: { name: 'ours', generation: 1 }, spec: { controllerName: 'envoy-ingress.io/gateway-controller' } },
+    gateway({}, '1'),
+    route('r0', {}, '2'),
+    ...serviceWithEndpoints('app', [{ address: '10.0.0.1', port: 8080 }]),
+  );
+  reconciler.markReady();
+  await reconciler.idle();
+  t.deepEqual(builds.map((b) => b.kind), ['full']);
+  builds.length = 0;
+  // The status writes coming back: no build.
+  const parents = { parents: [{ controllerName: 'envoy-ingress.io/gateway-controller', parentRef: { name: 'gw' }, conditions: [{ type: 'Accepted', status: 'True' }] }] };
+  put(gateway({ listeners: [{ name: 'http', attachedRoutes: 1 }] }, '3'), route('r0', parents, '4'));
+  await turn();
+  await reconciler.idle();
+  t.is(builds.length, 0);
+  put(route('r1', {}, '5'));
+  await turn();
+  await reconciler.idle();
+  t.deepEqual(builds.map((b) => b.kind), ['routes']);
+  const { translate } = await import('./translate/translate.js');
+  t.deepEqual(reconciler.ir, translate(store.state(), defaultTranslateOptions).ir);
+  t.deepEqual(reconciler.gatewayApiStatus, translate(store.state(), defaultTranslateOptions).gatewayApiStatus);
+});

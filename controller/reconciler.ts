@@ -12,7 +12,7 @@ import type { ObjectStore, StoreChange } from './store.js';
 import type { GatewayApiStatus } from './translate/gateway-api/status-data.js';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import { type EndpointObject, serviceKeyOfEndpointObject } from './translate/shared/endpoints.js';
-import { isKindName, kindTable, type NamedKind } from './translate/shared/kinds.js';
+import { isKindName, kindTable, statusNotReadKinds, type NamedKind } from './translate/shared/kinds.js';
 import type { KubeObject, ObjectRef } from './translate/shared/kube-objects.js';
 import type { TranslateOptions } from './translate/shared/options.js';
 
@@ -35,11 +35,9 @@ export interface BuildResult {
   generation: number;
 }
 
-/** Kinds whose `status` no build reads (the Gateway API status writer writes it): a change of it alone needs none. */
-const statusNotRead: ReadonlySet<string> = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute']);
-
+/** A change of the status alone of a kind whose status no build reads: it needs none. */
 function statusOnlyChange(c: StoreChange): boolean {
-  if (c.type !== 'modified' || c.previous === undefined || !statusNotRead.has(c.kind)) return false;
+  if (c.type !== 'modified' || c.previous === undefined || !statusNotReadKinds.has(c.kind)) return false;
   const strip = (o: KubeObject): string => {
     const { resourceVersion: _rv, ...metadata } = o.metadata;
     return JSON.stringify({ ...o, metadata, status: undefined });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ObjectStore, type StoreChange } from './store.js';
-import type { IngressClass, KubeObject, Service } from './translate/shared/kube-objects.js';
+import type { ClusterState, IngressClass, KubeObject, Service } from './translate/shared/kube-objects.js';
 
 function service(name: string, port = 80, extra: Partial<Service['metadata']> = {}): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', ...extra }, spec: { ports: [{ name: 'http', port }] } };
@@ -159,4 +159,45 @@ test('a namespaced object written without a namespace is in "default", as the tr
   t.is(store.get('Service', 'default', 'web')?.metadata.name, 'web');
   store.delete('Service', 'default', 'web');
   t.is(store.count('Service'), 0);
+});
+
+const routesOf = (state: ClusterState): readonly KubeObject[] => state.httpRoutes ?? [];
+
+test('buildState keeps the copy builds saw of a Gateway API object whose status alone changed, while state/get/list have the newest', (t) => {
+  const store = new ObjectStore();
+  const route = (status: object, hostnames: string[], resourceVersion: string) =>
+    ({ kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'default', generation: 1, resourceVersion }, spec: { parentRefs: [{ name: 'gw' }], hostnames }, status }) as unknown as KubeObject;
+  const first = route({}, ['a.test'], '1');
+  store.upsert(first);
+  store.upsert(service('web'));
+  const built = store.buildState();
+  // Our status write coming back (twice), and a resourceVersion-only bump.
+  for (const [i, status] of [{ parents: [{ controllerName: 'x' }] }, { parents: [] }, { parents: [] }].entries()) store.upsert(route(status, ['a.test'], String(i + 2)));
+  const newest = store.get('HTTPRoute', 'default', 'r');
+  t.is(newest?.metadata.resourceVersion, '4');
+  t.is(routesOf(store.state())[0], newest);
+  t.is(store.list('HTTPRoute')[0], newest);
+  t.is(routesOf(store.buildState()), routesOf(built), 'the same list for builds');
+  t.is(routesOf(store.buildState())[0], first);
+  // Other kinds are not held back (builds may read a Service's status): a resourceVersion bump gives builds the new one.
+  const newer = service('web', 80, { resourceVersion: '9' });
+  store.upsert(newer);
+  t.is(store.buildState().services[0], newer);
+  // A spec change reaches builds, and so does the status write after it (as the copy before it).
+  const moved = route({ parents: [] }, ['b.test'], '5');
+  store.upsert(moved);
+  t.is(routesOf(store.buildState())[0], moved);
+  store.upsert(route({ parents: [{ controllerName: 'y' }] }, ['b.test'], '6'));
+  t.is(routesOf(store.buildState())[0], moved);
+  // Deleted and created again: the new object.
+  store.delete('HTTPRoute', 'default', 'r');
+  t.deepEqual(routesOf(store.buildState()), []);
+  const again = route({}, ['b.test'], '7');
+  store.upsert(again);
+  t.is(routesOf(store.buildState())[0], again);
+  // A relist with a status-only difference keeps it too; one without the object drops it.
+  store.replace(['HTTPRoute'], [route({ parents: [] }, ['b.test'], '8')]);
+  t.is(routesOf(store.buildState())[0], again);
+  store.replace(['HTTPRoute'], []);
+  t.deepEqual(routesOf(store.buildState()), []);
 });

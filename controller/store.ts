@@ -1,7 +1,10 @@
 // The object store: the latest version of every watched object, by kind and namespace/name. Sources write it;
-// the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing.
+// the reconciler reads consistent snapshots of it. Writes that do not change an object emit nothing. Builds read a
+// view of their own (buildState) in which a status write coming back does not replace an object whose status no
+// build reads: the incremental builds tell unchanged inputs by identity, and our own status writes (every new
+// HTTPRoute's, its Gateway's attachedRoutes) otherwise made the next change a full build.
 import { EventEmitter } from 'node:events';
-import { isKindName, keyNamespaceOf, kindNames, kindTable } from './translate/shared/kinds.js';
+import { isKindName, keyNamespaceOf, kindNames, kindTable, statusNotReadKinds } from './translate/shared/kinds.js';
 import type { ClusterState, KubeKind, KubeObject } from './translate/shared/kube-objects.js';
 
 export interface StoreChange {
@@ -33,6 +36,15 @@ function sameContent(a: KubeObject, b: KubeObject): boolean {
   return strip(a) === strip(b);
 }
 
+/** The same object for a build: alike but for bookkeeping fields and the status (for kinds whose status no build reads). */
+function sameForBuilds(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject): string => {
+    const { resourceVersion: _rv, ...meta } = o.metadata;
+    return JSON.stringify({ ...o, metadata: { ...meta, managedFields: undefined }, status: undefined });
+  };
+  return strip(a) === strip(b);
+}
+
 export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
   readonly #objects = new Map<KubeKind, Map<string, KubeObject>>(kindNames.map((k) => [k, new Map()]));
   /**
@@ -40,6 +52,13 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
    * the same array, so builds can tell it unchanged at once and keep what they derived from it.
    */
   readonly #lists = new Map<KubeKind, readonly KubeObject[]>();
+  /**
+   * Per kind of statusNotReadKinds, by key: the object builds go on reading while the stored one differs from it only
+   * in status and bookkeeping (sameForBuilds).
+   */
+  readonly #seenByBuilds = new Map<KubeKind, Map<string, KubeObject>>();
+  /** Per kind, the list `buildList` returned, until an object of that kind changes for builds. */
+  readonly #buildLists = new Map<KubeKind, readonly KubeObject[]>();
 
   /** A kind's objects; a kind the table lacks (an optional kind a test watches) gets its map when first written. */
   #map(kind: KubeKind): Map<string, KubeObject> {
@@ -65,6 +84,28 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     return list;
   }
 
+  /**
+   * Every object of `kind` as builds read them: as `list`, but an object whose status alone changed (and only for
+   * kinds no build reads the status of) is the copy from before that change; the same array while nothing of the kind
+   * changed for builds.
+   */
+  buildList(kind: KubeKind): readonly KubeObject[] {
+    let list = this.#buildLists.get(kind);
+    if (list === undefined) {
+      const seen = this.#seenByBuilds.get(kind);
+      list = seen === undefined || seen.size === 0 ? this.list(kind) : this.list(kind).map((o) => seen.get(keyOf(o)) ?? o);
+      this.#buildLists.set(kind, list);
+    }
+    return list;
+  }
+
+  /** An object of `kind` changed for builds (added, deleted, or more than its status): builds read it anew. */
+  #changedForBuilds(kind: KubeKind, key: string): void {
+    this.#lists.delete(kind);
+    this.#buildLists.delete(kind);
+    this.#seenByBuilds.get(kind)?.delete(key);
+  }
+
   count(kind: KubeKind): number {
     return this.#map(kind).size;
   }
@@ -81,7 +122,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     const previous = map.get(key);
     if (!previous) return;
     map.delete(key);
-    this.#lists.delete(kind);
+    this.#changedForBuilds(kind, key);
     this.emit('change', [{ kind, namespace, name, type: 'deleted', object: previous, previous }]);
   }
 
@@ -104,7 +145,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       for (const [key, previous] of map) {
         if (keep.has(key)) continue;
         map.delete(key);
-        this.#lists.delete(kind);
+        this.#changedForBuilds(kind, key);
         changes.push({
           kind,
           namespace: namespaceKeyOf(kind, previous.metadata),
@@ -131,7 +172,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       const previous = map.get(key);
       if (previous === undefined) continue;
       map.delete(key);
-      this.#lists.delete(obj.kind);
+      this.#changedForBuilds(obj.kind, key);
       changes.push({ kind: obj.kind, namespace: namespaceKeyOf(obj.kind, previous.metadata), name: previous.metadata.name, type: 'deleted', object: previous, previous });
     }
     for (const obj of objects) {
@@ -148,8 +189,19 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     const previous = map.get(key);
     // The same object again (a re-read of an unchanged manifest file): nothing to compare.
     if (previous === obj) return undefined;
-    // A new object either way (the latest resourceVersion is kept): the kind's list is made again.
+    // A new object either way (the latest resourceVersion is kept): the kind's list is made again; builds go on
+    // reading the copy they saw while nothing but the status and bookkeeping changed.
     this.#lists.delete(obj.kind);
+    if (previous !== undefined && statusNotReadKinds.has(obj.kind) && sameForBuilds(previous, obj)) {
+      let seen = this.#seenByBuilds.get(obj.kind);
+      if (seen === undefined) {
+        seen = new Map();
+        this.#seenByBuilds.set(obj.kind, seen);
+      }
+      if (!seen.has(key)) seen.set(key, previous);
+    } else {
+      this.#changedForBuilds(obj.kind, key);
+    }
     if (previous && sameContent(previous, obj)) {
       map.set(key, obj);
       return undefined;
@@ -174,6 +226,16 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     // One list per kind of the table, under its field (an optional kind's too: empty is the same as absent).
     const state: Record<string, readonly KubeObject[]> = {};
     for (const kind of kindNames) state[kindTable[kind].state] = this.list(kind);
+    return state as unknown as ClusterState;
+  }
+
+  /**
+   * The view builds translate (buildList per kind): as `state`, but with the copy of an object builds saw before its
+   * status alone changed. Anything that reads a status, or writes with a resourceVersion, reads `state`/`get`.
+   */
+  buildState(): ClusterState {
+    const state: Record<string, readonly KubeObject[]> = {};
+    for (const kind of kindNames) state[kindTable[kind].state] = this.buildList(kind);
     return state as unknown as ClusterState;
   }
 }

@@ -30,7 +30,7 @@ export class BuildPipeline {
   readonly #endpoints = new EndpointBuilder();
 
   constructor(
-    private readonly store: Pick<ObjectStore, 'state' | 'get'>,
+    private readonly store: Pick<ObjectStore, 'buildState' | 'get'>,
     private readonly cache: SnapshotCache,
     options: BuildOptions,
   ) {
@@ -48,7 +48,8 @@ export class BuildPipeline {
    * keeps the last good config.
    */
   build(): ConfigurationBuild {
-    const state = this.store.state();
+    // The builds' view: a status write coming back leaves the objects the last build translated in place.
+    const state = this.store.buildState();
     const { built, published: changedTypes } = this.#config.build(state, (update) => this.cache.update(update));
     this.#endpoints.rebase(built.translation.ir, state, built.endpoints);
     return { kind: built.kind, translation: built.translation, changedTypes };

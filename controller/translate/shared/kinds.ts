@@ -102,6 +102,13 @@ export const kindNames = Object.keys(kindTable) as KindName[];
 /** The Gateway API kinds (the gateway-api/ translator's inputs). */
 export const gatewayApiKinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'ReferenceGrant', 'ListenerSet', 'BackendTLSPolicy', 'RoutePolicy'] as const satisfies readonly KindName[];
 
+/**
+ * Kinds whose `status` no build reads (our Gateway API status writer writes it, and translations read only their
+ * spec and metadata): a change of their status alone (a status write coming back) needs no build, and builds may
+ * keep translating the copy they saw before it (controller/store.ts buildState).
+ */
+export const statusNotReadKinds: ReadonlySet<string> = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute'] satisfies KindName[]);
+
 /** The kinds whose cheapest build is `build`. */
 export type KindsWithBuild<B extends Build> = { [K in KindName]: (typeof kindTable)[K]['build'] extends B ? K : never }[KindName];
 
