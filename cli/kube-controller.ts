@@ -117,7 +117,8 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   };
   const publish = (): void => {
     if (applied) statusWriter.publish(applied, addresses());
-    gatewayStatus.resync();
+    // The addresses Gateways without their own show (sharedAddresses): only Gateways' status reads them.
+    gatewayStatus.resyncGateways();
   };
   tracker.on('applied', (event) => {
     applied = event.servedIngresses;

@@ -125,8 +125,7 @@ function byKey<T>(entries: readonly T[] | undefined, keyOfEntry: (entry: T) => s
 
 function indexStatus(status: GatewayApiStatus): StatusIndex {
   return {
-    // A GatewayClass is found by name (its key has no namespace).
-    gatewayClasses: byKey(status.gatewayClasses, (c) => c.ref.name),
+    gatewayClasses: byKey(status.gatewayClasses, (c) => refKeyOf(c.ref)),
     gateways: byKey(status.gateways, (g) => refKeyOf(g.ref)),
     listenerSets: byKey(status.listenerSets, (l) => refKeyOf(l.ref)),
     routes: byKey(status.routes, (r) => refKeyOf(r.ref)),
@@ -180,24 +179,62 @@ export class GatewayApiStatusWriter {
     return this.#queue.stats;
   }
 
-  /** A build's status data (undefined: no Gateway API object is ours; our route parent entries are then removed). */
+  /**
+   * A build's status data (undefined: no Gateway API object is ours; our route parent entries are then removed).
+   * Queues the objects whose entry is not the last build's (a new, changed or gone entry: the status data are not
+   * modified once made, and an incremental build hands an untouched route's entry on as it was): an object whose
+   * entry is the same was queued when it got it, and is queued again by a change of its own (the store), a failed
+   * write (the queue's retry) or leadership (resync).
+   */
   publishBuilt(status: GatewayApiStatus | undefined): void {
+    const before = this.#latest === undefined ? undefined : this.#index();
     this.#latest = status ?? { gatewayClasses: [], gateways: [], routes: [] };
     this.#latestIndex = undefined;
-    this.resync();
+    if (before === undefined) {
+      this.resync();
+      return;
+    }
+    if (!this.options.isLeader()) return;
+    const after = this.#index();
+    for (const field of Object.keys(after) as (keyof StatusIndex)[]) {
+      const [was, is] = [before[field] as ReadonlyMap<string, unknown>, after[field] as ReadonlyMap<string, unknown>];
+      for (const [key, entry] of is) if (was.get(key) !== entry) this.#enqueueStored(key);
+      for (const key of was.keys()) if (!is.has(key)) this.#enqueueStored(key);
+    }
   }
 
   /** The status data of the newest generation Envoy ACKed: Programmed=True may now be written for its Gateways. */
   publishApplied(status: GatewayApiStatus | undefined): void {
     this.#applied = appliedGatewaysOf(status);
-    this.resync();
+    this.resyncGateways();
   }
 
   resync(): void {
+    this.#resyncKinds(statusKinds);
+  }
+
+  /**
+   * Queues the Gateways and ListenerSets: what else their status says besides a build's data (Programmed once Envoy
+   * ACKed, the shared addresses) changed. No other kind's status reads either.
+   */
+  resyncGateways(): void {
+    this.#resyncKinds(['Gateway', 'ListenerSet']);
+  }
+
+  #resyncKinds(kinds: readonly StatusKind[]): void {
     if (this.#latest === undefined || !this.options.isLeader()) return;
-    for (const kind of statusKinds) {
+    for (const kind of kinds) {
       for (const obj of this.options.store.list(kind)) this.#queue.enqueue(keyOf(kind, keyNamespaceOf(kind, obj.metadata), obj.metadata.name));
     }
+  }
+
+  /** Queues `key` when its object is in the store (as resync queues the stored objects only). */
+  #enqueueStored(key: string): void {
+    if (this.#stored(key) !== undefined) this.#queue.enqueue(key);
+  }
+
+  #index(): StatusIndex {
+    return (this.#latestIndex ??= indexStatus(this.#latest ?? { gatewayClasses: [], gateways: [], routes: [] }));
   }
 
   idle(): Promise<void> {
@@ -230,11 +267,11 @@ export class GatewayApiStatusWriter {
   #desired(key: string, obj: StatusObject): StatusObject | undefined {
     const latest = this.#latest;
     if (latest === undefined) return undefined;
-    const index = (this.#latestIndex ??= indexStatus(latest));
+    const index = this.#index();
     const now = (this.options.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     let status: Record<string, unknown> | undefined;
     if (obj.kind === 'GatewayClass') {
-      const data = index.gatewayClasses.get(obj.metadata.name);
+      const data = index.gatewayClasses.get(key);
       if (data !== undefined) status = desiredGatewayClassStatus(obj, data, now);
     } else if (obj.kind === 'Gateway') {
       const data = index.gateways.get(key);
