@@ -8,13 +8,17 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../cli/logger.js';
 import { startStandaloneController, type StandaloneController } from '../cli/standalone-controller.js';
+import { buildConfig, fullUpdate } from '../controller/pipeline/build-config.js';
+import { clusterStateFromYaml } from '../controller/translate/shared/cluster-state-yaml.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
 import { buildBootstrap } from '../envoy/bootstrap.js';
 import { routeConfiguredFilterConfigs } from '../envoy/http-filters.js';
+import { AdsServer } from '../xds/ads-server.js';
 import { clientSync } from '../xds/client-sync.js';
+import { SnapshotCache } from '../xds/snapshot-cache.js';
 import { useEchoBackend, useEnvoy } from './harness/ava-fixtures.js';
 import { findSection, type EnvoyProcess } from './harness/envoy-process.js';
-import { httpsGet } from './harness/http-client.js';
+import { httpGet, httpsGet } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
@@ -163,5 +167,44 @@ for (const xdsProtocol of ['sotw', 'delta'] as const) {
     t.true(await scriptsAnswer(w, 'late'));
     t.deepEqual(await envoy.stats(reloadStats), reloads, 'no configuration loaded again after the restart');
     t.deepEqual(await envoy.stats(listenerStats), listenersBefore, 'no listener changed after the restart');
+  });
+}
+
+// What the controller never does, to show what Envoy then does: a listener names a configuration that is not
+// served. It waits for it (warming) until initial_fetch_timeout, then serves; the routes turning that filter on
+// answer 500 (they fail closed, never run without it), the others are served. Over delta xDS this needs the server
+// to leave the missing name unanswered: told it is removed, Envoy kept the listener warming for good
+// (xds/delta-session.ts reportsMissing).
+for (const xdsProtocol of ['sotw', 'delta'] as const) {
+  test(`${xdsProtocol}: a filter configuration never served: the listener warms until the fetch times out, then only the routes using that filter fail, with 500`, async (t) => {
+    t.timeout(120_000);
+    const web = await useEchoBackend(t, { service: 'web' });
+    const objects = [
+      ingressClass(),
+      ...serviceWithEndpoints('web', [{ address: web.address, port: web.port }]),
+      ingress('cookies', { annotations: { 'nginx.ingress.kubernetes.io/proxy-cookie-path': '/one/ /' }, rules: [{ host: 'cookies.example.test', paths: [{ path: '/', service: 'web' }] }] }),
+      ingress('plain', { rules: [{ host: 'plain.example.test', paths: [{ path: '/', service: 'web' }] }] }),
+    ];
+    const httpPort = await freePort();
+    const envoyOptions = { listenAddress: '127.0.0.1', httpPort, httpsPort: await freePort() };
+    const { resources } = buildConfig(clusterStateFromYaml(toYaml(objects)).state, { translate: { ...defaultTranslateOptions, nginxAnnotations: true }, envoy: envoyOptions });
+    const cache = new SnapshotCache();
+    cache.update({ ...fullUpdate(resources), extensionConfig: resources.extensionConfigs.filter((r) => r.name !== 'proxy-cookie-rewrite') });
+    const server = new AdsServer(cache);
+    const xdsPort = await server.listen('127.0.0.1', 0);
+    t.teardown(() => server.forceClose());
+    const envoy = await useEnvoy(t, {
+      bootstrap: buildBootstrap({ nodeId: 'ecds-missing', nodeCluster: 'test', xdsHost: '127.0.0.1', xdsPort, adminAddress: '127.0.0.1', adminPort: 0, xdsProtocol }),
+      drainTimeS: 2,
+    });
+    const started = Date.now();
+    await envoy.waitUntil(async () => (await envoy.warmingState()).warmingListeners.includes('ingress_http'), 10_000, 'the listener warming');
+    await envoy.waitForListener('ingress_http', 40_000);
+    t.true(Date.now() - started > 10_000, 'it waited for the configuration (initial_fetch_timeout, 15 s)');
+    const get = (host: string) => httpGet({ port: httpPort, hostHeader: host, path: '/', headers: { 'x-echo-response-header': 'Set-Cookie: s=1; Path=/one/two' } });
+    t.is((await get('plain.example.test')).status, 200);
+    t.is((await get('cookies.example.test')).status, 500);
+    const stats = await envoy.stats('^extension_config_discovery\\.http_filter\\.proxy-cookie-rewrite\\.');
+    t.is(stats['extension_config_discovery.http_filter.proxy-cookie-rewrite.config_reload'] ?? 0, 0);
   });
 }
