@@ -7,7 +7,7 @@ import type { TranslationScaleResult } from './translation-scale.js';
 
 const s = (median: number, p99 = median * 2): Summary => ({ runs: 20, median, p99, min: median / 2, max: p99 });
 const stages = (base: number): Record<keyof KubeApplyStages, Summary> => ({ api: s(base), watch: s(base + 1), build: s(base + 2), ordering: s(base + 3), envoyApply: s(base + 4), firstOk: s(base + 5) });
-const bytes = { listener: 2048, routeConfiguration: 0, virtualHost: 4096, cluster: 1024, clusterLoadAssignment: 512, secret: 0 };
+const bytes = { listener: 2048, routeConfiguration: 0, virtualHost: 4096, cluster: 1024, clusterLoadAssignment: 512, secret: 0, extensionConfig: 3072 };
 const scale = { routes: 50000, buildMs: s(700), buildCpuMs: s(800), firstBuild: { wallMs: 1100, cpuMs: 1300 }, phasesMs: { translateAndEnvoyBuilders: 600, snapshotUpdate: 100 }, heapAfterGcMiB: 150, rssMiB: 350, encodedBytes: bytes, resources: bytes };
 
 test('the full builds of both kinds share one table: the Ingress sizes, then the HTTPRoute ones, labelled', (t) => {
@@ -17,7 +17,7 @@ test('the full builds of both kinds share one table: the Ingress sizes, then the
   t.deepEqual(rows.map((r) => r[0]), ['10000 Ingresses', '10000 HTTPRoutes']);
   t.deepEqual(rows[1]!.slice(1, 4), [50000, 900, 1800]);
   // KiB columns: listener 2, RDS 0, VHDS 4 ...
-  t.deepEqual(rows[0]!.slice(10), [2, 0, 4, 1, 0.5, 0]);
+  t.deepEqual(rows[0]!.slice(10), [2, 0, 4, 1, 0.5, 0, 3]);
   for (const row of rows) t.is(row.length, scaleColumns.length + 1);
 });
 

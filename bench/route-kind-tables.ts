@@ -36,10 +36,12 @@ export interface GatewayApiResults {
 export function scaleCells(s: Omit<TranslationScaleResult, 'ingresses'>): (string | number)[] {
   return [s.routes, s.buildMs.median, s.buildMs.p99, s.buildCpuMs.median, s.buildCpuMs.p99, s.firstBuild.wallMs, s.firstBuild.cpuMs, s.heapAfterGcMiB, s.rssMiB,
     round(s.encodedBytes.listener / 1024, 1), round(s.encodedBytes.routeConfiguration / 1024, 1), round(s.encodedBytes.virtualHost / 1024, 1), round(s.encodedBytes.cluster / 1024, 1),
-    round(s.encodedBytes.clusterLoadAssignment / 1024, 1), round(s.encodedBytes.secret / 1024, 1)];
+    round(s.encodedBytes.clusterLoadAssignment / 1024, 1), round(s.encodedBytes.secret / 1024, 1),
+    // Results of runs before ECDS have none.
+    round((s.encodedBytes.extensionConfig ?? 0) / 1024, 1)];
 }
 
-export const scaleColumns = ['routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'first build wall ms', 'CPU ms', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'VHDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB'];
+export const scaleColumns = ['routes', 'wall ms p50', 'wall p99', 'CPU ms p50', 'CPU p99', 'first build wall ms', 'CPU ms', 'heap MiB', 'RSS MiB', 'LDS KiB', 'RDS KiB', 'VHDS KiB', 'CDS KiB', 'EDS KiB', 'SDS KiB', 'ECDS KiB'];
 
 /** Section 1's table with both kinds: the Ingress sizes, then the HTTPRoute ones, each labelled with its kind. */
 export function scaleRowsByKind(ingress: readonly TranslationScaleResult[], httpRoutes: readonly HttpRouteScaleResult[]): (string | number)[][] {

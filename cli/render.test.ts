@@ -38,18 +38,23 @@ async function world(t: import('ava').ExecutionContext) {
 test('render prints one JSON document per xDS type, resources sorted by name, then the problems', async (t) => {
   const { dir } = await world(t);
   const docs = renderDocuments(await loadAndBuild(dir, options)).map((d) => JSON.parse(d) as Record<string, unknown>);
-  t.deepEqual(docs.slice(0, 5).map((d) => d['typeUrl']), [
+  t.deepEqual(docs.slice(0, 6).map((d) => d['typeUrl']), [
     'type.googleapis.com/envoy.config.listener.v3.Listener',
     'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
     'type.googleapis.com/envoy.config.cluster.v3.Cluster',
     'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
     'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
+    'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
   ]);
+  // The filter configurations the listeners name (ECDS), each once.
+  const filterNames = (docs[5]!['resources'] as { name: string }[]).map((c) => c.name);
+  t.true(filterNames.includes('envoy.filters.http.lua'));
+  t.deepEqual(filterNames, [...filterNames].sort());
   const clusterNames = (docs[2]!['resources'] as { name: string }[]).map((c) => c.name);
   t.is(clusterNames.length, 2);
   t.deepEqual(clusterNames, [...clusterNames].sort());
   t.true(clusterNames[0]!.includes('alpha'), 'alpha sorts before zeta although it was written after it');
-  const last = docs[5] as { manifestProblems: { file: string }[]; servedIngresses: { name: string }[]; diagnostics: unknown[] };
+  const last = docs[6] as { manifestProblems: { file: string }[]; servedIngresses: { name: string }[]; diagnostics: unknown[] };
   t.deepEqual(last.manifestProblems.map((p) => p.file), ['broken.yaml']);
   t.deepEqual(last.servedIngresses.map((r) => r.name), ['app']);
 });

@@ -31,6 +31,7 @@ const typeSections: [keyof EnvoyResources, string][] = [
   ['clusters', 'type.googleapis.com/envoy.config.cluster.v3.Cluster'],
   ['clusterLoadAssignments', 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment'],
   ['secrets', 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret'],
+  ['extensionConfigs', 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig'],
 ];
 
 /** Private keys never leave the process through render. */

@@ -63,7 +63,7 @@ test('with a readiness port, Envoy accepts the bootstrap and answers /ready on t
 // Routes served over xDS must be held to the same limits as `validate` checks them with (see layered-runtime.ts).
 test('the served bootstrap has the runtime the validated static bootstrap has', (t) => {
   const served = buildBootstrap({ ...base, xdsProtocol: 'delta' });
-  const empty = { listeners: [], routeConfigurations: [], clusters: [], clusterLoadAssignments: [], secrets: [] };
+  const empty = { listeners: [], routeConfigurations: [], clusters: [], clusterLoadAssignments: [], secrets: [], extensionConfigs: [] };
   t.deepEqual(served['layered_runtime'], inlineIntoStaticBootstrap(empty)['layered_runtime']);
   t.truthy(served['layered_runtime']);
 });

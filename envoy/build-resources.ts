@@ -1,7 +1,7 @@
 import type { ClusterEndpointsIR, ClusterIR, DataPlaneIR, FallbackClusterIR, ListenerIR, RouteTableIR } from '../ir/index.js';
 import type { AccessLogOptions } from './access-log.js';
 import { builtForSameKey, builtOnce } from './built-once.js';
-import { buildRouteConfiguredHttpFilters } from './http-filters.js';
+import { buildRouteConfiguredHttpFilters, routeConfiguredFilterConfigs } from './http-filters.js';
 import { buildCluster } from './cluster.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { defaultEdgeHardening, withListenerSettings } from './edge-hardening.js';
@@ -132,6 +132,8 @@ export function buildResources(
     return (configurations.get(listener.routeConfiguration ?? table.name) as ServedConfiguration).routes;
   };
   const listeners: NamedResource[] = [];
+  // Some listener has an HTTP connection manager, whose filters name the ECDS resources.
+  let connectionManagers = false;
   for (const onPort of listenersByPort(ir.listeners)) {
     const first = onPort[0] as ListenerIR;
     const edge = withListenerSettings(baseEdge, first.settings);
@@ -141,6 +143,7 @@ export function buildResources(
       // One connection manager per plaintext port: the translators give each port one HTTP listener.
       if (onPort.length > 1) throw new Error(`port ${first.port}: listener ${first.name} is plaintext HTTP, and others share its port: ${onPort.map((l) => l.name).join(', ')}`);
       listeners.push(named(first.name, httpListenerOf({ ...where, routes: routesOf(first) })));
+      connectionManagers = true;
       continue;
     }
     const tcpChains = onPort.flatMap((listener) => listener.tcpChains ?? []);
@@ -155,6 +158,7 @@ export function buildResources(
     // A TLS port with nothing to serve yet (no route attached) is not opened: Envoy refuses a listener without a chain.
     if (chains.length === 0 && passthrough.length === 0 && tcpChains.length === 0 && onPort.every((l) => l.protocol === 'TLS')) continue;
     listeners.push(named(first.name, httpsListenerOf({ ...where, chains, passthrough, tcpChains })));
+    if (chains.some((chain) => chain.servers.length > 0)) connectionManagers = true;
   }
   return {
     listeners: listeners.sort(byName),
@@ -166,8 +170,12 @@ export function buildResources(
       ...ir.secrets.map((secret) => named(secret.name, secretOf(secret))),
       ...(ir.certificateAuthorities ?? []).map((ca) => named(ca.name, certificateAuthorityOf(ca))),
     ].sort(byName),
+    // Only what some listener names: Envoy asks for no other, and the status waits for every served resource to be ACKed.
+    extensionConfigs: connectionManagers ? routeConfiguredFilterConfigs : noExtensionConfigs,
   };
 }
+
+const noExtensionConfigs: readonly NamedResource[] = [];
 
 /**
  * The IR's listeners grouped by address and port, each group in the IR's order (by name), the groups by their first listener.

@@ -20,6 +20,11 @@ export interface EnvoyResources {
   clusters: NamedResource[];
   clusterLoadAssignments: NamedResource[];
   secrets: NamedResource[];
+  /**
+   * ECDS: the configurations of the HTTP filters the connection managers name with `config_discovery`
+   * (http-filters.ts); none when no listener has a connection manager (nothing would ask for them).
+   */
+  extensionConfigs: readonly NamedResource[];
 }
 
 /** Where the data plane listens. */

@@ -81,6 +81,7 @@ test('a cluster without assignment is inlined with no endpoints', (t) => {
     clusters: [{ name: 'a/b/80', resource: buildCluster({ name: 'a/b/80', service: { namespace: 'a', name: 'b', port: 80 } }) }],
     clusterLoadAssignments: [],
     secrets: [],
+    extensionConfigs: [],
   });
   t.deepEqual(staticResources(bootstrap).clusters, [
     { name: 'a/b/80', type: 'STATIC', connect_timeout: '5s', lb_policy: 'ROUND_ROBIN', load_assignment: { cluster_name: 'a/b/80' } },

@@ -5,7 +5,8 @@ import { buildLayeredRuntime } from './layered-runtime.js';
 import type { EnvoyResources, NamedResource, ResourceJson } from './resource-types.js';
 
 // `envoy --mode validate` fetches no xDS, so this turns a set of xDS resources into an equivalent static
-// bootstrap: what the xDS references point at is put in place. Only the shapes envoy/ builds are rewritten.
+// bootstrap: what the xDS references point at is put in place (RDS, EDS, SDS and ECDS). Only the shapes envoy/
+// builds are rewritten.
 
 function isObject(value: unknown): value is ResourceJson {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -34,6 +35,22 @@ function inlineRoutes(hcm: ResourceJson, routeConfigurations: readonly NamedReso
   const { rds, ...rest } = hcm;
   if (!isObject(rds) || typeof rds['route_config_name'] !== 'string') return hcm;
   return { ...rest, route_config: lookup(routeConfigurations, rds['route_config_name'], 'RouteConfiguration') };
+}
+
+/**
+ * HCM whose HTTP filters fetch their configuration over ECDS (`config_discovery`) -> the same filters with the named
+ * TypedExtensionConfig's configuration inline, in the same place and still disabled.
+ */
+function inlineDiscoveredFilters(hcm: ResourceJson, extensionConfigs: readonly NamedResource[]): ResourceJson {
+  const filters = hcm['http_filters'];
+  if (!Array.isArray(filters) || !filters.some((f) => isObject(f) && f['config_discovery'] !== undefined)) return hcm;
+  const inlined = asObjects(filters).map((filter) => {
+    const { config_discovery: discovery, ...rest } = filter;
+    if (discovery === undefined) return filter;
+    const config = lookup(extensionConfigs, String(filter['name']), 'TypedExtensionConfig');
+    return { name: rest['name'], typed_config: config['typed_config'], ...(rest['disabled'] === undefined ? {} : { disabled: rest['disabled'] }) };
+  });
+  return { ...hcm, http_filters: inlined };
 }
 
 /**
@@ -67,7 +84,7 @@ function inlineFilterChain(chain: ResourceJson, resources: EnvoyResources): Reso
   const filters = asObjects(chain['filters']).map((filter) => {
     const config = filter['typed_config'];
     if (!isObject(config) || config['@type'] !== httpConnectionManagerType) return filter;
-    return { ...filter, typed_config: inlineRoutes(config, resources.routeConfigurations) };
+    return { ...filter, typed_config: inlineDiscoveredFilters(inlineRoutes(config, resources.routeConfigurations), resources.extensionConfigs) };
   });
   const result: ResourceJson = { ...chain, filters };
   const socket = chain['transport_socket'];

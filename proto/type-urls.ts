@@ -9,6 +9,8 @@ export const TypeUrl = {
   secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
   /** VHDS: the virtual hosts of a RouteConfiguration, one resource each, named `<route configuration>/<name>`. */
   virtualHost: 'type.googleapis.com/envoy.config.route.v3.VirtualHost',
+  /** ECDS: an HTTP filter's configuration, named as the filter that references it with `config_discovery`. */
+  extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
 } as const;
 
 export type ResourceKind = keyof typeof TypeUrl;
@@ -18,6 +20,7 @@ export const resourceKinds: readonly ResourceKind[] = [
   'cluster',
   'clusterLoadAssignment',
   'secret',
+  'extensionConfig',
   'listener',
   'routeConfiguration',
   'virtualHost',
@@ -35,7 +38,7 @@ export function messageNameOfTypeUrl(typeUrl: string): string {
   return typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
 }
 
-/** Short names for logs and metrics: LDS, RDS, CDS, EDS, SDS, VHDS. */
+/** Short names for logs and metrics: LDS, RDS, CDS, EDS, SDS, VHDS, ECDS. */
 export const shortName: Record<ResourceKind, string> = {
   listener: 'LDS',
   routeConfiguration: 'RDS',
@@ -43,6 +46,7 @@ export const shortName: Record<ResourceKind, string> = {
   clusterLoadAssignment: 'EDS',
   secret: 'SDS',
   virtualHost: 'VHDS',
+  extensionConfig: 'ECDS',
 };
 
 /**

@@ -7,6 +7,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import test from 'ava';
 import { useEchoBackend } from './harness/ava-fixtures.js';
+import { echoService, grpcCall, startGrpcBackend } from './harness/grpc-echo.js';
 import { httpGet } from './harness/http-client.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { waitFor } from './harness/wait.js';
@@ -15,71 +16,14 @@ import { freePort, startStack } from './fixtures/standalone-stack.js';
 
 const gatewayApi = 'gateway.networking.k8s.io/v1';
 const host = 'grpc.example.test';
-const echoService = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
-const raw = { serialize: (b: Buffer): Buffer => b, deserialize: (b: Buffer): Buffer => b };
 const methods = ['Echo', 'EchoTwo', 'EchoThree'];
-
-interface GrpcBackend {
-  port: number;
-  calls: number;
-  stop: () => void;
-}
-
-/** A gRPC server answering every method of `service` with its own name, the method and the request metadata (JSON). */
-async function startGrpcBackend(name: string, service = echoService): Promise<GrpcBackend> {
-  const server = new grpc.Server();
-  const backend = { port: 0, calls: 0, stop: () => server.forceShutdown() };
-  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
-  const handlers: grpc.UntypedServiceImplementation = {};
-  for (const method of methods) {
-    definition[method] = {
-      path: `/${service}/${method}`,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: raw.serialize,
-      requestDeserialize: raw.deserialize,
-      responseSerialize: raw.serialize,
-      responseDeserialize: raw.deserialize,
-    };
-    handlers[method] = (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-      backend.calls += 1;
-      callback(null, Buffer.from(JSON.stringify({ backend: name, method, metadata: call.metadata.getMap() })));
-    };
-  }
-  server.addService(definition, handlers);
-  backend.port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  return backend;
-}
-
-interface Answer {
-  code: grpc.status;
-  backend?: string;
-  metadata?: Record<string, unknown>;
-}
-
-function call(port: number, method: string, metadata: Record<string, string> = {}, service = echoService): Promise<Answer> {
-  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': host });
-  const md = new grpc.Metadata();
-  for (const [name, value] of Object.entries(metadata)) md.set(name, value);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(`/${service}/${method}`, raw.serialize, raw.deserialize, Buffer.alloc(0), md, { deadline: Date.now() + 8_000 }, (err, value) => {
-      client.close();
-      if (err) resolve({ code: err.code });
-      else {
-        const body = JSON.parse(String(value)) as { backend: string; metadata: Record<string, unknown> };
-        resolve({ code: grpc.status.OK, backend: body.backend, metadata: body.metadata });
-      }
-    });
-  });
-}
+const call = (port: number, method: string, metadata: Record<string, string> = {}, service = echoService) => grpcCall(port, host, method, metadata, service);
 
 test('GRPCRoute through Envoy: method and header matches, header modifier, mirror, weights; an HTTPRoute beside it', async (t) => {
   t.timeout(120_000);
   const tmp = await createTempDir();
   t.teardown(() => tmp.remove());
-  const backends = { v1: await startGrpcBackend('v1'), v2: await startGrpcBackend('v2'), v3: await startGrpcBackend('v3'), other: await startGrpcBackend('other', 'other.Service') };
+  const backends = { v1: await startGrpcBackend('v1', methods), v2: await startGrpcBackend('v2', methods), v3: await startGrpcBackend('v3', methods), other: await startGrpcBackend('other', methods, 'other.Service') };
   t.teardown(() => Object.values(backends).forEach((b) => b.stop()));
   const web = await useEchoBackend(t, { service: 'web' });
   const gatewayPort = await freePort();

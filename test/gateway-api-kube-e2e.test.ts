@@ -419,6 +419,39 @@ test.serial('RoutePolicy status.ancestors: the Gateway its HTTPRoute attaches to
   t.deepEqual(await policyConditions('second'), ['Accepted=False/Conflicted@1']);
 });
 
+test.serial('RoutePolicy on a GRPCRoute: the CRD takes kind GRPCRoute, status.ancestors is the Gateway it attaches to; another namespace\'s policy naming it is TargetNotFound', async (t) => {
+  t.timeout(120_000);
+  showStackLogsOnFailure(t, () => world);
+  const policy = (name: string, namespace: string): object => ({
+    apiVersion: 'gateway.envoy-ingress.io/v1alpha1',
+    kind: 'RoutePolicy',
+    metadata: { name, namespace },
+    spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'GRPCRoute', name: 'policy-grpc' }], sourceRanges: { deny: ['0.0.0.0/0', '::/0'] } },
+  });
+  await apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gw-other-tenant' } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GRPCRoute',
+      metadata: { name: 'policy-grpc', namespace: ns },
+      spec: { parentRefs: [ourParent], hostnames: ['policy-grpc.example.test'], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [webBackend] }] },
+    },
+    policy('grpc-policy', ns),
+    policy('intruder', 'gw-other-tenant'),
+  ]);
+  const ancestors = async (name: string, namespace: string): Promise<string[]> => {
+    const found = JSON.parse(await w().cluster.kubectlOk(['get', 'routepolicy', name, '-n', namespace, '-o', 'json'])) as {
+      status?: { ancestors?: { ancestorRef: { name: string; kind: string; namespace?: string }; controllerName: string; conditions: Condition[] }[] };
+    };
+    return (found.status?.ancestors ?? [])
+      .filter((a) => a.controllerName === controllerName)
+      .map((a) => `${a.ancestorRef.kind} ${a.ancestorRef.namespace}/${a.ancestorRef.name}: ${a.conditions.map((c) => `${c.type}=${c.status}/${c.reason}@${c.observedGeneration}`).join(', ')}`);
+  };
+  await waitFor(async () => (await ancestors('grpc-policy', ns)).length > 0 && (await ancestors('intruder', 'gw-other-tenant')).length > 0, { description: 'RoutePolicy status written', timeoutMs: 30_000 });
+  t.deepEqual(await ancestors('grpc-policy', ns), [`Gateway ${ns}/edge: Accepted=True/Accepted@1`]);
+  t.deepEqual(await ancestors('intruder', 'gw-other-tenant'), ['GRPCRoute gw-other-tenant/policy-grpc: Accepted=False/TargetNotFound@1']);
+});
+
 test.serial('client-certificate validation: the CA ConfigMap a Gateway names is watched; the listener is served once it exists', async (t) => {
   t.timeout(120_000);
   showStackLogsOnFailure(t, () => world);

@@ -183,6 +183,7 @@ const typeOrder = [
   ['clusters', TypeUrl.cluster],
   ['clusterLoadAssignments', TypeUrl.clusterLoadAssignment],
   ['secrets', TypeUrl.secret],
+  ['extensionConfigs', TypeUrl.extensionConfig],
 ] as const;
 
 function resourceName(resource: ResourceJson): string {

@@ -3,10 +3,12 @@
 // (test/nginx-parity/*.yaml) send HTTP/1.1 requests only, hence this file. The Go tests call grpcbin's
 // HeadersUnary / Unary, which answer the request metadata the backend received; the server here does the same for
 // one unary method (raw bytes, no .proto needed), and waits `x-delay-ms` before answering when asked.
+import { createHash } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import * as grpc from '@grpc/grpc-js';
 import { runMigrate } from '../cli/migrate-command.js';
 import { defaultTranslateOptions } from '../controller/translate/shared/options.js';
+import { grpcCall } from './harness/grpc-echo.js';
 import { createTempDir } from './harness/temp-dir.js';
 import { createTestCA, type IssuedCertificate, type TestCA } from './harness/test-certs.js';
 import { waitFor } from './harness/wait.js';
@@ -163,4 +165,75 @@ test('migrate: backend-protocol GRPC becomes a GRPCRoute whose calls reach the g
   const plainAnswer = await call(gateway, 'grpc-timeout.foo.com');
   t.is(plainAnswer.code, grpc.status.OK, 'GRPC over the HTTP listener: the call succeeds');
   t.is(plainAnswer.headers?.[':authority'], 'grpc-timeout.foo.com');
+});
+
+// `migrate` of gRPC Ingresses with source ranges, basic auth and cookie affinity: a GRPCRoute the RoutePolicy
+// targets. Each call is made to the Ingress (the Ingress translator) and to the migrated objects (the Gateway API
+// translator), both through a real Envoy with a real gRPC client; the answers a gRPC client sees (status code, the
+// challenge, the affinity cookie's attributes) must be the same wherever the report says `same`.
+test('migrate: backend-protocol GRPC with source ranges, basic auth and affinity becomes a GRPCRoute with the RoutePolicy; gRPC clients get the same answers as from the Ingress', async (t) => {
+  t.timeout(120_000);
+  const tmp = await createTempDir('nginx-grpc-policy-');
+  t.teardown(() => tmp.remove());
+  const backend = await startGrpcBackend();
+  t.teardown(() => backend.stop());
+  const sha = (password: string): string => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+  const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  await writeManifest(tmp.path, 'backends.yaml', [ingressClass('nginx', true), ...serviceWithLoopbackSlice({ name: 'grpcbin', ports: [{ name: 'grpc', port: 9000, targetPort: 'grpc' }] }, [backend.port])]);
+  const grpcAnnotations = { 'backend-protocol': 'GRPC', 'ssl-redirect': 'false' };
+  await writeManifest(tmp.path, 'objects.yaml', [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'grpc-users', namespace: 'default' }, type: 'Opaque', stringData: { auth: `alice:${sha('wonderland')}\n` } },
+    grpcIngress('grpc-office', 'grpc-office.foo.com', 'grpcbin', { ...grpcAnnotations, 'whitelist-source-range': '10.0.0.0/8' }),
+    grpcIngress('grpc-loopback', 'grpc-loopback.foo.com', 'grpcbin', { ...grpcAnnotations, 'whitelist-source-range': '127.0.0.1/32', 'denylist-source-range': '10.9.0.0/16' }),
+    grpcIngress('grpc-denied', 'grpc-denied.foo.com', 'grpcbin', { ...grpcAnnotations, 'denylist-source-range': '127.0.0.0/8' }),
+    grpcIngress('grpc-auth', 'grpc-auth.foo.com', 'grpcbin', { ...grpcAnnotations, 'auth-type': 'basic', 'auth-secret': 'grpc-users', 'auth-realm': 'gRPC area' }),
+    grpcIngress('grpc-sticky', 'grpc-sticky.foo.com', 'grpcbin', { ...grpcAnnotations, affinity: 'cookie', 'session-cookie-name': 'route', 'session-cookie-max-age': '600' }),
+  ]);
+  const out = await createTempDir('nginx-grpc-policy-migrated-');
+  t.teardown(() => out.remove());
+  const httpPort = await freePort();
+  const { report } = await runMigrate({
+    manifests: tmp.path,
+    out: out.path,
+    httpPort,
+    httpsPort: await freePort(),
+    httpsRedirectPort: 443,
+    classes: { ingressClassName: defaultTranslateOptions.ingressClassName, controllerName: defaultTranslateOptions.controllerName, nginxAnnotations: true },
+  });
+  for (const ingress of report.ingresses) {
+    const [reported] = ingress.paths;
+    t.is(reported?.route, `default/${ingress.name}-grpc`, `${ingress.name}: a GRPCRoute rule`);
+    t.is(reported?.policy, `default/${ingress.name}-policy`, `${ingress.name}: the RoutePolicy targets it`);
+    t.deepEqual(reported?.differences.map((d) => d.id), [], `${ingress.name}: nothing reported`);
+  }
+
+  const before = await startStack(t, { manifestsDir: tmp.path, translate: { nginxAnnotations: true } });
+  await before.envoy.waitForListener('ingress_http');
+  const after = await startStack(t, { manifestsDir: out.path, translate: { nginxAnnotations: true } });
+  await after.envoy.waitForListener(`gateway/http/${httpPort}`);
+  /** What a gRPC client sees of one call: its code, the challenge, and the affinity cookie without its value. */
+  const seen = async (port: number, host: string, metadata: Record<string, string>): Promise<string> => {
+    const answer = await grpcCall(port, host, 'HeadersUnary', metadata, 'grpcbin.GRPCBin');
+    const cookie = answer.headers['set-cookie'];
+    return JSON.stringify({ code: grpc.status[answer.code], challenge: answer.headers['www-authenticate'], cookie: cookie === undefined ? undefined : String(cookie).replace(/^([^=]+)=[^;]*/, '$1=…') });
+  };
+  await waitFor(async () => (await grpcCall(httpPort, 'grpc-loopback.foo.com', 'HeadersUnary', {}, 'grpcbin.GRPCBin')).code === grpc.status.OK, { description: 'the migrated routes are served' });
+  await waitFor(async () => (await grpcCall(before.httpPort, 'grpc-loopback.foo.com', 'HeadersUnary', {}, 'grpcbin.GRPCBin')).code === grpc.status.OK, { description: 'the Ingresses are served' });
+  const rows: [string, Record<string, string>][] = [
+    ['grpc-office.foo.com', {}],
+    ['grpc-loopback.foo.com', {}],
+    ['grpc-denied.foo.com', {}],
+    ['grpc-auth.foo.com', {}],
+    ['grpc-auth.foo.com', { authorization: basic('alice', 'wrong') }],
+    ['grpc-auth.foo.com', { authorization: basic('alice', 'wonderland') }],
+    ['grpc-sticky.foo.com', {}],
+  ];
+  const codes = new Set<string>();
+  for (const [host, metadata] of rows) {
+    const ingressAnswer = await seen(before.httpPort, host, metadata);
+    codes.add(String(JSON.parse(ingressAnswer).code));
+    t.is(await seen(httpPort, host, metadata), ingressAnswer, `${host} ${JSON.stringify(metadata)}`);
+  }
+  // The rows are not all alike: denials and admissions are both compared.
+  t.deepEqual([...codes].sort(), ['OK', 'PERMISSION_DENIED', 'UNAUTHENTICATED']);
 });

@@ -6,6 +6,7 @@ import { DeltaTestClient, resourceNames, SotwTestClient } from './testing/ads-te
 import {
   clusterFixture as cluster,
   endpointsFixture as endpoints,
+  extensionConfigFixture as extensionConfig,
   listenerFixture as listener,
   routesFixture as routes,
 } from './testing/resource-fixtures.js';
@@ -368,4 +369,72 @@ test('delta: resources Envoy presents on reconnect count as ACKed (status can be
   t.deepEqual(acks, [['default/web/80']]);
   const client = server.clients().find((c) => c.protocol === 'delta' && c.acked.cluster.size > 0);
   t.is(client?.acked.cluster.get('default/web/80'), versions['default/web/80']);
+});
+
+// ECDS: filter configurations are named resources (Envoy asks for the names its listeners' filters give), served
+// like SDS: before the listeners that name them, without waiting for clusters.
+/** Resolves once the server has taken an ACK of `kind` (an ACK travels asynchronously). */
+function ackOf(server: AdsServer, kind: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onAck = (e: { kind: string }): void => {
+      if (e.kind !== kind) return;
+      server.off('ack', onAck);
+      resolve();
+    };
+    server.on('ack', onAck);
+  });
+}
+
+test('SotW ECDS: the names asked for are answered, each once; a changed configuration goes out before the listener change that came with it', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update({ ...fullUpdate(), extensionConfig: [extensionConfig('a'), extensionConfig('b'), extensionConfig('c')] });
+  const client = new SotwTestClient(address);
+  t.teardown(() => client.close());
+  client.send({ typeUrl: TypeUrl.listener, node });
+  const lds = await client.next();
+  t.is(lds.typeUrl, TypeUrl.listener);
+  client.ack(lds);
+  client.send({ typeUrl: TypeUrl.extensionConfig, resourceNames: ['a', 'c'] });
+  const ecds = await client.next();
+  t.is(ecds.typeUrl, TypeUrl.extensionConfig);
+  t.deepEqual(resourceNames(ecds).sort(), ['a', 'c']);
+  const acked = ackOf(server, 'extensionConfig');
+  client.ack(ecds, ['a', 'c']);
+  await acked;
+
+  // One update changes a configuration and the listener: the configuration is sent first.
+  const changed = listener('ingress_http', 'http2');
+  cache.update({ ...fullUpdate(), listener: [changed], extensionConfig: [extensionConfig('a', 'function envoy_on_response(h) end'), extensionConfig('b'), extensionConfig('c')] });
+  const first = await client.next();
+  t.is(first.typeUrl, TypeUrl.extensionConfig);
+  t.deepEqual(resourceNames(first).sort(), ['a', 'c'], 'state of the world: every name asked for');
+  const second = await client.next();
+  t.is(second.typeUrl, TypeUrl.listener);
+});
+
+test('delta ECDS: subscribed names are answered, a missing one is left unanswered (Envoy would wait for it for good); a reconnect with the versions it has gets nothing again', async (t) => {
+  const { cache, server, address } = await start(t);
+  cache.update({ ...fullUpdate(), extensionConfig: [extensionConfig('a'), extensionConfig('b')] });
+  const client = new DeltaTestClient(address);
+  client.send({ typeUrl: TypeUrl.extensionConfig, node, resourceNamesSubscribe: ['a', 'b', 'nope'] });
+  const ecds = await client.next();
+  t.is(ecds.typeUrl, TypeUrl.extensionConfig);
+  t.deepEqual(ecds.resources.map((r) => r.name).sort(), ['a', 'b']);
+  t.deepEqual(ecds.removedResources, [], 'its initial fetch times out instead (test/ecds-filters-e2e)');
+  const acked = ackOf(server, 'extensionConfig');
+  client.ack(ecds);
+  await acked;
+  client.close();
+
+  const versions = Object.fromEntries(ecds.resources.map((r) => [r.name, r.version]));
+  const again = new DeltaTestClient(address);
+  t.teardown(() => again.close());
+  const acks: string[][] = [];
+  server.on('ack', (e) => {
+    if (e.kind === 'extensionConfig') acks.push(e.resourceNames);
+  });
+  again.send({ typeUrl: TypeUrl.extensionConfig, node, resourceNamesSubscribe: ['a', 'b'], initialResourceVersions: versions });
+  again.send({ typeUrl: TypeUrl.routeConfiguration, resourceNamesSubscribe: ['http'] });
+  t.is((await again.next()).typeUrl, TypeUrl.routeConfiguration, 'nothing of ECDS was sent again');
+  t.deepEqual(acks, [['a', 'b']], 'what it has counts as ACKed');
 });

@@ -85,7 +85,7 @@ interface Entry {
 }
 
 function emptyAcked(): Record<ResourceKind, Map<string, string>> {
-  return { cluster: new Map(), clusterLoadAssignment: new Map(), secret: new Map(), listener: new Map(), routeConfiguration: new Map(), virtualHost: new Map() };
+  return { cluster: new Map(), clusterLoadAssignment: new Map(), secret: new Map(), extensionConfig: new Map(), listener: new Map(), routeConfiguration: new Map(), virtualHost: new Map() };
 }
 
 /** A short, log-friendly view of a request (resource lists can be huge). */

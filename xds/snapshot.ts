@@ -171,6 +171,7 @@ export function emptyResources(): Record<ResourceKind, ResourceMap> {
     cluster: new Map(),
     clusterLoadAssignment: new Map(),
     secret: new Map(),
+    extensionConfig: new Map(),
     listener: new Map(),
     routeConfiguration: new Map(),
     virtualHost: new Map(),

@@ -2,7 +2,7 @@
 // response per type, and the push order that never drops traffic ("make before break"):
 //   CDS -> EDS (right behind it, and always again after a cluster change so warming completes; Envoy ACKs a
 //   CDS response only once its clusters are warm, i.e. have their endpoints, so EDS must not wait for that ACK)
-//   -> SDS -> LDS -> RDS -> VHDS (only once clusters are ACKed and so are the endpoints of the clusters just sent, so no
+//   -> SDS -> ECDS -> LDS -> RDS -> VHDS (only once clusters are ACKed and so are the endpoints of the clusters just sent, so no
 //   route names a cluster that is not warm yet; endpoint updates of other clusters do not hold routes back)
 //   -> and clusters removed from the snapshot stay in CDS, with their endpoints in EDS, until listeners and
 //   routes that no longer use them are ACKed.
@@ -31,6 +31,9 @@ export const pushOrder: readonly ResourceKind[] = [
   'cluster',
   'clusterLoadAssignment',
   'secret',
+  // Named by the listeners' filters, like SDS (Envoy asks for them when a listener arrives, which warms until they
+  // come): a change to one is sent before the listeners that may name it, and they name no cluster.
+  'extensionConfig',
   'listener',
   'routeConfiguration',
   'virtualHost',

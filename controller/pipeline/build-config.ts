@@ -68,6 +68,8 @@ export function fullUpdate(resources: EnvoyResources): SnapshotUpdate {
     cluster: resources.clusters,
     clusterLoadAssignment: resources.clusterLoadAssignments,
     secret: resources.secrets,
+    // The same list every build (http-filters.ts): the cache sees it unchanged without a look.
+    extensionConfig: resources.extensionConfigs,
   };
 }
 

@@ -36,7 +36,7 @@ test('a certificate-only Secret change rebuilds only SDS, and matches what a ful
   const state = baseState();
   const first = b.build(state, (u) => updates.push(u));
   t.is(first.built.kind, 'full');
-  t.deepEqual(Object.keys(first.built.update).sort(), ['cluster', 'clusterLoadAssignment', 'listener', 'routeConfiguration', 'secret', 'virtualHost']);
+  t.deepEqual(Object.keys(first.built.update).sort(), ['cluster', 'clusterLoadAssignment', 'extensionConfig', 'listener', 'routeConfiguration', 'secret', 'virtualHost']);
 
   const changed = replaceSecret(state, syntheticSecret(10, pem(certB)));
   const { built } = b.build(changed, (u) => updates.push(u));

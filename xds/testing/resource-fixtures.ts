@@ -65,3 +65,15 @@ export function routesFixture(name: string, clusterName: string): NamedJson {
     },
   };
 }
+
+/** An ECDS resource: a Lua filter's configuration under the filter's name. */
+export function extensionConfigFixture(name: string, script = 'function envoy_on_request(h) end'): NamedJson {
+  return {
+    name,
+    resource: {
+      '@type': TypeUrl.extensionConfig,
+      name,
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua', default_source_code: { inline_string: script } },
+    },
+  };
+}

@@ -5,7 +5,8 @@
 // - RegularExpression: RE2 `/<service>/<method>`, each part `[^/]+` when absent.
 // Header matches as HTTPRoute's. Filters: header modifiers both ways and request mirrors (the GRPCRoute set); on a
 // backendRef, the header modifiers (backend-filters.ts). Backends
-// are spoken to over HTTP/2 (backend-refs.ts). The precedence (the GRPCRoute spec: the longest service, then the
+// are spoken to over HTTP/2 (backend-refs.ts). A RoutePolicy (route-policies.ts) applies as on an HTTPRoute rule;
+// its denials are Envoy local replies, which Envoy answers a gRPC request with as gRPC (trailers-only, grpc-status). The precedence (the GRPCRoute spec: the longest service, then the
 // longest method, then most header matches) ranks an exact service+method like an Exact path, a service alone like a
 // prefix and a method alone or a regex like a regex, each by its length.
 import type { ClusterIR, HeaderMatchIR, PathMatchIR, RouteActionIR, RouteIR, RoutePolicyIR } from '../../../ir/index.js';
@@ -17,7 +18,9 @@ import type { PlacedMatch, RuleProblem, TranslatedRules } from './httproute-rule
 import { GatewayReason } from './reasons.js';
 import { regexError } from './regex-check.js';
 import { translateFilters } from './route-filters.js';
+import type { RoutePolicyLookup } from './route-policies.js';
 import type { RankedMatch } from './route-precedence.js';
+import { applyRoutePolicy } from './rule-route-policy.js';
 
 /** The filter types the GRPCRoute spec allows (ExtensionRef is not served: the rule answers 500, as for HTTPRoute). */
 const grpcFilterTypes = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror']);
@@ -82,7 +85,15 @@ export function translateGrpcMatch(match: GRPCRouteMatch): TranslatedGrpcMatch {
   return { valid: true, match: { path, rankedPath, headers } };
 }
 
-export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext): TranslatedRules {
+/**
+ * The affinity cookie's default Path (a RoutePolicy's sessionAffinity): the service or method path of the rule's first
+ * match, as nginx's is the location's (a gRPC Ingress path is `/<service>` or `/<service>/<method>`); otherwise `/`.
+ */
+function cookiePath(first: GrpcMatchIR | undefined): string {
+  return first !== undefined && (first.path.kind === 'exact' || first.path.kind === 'prefix') ? first.path.path : '/';
+}
+
+export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext, routePolicies?: RoutePolicyLookup): TranslatedRules {
   const namespace = namespaceOf(route.metadata);
   const placed: PlacedMatch[] = [];
   const clusters: ClusterIR[] = [];
@@ -114,10 +125,14 @@ export function translateGrpcRouteRules(route: GRPCRoute, services: ServiceIndex
       for (const message of backends.refused) problems.push({ kind: 'rule', reason: GatewayReason.UnsupportedFilter, message: `${ruleName}: ${message}` });
       for (const problem of filters.invalid) problems.push({ kind: problem.policy ? 'policy' : 'backend', reason: problem.reason, message: `${ruleName}: ${problem.message}` });
       clusters.push(...backends.clusters);
-      action = backends.action;
+      // A RoutePolicy on this rule (sectionName: rules[].name) or on the whole route.
+      const applied = applyRoutePolicy(routePolicies?.('GRPCRoute', namespace, route.metadata.name, rule.name), backends.action, ruleName, cookiePath(matches[0]?.ir), backends.clusters);
+      problems.push(...applied.problems);
+      action = applied.action;
       if (action.kind === 'forward') {
-        clusters.push(...filters.clusters);
-        if (Object.keys(filters.policy).length > 0) policy = filters.policy;
+        clusters.push(...filters.clusters, ...applied.clusters);
+        const combined: RoutePolicyIR = { ...filters.policy, ...applied.fields };
+        if (Object.keys(combined).length > 0) policy = combined;
       }
     }
     for (const { m, ir: translated } of matches) {

@@ -1,7 +1,6 @@
 // HTTPRoute rule translation: a route's rules -> IR routes, one per rule and match, with what the precedence reads,
 // and the problems found (for diagnostics and the route's status conditions).
-import { createHash } from 'node:crypto';
-import type { AffinityCookieIR, ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR, TcpChainIR } from '../../../ir/index.js';
+import type { ClusterIR, RouteActionIR, RouteIR, RoutePolicyIR, TcpChainIR } from '../../../ir/index.js';
 import type { ServiceIndex } from '../shared/backend.js';
 import { namespaceOf } from '../shared/kinds.js';
 import { type HTTPRoute, type HTTPRouteMatch, type HTTPRouteRule, type ReferenceGrant, refOf } from '../shared/kube-objects.js';
@@ -9,7 +8,8 @@ import { type BackendTlsContext, resolveBackendRef, resolveRuleBackends } from '
 import { GatewayReason } from './reasons.js';
 import { translateFilters } from './route-filters.js';
 import { type MatchIR, defaultMatch, translateMatch } from './route-matches.js';
-import type { AffinitySettings, RoutePolicyLookup } from './route-policies.js';
+import type { RoutePolicyLookup } from './route-policies.js';
+import { applyRoutePolicy } from './rule-route-policy.js';
 import { translateRulePolicy } from './rule-policy.js';
 import type { RankedMatch } from './route-precedence.js';
 
@@ -38,34 +38,10 @@ export interface TranslatedRules {
   stream?: Pick<TcpChainIR, 'backends' | 'errorWeight'>;
 }
 
-/** ingress-nginx's backend key of a Service port (nginx-affinity.ts): md5(md5(name) .. name) of its upstream name. */
-function backendKey(service: ClusterIR['service']): string {
-  const name = `${service.namespace}-${service.name}-${service.port}`;
-  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-  return md5(md5(name) + name);
-}
-
-/**
- * A RoutePolicy's cookie affinity on a rule with one backend: balanced mode hashes the cookie's key (ring hash, in a
- * cluster of its own `~ring-hash`), persistent mode pins the endpoint (Envoy stateful session). The cookie's Path is
- * the rule's first path unless the policy names one, as nginx's is the location's.
- */
-function withAffinity(
-  action: Extract<RouteActionIR, { kind: 'forward' }>,
-  affinity: AffinitySettings,
-  rule: HTTPRouteRule,
-  clusters: readonly ClusterIR[],
-): { action: RouteActionIR; cluster: ClusterIR; cookie: AffinityCookieIR } | { problem: string } {
-  const cluster = clusters.find((c) => c.name === action.cluster);
-  if (action.split !== undefined || cluster === undefined) return { problem: 'sessionAffinity needs a rule with one backendRef' };
-  const sticky: ClusterIR = affinity.persistent === true || cluster.loadBalancer !== undefined ? cluster : { ...cluster, name: `${cluster.name}~ring-hash`, loadBalancer: 'ring-hash' };
+/** The affinity cookie's default Path: the rule's first path, as nginx's is the location's. */
+function cookiePath(rule: HTTPRouteRule): string {
   const first = rule.matches?.[0]?.path;
-  const rulePath = first !== undefined && (first.type === undefined || first.type === 'PathPrefix' || first.type === 'Exact') && first.value !== undefined ? first.value : '/';
-  return {
-    action: { ...action, cluster: sticky.name },
-    cluster: sticky,
-    cookie: { ...affinity, path: affinity.path ?? rulePath, backends: [{ cluster: sticky.name, key: backendKey(cluster.service) }] },
-  };
+  return first !== undefined && (first.type === undefined || first.type === 'PathPrefix' || first.type === 'Exact') && first.value !== undefined ? first.value : '/';
 }
 
 export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex, grants: readonly ReferenceGrant[], backendTls?: BackendTlsContext, routePolicies?: RoutePolicyLookup): TranslatedRules {
@@ -110,31 +86,17 @@ export function translateHttpRouteRules(route: HTTPRoute, services: ServiceIndex
       clusters.push(...backends.clusters);
       action = backends.action;
       // A RoutePolicy (route-policies.ts) on this rule, or on the whole route: its access control and authentication.
-      const attached = routePolicies?.(namespace, route.metadata.name, rule.name);
-      const combined: RoutePolicyIR = {
-        ...filters.policy,
-        ...rulePolicy.policy,
-        ...(backends.websocket ? { websocket: true as const } : {}),
-        ...(attached !== undefined && 'fields' in attached ? attached.fields : {}),
-      };
-      if (action.kind === 'forward' && attached !== undefined && 'refused' in attached) {
-        problems.push({ kind: 'policy', reason: GatewayReason.RoutePolicyNotAccepted, message: `${ruleName}: RoutePolicy ${attached.policy.namespace}/${attached.policy.name} is not accepted (${attached.refused}); the rule answers 500 until it is fixed` });
-        action = { kind: 'direct', status: 500 };
-      } else if (action.kind === 'forward') {
-        const affinity = attached !== undefined && 'affinity' in attached ? attached.affinity : undefined;
-        if (affinity !== undefined) {
-          const sticky = withAffinity(action, affinity, rule, backends.clusters);
-          if ('problem' in sticky) {
-            problems.push({ kind: 'policy', reason: GatewayReason.UnsupportedValue, message: `${ruleName}: RoutePolicy ${attached?.policy.namespace}/${attached?.policy.name}: ${sticky.problem}; the rule is served without session affinity` });
-          } else {
-            action = sticky.action;
-            clusters.push(sticky.cluster);
-            combined.affinityCookie = sticky.cookie;
-          }
-        }
-        clusters.push(...filters.clusters);
-        // The authorization service's cluster (externalAuth).
-        if (attached !== undefined && 'cluster' in attached && attached.cluster !== undefined) clusters.push(attached.cluster);
+      const applied = applyRoutePolicy(routePolicies?.('HTTPRoute', namespace, route.metadata.name, rule.name), action, ruleName, cookiePath(rule), backends.clusters);
+      problems.push(...applied.problems);
+      action = applied.action;
+      if (action.kind === 'forward') {
+        const combined: RoutePolicyIR = {
+          ...filters.policy,
+          ...rulePolicy.policy,
+          ...(backends.websocket ? { websocket: true as const } : {}),
+          ...applied.fields,
+        };
+        clusters.push(...filters.clusters, ...applied.clusters);
         if (Object.keys(combined).length > 0) policy = combined;
       }
     }

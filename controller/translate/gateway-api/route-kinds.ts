@@ -16,7 +16,7 @@ export interface RouteTranslationContext {
   grants: readonly ReferenceGrant[];
   /** BackendTLSPolicies, and the client certificate of the route's Gateway (HTTP and gRPC backends). */
   backendTls?: BackendTlsContext;
-  /** RoutePolicies (HTTPRoute rules). */
+  /** RoutePolicies (HTTPRoute and GRPCRoute rules). */
   routePolicies?: RoutePolicyLookup;
 }
 
@@ -36,7 +36,7 @@ const httpRoute: RouteKind<HTTPRoute> = {
 const grpcRoute: RouteKind<GRPCRoute> = {
   kind: 'GRPCRoute',
   routes: (state) => objectsOf(state, 'GRPCRoute'),
-  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants, context.backendTls),
+  translate: (route, context) => translateGrpcRouteRules(route, context.services, context.grants, context.backendTls, context.routePolicies),
 };
 
 // Their connections become TCP proxy filter chains (tcp-chains.ts), not HTTP matches.

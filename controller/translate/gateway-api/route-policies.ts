@@ -1,6 +1,6 @@
 // RoutePolicy (gateway.envoy-ingress.io/v1alpha1): our own direct policy attachment (GEP-713) for what the Gateway
 // API has no field for — client address ranges, basic authentication, external authorization and cookie session
-// affinity of an HTTPRoute, or of one named rule of it (targetRefs[].sectionName). Pure: policies, HTTPRoutes and Secrets -> per rule the route policy fields (ir/
+// affinity of an HTTPRoute or a GRPCRoute, or of one named rule of it (targetRefs[].sectionName). Pure: policies, routes and Secrets -> per rule the route policy fields (ir/
 // RoutePolicyIR, with the same meaning as the ingress-nginx annotations that build them) or why the rule must answer
 // 500, the users of the basic-auth Secrets, and the policies' status as data.
 //
@@ -38,8 +38,12 @@ export type AppliedRoutePolicy =
   | { policy: ObjectRef<'RoutePolicy'>; fields: RoutePolicyFields; cluster?: ClusterIR; affinity?: AffinitySettings }
   | { policy: ObjectRef<'RoutePolicy'>; refused: string };
 
-/** The policy that applies to a rule of an HTTPRoute (`ruleName`: its rules[].name, if any), or undefined. */
-export type RoutePolicyLookup = (namespace: string, route: string, ruleName: string | undefined) => AppliedRoutePolicy | undefined;
+/** The route kinds a RoutePolicy targets. */
+export type RoutePolicyTargetKind = 'HTTPRoute' | 'GRPCRoute';
+const targetKinds: readonly string[] = ['HTTPRoute', 'GRPCRoute'] satisfies RoutePolicyTargetKind[];
+
+/** The policy that applies to a rule of an HTTPRoute or a GRPCRoute (`ruleName`: its rules[].name, if any), or undefined. */
+export type RoutePolicyLookup = (kind: RoutePolicyTargetKind, namespace: string, route: string, ruleName: string | undefined) => AppliedRoutePolicy | undefined;
 
 export interface RoutePolicies {
   lookup: RoutePolicyLookup;
@@ -49,7 +53,7 @@ export interface RoutePolicies {
   secrets: string[];
   /** `namespace/name` of every Service an externalAuth names, existing or not, sorted (watched for its endpoints). */
   services: string[];
-  /** The policies' status, given per HTTPRoute (`namespace/name`) our Gateways (`namespace/name`) it attaches to. */
+  /** The policies' status, given per route (`kind/namespace/name`, routeKey) our Gateways (`namespace/name`) it attaches to. */
   status(gatewaysByRoute: ReadonlyMap<string, ReadonlySet<string>>, controllerName: string): PolicyStatusData[];
 }
 
@@ -73,8 +77,13 @@ interface Verdict {
   users?: BasicAuthUsersIR;
 }
 
-function targetKey(namespace: string, route: string, sectionName: string | undefined): string {
-  return `${namespace}/${route}/${sectionName ?? ''}`;
+function targetKey(kind: string, namespace: string, route: string, sectionName: string | undefined): string {
+  return `${kind}/${namespace}/${route}/${sectionName ?? ''}`;
+}
+
+/** How the status input (gatewaysByRoute) names a route. */
+export function routeKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
 }
 
 function cidrList(field: string, values: unknown): CidrIR[] | string | undefined {
@@ -217,7 +226,9 @@ function readExternalAuth(
 }
 
 export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<string, Secret>, services: ServiceIndex, diagnostics: Diagnostic[]): RoutePolicies {
-  const routes = new Map(objectsOf(state, 'HTTPRoute').map((r) => [`${namespaceOf(r.metadata)}/${r.metadata.name}`, r]));
+  const routes = new Map<string, { spec?: { rules?: readonly { name?: string }[] } }>(
+    [...objectsOf(state, 'HTTPRoute'), ...objectsOf(state, 'GRPCRoute')].map((r) => [routeKey(r.kind, namespaceOf(r.metadata), r.metadata.name), r]),
+  );
   const readSecrets = new Set<string>();
   const readServices = new Set<string>();
   const winners = new Map<string, Verdict>();
@@ -229,21 +240,22 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
     const verdict: Verdict = { policy, missing: [] };
     verdicts.push(verdict);
     const targetRefs = policy.spec?.targetRefs ?? [];
-    const unsupported = targetRefs.filter((t) => t.group !== gatewayGroup || t.kind !== 'HTTPRoute');
+    const unsupported = targetRefs.filter((t) => t.group !== gatewayGroup || !targetKinds.includes(t.kind));
     const keys: string[] = [];
     for (const target of targetRefs.filter((t) => !unsupported.includes(t))) {
-      const route = routes.get(`${namespace}/${target.name}`);
-      const what = `HTTPRoute ${namespace}/${target.name}${target.sectionName === undefined ? '' : ` rule ${JSON.stringify(target.sectionName)}`}`;
+      // Local references: the route of that name in the policy's own namespace, never another tenant's.
+      const route = routes.get(routeKey(target.kind, namespace, target.name));
+      const what = `${target.kind} ${namespace}/${target.name}${target.sectionName === undefined ? '' : ` rule ${JSON.stringify(target.sectionName)}`}`;
       if (route === undefined || (target.sectionName !== undefined && !(route.spec?.rules ?? []).some((r) => r.name === target.sectionName))) verdict.missing.push(what);
-      else keys.push(targetKey(namespace, target.name, target.sectionName));
+      else keys.push(targetKey(target.kind, namespace, target.name, target.sectionName));
     }
     if (policy.spec?.externalAuth?.backendRef?.name !== undefined) readServices.add(serviceKey(namespace, policy.spec.externalAuth.backendRef.name));
     const read = readFields(policy, secrets, readSecrets, services, diagnostics);
     if (targetRefs.length === 0 || unsupported.length > 0) {
       const shown = unsupported.map((t) => `${t.kind}.${t.group}`).join(', ');
-      verdict.refusal = { reason: 'Invalid', message: targetRefs.length === 0 ? 'targetRefs names no HTTPRoute' : `targetRefs may only name HTTPRoutes (gateway.networking.k8s.io), not ${shown}` };
+      verdict.refusal = { reason: 'Invalid', message: targetRefs.length === 0 ? 'targetRefs names no route' : `targetRefs may only name HTTPRoutes and GRPCRoutes (gateway.networking.k8s.io), not ${shown}` };
     } else if (keys.length === 0) {
-      verdict.refusal = { reason: 'TargetNotFound', message: `not found: ${verdict.missing.join(', ')}` };
+      verdict.refusal = { reason: 'TargetNotFound', message: `not found: ${verdict.missing.join(', ')} (a RoutePolicy targets routes of its own namespace only)` };
     }
     const holder = keys.map((k) => winners.get(k)).find((w) => w !== undefined);
     if (holder !== undefined) {
@@ -270,8 +282,8 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
     if (v.refusal !== undefined) diagnostics.push({ object: refOf(v.policy), severity: 'Warning', reason: refusalReasons[v.refusal.reason], message: `not accepted: ${v.refusal.message}` });
   }
 
-  const lookup: RoutePolicyLookup = (namespace, route, ruleName) =>
-    (ruleName === undefined ? undefined : winners.get(targetKey(namespace, route, ruleName)))?.applied ?? winners.get(targetKey(namespace, route, undefined))?.applied;
+  const lookup: RoutePolicyLookup = (kind, namespace, route, ruleName) =>
+    (ruleName === undefined ? undefined : winners.get(targetKey(kind, namespace, route, ruleName)))?.applied ?? winners.get(targetKey(kind, namespace, route, undefined))?.applied;
 
   const users = new Map<string, BasicAuthUsersIR>();
   for (const v of verdicts) if (v.users !== undefined && v.refusal === undefined) users.set(v.users.id, v.users);
@@ -285,15 +297,17 @@ export function resolveRoutePolicies(state: ClusterState, secrets: ReadonlyMap<s
         const conditions: StatusCondition[] = [
           v.refusal === undefined ? condition('Accepted', 'True', 'Accepted', accepted, generation) : condition('Accepted', 'False', v.refusal.reason, v.refusal.message, generation),
         ];
-        const targets = (v.policy.spec?.targetRefs ?? []).filter((t) => t.group === gatewayGroup && t.kind === 'HTTPRoute');
+        const targets = (v.policy.spec?.targetRefs ?? []).filter((t) => t.group === gatewayGroup && targetKinds.includes(t.kind));
         const gateways = new Set<string>();
-        for (const t of targets) for (const g of gatewaysByRoute.get(`${namespace}/${t.name}`) ?? []) gateways.add(g);
+        for (const t of targets) for (const g of gatewaysByRoute.get(routeKey(t.kind, namespace, t.name)) ?? []) gateways.add(g);
         // GEP-713: the ancestor is the Gateway the route attaches to; a policy whose routes attach to none of ours
         // (or are not found) is reported against its targeted routes themselves, so its author still sees why.
         const ancestorRefs =
           gateways.size > 0
             ? [...gateways].sort(compareStrings).map((key) => ({ group: gatewayGroup, kind: 'Gateway', namespace: key.slice(0, key.indexOf('/')), name: key.slice(key.indexOf('/') + 1) }))
-            : [...new Set(targets.map((t) => t.name))].sort(compareStrings).map((name) => ({ group: gatewayGroup, kind: 'HTTPRoute', namespace, name }));
+            : [...new Map(targets.map((t) => [`${t.kind}/${t.name}`, t])).values()]
+                .sort((a, b) => compareStrings(`${a.kind}/${a.name}`, `${b.kind}/${b.name}`))
+                .map((t) => ({ group: gatewayGroup, kind: t.kind, namespace, name: t.name }));
         const ancestors: PolicyAncestorStatusData[] = ancestorRefs.slice(0, maxAncestors).map((ancestorRef) => ({ ancestorRef, controllerName, conditions }));
         return { ref: refOf(v.policy), ancestors };
       })

@@ -26,7 +26,7 @@ import { type AttachableRoute, type AttachmentContext, attachRoute } from './rou
 import { type GatewayApiWork, type GatewayContext, type RouteWork, noRules, onlyRoutesChanged, recordWork, servicesChanged, touch, workOf } from './route-work.js';
 import { type RouteKind, type RouteTranslationContext, routeKinds } from './route-kinds.js';
 import { routeBudget } from './route-budget.js';
-import { type RoutePolicyLookup, resolveRoutePolicies } from './route-policies.js';
+import { type RoutePolicyLookup, resolveRoutePolicies, routeKey as policyRouteKey } from './route-policies.js';
 import { routeStatus } from './route-status.js';
 import { tcpChains } from './tcp-chains.js';
 import { type GatewayApiStatus, type RouteStatusData, generationOf } from './status-data.js';
@@ -155,7 +155,7 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
   const routePolicies = resolveRoutePolicies(state, secretsByKey, servicesIndex, policyDiagnostics);
   // Without a GatewayClass of ours no route is ours and nothing of the Gateway API is ours to report on.
   if (classes.names.size > 0) diagnostics.push(...policyDiagnostics);
-  /** Per HTTPRoute (`namespace/name`) the Gateways (`namespace/name`) it attaches to: RoutePolicy ancestors. */
+  /** Per HTTPRoute and GRPCRoute (`kind/namespace/name`) the Gateways (`namespace/name`) it attaches to: RoutePolicy ancestors. */
   const gatewaysByRoute = new Map<string, Set<string>>();
   /** Per Service (`namespace/name`) the Gateways (`namespace/name`) of the routes that send to it: policy ancestors. */
   const gatewaysByService = new Map<string, Set<string>>();
@@ -199,9 +199,9 @@ function translateWith(state: ClusterState, options: TranslateOptions, last: Gat
     }
     if (known !== undefined && last !== undefined && last.admitted.has(route) !== admitted) touch(touched, asAttached);
     if (!admitted) report(Reason.NamespaceRouteBudgetExceeded, attachmentResult.parents[0]?.refusal?.message ?? '');
-    if (withRoutePolicies && route.kind === 'HTTPRoute') {
+    if (withRoutePolicies && (route.kind === 'HTTPRoute' || route.kind === 'GRPCRoute')) {
       const gatewayKeys = new Set(attachmentResult.parents.map((p) => `${namespaceOf(p.gateway.metadata)}/${p.gateway.metadata.name}`));
-      if (gatewayKeys.size > 0) gatewaysByRoute.set(`${namespaceOf(route.metadata)}/${route.metadata.name}`, gatewayKeys);
+      if (gatewayKeys.size > 0) gatewaysByRoute.set(policyRouteKey(route.kind, namespaceOf(route.metadata), route.metadata.name), gatewayKeys);
     }
     if (withPolicies) for (const service of rules.services) {
       let set = gatewaysByService.get(service);

@@ -386,18 +386,22 @@ test('cookie affinity becomes the RoutePolicy sessionAffinity (session-cookie-* 
   t.deepEqual(result.report.ingresses[0]?.paths.map((p) => [p.result, p.policy]), [['same', 'default/sticky-policy']]);
 });
 
-test('gRPC paths of an Ingress with source ranges stay on the HTTPRoute (a RoutePolicy cannot target a GRPCRoute), reported as backend-protocol', (t) => {
+test('gRPC paths of an Ingress with source ranges, basic auth and affinity are a GRPCRoute the RoutePolicy targets, nothing reported of backend-protocol or route-policy', (t) => {
   const n = (name: string): string => `nginx.ingress.kubernetes.io/${name}`;
+  const users: Secret = { kind: 'Secret', metadata: { name: 'users', namespace: 'default' }, type: 'Opaque', data: { auth: Buffer.from('alice:{SHA}x\n').toString('base64') } } as Secret;
+  const annotations = { [n('backend-protocol')]: 'GRPC', [n('whitelist-source-range')]: '10.0.0.0/8', [n('auth-type')]: 'basic', [n('auth-secret')]: 'users', [n('affinity')]: 'cookie' };
   const result = migrateIngresses(
-    state([ingress('grpc', { rules: [{ host: 'g.test', http: { paths: [path('/', 'web')] } }] }, { [n('backend-protocol')]: 'GRPC', [n('whitelist-source-range')]: '10.0.0.0/8' })], [service('web')]),
+    { ...state([ingress('grpc', { rules: [{ host: 'g.test', http: { paths: [path('/', 'web'), path('/pkg.Echo', 'web'), path('/pkg.Files/', 'web', 'ImplementationSpecific')] } }] }, annotations)], [service('web')]), secrets: [users] },
     options,
   );
-  t.deepEqual(result.objects.filter((o) => o.kind === 'GRPCRoute'), []);
+  t.deepEqual(result.objects.filter((o) => o.kind === 'GRPCRoute').map((o) => o.metadata.name), ['grpc-grpc']);
   const policy = result.objects.find((o) => o.kind === 'RoutePolicy');
-  t.deepEqual((policy?.spec as { targetRefs: { name: string }[] }).targetRefs.map((r) => r.name), ['grpc']);
-  const [reported] = result.report.ingresses[0]?.paths ?? [];
-  t.is(reported?.route, 'default/grpc');
-  t.true(reported?.differences.some((d) => d.id === 'backend-protocol' && d.message.includes('RoutePolicy')));
+  t.deepEqual((policy?.spec as { targetRefs: unknown[] }).targetRefs, [{ group: 'gateway.networking.k8s.io', kind: 'GRPCRoute', name: 'grpc-grpc' }]);
+  const paths = result.report.ingresses[0]?.paths ?? [];
+  t.deepEqual(paths.map((p) => [p.path, p.route, p.policy]), [['/', 'default/grpc-grpc', 'default/grpc-policy'], ['/pkg.Echo', 'default/grpc-grpc', 'default/grpc-policy'], ['/pkg.Files/', 'default/grpc-grpc', 'default/grpc-policy']]);
+  t.deepEqual(paths.flatMap((p) => p.differences.map((d) => d.id)).filter((id) => id === 'backend-protocol' || id === 'route-policy'), []);
+  // The one path whose cookie Path differs (the rule's method match /pkg.Files, nginx's /pkg.Files/ as written).
+  t.deepEqual(paths.map((p) => p.differences.some((d) => d.id === 'session-cookie-path')), [false, false, true]);
 });
 
 test("this controller's own annotations migrate does not carry are named on every path; the https redirects are carried", (t) => {

@@ -560,13 +560,10 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
     let appRoot: string | undefined;
     let captureTarget: string | undefined;
     let timeouts: HTTPRouteRule['timeouts'];
-    // Source ranges and authentication: a RoutePolicy on the Ingress's HTTPRoutes (written once they are named).
+    // Source ranges, authentication and affinity: a RoutePolicy on the Ingress's HTTPRoutes and GRPCRoutes (written
+    // once they are named).
     const policyConversion = reading === undefined ? undefined : routePolicyConversion(ingress, services, state.secrets);
     const routesBefore = routes.length;
-    // A RoutePolicy restricting access cannot target a GRPCRoute: the Ingress's gRPC paths stay on the HTTPRoute
-    // (reported as backend-protocol) rather than lose their protection.
-    const restrictedSpec = policyConversion?.spec;
-    const restrictedByPolicy = restrictedSpec !== undefined && (restrictedSpec.sourceRanges !== undefined || restrictedSpec.basicAuth !== undefined || restrictedSpec.externalAuth !== undefined);
     if (reading !== undefined) {
       ingressDifferences.push(...(policyConversion?.differences ?? []));
       ingressDifferences.push(...uncarriedNginxAnnotations(ingress, reading.diagnostics, policyConversion?.carried));
@@ -718,7 +715,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
             const methods = grpcMatches(path, nginx, regexPaths(ingress, host));
             const unfit = nonGrpcFilters(ruleFilters);
             const canaryHere = canaries.has(canaryKey(host, path));
-            if ('matches' in methods && unfit.length === 0 && !canaryHere && !restrictedByPolicy) {
+            if ('matches' in methods && unfit.length === 0 && !canaryHere) {
               grpcRules.push({ ...(methods.matches.length === 0 ? {} : { matches: methods.matches }), ...(ruleFilters.length > 0 ? { filters: ruleFilters } : {}), ...(ref === undefined ? {} : { backendRefs: [ref] }) });
               reported.route = `${namespace}/${grpcRouteName}`;
               reported.rule = grpcRules.length - 1;
@@ -733,9 +730,7 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
                 ? methods.problem
                 : unfit.length > 0
                   ? `a GRPCRoute rule takes no ${unfit.join(', ')} filter`
-                  : canaryHere
-                    ? 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)'
-                    : 'the Ingress\'s source ranges or authentication are a RoutePolicy, which targets HTTPRoutes only: on a GRPCRoute the path would be open';
+                  : 'a canary joins this path (weights and header matches of a canary stay on the HTTPRoute)';
             reported.differences.push({ id: 'backend-protocol', message: `backend-protocol ${grpcProtocol}: this path stays on the HTTPRoute, whose backend is spoken to over HTTP/1.1, not gRPC (${why})`, action: 'write a GRPCRoute for this path by hand (a path / or /<service>, or Exact /<service>/<method>), or give the Service port appProtocol kubernetes.io/h2c' });
           }
           // An ingress-nginx canary of this host and path (as written): its header and cookie rules first (rule
@@ -860,9 +855,9 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
       entries.push({ ingress, host: '*', path: { path: '/', backend: ingress.spec.defaultBackend }, regex: false, reported: { host: '*', path: '/', pathType: 'spec.defaultBackend', result: 'same', differences: [] } });
     }
     if (policyConversion?.spec !== undefined) {
-      // One policy per 16 HTTPRoutes of the Ingress (targetRefs' limit), as old as the Ingress. GRPCRoutes, which a
-      // RoutePolicy cannot target, exist here only when the policy restricts nobody (restrictedByPolicy): reported.
-      const targets = routes.slice(routesBefore).filter((r) => r.kind === 'HTTPRoute').map((r) => r.metadata.name);
+      // One policy per 16 HTTPRoutes and GRPCRoutes of the Ingress (targetRefs' limit), as old as the Ingress. (The
+      // https-redirect routes are among them: a policy on a redirect rule changes nothing.)
+      const targets = routes.slice(routesBefore).flatMap((r) => (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute' ? [{ kind: r.kind, name: r.metadata.name }] : []));
       for (let i = 0; i * maxRulesPerRoute < targets.length; i++) {
         const name = truncateName(i === 0 ? `${ingress.metadata.name}-policy` : `${ingress.metadata.name}-policy-${i + 1}`);
         const part = targets.slice(i * maxRulesPerRoute, (i + 1) * maxRulesPerRoute);
@@ -870,12 +865,24 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           apiVersion: routePolicyApiVersion,
           kind: 'RoutePolicy',
           metadata: { name, namespace, ...stamp },
-          spec: { targetRefs: part.map((route) => ({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route })), ...policyConversion.spec },
+          spec: { targetRefs: part.map((route) => ({ group: 'gateway.networking.k8s.io', kind: route.kind, name: route.name })), ...policyConversion.spec },
         });
-        for (const e of entries) if (e.reported.route !== undefined && part.includes(e.reported.route.slice(namespace.length + 1))) e.reported.policy = `${namespace}/${name}`;
+        for (const e of entries) if (e.reported.route !== undefined && part.some((r) => r.name === e.reported.route?.slice(namespace.length + 1))) e.reported.policy = `${namespace}/${name}`;
       }
       if (policyConversion.spec.sessionAffinity !== undefined) {
+        const cookiePath = policyConversion.spec.sessionAffinity.cookie?.path;
         for (const e of entries) {
+          const grpcRoute = routes.slice(routesBefore).find((r): r is GRPCRoute => r.kind === 'GRPCRoute' && `${namespace}/${r.metadata.name}` === e.reported.route);
+          if (grpcRoute !== undefined) {
+            // A GRPCRoute rule's cookie Path is its method match (/<service>, /<service>/<method>, or /), nginx's the
+            // Ingress path as written: they differ for a path written /<service>/.
+            const method = e.reported.rule === undefined ? undefined : grpcRoute.spec?.rules?.[e.reported.rule]?.matches?.[0]?.method;
+            const grpcPath = method?.service === undefined ? '/' : method.method === undefined ? `/${method.service}` : `/${method.service}/${method.method}`;
+            if (cookiePath === undefined && grpcPath !== (e.path.path ?? '/')) {
+              e.reported.differences.push({ id: 'session-cookie-path', message: `the affinity cookie's Path is ${grpcPath} (the GRPCRoute rule's method match), where nginx sends the Ingress path as written`, action: 'set session-cookie-path (the RoutePolicy\'s cookie.path)' });
+            }
+            continue;
+          }
           const route = routes.slice(routesBefore).find((r): r is HTTPRoute => r.kind === 'HTTPRoute' && `${namespace}/${r.metadata.name}` === e.reported.route);
           const rule = e.reported.rule === undefined ? undefined : route?.spec?.rules?.[e.reported.rule];
           if ((rule?.backendRefs?.length ?? 0) > 1) {
@@ -885,13 +892,6 @@ export function migrateIngresses(state: Pick<ClusterState, 'ingresses' | 'ingres
           const regex = rule?.matches?.[0]?.path?.type === 'RegularExpression';
           if (regex && policyConversion.spec.sessionAffinity.cookie?.path === undefined) {
             e.reported.differences.push({ id: 'session-cookie-path', message: 'the affinity cookie\'s Path is the rule\'s regular expression, where nginx sends the Ingress path as written', action: 'set session-cookie-path (the RoutePolicy\'s cookie.path)' });
-          }
-        }
-      }
-      if (routes.slice(routesBefore).some((r) => r.kind === 'GRPCRoute')) {
-        for (const e of entries) {
-          if (e.reported.policy === undefined && e.reported.route !== undefined) {
-            e.reported.differences.push({ id: 'route-policy', message: 'the cookie affinity of the Ingress is not on this GRPCRoute: a RoutePolicy targets HTTPRoutes only', action: 'none, unless gRPC clients must stay on one endpoint' });
           }
         }
       }

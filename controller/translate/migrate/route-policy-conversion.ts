@@ -18,7 +18,7 @@ import type { ReportedDifference } from './gateway-migration-report.js';
 export type RoutePolicySpec = Omit<NonNullable<RoutePolicy['spec']>, 'targetRefs'>;
 
 export interface RoutePolicyConversion {
-  /** What the policy says (no targetRefs yet: the caller names the Ingress's HTTPRoutes); absent: no policy. */
+  /** What the policy says (no targetRefs yet: the caller names the Ingress's HTTPRoutes and GRPCRoutes); absent: no policy. */
   spec?: RoutePolicySpec;
   /** The annotations (after the prefix) the policy carries, so they are not reported as lost. */
   carried: Set<string>;

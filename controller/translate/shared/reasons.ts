@@ -160,11 +160,14 @@ export const GatewayReason = {
   RoutePolicyNotAccepted: 'RoutePolicyNotAccepted',
   /**
    * On a RoutePolicy: a field cannot be honoured (a value that is not a CIDR, its Secret or authorization Service
-   * missing, targetRefs naming something other than HTTPRoutes): Accepted=False/Invalid; access control it asked for
-   * closes its rules (500).
+   * missing, targetRefs naming something other than HTTPRoutes and GRPCRoutes): Accepted=False/Invalid; access
+   * control it asked for closes its rules (500).
    */
   RoutePolicyInvalid: 'RoutePolicyInvalid',
-  /** On a RoutePolicy: no HTTPRoute (or named rule) it targets exists in its namespace: Accepted=False/TargetNotFound. */
+  /**
+   * On a RoutePolicy: no HTTPRoute or GRPCRoute (or named rule) it targets exists in its namespace (targets are local:
+   * another namespace's route is never one): Accepted=False/TargetNotFound.
+   */
   RoutePolicyTargetNotFound: 'RoutePolicyTargetNotFound',
   /** On a RoutePolicy: an older policy (then the first by namespace/name) targets the same route or rule: Accepted=False/Conflicted, not applied. */
   RoutePolicyConflicted: 'RoutePolicyConflicted',
