@@ -24,6 +24,7 @@ import type { AdsServer } from '../xds/ads-server.js';
 import type { SnapshotCache } from '../xds/snapshot-cache.js';
 import type { ControllerMetrics } from './metrics.js';
 import { startXdsPipeline, type XdsPipelineOptions } from './xds-pipeline.js';
+import { reuseConnections } from '../controller/sources/reused-connections.js';
 
 export interface KubeConnection {
   /** Path of a kubeconfig file; absent: in-cluster config when running in a pod, else the default loading rules. */
@@ -81,6 +82,8 @@ export interface KubeController {
 
 export async function startKubeController(o: KubeControllerOptions): Promise<KubeController> {
   const { log } = o;
+  // Every client made from it below (status, Events, leases, informers) keeps its connections alive.
+  reuseConnections(o.kubeConfig);
   const { store, cache, reconciler, server, xdsPort, basicAuth } = await startXdsPipeline(o);
 
   const le = o.leaderElection;
