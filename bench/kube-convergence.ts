@@ -151,8 +151,10 @@ export async function untilServed(controller: BenchController, n: number, kind: 
  */
 export async function untilStatusWritten(controller: Pick<KubeController, 'elector' | 'reconciler' | 'statusWriter' | 'gatewayStatus'>): Promise<void> {
   await until(() => controller.elector.isLeader(), 'the controller to lead (it writes status only then)');
-  // A write's watch event may queue another write (a Gateway's counts, Programmed after an ACK): until two rounds agree.
-  for (let quiet = 0; quiet < 2; ) {
+  // A write's watch event may queue another write (a Gateway's counts, Programmed after an ACK): until two rounds agree
+  // (or two minutes: statuses that never settle are then measured as they are).
+  const deadline = performance.now() + 120_000;
+  for (let quiet = 0; quiet < 2 && performance.now() < deadline; ) {
     const before = controller.gatewayStatus.stats.writes + controller.statusWriter.stats.writes;
     await controller.reconciler.idle();
     await Promise.all([controller.statusWriter.idle(), controller.gatewayStatus.idle()]);
