@@ -1,7 +1,7 @@
 // End to end: HTTPRoute edits, and an Ingress edit beside them, are routes builds (controller/translate/
 // incremental-translate.ts) that a real Envoy serves: a path added, a backend changed, a host moved from one route to
 // another, a route deleted, an Ingress path added, a missing backend Service created, on a Gateway listener joined to
-// the Ingress port and on one of its own; every other host keeps answering as before.
+// the Ingress port and on one of its own; every other host keeps answering as before, and Envoy gets no listener update.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -85,6 +85,11 @@ test('HTTPRoute and Ingress edits beside our Gateways are routes builds, served 
     t.true(routesBuilds() > before, label);
   };
   await expect(['web', 'web', 'api', 'api', 'api', 'web'], 'the first build');
+  // Route edits reach Envoy as virtual hosts (VHDS): no listener update, which would make Envoy drain and warm the
+  // listener (the builds encode the Gateway listeners again; the same bytes are not sent).
+  const listenerUpdates = async (): Promise<number> => (await stack.envoy.stats('listener_manager.lds'))['listener_manager.lds.update_attempt'] ?? Number.NaN;
+  const listenerUpdatesBefore = await listenerUpdates();
+  t.true(listenerUpdatesBefore >= 1, `Envoy took the listeners over LDS (${listenerUpdatesBefore} updates)`);
 
   const steps: [string, () => object[] | object, string[]][] = [
     ['a path added to shop', () => [(shop = route('shop', ['shop.example.test'], [{ path: '/', service: 'web' }, { path: '/api', service: 'api' }], '2026-01-01T00:00:00Z')), other], ['api', 'api', 'api', 'api', 'api', 'web']],
@@ -123,4 +128,5 @@ test('HTTPRoute and Ingress edits beside our Gateways are routes builds, served 
   await lateAnswer('api', 'its Service created');
   await routesBuildSince(before, 'its Service created: a routes build');
   t.is(await at(stack.httpPort, 'legacy.example.test', '/x'), 'api', 'the Ingress keeps answering');
+  t.is(await listenerUpdates(), listenerUpdatesBefore, 'no listener update for route and Service edits');
 });
