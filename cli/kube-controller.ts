@@ -126,7 +126,7 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
   tracker.on('applied', (event) => {
     applied = event.servedIngresses;
     publish();
-    gatewayStatus.publishApplied(event.gatewayApiStatus);
+    gatewayStatus.publishApplied(event.gatewayApiStatus, event.generation);
   });
   nodes?.on('change', () => publish());
   const publishService = o.publish.publishService;
@@ -140,7 +140,8 @@ export async function startKubeController(o: KubeControllerOptions): Promise<Kub
     // certificate-only builds keep the last ones.
     if (build.kind === 'full' || build.kind === 'routes') {
       events.record(build.diagnostics);
-      gatewayStatus.publishBuilt(build.gatewayApiStatus);
+      // Written once Envoy ACKed this build (or statusAckHoldMs passed): not while Envoy applies it.
+      gatewayStatus.publishBuilt(build.gatewayApiStatus, build.generation);
     }
   });
 

@@ -1,6 +1,7 @@
 // The Gateway API status writer's work on a build: every object's wanted status is looked up by key, so handing over a
 // build's status data costs about the number of objects, not its square (a search of the status lists per object
-// made every build at 10,000 HTTPRoutes wait seconds before Envoy's next push, on the controller's one thread).
+// made every build at 10,000 HTTPRoutes wait seconds before Envoy's next push, on the controller's one thread). And
+// when: a build's status goes out once Envoy ACKed that build, or after statusAckHoldMs without an ACK.
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ObjectStore } from '../store.js';
 import type { HTTPRoute } from '../translate/shared/kube-objects.js';
 import type { GatewayApiStatus, RouteStatusData } from '../translate/gateway-api/status-data.js';
-import { GatewayApiStatusWriter } from './gateway-api-status-writer.js';
+import { GatewayApiStatusWriter, type HoldTimers, statusAckHoldMs } from './gateway-api-status-writer.js';
 
 const controllerName = 'envoy-ingress.io/gateway-controller';
 const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -49,13 +50,21 @@ test('handing over a build of 10,000 HTTPRoutes looks each route\'s status up by
   };
   const writer = new GatewayApiStatusWriter({ kubeConfig: unreachableKubeConfig(), store, isLeader: () => true, log: quiet, controllerName, maxInFlight: 1 });
   const started = performance.now();
-  writer.publishBuilt(status);
+  writer.publishBuilt(status, 1);
+  // Envoy ACKed the build: its status is published (queued).
+  writer.publishApplied(status, 1);
   const ms = performance.now() - started;
   writer.stop();
   // Looked up by key: tens of milliseconds on a loaded machine; searched per object: seconds.
   t.true(ms < 1500, `publishBuilt took ${Math.round(ms)} ms`);
   t.log(`publishBuilt of ${n} HTTPRoutes: ${Math.round(ms)} ms`);
 });
+
+/** A build handed over and ACKed by Envoy at once. */
+function built(writer: GatewayApiStatusWriter, status: GatewayApiStatus, generation: number): void {
+  writer.publishBuilt(status, generation);
+  writer.publishApplied(status, generation);
+}
 
 /** An API server that answers every status write with the object written (a newer resourceVersion), recording its path. */
 async function recordingApiServer(): Promise<{ kubeConfig: KubeConfig; writes: string[]; close: () => Promise<void> }> {
@@ -97,7 +106,7 @@ test('a build hands on the entries of the routes it did not touch: only routes w
   const entries = [0, 1, 2, 3].map((i) => entry(i, true));
   const writer = new GatewayApiStatusWriter({ kubeConfig: api.kubeConfig, store, isLeader: () => true, log: quiet, controllerName });
   try {
-    writer.publishBuilt({ gatewayClasses: [], gateways: [], routes: entries });
+    built(writer, { gatewayClasses: [], gateways: [], routes: entries }, 1);
     await writer.idle();
     t.deepEqual(api.writes.sort(), [0, 1, 2, 3].map((i) => `PUT /apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/r-${i}/status`));
     api.writes.length = 0;
@@ -107,7 +116,7 @@ test('a build hands on the entries of the routes it did not touch: only routes w
     t.deepEqual(api.writes, []);
     // The next build: r-0 and r-3 untouched (the same entries), r-1 refused now, r-2 no longer ours.
     looked.length = 0;
-    writer.publishBuilt({ gatewayClasses: [], gateways: [], routes: [entries[0]!, entry(1, false), entries[3]!] });
+    built(writer, { gatewayClasses: [], gateways: [], routes: [entries[0]!, entry(1, false), entries[3]!] }, 2);
     await writer.idle();
     t.deepEqual(api.writes.sort(), [1, 2].map((i) => `PUT /apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/r-${i}/status`));
     t.deepEqual([...new Set(looked)].sort(), ['r-1', 'r-2'], 'the untouched routes are not looked at');
@@ -115,6 +124,128 @@ test('a build hands on the entries of the routes it did not touch: only routes w
     looked.length = 0;
     writer.resync();
     t.deepEqual([...new Set(looked)].sort(), ['r-0', 'r-1', 'r-2', 'r-3']);
+  } finally {
+    writer.stop();
+    await api.close();
+  }
+});
+
+/** Timers that run only when the test advances the clock. */
+class FakeTimers implements HoldTimers {
+  time = 0;
+  #next = 1;
+  readonly #timers = new Map<number, { at: number; callback: () => void }>();
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.#next++;
+    this.#timers.set(id, { at: this.time + ms, callback });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+  get pending(): number {
+    return this.#timers.size;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+    for (const [id, timer] of [...this.#timers].sort(([, a], [, b]) => a.at - b.at)) {
+      if (timer.at > this.time) break;
+      this.#timers.delete(id);
+      timer.callback();
+    }
+  }
+}
+
+const routePath = (i: number): string => `PUT /apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/r-${i}/status`;
+
+/** Long enough for a status write to this process's own API server to be made and answered, had one been queued. */
+const writeWindow = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 150));
+
+test('a build\'s status writes wait for Envoy\'s ACK of that build, or go at the cap without one', async (t) => {
+  const api = await recordingApiServer();
+  const store = new ObjectStore();
+  for (const i of [0, 1, 2, 3, 4]) store.upsert(routeOf(i, false));
+  const entry = (i: number): RouteStatusData => ({
+    ref: { kind: 'HTTPRoute', namespace: 'default', name: `r-${i}` },
+    parents: [{ parentRef: { name: 'gw' }, controllerName, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1 }] }],
+  });
+  const buildOf = (...routes: number[]): GatewayApiStatus => ({ gatewayClasses: [], gateways: [], routes: routes.map(entry) });
+  const timers = new FakeTimers();
+  const writer = new GatewayApiStatusWriter({ kubeConfig: api.kubeConfig, store, isLeader: () => true, log: quiet, controllerName, timers });
+  try {
+    // Held until Envoy ACKs generation 1 (an ACK of an older generation does not release it).
+    writer.publishBuilt(buildOf(0), 1);
+    await writeWindow();
+    t.deepEqual(api.writes, [], 'nothing is written before the ACK');
+    writer.publishApplied(undefined, 0);
+    await writeWindow();
+    t.deepEqual(api.writes, [], 'an older generation\'s ACK does not release it');
+    writer.publishApplied(buildOf(0), 1);
+    await writer.idle();
+    t.deepEqual(api.writes, [routePath(0)]);
+    t.is(timers.pending, 0, 'the ACK cancelled the cap');
+
+    // No ACK (no Envoy connected, or it rejected the config): written at the cap.
+    api.writes.length = 0;
+    writer.publishBuilt(buildOf(0, 1), 2);
+    timers.advance(statusAckHoldMs - 1);
+    await writeWindow();
+    t.deepEqual(api.writes, [], 'held until the cap');
+    timers.advance(1);
+    await writer.idle();
+    t.deepEqual(api.writes, [routePath(1)]);
+
+    // Builds in a row: the newest is written, at the cap counted from the first held one (a stream of builds
+    // does not keep status back).
+    api.writes.length = 0;
+    writer.publishBuilt(buildOf(0, 1, 2), 3);
+    timers.advance(statusAckHoldMs / 2);
+    writer.publishBuilt(buildOf(0, 1, 2, 3), 4);
+    timers.advance(statusAckHoldMs / 2);
+    await writer.idle();
+    t.deepEqual(api.writes.sort(), [routePath(2), routePath(3)]);
+
+    // A build Envoy had ACKed before it was handed over (the tracker hears of builds first): written at once.
+    api.writes.length = 0;
+    writer.publishApplied(undefined, 5);
+    writer.publishBuilt(buildOf(0, 1, 2, 3, 4), 5);
+    t.is(timers.pending, 0);
+    await writer.idle();
+    t.deepEqual(api.writes, [routePath(4)]);
+  } finally {
+    writer.stop();
+    await api.close();
+  }
+});
+
+test('leadership writes a held build at once; stopping drops it', async (t) => {
+  const api = await recordingApiServer();
+  const store = new ObjectStore();
+  for (const i of [0, 1]) store.upsert(routeOf(i, false));
+  const entry = (i: number): RouteStatusData => ({
+    ref: { kind: 'HTTPRoute', namespace: 'default', name: `r-${i}` },
+    parents: [{ parentRef: { name: 'gw' }, controllerName, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1 }] }],
+  });
+  const timers = new FakeTimers();
+  let leader = false;
+  const writer = new GatewayApiStatusWriter({ kubeConfig: api.kubeConfig, store, isLeader: () => leader, log: quiet, controllerName, timers });
+  try {
+    writer.publishBuilt({ gatewayClasses: [], gateways: [], routes: [entry(0)] }, 1);
+    // Becoming leader writes the newest build's status, not the one before it (nothing here), without waiting.
+    leader = true;
+    writer.resync();
+    t.is(timers.pending, 0);
+    await writer.idle();
+    t.deepEqual(api.writes, [routePath(0)]);
+
+    api.writes.length = 0;
+    writer.publishBuilt({ gatewayClasses: [], gateways: [], routes: [entry(0), entry(1)] }, 2);
+    const idle = writer.idle();
+    writer.stop();
+    await idle;
+    t.is(timers.pending, 0, 'stop cancelled the cap');
+    await writeWindow();
+    t.deepEqual(api.writes, [], 'a stopped writer writes nothing');
   } finally {
     writer.stop();
     await api.close();

@@ -1,7 +1,9 @@
 // Writes the Gateway API objects' status subresources (GatewayClass, Gateway, ListenerSet, routes, BackendTLSPolicy, and our RoutePolicy) from the translator's status
 // data (gateway-api-status-merge.ts says what each should hold), through the generic status queue (leader-only,
 // coalescing, conflict retry, backoff per object). Builds hand over their status data at once (Accepted, route
-// parents); Gateway and listener Programmed=True wait for the applied tracker: Envoy ACKed the generation.
+// parents) with the generation they came from; the writer holds them until Envoy ACKed that generation or
+// statusAckHoldMs passed (the writes then do not compete with Envoy applying the change). Gateway and listener
+// Programmed=True wait for the applied tracker: Envoy ACKed the generation.
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { normalizeObject } from '../sources/normalize.js';
 import type { ObjectStore, StoreChange } from '../store.js';
@@ -47,6 +49,26 @@ function isStatusKind(kind: string): kind is StatusKind {
   return Object.hasOwn(plurals, kind);
 }
 
+/**
+ * How long a build's status writes wait at most for Envoy to ACK that build. A create writes two statuses (the
+ * route's parents, the Gateway's attachedRoutes); the API server and etcd handle them, and our store the watch
+ * events they bring back, on the CPUs where Envoy applies the same change: held until the ACK, Envoy applied an
+ * HTTPRoute at 5,000 routes in about 24 ms instead of 42 (2 CPUs). Short, because status must still be written when
+ * no Envoy is connected or Envoy rejects the config; what status says does not depend on it.
+ */
+export const statusAckHoldMs = 200;
+
+/** Timers, injectable so that unit tests hold and release builds with a fake clock. */
+export interface HoldTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const systemTimers: HoldTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export interface GatewayApiStatusWriterOptions {
   kubeConfig: KubeConfig;
   store: ObjectStore;
@@ -58,6 +80,9 @@ export interface GatewayApiStatusWriterOptions {
   sharedAddresses?: () => readonly GatewayStatusAddress[];
   /** The time written as a changed condition's lastTransitionTime (tests fix it). */
   now?: () => Date;
+  /** The longest a build's status waits for Envoy's ACK of it (default statusAckHoldMs). */
+  ackHoldMs?: number;
+  timers?: HoldTimers;
   maxInFlight?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -134,6 +159,12 @@ function indexStatus(status: GatewayApiStatus): StatusIndex {
   };
 }
 
+/** A build's status data waiting for Envoy's ACK of its generation (or the cap). */
+interface HeldBuild {
+  status: GatewayApiStatus | undefined;
+  generation: number;
+}
+
 interface Written {
   replacedVersions: string[];
   object: StatusObject;
@@ -146,6 +177,13 @@ export class GatewayApiStatusWriter {
   /** #latest by object key, made when first asked for after #latest changed. */
   #latestIndex: StatusIndex | undefined;
   #applied: AppliedGateways = appliedGatewaysOf(undefined);
+  /** The newest generation Envoy ACKed (publishApplied). */
+  #appliedGeneration = 0;
+  /** The newest build handed over and not yet published; only the newest is kept (the queue is level-triggered). */
+  #held: HeldBuild | undefined;
+  /** The cap's timer, set by the first build held since the last release (a stream of builds still writes). */
+  #holdTimer: unknown;
+  readonly #releaseWaiters: (() => void)[] = [];
   readonly #written = new Map<string, Written>();
   readonly #onStoreChange = (changes: StoreChange[]): void => {
     if (this.#latest === undefined || !this.options.isLeader()) return;
@@ -180,13 +218,58 @@ export class GatewayApiStatusWriter {
   }
 
   /**
-   * A build's status data (undefined: no Gateway API object is ours; our route parent entries are then removed).
-   * Queues the objects whose entry is not the last build's (a new, changed or gone entry: the status data are not
-   * modified once made, and an incremental build hands an untouched route's entry on as it was): an object whose
-   * entry is the same was queued when it got it, and is queued again by a change of its own (the store), a failed
-   * write (the queue's retry) or leadership (resync).
+   * A build's status data (undefined: no Gateway API object is ours; our route parent entries are then removed), of
+   * build `generation`. Held until Envoy ACKed that generation (publishApplied) or the cap passed, then published.
    */
-  publishBuilt(status: GatewayApiStatus | undefined): void {
+  publishBuilt(status: GatewayApiStatus | undefined, generation: number): void {
+    if (generation <= this.#appliedGeneration) {
+      // The tracker hears of a build first: one Envoy needs nothing new for is ACKed at once.
+      this.#takeHeld();
+      this.#publish(status);
+      return;
+    }
+    this.#held = { status, generation };
+    const timers = this.options.timers ?? systemTimers;
+    this.#holdTimer ??= timers.setTimeout(() => {
+      this.#holdTimer = undefined;
+      this.#release();
+    }, this.options.ackHoldMs ?? statusAckHoldMs);
+  }
+
+  /**
+   * The status data of the newest generation Envoy ACKed: a build held until then is published, and Programmed=True
+   * may now be written for its Gateways.
+   */
+  publishApplied(status: GatewayApiStatus | undefined, generation: number): void {
+    this.#appliedGeneration = Math.max(this.#appliedGeneration, generation);
+    this.#applied = appliedGatewaysOf(status);
+    if (this.#held !== undefined && this.#held.generation <= generation) this.#release();
+    this.resyncGateways();
+  }
+
+  /** Publishes the held build, if any. */
+  #release(): void {
+    const held = this.#takeHeld();
+    if (held !== undefined) this.#publish(held.status);
+  }
+
+  /** The held build, no longer held (its cap timer cleared, idle() waiters told). */
+  #takeHeld(): HeldBuild | undefined {
+    const held = this.#held;
+    this.#held = undefined;
+    if (this.#holdTimer !== undefined) (this.options.timers ?? systemTimers).clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
+    for (const resolve of this.#releaseWaiters.splice(0)) resolve();
+    return held;
+  }
+
+  /**
+   * Queues the objects whose entry is not the last published build's (a new, changed or gone entry: the status data
+   * are not modified once made, and an incremental build hands an untouched route's entry on as it was): an object
+   * whose entry is the same was queued when it got it, and is queued again by a change of its own (the store), a
+   * failed write (the queue's retry) or leadership (resync).
+   */
+  #publish(status: GatewayApiStatus | undefined): void {
     const before = this.#latest === undefined ? undefined : this.#index();
     this.#latest = status ?? { gatewayClasses: [], gateways: [], routes: [] };
     this.#latestIndex = undefined;
@@ -203,13 +286,16 @@ export class GatewayApiStatusWriter {
     }
   }
 
-  /** The status data of the newest generation Envoy ACKed: Programmed=True may now be written for its Gateways. */
-  publishApplied(status: GatewayApiStatus | undefined): void {
-    this.#applied = appliedGatewaysOf(status);
-    this.resyncGateways();
-  }
-
+  /**
+   * Queues every object (after becoming leader). A held build is published first, without waiting for the ACK: the
+   * previous build's status might undo what the leader before us wrote from the newer one.
+   */
   resync(): void {
+    const held = this.#takeHeld();
+    if (held !== undefined) {
+      this.#latest = held.status ?? { gatewayClasses: [], gateways: [], routes: [] };
+      this.#latestIndex = undefined;
+    }
     this.#resyncKinds(statusKinds);
   }
 
@@ -237,12 +323,19 @@ export class GatewayApiStatusWriter {
     return (this.#latestIndex ??= indexStatus(this.#latest ?? { gatewayClasses: [], gateways: [], routes: [] }));
   }
 
-  idle(): Promise<void> {
+  /** Resolves when no build is held and nothing is queued or being written (retries waiting for their backoff do not count). */
+  async idle(): Promise<void> {
+    while (this.#held !== undefined) await new Promise<void>((resolve) => this.#releaseWaiters.push(resolve));
     return this.#queue.idle();
   }
 
+  /**
+   * Stops writing. A held build is dropped like the queued writes: a shutdown gives up leadership first, so they
+   * would not be written anyway, and the next leader writes every status (resync).
+   */
   stop(): void {
     this.options.store.off('change', this.#onStoreChange);
+    this.#takeHeld();
     this.#queue.stop();
   }
 
