@@ -223,7 +223,8 @@ export class GatewayApiStatusWriter {
    */
   publishBuilt(status: GatewayApiStatus | undefined, generation: number): void {
     if (generation <= this.#appliedGeneration) {
-      // The tracker hears of a build first: one Envoy needs nothing new for is ACKed at once.
+      // Already ACKed: the applied tracker hears of each build first, and one that changes nothing Envoy holds is
+      // applied at once.
       this.#takeHeld();
       this.#publish(status);
       return;
