@@ -7,11 +7,11 @@ import {
   LeaderElector,
   LeaseConflictError,
   releasedLease,
-  type ElectionClock,
   type LeaseClient,
   type LeaseRecord,
   type StoredLease,
 } from './leader-election.js';
+import { FakeClock, settle } from './testing/fake-clock.js';
 
 const t0 = Date.UTC(2025, 0, 1);
 
@@ -56,42 +56,6 @@ test('claimLease: a released lease (no holder) is taken at once and counts a tra
   t.true(isLeaseFree(released, t0 + 1, 15));
   t.is(claimLease(released, 'a', t0 + 2, 15)?.leaseTransitions, 4);
 });
-
-/** Timers that run only when the test advances the clock; promise callbacks settle between timers. */
-class FakeClock implements ElectionClock {
-  time = t0;
-  #next = 1;
-  readonly #timers = new Map<number, { at: number; callback: () => void }>();
-
-  now(): number {
-    return this.time;
-  }
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.#next++;
-    this.#timers.set(id, { at: this.time + ms, callback });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.#timers.delete(handle as number);
-  }
-  async advance(ms: number): Promise<void> {
-    const end = this.time + ms;
-    await settle();
-    for (;;) {
-      const due = [...this.#timers].filter(([, timer]) => timer.at <= end).sort(([ia, a], [ib, b]) => a.at - b.at || ia - ib)[0];
-      if (!due) break;
-      this.#timers.delete(due[0]);
-      this.time = Math.max(this.time, due[1].at);
-      due[1].callback();
-      await settle();
-    }
-    this.time = end;
-  }
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
 
 /** One Lease in memory with resourceVersion checks; `down` makes every call fail like an unreachable server. */
 class MemoryLease implements LeaseClient {
@@ -148,7 +112,7 @@ function elector(lease: LeaseClient, clock: FakeClock, identity = 'a'): { electo
 }
 
 test('acquires a missing lease at once and renews it every retry period', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -164,7 +128,7 @@ test('acquires a missing lease at once and renews it every retry period', async 
 });
 
 test('waits while another holder renews, then takes over once its lease expired', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   lease.overwrite({ holderIdentity: 'b', leaseDurationSeconds: 15, renewTime: t0, acquireTime: t0, leaseTransitions: 2 });
   const { elector: e, events } = elector(lease, clock);
@@ -178,7 +142,7 @@ test('waits while another holder renews, then takes over once its lease expired'
 });
 
 test('stops leading when it cannot renew within the renew deadline, before the lease could expire', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -200,7 +164,7 @@ test('stops leading when it cannot renew within the renew deadline, before the l
 });
 
 test('isLeader turns false at the renew deadline even if the deadline timer has not run yet', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e } = elector(lease, clock);
   e.start();
@@ -212,7 +176,7 @@ test('isLeader turns false at the renew deadline even if the deadline timer has 
 });
 
 test('a renewal that answers only after the renew deadline does not extend leadership', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -231,7 +195,7 @@ test('a renewal that answers only after the renew deadline does not extend leade
 });
 
 test('a conflicting write makes the leader read again and stop leading when another holder has the lease', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -246,7 +210,7 @@ test('a conflicting write makes the leader read again and stop leading when anot
 });
 
 test('a conflict on our own lease (written meanwhile by ourselves) is resolved by reading again', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -260,7 +224,7 @@ test('a conflict on our own lease (written meanwhile by ourselves) is resolved b
 });
 
 test('stop with release: stops leading first, then writes the lease with no holder', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.on('stopped-leading', () => events.push(`lease holder then: ${lease.stored?.record.holderIdentity ?? 'none'}`));
@@ -280,7 +244,7 @@ test('stop with release: stops leading first, then writes the lease with no hold
 });
 
 test('stop without release leaves the lease to expire', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   const { elector: e, events } = elector(lease, clock);
   e.start();
@@ -293,7 +257,7 @@ test('stop without release leaves the lease to expire', async (t) => {
 });
 
 test('stop waits for an attempt in flight, so nothing is written after it resolves', async (t) => {
-  const clock = new FakeClock();
+  const clock = new FakeClock(t0);
   const lease = new MemoryLease();
   let open!: () => void;
   lease.gate = new Promise<void>((resolve) => (open = resolve));

@@ -9,7 +9,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ObjectStore } from '../store.js';
 import type { HTTPRoute } from '../translate/shared/kube-objects.js';
 import type { GatewayApiStatus, RouteStatusData } from '../translate/gateway-api/status-data.js';
-import { GatewayApiStatusWriter, type HoldTimers, statusAckHoldMs } from './gateway-api-status-writer.js';
+import { GatewayApiStatusWriter, statusAckHoldMs } from './gateway-api-status-writer.js';
+import { FakeClock } from '../testing/fake-clock.js';
 
 const controllerName = 'envoy-ingress.io/gateway-controller';
 const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -130,32 +131,6 @@ test('a build hands on the entries of the routes it did not touch: only routes w
   }
 });
 
-/** Timers that run only when the test advances the clock. */
-class FakeTimers implements HoldTimers {
-  time = 0;
-  #next = 1;
-  readonly #timers = new Map<number, { at: number; callback: () => void }>();
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.#next++;
-    this.#timers.set(id, { at: this.time + ms, callback });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.#timers.delete(handle as number);
-  }
-  get pending(): number {
-    return this.#timers.size;
-  }
-  advance(ms: number): void {
-    this.time += ms;
-    for (const [id, timer] of [...this.#timers].sort(([, a], [, b]) => a.at - b.at)) {
-      if (timer.at > this.time) break;
-      this.#timers.delete(id);
-      timer.callback();
-    }
-  }
-}
-
 const routePath = (i: number): string => `PUT /apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/r-${i}/status`;
 
 /** Long enough for a status write to this process's own API server to be made and answered, had one been queued. */
@@ -170,7 +145,7 @@ test('a build\'s status writes wait for Envoy\'s ACK of that build, or go at the
     parents: [{ parentRef: { name: 'gw' }, controllerName, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1 }] }],
   });
   const buildOf = (...routes: number[]): GatewayApiStatus => ({ gatewayClasses: [], gateways: [], routes: routes.map(entry) });
-  const timers = new FakeTimers();
+  const timers = new FakeClock();
   const writer = new GatewayApiStatusWriter({ kubeConfig: api.kubeConfig, store, isLeader: () => true, log: quiet, controllerName, timers });
   try {
     // Held until Envoy ACKs generation 1 (an ACK of an older generation does not release it).
@@ -188,10 +163,10 @@ test('a build\'s status writes wait for Envoy\'s ACK of that build, or go at the
     // No ACK (no Envoy connected, or it rejected the config): written at the cap.
     api.writes.length = 0;
     writer.publishBuilt(buildOf(0, 1), 2);
-    timers.advance(statusAckHoldMs - 1);
+    await timers.advance(statusAckHoldMs - 1);
     await writeWindow();
     t.deepEqual(api.writes, [], 'held until the cap');
-    timers.advance(1);
+    await timers.advance(1);
     await writer.idle();
     t.deepEqual(api.writes, [routePath(1)]);
 
@@ -199,9 +174,9 @@ test('a build\'s status writes wait for Envoy\'s ACK of that build, or go at the
     // does not keep status back).
     api.writes.length = 0;
     writer.publishBuilt(buildOf(0, 1, 2), 3);
-    timers.advance(statusAckHoldMs / 2);
+    await timers.advance(statusAckHoldMs / 2);
     writer.publishBuilt(buildOf(0, 1, 2, 3), 4);
-    timers.advance(statusAckHoldMs / 2);
+    await timers.advance(statusAckHoldMs / 2);
     await writer.idle();
     t.deepEqual(api.writes.sort(), [routePath(2), routePath(3)]);
 
@@ -226,7 +201,7 @@ test('leadership writes a held build at once; stopping drops it', async (t) => {
     ref: { kind: 'HTTPRoute', namespace: 'default', name: `r-${i}` },
     parents: [{ parentRef: { name: 'gw' }, controllerName, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1 }] }],
   });
-  const timers = new FakeTimers();
+  const timers = new FakeClock();
   let leader = false;
   const writer = new GatewayApiStatusWriter({ kubeConfig: api.kubeConfig, store, isLeader: () => leader, log: quiet, controllerName, timers });
   try {
