@@ -12,8 +12,8 @@ import type { ObjectStore, StoreChange } from './store.js';
 import type { GatewayApiStatus } from './translate/gateway-api/status-data.js';
 import type { Diagnostic } from './translate/shared/diagnostics.js';
 import { type EndpointObject, serviceKeyOfEndpointObject } from './translate/shared/endpoints.js';
-import { isKindName, kindTable, statusNotReadKinds, type NamedKind } from './translate/shared/kinds.js';
-import type { KubeObject, ObjectRef } from './translate/shared/kube-objects.js';
+import { isKindName, kindTable, type NamedKind } from './translate/shared/kinds.js';
+import type { ObjectRef } from './translate/shared/kube-objects.js';
 import type { TranslateOptions } from './translate/shared/options.js';
 
 export interface ReconcileLog {
@@ -33,16 +33,6 @@ export interface BuildResult {
   /** The Gateway API objects' status as data of the last translation (absent: no Gateway API object is ours). */
   gatewayApiStatus?: GatewayApiStatus;
   generation: number;
-}
-
-/** A change of the status alone of a kind whose status no build reads: it needs none. */
-function statusOnlyChange(c: StoreChange): boolean {
-  if (c.type !== 'modified' || c.previous === undefined || !statusNotReadKinds.has(c.kind)) return false;
-  const strip = (o: KubeObject): string => {
-    const { resourceVersion: _rv, ...metadata } = o.metadata;
-    return JSON.stringify({ ...o, metadata, status: undefined });
-  };
-  return strip(c.previous) === strip(c.object);
 }
 
 /** `namespace/name` of the Services, Secrets and ConfigMaps the served objects name (see translate's `references`). */
@@ -151,7 +141,7 @@ export class Reconciler extends EventEmitter<{ built: [BuildResult]; failed: [un
     for (const c of changes) {
       if (c.kind === 'EndpointSlice') this.#pipeline.trackEndpointSlice(c);
       // Our own status writes (and other controllers') come back as changes; no translation reads these kinds' status.
-      if (statusOnlyChange(c)) continue;
+      if (c.statusOnly === true) continue;
       if (!isKindName(c.kind)) {
         // A kind the table does not have (an optional kind a source was given): nothing is known to ignore it.
         this.#fullPending = true;

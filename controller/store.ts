@@ -15,6 +15,11 @@ export interface StoreChange {
   object: KubeObject;
   /** The previous version, for modifications and deletions. */
   previous?: KubeObject;
+  /**
+   * A modification of the status alone, of a kind whose status no build reads (statusNotReadKinds): our own status
+   * writes coming back. It needs no build, and builds go on reading the previous version (buildState).
+   */
+  statusOnly?: true;
 }
 
 /** keyNamespaceOf, and an object's own namespace for a kind the table lacks. */
@@ -27,22 +32,10 @@ function keyOf(obj: KubeObject): string {
   return `${namespaceKeyOf(obj.kind, obj.metadata)}/${obj.metadata.name}`;
 }
 
-/** Compares objects while ignoring bookkeeping fields that change on every write. */
-function sameContent(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject): string => {
-    const { resourceVersion: _rv, ...meta } = o.metadata;
-    return JSON.stringify({ ...o, metadata: { ...meta, managedFields: undefined } });
-  };
-  return strip(a) === strip(b);
-}
-
-/** The same object for a build: alike but for bookkeeping fields and the status (for kinds whose status no build reads). */
-function sameForBuilds(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject): string => {
-    const { resourceVersion: _rv, ...meta } = o.metadata;
-    return JSON.stringify({ ...o, metadata: { ...meta, managedFields: undefined }, status: undefined });
-  };
-  return strip(a) === strip(b);
+/** An object as compared: without the bookkeeping fields that change on every write, and without its status if asked. */
+function comparable(o: KubeObject, withoutStatus: boolean): string {
+  const { resourceVersion: _rv, ...meta } = o.metadata;
+  return JSON.stringify({ ...o, metadata: { ...meta, managedFields: undefined }, ...(withoutStatus ? { status: undefined } : {}) });
 }
 
 export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
@@ -192,7 +185,9 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     // A new object either way (the latest resourceVersion is kept): the kind's list is made again; builds go on
     // reading the copy they saw while nothing but the status and bookkeeping changed.
     this.#lists.delete(obj.kind);
-    if (previous !== undefined && statusNotReadKinds.has(obj.kind) && sameForBuilds(previous, obj)) {
+    const statusNotRead = previous !== undefined && statusNotReadKinds.has(obj.kind);
+    const sameForBuilds = statusNotRead && comparable(previous, true) === comparable(obj, true);
+    if (sameForBuilds) {
       let seen = this.#seenByBuilds.get(obj.kind);
       if (seen === undefined) {
         seen = new Map();
@@ -202,7 +197,9 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
     } else {
       this.#changedForBuilds(obj.kind, key);
     }
-    if (previous && sameContent(previous, obj)) {
+    // Unchanged but for bookkeeping: kept (the latest resourceVersion), and no change to tell. (An object whose
+    // spec or metadata changed, found above, is not compared again.)
+    if (previous !== undefined && (sameForBuilds || !statusNotRead) && comparable(previous, false) === comparable(obj, false)) {
       map.set(key, obj);
       return undefined;
     }
@@ -215,6 +212,7 @@ export class ObjectStore extends EventEmitter<{ change: [StoreChange[]] }> {
       object: obj,
     };
     if (previous) change.previous = previous;
+    if (sameForBuilds) change.statusOnly = true;
     return change;
   }
 
