@@ -9,7 +9,7 @@ import { ingressClass, serviceWithEndpoints } from './fixtures/manifests.js';
 import { nginxIngress } from './fixtures/nginx-manifests.js';
 import { defineSharedWorld, endpointOf } from './fixtures/shared-stack.js';
 import type { Stack } from './fixtures/standalone-stack.js';
-import { nginxBackendKey } from '../controller/translate/ingress/nginx/nginx-affinity.js';
+import { nginxBackendKey } from '../controller/translate/shared/nginx-backend-key.js';
 
 interface World {
   stack: Stack;

@@ -1,8 +1,8 @@
 // A RoutePolicy (route-policies.ts) on one rule of an HTTPRoute or a GRPCRoute: the rule's forward action with the
 // policy's access control, authentication and cookie affinity, or a 500 when the policy asks for access control it
 // cannot give (fail closed). A rule that already answers by itself (a redirect, a 500) is left as it is.
-import { createHash } from 'node:crypto';
 import type { AffinityCookieIR, ClusterIR, RouteActionIR } from '../../../ir/index.js';
+import { nginxBackendKey } from '../shared/nginx-backend-key.js';
 import { GatewayReason } from './reasons.js';
 import type { AffinitySettings, AppliedRoutePolicy, RoutePolicyFields } from './route-policies.js';
 
@@ -14,13 +14,6 @@ export interface RuleWithRoutePolicy {
   clusters: ClusterIR[];
   /** The rule's problems (httproute-rules.ts RuleProblem, kind `policy`: reported, not a route condition). */
   problems: { kind: 'policy'; reason: string; message: string }[];
-}
-
-/** ingress-nginx's backend key of a Service port (nginx-affinity.ts): md5(md5(name) .. name) of its upstream name. */
-function backendKey(service: ClusterIR['service']): string {
-  const name = `${service.namespace}-${service.name}-${service.port}`;
-  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-  return md5(md5(name) + name);
 }
 
 /**
@@ -40,7 +33,7 @@ function withAffinity(
   return {
     action: { ...action, cluster: sticky.name },
     cluster: sticky,
-    cookie: { ...affinity, path: affinity.path ?? rulePath, backends: [{ cluster: sticky.name, key: backendKey(cluster.service) }] },
+    cookie: { ...affinity, path: affinity.path ?? rulePath, backends: [{ cluster: sticky.name, key: nginxBackendKey(cluster.service) }] },
   };
 }
 

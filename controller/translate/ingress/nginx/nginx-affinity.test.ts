@@ -3,7 +3,8 @@ import type { Diagnostic } from '../../shared/diagnostics.js';
 import type { Ingress } from '../../shared/kube-objects.js';
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
-import { nginxBackendKey, readNginxAffinity } from './nginx-affinity.js';
+import { readNginxAffinity } from './nginx-affinity.js';
+import { nginxBackendKey } from '../../shared/nginx-backend-key.js';
 
 function read(values: Record<string, string>): { settings: ReturnType<typeof readNginxAffinity>; diagnostics: Diagnostic[] } {
   const annotations = Object.fromEntries(Object.entries(values).map(([k, v]) => [`${nginxAnnotationPrefix}${k}`, v]));

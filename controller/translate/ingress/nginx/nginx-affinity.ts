@@ -5,10 +5,10 @@
 // agents that reject None with session-cookie-conditional-samesite-none). BACKEND is ingress-nginx's own backend key
 // (md5(md5(name) .. name) of `namespace-service-port`), so a cookie ingress-nginx made keeps its side of a canary.
 import type { AffinityCookieIR, ClusterIR, PathMatchIR } from '../../../../ir/index.js';
-import { createHash } from 'node:crypto';
 import { changedRoute, type RoutePass } from '../collected-routes.js';
 import type { Diagnostic } from '../../shared/diagnostics.js';
 import { type Ingress, refKey, refOf } from '../../shared/kube-objects.js';
+import { nginxBackendKey } from '../../shared/nginx-backend-key.js';
 import { Reason } from '../../shared/reasons.js';
 import { nginxAnnotationPrefix } from './catalog.js';
 import { parseGoBool } from './nginx-canary-values.js';
@@ -109,13 +109,6 @@ export function readNginxAffinity(ingress: Ingress, diagnostics: Diagnostic[]): 
   if (mode !== undefined && !['balanced', 'persistent'].includes(mode.trim())) invalid('affinity-mode', mode, '"balanced", "persistent"', 'using "balanced"');
   if (mode?.trim() === 'persistent') settings.persistent = true;
   return settings;
-}
-
-/** ingress-nginx's backend key of a Service port: md5(md5(name) .. name) of its upstream name. */
-export function nginxBackendKey(service: ClusterIR['service']): string {
-  const name = `${service.namespace}-${service.name}-${service.port}`;
-  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-  return md5(md5(name) + name);
 }
 
 /** The Path nginx gives the cookie without session-cookie-path: the location's path, as written. */

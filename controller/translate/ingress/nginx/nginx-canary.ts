@@ -25,7 +25,7 @@ import { cloneRoute } from '../virtual-host.js';
 import { nginxAnnotationPrefix, nginxCatalogEntry } from './catalog.js';
 import { cookieHeaderMatch, headerPatternRegex, parseCookieName, parseGoBool, parseHeaderValue } from './nginx-canary-values.js';
 import { parseHeaderName } from '../annotation-values.js';
-import { nginxBackendKey } from './nginx-affinity.js';
+import { nginxBackendKey } from '../../shared/nginx-backend-key.js';
 import { readNginxBalancing } from './nginx-balancing.js';
 
 const n = (name: string): string => `${nginxAnnotationPrefix}${name}`;
